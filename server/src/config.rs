@@ -1,0 +1,77 @@
+//! Settings, from flags and environment variables, validated when the command line is parsed.
+//! Durations are written like `24h`, `60s` or `500ms`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Json,
+    Pretty,
+}
+
+/// Settings shared by every command.
+#[derive(Debug, Clone, Args)]
+pub struct Settings {
+    /// The PostgreSQL database. Without it, an embedded cluster is started under --data-dir.
+    #[arg(long, env = "DATABASE_URL", global = true)]
+    pub database_url: Option<String>,
+
+    /// Where the embedded PostgreSQL keeps its cluster.
+    #[arg(
+        long,
+        env = "KAADXPAY_DATA_DIR",
+        default_value = ".data",
+        global = true
+    )]
+    pub data_dir: PathBuf,
+
+    /// Connections in the database pool.
+    #[arg(
+        long,
+        env = "KAADXPAY_DB_POOL_SIZE",
+        default_value_t = 16,
+        global = true
+    )]
+    pub db_pool_size: u32,
+
+    /// How long an idempotency record answers for its key.
+    #[arg(long, env = "KAADXPAY_IDEMPOTENCY_TTL", default_value = "24h", value_parser = humantime::parse_duration, global = true)]
+    pub idempotency_ttl: Duration,
+
+    /// How long a claim stays live without completing before the sweeper may fail it.
+    #[arg(long, env = "KAADXPAY_IDEMPOTENCY_LEASE", default_value = "60s", value_parser = humantime::parse_duration, global = true)]
+    pub idempotency_lease: Duration,
+
+    /// How often the sweeper looks for abandoned claims.
+    #[arg(long, env = "KAADXPAY_SWEEP_INTERVAL", default_value = "5s", value_parser = humantime::parse_duration, global = true)]
+    pub sweep_interval: Duration,
+
+    /// How often expired idempotency records are deleted.
+    #[arg(long, env = "KAADXPAY_PURGE_INTERVAL", default_value = "1h", value_parser = humantime::parse_duration, global = true)]
+    pub purge_interval: Duration,
+
+    /// `json` lines for machines, `pretty` for people.
+    #[arg(
+        long,
+        env = "KAADXPAY_LOG_FORMAT",
+        default_value = "json",
+        global = true
+    )]
+    pub log_format: LogFormat,
+}
+
+/// Settings of `serve`.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// The address to listen on.
+    #[arg(long, env = "KAADXPAY_ADDR", default_value = "127.0.0.1:3000")]
+    pub addr: SocketAddr,
+
+    /// Create the demo merchant (always done on the embedded database).
+    #[arg(long)]
+    pub demo: bool,
+}

@@ -1,0 +1,71 @@
+//! What every request passes through: a request id (taken from `x-request-id` or made), a
+//! tracing span carrying it, and the request counters and latency histogram.
+
+use std::time::Instant;
+
+use axum::extract::{FromRequestParts, MatchedPath, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderName, HeaderValue};
+use axum::middleware::Next;
+use axum::response::Response;
+use tracing::Instrument;
+use uuid::Uuid;
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The id of the request being served, for logs and structured events.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for RequestId {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(parts
+            .extensions
+            .get::<RequestId>()
+            .cloned()
+            .unwrap_or_else(|| RequestId(Uuid::new_v4().to_string())))
+    }
+}
+
+pub async fn observe(mut request: Request, next: Next) -> Response {
+    let request_id = request
+        .headers()
+        .get(&REQUEST_ID)
+        .and_then(|value| value.to_str().ok())
+        .filter(|id| !id.is_empty() && id.len() <= 128)
+        .map(str::to_owned)
+        .unwrap_or_else(|| Uuid::new_v4().to_string());
+    request
+        .extensions_mut()
+        .insert(RequestId(request_id.clone()));
+    let method = request.method().to_string();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |path| path.as_str())
+        .to_owned();
+    let span = tracing::info_span!(
+        "request",
+        request_id = %request_id,
+        method = %method,
+        route = %route,
+        merchant_id = tracing::field::Empty,
+        idempotency_key = tracing::field::Empty,
+    );
+    let started = Instant::now();
+    let mut response = next.run(request).instrument(span.clone()).await;
+    let seconds = started.elapsed().as_secs_f64();
+    let status = response.status().as_u16();
+    metrics::counter!("kaadxpay_http_requests_total",
+        "method" => method.clone(), "route" => route.clone(), "status" => status.to_string())
+    .increment(1);
+    metrics::histogram!("kaadxpay_http_request_duration_seconds", "method" => method, "route" => route)
+        .record(seconds);
+    span.in_scope(|| tracing::info!(status, latency_ms = seconds * 1000.0, "request served"));
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert(REQUEST_ID, value);
+    }
+    response
+}

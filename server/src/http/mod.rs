@@ -1,0 +1,48 @@
+//! The HTTP API: one module per resource, each with its `router()`, merged here with the
+//! operational routes and the generated OpenAPI document.
+
+pub mod balance;
+pub mod body;
+pub mod error;
+pub mod keys;
+pub mod list;
+pub mod middleware;
+pub mod ops;
+pub mod orders;
+
+use axum::Router;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::startup::AppState;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Kaadxpay API", description = "Payments whose every POST takes effect at most once per Idempotency-Key."),
+    modifiers(&BearerAuth),
+    security(("api_key" = []))
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}
+
+/// The `/v1` API and the operational routes.
+pub fn api_router() -> Router<AppState> {
+    let (v1, openapi) = OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(orders::router())
+        .merge(balance::router())
+        .merge(keys::router())
+        .split_for_parts();
+    v1.merge(ops::router(openapi))
+}

@@ -1,0 +1,49 @@
+//! Operations: `/healthz`, `/readyz`, `/metrics` (Prometheus text) and `/openapi.json`.
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::json;
+
+use crate::db;
+use crate::startup::AppState;
+
+pub fn router(openapi: utoipa::openapi::OpenApi) -> Router<AppState> {
+    Router::new()
+        .route("/healthz", get(|| async { Json(json!({"status": "ok"})) }))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .route(
+            "/openapi.json",
+            get(move || async move { Json(openapi.clone()) }),
+        )
+}
+
+async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
+    if db::migrations_applied(&state.pool).await {
+        (StatusCode::OK, Json(json!({"status": "ready"})))
+    } else {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(
+                json!({"status": "unavailable", "reason": "the database is unreachable or not migrated"}),
+            ),
+        )
+    }
+}
+
+async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    let in_progress: Result<i64, _> =
+        sqlx::query_scalar("SELECT count(*) FROM idempotency_keys WHERE status = 'in_progress'")
+            .fetch_one(&state.pool)
+            .await;
+    if let Ok(count) = in_progress {
+        metrics::gauge!("kaadxpay_idempotency_in_progress").set(count as f64);
+    }
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.metrics.render(),
+    )
+}

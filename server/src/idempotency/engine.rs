@@ -1,0 +1,455 @@
+//! The engine: claim a key in its own commit, let the handler run its effect in a transaction,
+//! and complete the record in that same transaction, so that an effect never exists without
+//! its record nor a record without its effect.
+//!
+//! A claim takes a new `lease_token`; only the holder of the current token can complete or fail
+//! the record, so a process whose lease ran out and was taken over cannot overwrite the outcome.
+
+use std::future::Future;
+use std::time::Duration;
+
+use axum::http::{header, HeaderName, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use sqlx::{PgPool, Postgres, Transaction};
+use uuid::Uuid;
+
+use super::fingerprint::fingerprint;
+use super::key::IdempotencyKey;
+use crate::http::error::ApiError;
+
+pub const KEY_STATUS: HeaderName = HeaderName::from_static("idempotency-key-status");
+pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
+#[derive(Clone)]
+pub struct Idempotency {
+    pool: PgPool,
+    ttl: Duration,
+    lease: Duration,
+}
+
+/// What one POST asks of the engine.
+pub struct IdempotentRequest<'a> {
+    pub merchant_id: &'a str,
+    pub key: &'a IdempotencyKey,
+    /// The method and route template, e.g. `POST /v1/orders`.
+    pub endpoint: &'static str,
+    pub body: &'a Value,
+    pub request_id: &'a str,
+}
+
+/// The resource a request created or acted on, linked from its record.
+#[derive(Debug, Clone)]
+pub struct Resource {
+    pub kind: &'static str,
+    pub id: String,
+}
+
+/// An answer as it is stored and replayed: status, `Location` and the exact body bytes.
+#[derive(Debug, Clone)]
+pub struct StoredResponse {
+    pub status: StatusCode,
+    pub location: Option<String>,
+    pub body: Vec<u8>,
+    pub resource: Option<Resource>,
+}
+
+impl StoredResponse {
+    pub fn created(location: String, body: &impl serde::Serialize, resource: Resource) -> Self {
+        Self {
+            status: StatusCode::CREATED,
+            location: Some(location),
+            body: serde_json::to_vec(body).expect("a response body serialises"),
+            resource: Some(resource),
+        }
+    }
+
+    fn from_error(error: &ApiError) -> Self {
+        Self {
+            status: error.status(),
+            location: None,
+            body: error.body_bytes(),
+            resource: None,
+        }
+    }
+
+    fn into_response(self, key_status: &'static str) -> Response {
+        let mut response = (
+            self.status,
+            [(header::CONTENT_TYPE, "application/json")],
+            self.body,
+        )
+            .into_response();
+        let headers = response.headers_mut();
+        if let Some(location) = self.location.and_then(|l| HeaderValue::from_str(&l).ok()) {
+            headers.insert(header::LOCATION, location);
+        }
+        headers.insert(KEY_STATUS, HeaderValue::from_static(key_status));
+        if key_status == "replayed" {
+            headers.insert(REPLAYED, HeaderValue::from_static("true"));
+        }
+        response
+    }
+}
+
+/// The outcome of a claim: either this request now owns the key and must execute, or the
+/// engine has already answered (replay, conflict, mismatch).
+pub enum Claim {
+    Owned(ClaimedKey),
+    Answered(Response),
+}
+
+#[derive(sqlx::FromRow)]
+struct ExistingRecord {
+    endpoint: String,
+    request_hash: Vec<u8>,
+    status: String,
+    lease_token: Uuid,
+    lease_live: bool,
+    expired: bool,
+    response_status: Option<i16>,
+    response_location: Option<String>,
+    response_body: Option<Vec<u8>>,
+}
+
+fn outcome(kind: &'static str) {
+    metrics::counter!("kaadxpay_idempotency_outcomes_total", "outcome" => kind).increment(1);
+}
+
+impl Idempotency {
+    pub fn new(pool: PgPool, ttl: Duration, lease: Duration) -> Self {
+        Self { pool, ttl, lease }
+    }
+
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// Claims the key, runs `effect` (which returns the open transaction holding its changes and
+    /// the response to store) and completes the record in that transaction; or, when the key is
+    /// not ours to execute, answers for it (replay, conflict, mismatch).
+    pub async fn execute<F, Fut>(&self, request: &IdempotentRequest<'_>, effect: F) -> Response
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<(Transaction<'static, Postgres>, StoredResponse), ApiError>>,
+    {
+        let claimed = match self.claim(request).await {
+            Ok(Claim::Owned(claimed)) => claimed,
+            Ok(Claim::Answered(response)) => return response,
+            Err(error) => return error.into_response(),
+        };
+        match effect().await {
+            Ok((tx, response)) => claimed.complete(tx, response).await,
+            Err(error) => claimed.fail(error).await,
+        }
+    }
+
+    /// Claims the key for this request, or answers for it.
+    #[tracing::instrument(skip_all, fields(endpoint = request.endpoint))]
+    pub async fn claim(&self, request: &IdempotentRequest<'_>) -> Result<Claim, ApiError> {
+        let request_hash = fingerprint(request.endpoint, request.body);
+        // A record can vanish (purge) or change (another claim) between our statements;
+        // each pass re-reads it, and three passes settle any such race.
+        for _ in 0..3 {
+            let lease_token = Uuid::new_v4();
+            let inserted = sqlx::query(
+                "INSERT INTO idempotency_keys \
+                   (merchant_id, key, endpoint, request_hash, status, lease_token, locked_until, expires_at) \
+                 VALUES ($1, $2, $3, $4, 'in_progress', $5, \
+                   now() + make_interval(secs => $6), now() + make_interval(secs => $7)) \
+                 ON CONFLICT (merchant_id, key) DO NOTHING",
+            )
+            .bind(request.merchant_id)
+            .bind(request.key.as_str())
+            .bind(request.endpoint)
+            .bind(&request_hash)
+            .bind(lease_token)
+            .bind(self.lease.as_secs_f64())
+            .bind(self.ttl.as_secs_f64())
+            .execute(&self.pool)
+            .await?;
+            if inserted.rows_affected() == 1 {
+                outcome("new");
+                return Ok(Claim::Owned(self.owned(request, lease_token)));
+            }
+
+            let existing: Option<ExistingRecord> = sqlx::query_as(
+                "SELECT endpoint, request_hash, status, lease_token, \
+                   coalesce(locked_until > now(), false) AS lease_live, expires_at <= now() AS expired, \
+                   response_status, response_location, response_body \
+                 FROM idempotency_keys WHERE merchant_id = $1 AND key = $2",
+            )
+            .bind(request.merchant_id)
+            .bind(request.key.as_str())
+            .fetch_optional(&self.pool)
+            .await?;
+            let Some(existing) = existing else { continue };
+
+            if !existing.expired {
+                if existing.endpoint != request.endpoint || existing.request_hash != request_hash {
+                    return Ok(Claim::Answered(self.mismatch(request, &existing)));
+                }
+                match (existing.status.as_str(), existing.lease_live) {
+                    ("completed", _) => return Ok(Claim::Answered(self.replay(request, existing))),
+                    ("in_progress", true) => {
+                        return Ok(Claim::Answered(self.in_progress(request)));
+                    }
+                    _ => {} // failed, or its owner's lease ran out: take it over below
+                }
+            }
+            if let Some(claimed) = self
+                .take_over(
+                    request,
+                    &request_hash,
+                    existing.lease_token,
+                    existing.expired,
+                )
+                .await?
+            {
+                return Ok(Claim::Owned(claimed));
+            }
+        }
+        Err(ApiError::Internal(anyhow::anyhow!(
+            "the idempotency record kept changing under three claims in a row"
+        )))
+    }
+
+    /// Moves a failed, abandoned or expired record to `in_progress` under a new lease, if it is
+    /// still as we saw it. An expired record starts afresh; a failed one keeps its recovery
+    /// point so that the execution resumes where it stopped.
+    async fn take_over(
+        &self,
+        request: &IdempotentRequest<'_>,
+        request_hash: &[u8],
+        seen_token: Uuid,
+        fresh: bool,
+    ) -> Result<Option<ClaimedKey>, ApiError> {
+        let lease_token = Uuid::new_v4();
+        let taken: Option<String> = sqlx::query_scalar(
+            "UPDATE idempotency_keys SET \
+               status = 'in_progress', lease_token = $4, \
+               locked_until = now() + make_interval(secs => $6), \
+               attempts = CASE WHEN $5 THEN 1 ELSE attempts + 1 END, \
+               endpoint = $8, request_hash = $9, \
+               recovery_point = CASE WHEN $5 THEN 'started' ELSE recovery_point END, \
+               resource_type = CASE WHEN $5 THEN NULL ELSE resource_type END, \
+               resource_id = CASE WHEN $5 THEN NULL ELSE resource_id END, \
+               response_status = NULL, response_location = NULL, response_body = NULL, error = NULL, \
+               created_at = CASE WHEN $5 THEN now() ELSE created_at END, \
+               expires_at = CASE WHEN $5 THEN now() + make_interval(secs => $7) ELSE expires_at END, \
+               updated_at = now() \
+             WHERE merchant_id = $1 AND key = $2 AND lease_token = $3 \
+               AND (expires_at <= now() OR status = 'failed' \
+                    OR (status = 'in_progress' AND locked_until <= now())) \
+             RETURNING recovery_point",
+        )
+        .bind(request.merchant_id)
+        .bind(request.key.as_str())
+        .bind(seen_token)
+        .bind(lease_token)
+        .bind(fresh)
+        .bind(self.lease.as_secs_f64())
+        .bind(self.ttl.as_secs_f64())
+        .bind(request.endpoint)
+        .bind(request_hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(taken.map(|recovery_point| {
+            outcome("new");
+            tracing::info!(
+                event = "idempotency.taken_over",
+                merchant_id = request.merchant_id,
+                idempotency_key = request.key.as_str(),
+                route = request.endpoint,
+                request_id = request.request_id,
+                recovery_point,
+                "resuming a request whose earlier attempt did not finish"
+            );
+            self.owned(request, lease_token)
+        }))
+    }
+
+    fn owned(&self, request: &IdempotentRequest<'_>, lease_token: Uuid) -> ClaimedKey {
+        ClaimedKey {
+            pool: self.pool.clone(),
+            merchant_id: request.merchant_id.to_owned(),
+            key: request.key.as_str().to_owned(),
+            lease_token,
+        }
+    }
+
+    fn replay(&self, request: &IdempotentRequest<'_>, existing: ExistingRecord) -> Response {
+        outcome("replayed");
+        tracing::info!(
+            event = "idempotency.replayed",
+            merchant_id = request.merchant_id,
+            idempotency_key = request.key.as_str(),
+            route = request.endpoint,
+            request_id = request.request_id,
+            "replaying the stored response"
+        );
+        let status = existing
+            .response_status
+            .and_then(|status| StatusCode::from_u16(status as u16).ok())
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        StoredResponse {
+            status,
+            location: existing.response_location,
+            body: existing.response_body.unwrap_or_default(),
+            resource: None,
+        }
+        .into_response("replayed")
+    }
+
+    fn in_progress(&self, request: &IdempotentRequest<'_>) -> Response {
+        outcome("in_progress");
+        tracing::info!(
+            event = "idempotency.conflict",
+            merchant_id = request.merchant_id,
+            idempotency_key = request.key.as_str(),
+            route = request.endpoint,
+            request_id = request.request_id,
+            "a request with this key is still in progress"
+        );
+        keyed_error(ApiError::IdempotencyRequestInProgress, "in_progress")
+    }
+
+    fn mismatch(&self, request: &IdempotentRequest<'_>, existing: &ExistingRecord) -> Response {
+        outcome("mismatch");
+        let error = if existing.endpoint != request.endpoint {
+            ApiError::IdempotencyKeyReusedEndpoint
+        } else {
+            ApiError::IdempotencyKeyReusedBody
+        };
+        tracing::warn!(
+            event = "idempotency.mismatch",
+            merchant_id = request.merchant_id,
+            idempotency_key = request.key.as_str(),
+            route = request.endpoint,
+            first_route = existing.endpoint,
+            request_id = request.request_id,
+            "{error}"
+        );
+        keyed_error(error, "mismatch")
+    }
+}
+
+fn keyed_error(error: ApiError, key_status: &'static str) -> Response {
+    let mut response = error.into_response();
+    response
+        .headers_mut()
+        .insert(KEY_STATUS, HeaderValue::from_static(key_status));
+    response
+}
+
+/// A key this request owns until it completes or fails it.
+pub struct ClaimedKey {
+    pool: PgPool,
+    merchant_id: String,
+    key: String,
+    lease_token: Uuid,
+}
+
+impl ClaimedKey {
+    /// Stores `response` as the record's outcome inside `tx`, the transaction that holds the
+    /// effect, and commits both together.
+    pub async fn complete(
+        self,
+        mut tx: Transaction<'_, Postgres>,
+        response: StoredResponse,
+    ) -> Response {
+        match self.store_outcome(&mut tx, &response).await {
+            Ok(true) => {}
+            Ok(false) => return self.lost_lease(),
+            Err(err) => return self.fail(err.into()).await,
+        }
+        if let Err(err) = tx.commit().await {
+            return self.fail(err.into()).await;
+        }
+        response.into_response("new")
+    }
+
+    /// Ends the attempt with an error. A definitive answer (validation, `402`, ...) is stored and
+    /// replayed like a success; a fault leaves the record `failed`, so a retry executes again.
+    pub async fn fail(self, error: ApiError) -> Response {
+        if error.is_definitive() {
+            let stored = StoredResponse::from_error(&error);
+            let result = async {
+                let mut tx = self.pool.begin().await?;
+                let owned = self.store_outcome(&mut tx, &stored).await?;
+                tx.commit().await?;
+                Ok::<_, sqlx::Error>(owned)
+            }
+            .await;
+            return match result {
+                Ok(true) => stored.into_response("new"),
+                Ok(false) => self.lost_lease(),
+                Err(err) => self.mark_failed(ApiError::from(err)).await,
+            };
+        }
+        self.mark_failed(error).await
+    }
+
+    async fn mark_failed(self, error: ApiError) -> Response {
+        let cause = match &error {
+            ApiError::Internal(cause) => format!("{cause:#}"),
+            other => other.to_string(),
+        };
+        let marked = sqlx::query(
+            "UPDATE idempotency_keys SET status = 'failed', error = $4, locked_until = NULL, updated_at = now() \
+             WHERE merchant_id = $1 AND key = $2 AND lease_token = $3 AND status = 'in_progress'",
+        )
+        .bind(&self.merchant_id)
+        .bind(&self.key)
+        .bind(self.lease_token)
+        .bind(cause)
+        .execute(&self.pool)
+        .await;
+        if let Err(err) = marked {
+            // The lease runs out and the sweeper marks the record failed instead.
+            tracing::error!(error = ?err, idempotency_key = self.key, "could not mark the record failed");
+        }
+        keyed_error(error, "new")
+    }
+
+    async fn store_outcome(
+        &self,
+        tx: &mut Transaction<'_, Postgres>,
+        response: &StoredResponse,
+    ) -> sqlx::Result<bool> {
+        let (resource_type, resource_id) = match &response.resource {
+            Some(resource) => (Some(resource.kind), Some(resource.id.as_str())),
+            None => (None, None),
+        };
+        let updated = sqlx::query(
+            "UPDATE idempotency_keys SET status = 'completed', recovery_point = 'finished', \
+               response_status = $4, response_location = $5, response_body = $6, \
+               resource_type = coalesce($7, resource_type), resource_id = coalesce($8, resource_id), \
+               locked_until = NULL, updated_at = now() \
+             WHERE merchant_id = $1 AND key = $2 AND lease_token = $3 AND status = 'in_progress'",
+        )
+        .bind(&self.merchant_id)
+        .bind(&self.key)
+        .bind(self.lease_token)
+        .bind(response.status.as_u16() as i16)
+        .bind(response.location.as_deref())
+        .bind(&response.body)
+        .bind(resource_type)
+        .bind(resource_id)
+        .execute(&mut **tx)
+        .await?;
+        Ok(updated.rows_affected() == 1)
+    }
+
+    /// Our lease ran out and another attempt took the key over: our effect is rolled back
+    /// (the transaction is dropped) and the client is told to retry, which replays theirs.
+    fn lost_lease(&self) -> Response {
+        tracing::warn!(
+            event = "idempotency.lease_lost",
+            merchant_id = self.merchant_id,
+            idempotency_key = self.key,
+            "the lease ran out before completion; the effect was rolled back"
+        );
+        keyed_error(ApiError::IdempotencyRequestInProgress, "in_progress")
+    }
+}

@@ -1,0 +1,102 @@
+//! The `Idempotency-Key` header: 1 to 255 visible ASCII characters, also accepted in its
+//! RFC 8941 string form (`"abc"`), which is unquoted first.
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+
+use crate::http::error::ApiError;
+
+pub const HEADER: &str = "idempotency-key";
+pub const MAX_LEN: usize = 255;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotencyKey(String);
+
+impl IdempotencyKey {
+    pub fn parse(raw: &[u8]) -> Result<Self, ApiError> {
+        let key = unquote_sf_string(raw).unwrap_or(raw);
+        if key.is_empty() {
+            return Err(ApiError::IdempotencyKeyInvalid(
+                "The Idempotency-Key header is empty; send 1 to 255 visible ASCII characters."
+                    .into(),
+            ));
+        }
+        if key.len() > MAX_LEN {
+            return Err(ApiError::IdempotencyKeyInvalid(format!(
+                "The Idempotency-Key header is {} characters long; the limit is {MAX_LEN}.",
+                key.len()
+            )));
+        }
+        if let Some(bad) = key.iter().find(|byte| !(0x21..=0x7e).contains(*byte)) {
+            return Err(ApiError::IdempotencyKeyInvalid(format!(
+                "The Idempotency-Key header contains the byte 0x{bad:02x}; only visible ASCII characters (0x21 to 0x7E) are allowed."
+            )));
+        }
+        let key = String::from_utf8(key.to_vec()).expect("visible ASCII is UTF-8");
+        Ok(Self(key))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The inner bytes of an RFC 8941 sf-string without escapes (`"..."`), if `raw` is one.
+/// A quoted value with escapes is taken literally and then fails the visible-ASCII rule
+/// only if it holds characters outside it.
+fn unquote_sf_string(raw: &[u8]) -> Option<&[u8]> {
+    let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    (!inner.contains(&b'"') && !inner.contains(&b'\\')).then_some(inner)
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        let raw = parts
+            .headers
+            .get(HEADER)
+            .ok_or(ApiError::IdempotencyKeyMissing)?;
+        let key = Self::parse(raw.as_bytes())?;
+        tracing::Span::current().record("idempotency_key", key.as_str());
+        Ok(key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visible_ascii_keys_are_accepted_and_sf_strings_unquoted() {
+        assert_eq!(
+            IdempotencyKey::parse(b"order-1").unwrap().as_str(),
+            "order-1"
+        );
+        assert_eq!(IdempotencyKey::parse(b"\"abc\"").unwrap().as_str(), "abc");
+        let longest = "k".repeat(MAX_LEN);
+        assert!(IdempotencyKey::parse(longest.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn empty_long_and_invisible_keys_are_refused() {
+        let too_long = "k".repeat(MAX_LEN + 1);
+        for bad in [
+            &b""[..],
+            b"\"\"",
+            too_long.as_bytes(),
+            b"a b",
+            b"tab\there",
+            "caf\u{e9}".as_bytes(),
+            b"\x7f",
+        ] {
+            assert!(
+                matches!(
+                    IdempotencyKey::parse(bad),
+                    Err(ApiError::IdempotencyKeyInvalid(_))
+                ),
+                "{bad:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! The sweeper, which marks `in_progress` records whose lease ran out (their process died) as
+//! `failed` so that a retry takes them over, and the purge, which deletes records past their
+//! `expires_at`. Both run as workers inside `serve` and as one-shot commands.
+
+use std::time::Duration;
+
+use sqlx::PgPool;
+
+/// Marks abandoned records failed; returns how many.
+pub async fn sweep(pool: PgPool) -> sqlx::Result<u64> {
+    let swept = sqlx::query(
+        "UPDATE idempotency_keys SET status = 'failed', locked_until = NULL, updated_at = now(), \
+           error = 'The process handling this request stopped before it finished; a retry resumes it.' \
+         WHERE status = 'in_progress' AND locked_until <= now()",
+    )
+    .execute(&pool)
+    .await?
+    .rows_affected();
+    if swept > 0 {
+        tracing::info!(
+            event = "idempotency.swept",
+            records = swept,
+            "marked abandoned records failed"
+        );
+    }
+    Ok(swept)
+}
+
+/// Deletes expired records in batches, so a large backlog never holds long locks; returns how many.
+pub async fn purge(pool: PgPool) -> sqlx::Result<u64> {
+    let mut purged = 0;
+    loop {
+        let batch = sqlx::query(
+            "DELETE FROM idempotency_keys WHERE (merchant_id, key) IN \
+               (SELECT merchant_id, key FROM idempotency_keys WHERE expires_at <= now() LIMIT 1000)",
+        )
+        .execute(&pool)
+        .await?
+        .rows_affected();
+        purged += batch;
+        if batch < 1000 {
+            break;
+        }
+    }
+    if purged > 0 {
+        tracing::info!(
+            event = "idempotency.purged",
+            records = purged,
+            "deleted expired records"
+        );
+    }
+    Ok(purged)
+}
+
+/// Runs `job` every `interval` for ever, logging its failures.
+pub async fn every<F, Fut>(interval: Duration, name: &'static str, job: F)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = sqlx::Result<u64>>,
+{
+    let mut ticker = tokio::time::interval(interval);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticker.tick().await;
+        if let Err(err) = job().await {
+            tracing::error!(worker = name, error = ?err, "worker run failed");
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! The idempotency engine: every `POST` under `/v1` has its effect at most once per
+//! `(merchant, Idempotency-Key)`. See `engine` for the claim / execute / complete protocol.
+
+pub mod engine;
+pub mod fingerprint;
+pub mod key;
+pub mod maintenance;
+pub mod record;
+
+pub use engine::{Claim, ClaimedKey, Idempotency, IdempotentRequest, Resource, StoredResponse};
+pub use key::IdempotencyKey;

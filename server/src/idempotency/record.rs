@@ -1,0 +1,83 @@
+//! The live view of one idempotency record, as `GET /v1/idempotency-keys/{key}` serves it and
+//! the console shows it. A record past its `expires_at` reads as `expired` until it is purged.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::PgPool;
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ResourceLink {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub id: String,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct KeyRecord {
+    pub object: &'static str,
+    pub key: String,
+    /// `in_progress`, `completed`, `failed` or `expired`.
+    pub status: String,
+    pub endpoint: String,
+    pub request_hash: String,
+    pub response_status: Option<u16>,
+    pub resource: Option<ResourceLink>,
+    pub recovery_point: String,
+    pub error: Option<String>,
+    pub attempts: i32,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    key: String,
+    status: String,
+    expired: bool,
+    endpoint: String,
+    request_hash: Vec<u8>,
+    response_status: Option<i16>,
+    resource_type: Option<String>,
+    resource_id: Option<String>,
+    recovery_point: String,
+    error: Option<String>,
+    attempts: i32,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+    expires_at: DateTime<Utc>,
+}
+
+pub async fn find(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<Option<KeyRecord>> {
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT key, status, expires_at <= now() AS expired, endpoint, request_hash, response_status, \
+           resource_type, resource_id, recovery_point, error, attempts, created_at, updated_at, expires_at \
+         FROM idempotency_keys WHERE merchant_id = $1 AND key = $2",
+    )
+    .bind(merchant_id)
+    .bind(key)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|row| KeyRecord {
+        object: "idempotency_key",
+        key: row.key,
+        status: if row.expired {
+            "expired".into()
+        } else {
+            row.status
+        },
+        endpoint: row.endpoint,
+        request_hash: hex::encode(row.request_hash),
+        response_status: row.response_status.map(|status| status as u16),
+        resource: row
+            .resource_type
+            .zip(row.resource_id)
+            .map(|(kind, id)| ResourceLink { kind, id }),
+        recovery_point: row.recovery_point,
+        error: row.error,
+        attempts: row.attempts,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+        expires_at: row.expires_at,
+    }))
+}

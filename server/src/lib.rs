@@ -1,0 +1,14 @@
+//! Kaadxpay: a payments service whose every POST takes effect at most once. The binary
+//! (`main.rs`) is a thin command line over this library.
+
+pub mod auth;
+pub mod config;
+pub mod db;
+pub mod embedded_pg;
+pub mod http;
+pub mod idempotency;
+pub mod ids;
+pub mod payments;
+pub mod startup;
+pub mod telemetry;
+pub mod users;

@@ -1,0 +1,176 @@
+//! The `kaadxpay` command line: serve (the default), migrate, merchants, users, sweep, purge.
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use server::auth::{self, NewMerchant};
+use server::config::{ServeArgs, Settings};
+use server::db::Database;
+use server::idempotency::maintenance;
+use server::startup::Application;
+use server::{telemetry, users};
+
+#[derive(Parser)]
+#[command(
+    name = "kaadxpay",
+    version,
+    about = "Payments whose every POST takes effect at most once."
+)]
+struct Cli {
+    #[command(flatten)]
+    settings: Settings,
+    /// `serve`'s settings, for when no command is given.
+    #[command(flatten)]
+    serve: ServeArgs,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the API, the console and the workers (the default).
+    Serve(ServeArgs),
+    /// Apply the database migrations.
+    Migrate,
+    /// Manage merchants.
+    Merchants {
+        #[command(subcommand)]
+        command: MerchantsCommand,
+    },
+    /// Manage console users.
+    Users {
+        #[command(subcommand)]
+        command: UsersCommand,
+    },
+    /// Mark abandoned in-progress idempotency records failed, once.
+    Sweep,
+    /// Delete expired idempotency records, once.
+    Purge,
+}
+
+#[derive(Subcommand)]
+enum MerchantsCommand {
+    /// Create a merchant and print its id and API key (shown only now).
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Print `{"merchant_id", "api_key"}`.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum UsersCommand {
+    /// Create a console user for a merchant, or a support user.
+    Create {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        password: String,
+        #[arg(long, required_unless_present = "support", conflicts_with = "support")]
+        merchant: Option<String>,
+        #[arg(long)]
+        support: bool,
+    },
+}
+
+/// The demo merchant of the embedded mode: a fixed, published test key.
+const DEMO_MERCHANT_ID: &str = "mer_demo";
+const DEMO_API_KEY: &str = "sk_test_demo_0000000000000000000000000000000";
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    #[cfg(feature = "failpoints")]
+    let _failpoints = fail::FailScenario::setup();
+    let cli = Cli::parse();
+    telemetry::init_logs(cli.settings.log_format);
+    let command = cli.command.unwrap_or(Command::Serve(cli.serve));
+    let db = Database::open(&cli.settings).await?;
+    let result = run(command, &cli.settings, &db).await;
+    db.close().await;
+    result
+}
+
+async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Result<()> {
+    match command {
+        Command::Serve(args) => serve(args, settings, db).await,
+        Command::Migrate => {
+            println!("migrations applied");
+            Ok(())
+        }
+        Command::Merchants {
+            command: MerchantsCommand::Create { name, json },
+        } => {
+            let merchant = auth::create_merchant(&db.pool, &name).await?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"merchant_id": merchant.merchant_id, "api_key": merchant.api_key})
+                );
+            } else {
+                println!(
+                    "merchant {} created; API key {}",
+                    merchant.merchant_id, merchant.api_key
+                );
+            }
+            Ok(())
+        }
+        Command::Users {
+            command:
+                UsersCommand::Create {
+                    email,
+                    password,
+                    merchant,
+                    support: _,
+                },
+        } => {
+            let id = users::create(&db.pool, &email, &password, merchant.as_deref()).await?;
+            println!("user {id} created");
+            Ok(())
+        }
+        Command::Sweep => {
+            println!(
+                "{} abandoned records marked failed",
+                maintenance::sweep(db.pool.clone()).await?
+            );
+            Ok(())
+        }
+        Command::Purge => {
+            println!(
+                "{} expired records deleted",
+                maintenance::purge(db.pool.clone()).await?
+            );
+            Ok(())
+        }
+    }
+}
+
+async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::Result<()> {
+    let app = Application::build(settings, db.pool.clone(), args.addr).await?;
+    let addr = app.local_addr();
+    if args.demo || db.embedded.is_some() {
+        let demo = NewMerchant {
+            merchant_id: DEMO_MERCHANT_ID.into(),
+            api_key: DEMO_API_KEY.into(),
+        };
+        auth::ensure_merchant(&db.pool, &demo, "Demo Merchant").await?;
+        println!("Kaadxpay is serving on http://{addr}");
+        println!("  console:      http://{addr}/");
+        println!("  demo merchant {DEMO_MERCHANT_ID}, API key {DEMO_API_KEY}");
+        println!("  try: curl -X POST http://{addr}/v1/orders -H 'Authorization: Bearer {DEMO_API_KEY}' -H 'Idempotency-Key: first-order' -d '{{\"amount\": 1000, \"currency\": \"EUR\"}}'");
+    }
+    tracing::info!(%addr, "serving");
+    app.run(shutdown_signal())
+        .await
+        .context("the server stopped with an error")
+}
+
+async fn shutdown_signal() {
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("a SIGTERM handler installs");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+    tracing::info!("shutting down");
+}

@@ -1,0 +1,51 @@
+//! The balance: per currency, captured orders minus payouts that are not failed. It is kept as
+//! one row per (merchant, currency), changed only inside the transaction of the change it
+//! reflects, and a `CHECK (available >= 0)` makes an overdraft impossible.
+
+use serde::Serialize;
+use sqlx::{PgConnection, PgPool};
+
+#[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct Available {
+    pub currency: String,
+    pub amount: i64,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Balance {
+    /// Always `balance`.
+    pub object: &'static str,
+    pub available: Vec<Available>,
+}
+
+pub async fn credit(
+    conn: &mut PgConnection,
+    merchant_id: &str,
+    currency: &str,
+    amount: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO balances (merchant_id, currency, available) VALUES ($1, $2, $3) \
+         ON CONFLICT (merchant_id, currency) \
+         DO UPDATE SET available = balances.available + EXCLUDED.available, updated_at = now()",
+    )
+    .bind(merchant_id)
+    .bind(currency)
+    .bind(amount)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn of_merchant(pool: &PgPool, merchant_id: &str) -> sqlx::Result<Balance> {
+    let available = sqlx::query_as(
+        "SELECT currency, available AS amount FROM balances WHERE merchant_id = $1 ORDER BY currency",
+    )
+    .bind(merchant_id)
+    .fetch_all(pool)
+    .await?;
+    Ok(Balance {
+        object: "balance",
+        available,
+    })
+}
