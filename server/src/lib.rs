@@ -5,6 +5,7 @@ pub mod auth;
 pub mod config;
 pub mod db;
 pub mod embedded_pg;
+pub mod failpoints;
 pub mod http;
 pub mod idempotency;
 pub mod ids;

@@ -10,6 +10,7 @@ use super::error::{ApiError, ApiResult};
 use super::list::{List, Page, PageQuery};
 use super::middleware::RequestId;
 use crate::auth::Merchant;
+use crate::failpoints;
 use crate::idempotency::{IdempotencyKey, IdempotentRequest, Resource, StoredResponse};
 use crate::payments::orders::{self, NewOrder, Order, Target};
 use crate::startup::AppState;
@@ -47,9 +48,7 @@ async fn create_order(
         .execute(&request, || async {
             let mut tx = state.pool.begin().await?;
             let order = orders::insert(&mut tx, &merchant.id, &new_order).await?;
-            fail::fail_point!("order.before_commit", |_| Err(ApiError::Internal(
-                anyhow::anyhow!("fail point order.before_commit")
-            )));
+            failpoints::check("order.before_commit")?;
             let location = format!("/v1/orders/{}", order.id);
             let resource = Resource {
                 kind: "order",

@@ -1,0 +1,295 @@
+//! The test harness: one embedded PostgreSQL per test binary (or the server at `DATABASE_URL`),
+//! a freshly migrated database per test (copied from a migrated template), and the application
+//! served over real HTTP, in-process on port 0 or as a real `kaadxpay` process to kill.
+#![allow(dead_code)] // each test binary uses its own part of the harness
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use reqwest::{Client, Response};
+use serde_json::Value;
+use sqlx::{Connection, PgConnection, PgPool};
+use tokio::sync::OnceCell;
+
+use server::config::Settings;
+use server::db::{self, MIGRATOR};
+use server::embedded_pg::{Durability, EmbeddedPostgres};
+use server::startup::Application;
+
+struct Cluster {
+    admin_url: String,
+    template: String,
+    _embedded: Option<EmbeddedPostgres>,
+}
+
+static CLUSTER: OnceCell<Cluster> = OnceCell::const_new();
+
+/// `url` with its database name replaced.
+fn with_database(url: &str, database: &str) -> String {
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(base, query)| (base, Some(query)));
+    let scheme_end = base.find("://").map_or(0, |at| at + 3);
+    let server = match base[scheme_end..].find('/') {
+        Some(slash) => &base[..scheme_end + slash],
+        None => base,
+    };
+    match query {
+        Some(query) => format!("{server}/{database}?{query}"),
+        None => format!("{server}/{database}"),
+    }
+}
+
+async fn cluster() -> &'static Cluster {
+    CLUSTER
+        .get_or_init(|| async {
+            let (admin_url, embedded) = match std::env::var("DATABASE_URL") {
+                Ok(url) => (url, None),
+                Err(_) => {
+                    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("../.data")
+                        .join(format!("test-{}", std::process::id()));
+                    let cluster = EmbeddedPostgres::start(&dir, Durability::Ephemeral)
+                        .expect("the embedded PostgreSQL starts");
+                    (cluster.url("postgres"), Some(cluster))
+                }
+            };
+            let template = format!("kxp_template_{}", std::process::id());
+            let mut admin = PgConnection::connect(&admin_url)
+                .await
+                .expect("connect to PostgreSQL");
+            sqlx::query(&format!("DROP DATABASE IF EXISTS {template}"))
+                .execute(&mut admin)
+                .await
+                .unwrap();
+            sqlx::query(&format!("CREATE DATABASE {template}"))
+                .execute(&mut admin)
+                .await
+                .unwrap();
+            admin.close().await.unwrap();
+            let mut conn = PgConnection::connect(&with_database(&admin_url, &template))
+                .await
+                .unwrap();
+            MIGRATOR.run(&mut conn).await.expect("the migrations apply");
+            conn.close().await.unwrap();
+            Cluster {
+                admin_url,
+                template,
+                _embedded: embedded,
+            }
+        })
+        .await
+}
+
+/// A new, migrated database; returns its URL.
+pub async fn fresh_database() -> String {
+    let cluster = cluster().await;
+    let name = format!("kxp_test_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = PgConnection::connect(&cluster.admin_url).await.unwrap();
+    sqlx::query(&format!(
+        "CREATE DATABASE {name} TEMPLATE {}",
+        cluster.template
+    ))
+    .execute(&mut admin)
+    .await
+    .unwrap();
+    admin.close().await.unwrap();
+    with_database(&cluster.admin_url, &name)
+}
+
+#[derive(Parser)]
+struct SettingsOnly {
+    #[command(flatten)]
+    settings: Settings,
+}
+
+/// The defaults, as `kaadxpay` would have them with the given flags.
+pub fn settings(flags: &[&str]) -> Settings {
+    SettingsOnly::parse_from(std::iter::once("kaadxpay").chain(flags.iter().copied())).settings
+}
+
+#[derive(Clone)]
+pub struct TestMerchant {
+    pub id: String,
+    pub api_key: String,
+}
+
+pub struct TestApp {
+    pub base_url: String,
+    pub db_url: String,
+    pub pool: PgPool,
+    pub client: Client,
+    pub merchant: TestMerchant,
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(&[]).await
+}
+
+/// The application in-process on port 0, on a fresh database, with `flags` as settings.
+pub async fn spawn_app_with(flags: &[&str]) -> TestApp {
+    let db_url = fresh_database().await;
+    let settings = settings(flags);
+    let pool = db::connect(&db_url, settings.db_pool_size).await.unwrap();
+    let app = Application::build(&settings, pool.clone(), "127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let base_url = format!("http://{}", app.local_addr());
+    tokio::spawn(app.run(std::future::pending()));
+    let merchant = create_merchant(&pool, "Test Merchant").await;
+    TestApp {
+        base_url,
+        db_url,
+        pool,
+        client: Client::new(),
+        merchant,
+    }
+}
+
+pub async fn create_merchant(pool: &PgPool, name: &str) -> TestMerchant {
+    let merchant = server::auth::create_merchant(pool, name).await.unwrap();
+    TestMerchant {
+        id: merchant.merchant_id,
+        api_key: merchant.api_key,
+    }
+}
+
+impl TestApp {
+    /// `POST path` as the test merchant, with `key` as Idempotency-Key and `body` sent verbatim.
+    pub async fn post(&self, path: &str, key: Option<&str>, body: &str) -> Response {
+        self.post_as(&self.merchant, path, key, body).await
+    }
+
+    pub async fn post_as(
+        &self,
+        merchant: &TestMerchant,
+        path: &str,
+        key: Option<&str>,
+        body: &str,
+    ) -> Response {
+        let mut request = self
+            .client
+            .post(format!("{}{path}", self.base_url))
+            .bearer_auth(&merchant.api_key)
+            .header("content-type", "application/json")
+            .body(body.to_owned());
+        if let Some(key) = key {
+            request = request.header("idempotency-key", key);
+        }
+        request.send().await.expect("the server answers")
+    }
+
+    pub async fn get_as(&self, merchant: &TestMerchant, path: &str) -> Response {
+        self.client
+            .get(format!("{}{path}", self.base_url))
+            .bearer_auth(&merchant.api_key)
+            .send()
+            .await
+            .expect("the server answers")
+    }
+
+    pub async fn get(&self, path: &str) -> Response {
+        self.get_as(&self.merchant, path).await
+    }
+
+    pub async fn put(&self, path: &str, body: &str) -> Response {
+        self.client
+            .put(format!("{}{path}", self.base_url))
+            .bearer_auth(&self.merchant.api_key)
+            .header("content-type", "application/json")
+            .body(body.to_owned())
+            .send()
+            .await
+            .expect("the server answers")
+    }
+
+    pub async fn count(&self, sql_from: &str) -> i64 {
+        count(&self.pool, sql_from).await
+    }
+
+    /// Everything the API can change, counted, to prove a rejected request changed nothing.
+    pub async fn snapshot(&self) -> (i64, i64, i64) {
+        (
+            self.count("orders").await,
+            self.count("idempotency_keys").await,
+            self.count("balances").await,
+        )
+    }
+}
+
+pub async fn count(pool: &PgPool, sql_from: &str) -> i64 {
+    sqlx::query_scalar(&format!("SELECT count(*) FROM {sql_from}"))
+        .fetch_one(pool)
+        .await
+        .unwrap()
+}
+
+pub async fn json(response: Response) -> Value {
+    response.json().await.expect("a JSON body")
+}
+
+pub fn error_code(body: &Value) -> &str {
+    body["error"]["code"].as_str().unwrap_or_default()
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A real `kaadxpay serve` process on `db_url`, to crash with `SIGKILL`.
+pub struct ServerProcess {
+    child: Child,
+    pub base_url: String,
+}
+
+impl ServerProcess {
+    pub async fn start(db_url: &str, env: &[(&str, &str)]) -> Self {
+        let port = free_port();
+        let child = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+            .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
+            .env("DATABASE_URL", db_url)
+            .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("kaadxpay starts");
+        let process = Self {
+            child,
+            base_url: format!("http://127.0.0.1:{port}"),
+        };
+        process.wait_until_healthy().await;
+        process
+    }
+
+    async fn wait_until_healthy(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(response) = reqwest::get(format!("{}/healthz", self.base_url)).await {
+                if response.status().is_success() {
+                    return;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("kaadxpay did not become healthy within 30 s");
+    }
+
+    /// `SIGKILL`: no shutdown, no cleanup, like a machine losing power.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,174 @@
+//! Rows of API.md §2 that need a request to stop half way, proven on a real `kaadxpay` process
+//! configured through `FAILPOINTS`: in flight (409), a transient failure, and a `SIGKILL`
+//! mid-request followed by the lease running out, the sweeper, and exactly one order.
+
+mod common;
+
+use std::time::Duration;
+
+use reqwest::Client;
+use serde_json::Value;
+
+use common::{count, create_merchant, error_code, fresh_database, ServerProcess, TestMerchant};
+
+const ORDER: &str = r#"{"amount": 700, "currency": "GBP"}"#;
+
+async fn post_order(base_url: &str, merchant: &TestMerchant, key: &str) -> reqwest::Response {
+    try_post_order(base_url, merchant, key)
+        .await
+        .expect("the server answers")
+}
+
+async fn try_post_order(
+    base_url: &str,
+    merchant: &TestMerchant,
+    key: &str,
+) -> reqwest::Result<reqwest::Response> {
+    Client::new()
+        .post(format!("{base_url}/v1/orders"))
+        .bearer_auth(&merchant.api_key)
+        .header("idempotency-key", key)
+        .body(ORDER)
+        .send()
+        .await
+}
+
+async fn key_record(base_url: &str, merchant: &TestMerchant, key: &str) -> Value {
+    Client::new()
+        .get(format!("{base_url}/v1/idempotency-keys/{key}"))
+        .bearer_auth(&merchant.api_key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+async fn setup() -> (String, sqlx::PgPool, TestMerchant) {
+    let db_url = fresh_database().await;
+    let pool = server::db::connect(&db_url, 2).await.unwrap();
+    let merchant = create_merchant(&pool, "Crash Test").await;
+    (db_url, pool, merchant)
+}
+
+#[tokio::test]
+async fn a_request_in_flight_answers_409_then_replays() {
+    let (db_url, pool, merchant) = setup().await;
+    let server = ServerProcess::start(
+        &db_url,
+        &[("FAILPOINTS", "order.before_commit=sleep(1500)")],
+    )
+    .await;
+    let first = tokio::spawn({
+        let (base_url, merchant) = (server.base_url.clone(), merchant.clone());
+        async move { post_order(&base_url, &merchant, "slow").await.status() }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let conflict = post_order(&server.base_url, &merchant, "slow").await;
+    assert_eq!(conflict.status(), 409);
+    assert_eq!(conflict.headers()["retry-after"], "2");
+    assert_eq!(conflict.headers()["idempotency-key-status"], "in_progress");
+    assert_eq!(
+        error_code(&conflict.json().await.unwrap()),
+        "idempotency_request_in_progress"
+    );
+    assert_eq!(
+        key_record(&server.base_url, &merchant, "slow").await["status"],
+        "in_progress"
+    );
+
+    assert_eq!(first.await.unwrap(), 201);
+    let replay = post_order(&server.base_url, &merchant, "slow").await;
+    assert_eq!(replay.headers()["idempotent-replayed"], "true");
+    assert_eq!(count(&pool, "orders").await, 1);
+}
+
+#[tokio::test]
+async fn a_transient_failure_marks_the_record_failed_and_a_retry_executes_again() {
+    let (db_url, pool, merchant) = setup().await;
+    let server =
+        ServerProcess::start(&db_url, &[("FAILPOINTS", "order.before_commit=1*return")]).await;
+
+    let failed = post_order(&server.base_url, &merchant, "flaky").await;
+    assert_eq!(failed.status(), 500);
+    assert_eq!(
+        count(&pool, "orders").await,
+        0,
+        "the effect was rolled back"
+    );
+    let record = key_record(&server.base_url, &merchant, "flaky").await;
+    assert_eq!(record["status"], "failed");
+    assert!(record["error"]
+        .as_str()
+        .unwrap()
+        .contains("order.before_commit"));
+
+    let retried = post_order(&server.base_url, &merchant, "flaky").await;
+    assert_eq!(retried.status(), 201);
+    assert_eq!(retried.headers()["idempotency-key-status"], "new");
+    assert_eq!(count(&pool, "orders").await, 1);
+    assert_eq!(
+        key_record(&server.base_url, &merchant, "flaky").await["attempts"],
+        2
+    );
+}
+
+#[tokio::test]
+async fn a_process_killed_mid_request_loses_nothing_and_doubles_nothing() {
+    let (db_url, pool, merchant) = setup().await;
+    let lease = [
+        ("KAADXPAY_IDEMPOTENCY_LEASE", "3s"),
+        ("KAADXPAY_SWEEP_INTERVAL", "1h"),
+    ];
+    let doomed = ServerProcess::start(
+        &db_url,
+        &[
+            lease[0],
+            lease[1],
+            ("FAILPOINTS", "order.before_commit=sleep(60000)"),
+        ],
+    )
+    .await;
+    let hanging = tokio::spawn({
+        let (base_url, merchant) = (doomed.base_url.clone(), merchant.clone());
+        async move { try_post_order(&base_url, &merchant, "crash").await }
+    });
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    doomed.kill();
+    assert!(
+        hanging.await.unwrap().is_err(),
+        "the killed process never answered"
+    );
+    assert_eq!(
+        count(&pool, "orders").await,
+        0,
+        "the uncommitted order died with the process"
+    );
+
+    let restarted = ServerProcess::start(&db_url, &lease).await;
+    let retry = post_order(&restarted.base_url, &merchant, "crash").await;
+    assert_eq!(retry.status(), 409, "the dead owner's lease is still live");
+    assert_eq!(retry.headers()["retry-after"], "2");
+
+    tokio::time::sleep(Duration::from_millis(3200)).await;
+    assert_eq!(
+        server::idempotency::maintenance::sweep(pool.clone())
+            .await
+            .unwrap(),
+        1
+    );
+    let record = key_record(&restarted.base_url, &merchant, "crash").await;
+    assert_eq!(record["status"], "failed");
+
+    let created = post_order(&restarted.base_url, &merchant, "crash").await;
+    assert_eq!(created.status(), 201);
+    let replay = post_order(&restarted.base_url, &merchant, "crash").await;
+    assert_eq!(replay.headers()["idempotent-replayed"], "true");
+    assert_eq!(count(&pool, "orders").await, 1);
+    assert_eq!(
+        count(&pool, "idempotency_keys WHERE status = 'completed'").await,
+        1
+    );
+}
