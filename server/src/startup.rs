@@ -85,6 +85,8 @@ impl Application {
 
 pub fn router(state: AppState) -> Router {
     http::api_router()
-        .layer(axum::middleware::from_fn(http::middleware::observe))
         .with_state(state)
+        .merge(http::console::router())
+        .fallback(http::unknown_route)
+        .layer(axum::middleware::from_fn(http::middleware::observe))
 }

@@ -29,6 +29,8 @@ pub enum ApiError {
     IdempotencyKeyReusedBody,
     #[error("Idempotency-Key reused with different endpoint")]
     IdempotencyKeyReusedEndpoint,
+    #[error("Unrecognized request URL {0}; see /openapi.json for the routes.")]
+    UnknownRoute(String),
     #[error("No such {0}.")]
     ResourceMissing(&'static str),
     #[error("{0}")]
@@ -68,7 +70,7 @@ impl ApiError {
             Self::IdempotencyKeyReusedBody | Self::IdempotencyKeyReusedEndpoint => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
-            Self::ResourceMissing(_) => StatusCode::NOT_FOUND,
+            Self::ResourceMissing(_) | Self::UnknownRoute(_) => StatusCode::NOT_FOUND,
             Self::InsufficientFunds(_) => StatusCode::PAYMENT_REQUIRED,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -84,7 +86,7 @@ impl ApiError {
             Self::IdempotencyKeyReusedBody | Self::IdempotencyKeyReusedEndpoint => {
                 "idempotency_key_reused"
             }
-            Self::ResourceMissing(_) => "resource_missing",
+            Self::ResourceMissing(_) | Self::UnknownRoute(_) => "resource_missing",
             Self::InvalidStateTransition(_) => "invalid_state_transition",
             Self::InsufficientFunds(_) => "insufficient_funds",
             Self::Internal(_) => "internal_error",

@@ -3,6 +3,7 @@
 
 pub mod balance;
 pub mod body;
+pub mod console;
 pub mod error;
 pub mod keys;
 pub mod list;
@@ -45,4 +46,14 @@ pub fn api_router() -> Router<AppState> {
         .merge(keys::router())
         .split_for_parts();
     v1.merge(ops::router(openapi))
+}
+
+/// What no route matches: a JSON error under `/v1`, the console's 404 page elsewhere.
+pub async fn unknown_route(request: axum::extract::Request) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let path = request.uri().path();
+    if path == "/v1" || path.starts_with("/v1/") {
+        return error::ApiError::UnknownRoute(path.to_owned()).into_response();
+    }
+    console::not_found(request).await
 }

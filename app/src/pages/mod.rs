@@ -1,0 +1,7 @@
+//! The console's pages, one module each.
+
+mod home;
+mod not_found;
+
+pub use home::Home;
+pub use not_found::NotFound;
