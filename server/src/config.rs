@@ -54,6 +54,35 @@ pub struct Settings {
     #[arg(long, env = "KAADXPAY_PURGE_INTERVAL", default_value = "1h", value_parser = humantime::parse_duration, global = true)]
     pub purge_interval: Duration,
 
+    /// The partner bank. Without it, `serve` runs the partner simulator in-process on
+    /// `127.0.0.1:4000` (or a free port), which is also where `reconcile` looks by default.
+    #[arg(long, env = "KAADXPAY_PARTNER_URL", global = true)]
+    pub partner_url: Option<String>,
+
+    /// The secret the partner signs its webhooks with.
+    #[arg(long, env = "KAADXPAY_PARTNER_WEBHOOK_SECRET", default_value = crate::partner::TEST_WEBHOOK_SECRET, global = true)]
+    pub partner_webhook_secret: String,
+
+    /// How long a call to the partner may take before it counts as a timeout.
+    #[arg(long, env = "KAADXPAY_PARTNER_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration, global = true)]
+    pub partner_timeout: Duration,
+
+    /// How often the payout worker looks for due payouts.
+    #[arg(long, env = "KAADXPAY_PAYOUT_INTERVAL", default_value = "1s", value_parser = humantime::parse_duration, global = true)]
+    pub payout_interval: Duration,
+
+    /// The delay before a payout's first retry after a timeout or 5xx; each retry doubles it.
+    #[arg(long, env = "KAADXPAY_PAYOUT_RETRY_BASE", default_value = "1s", value_parser = humantime::parse_duration, global = true)]
+    pub payout_retry_base: Duration,
+
+    /// How often an in-transit payout is polled at the partner, in case its webhook never comes.
+    #[arg(long, env = "KAADXPAY_PAYOUT_POLL_INTERVAL", default_value = "30s", value_parser = humantime::parse_duration, global = true)]
+    pub payout_poll_interval: Duration,
+
+    /// How often `serve` reconciles (and applies) the previous day.
+    #[arg(long, env = "KAADXPAY_RECONCILE_INTERVAL", default_value = "24h", value_parser = humantime::parse_duration, global = true)]
+    pub reconcile_interval: Duration,
+
     /// `json` lines for machines, `pretty` for people.
     #[arg(
         long,
@@ -62,6 +91,22 @@ pub struct Settings {
         global = true
     )]
     pub log_format: LogFormat,
+}
+
+/// Where `reconcile` and the embedded partner simulator meet when no partner URL is given.
+pub const LOCAL_PARTNER_ADDR: &str = "127.0.0.1:4000";
+
+impl Settings {
+    pub fn partner_client(&self, partner_url: &str) -> crate::partner::client::PartnerClient {
+        crate::partner::client::PartnerClient::new(partner_url, self.partner_timeout)
+    }
+
+    /// The configured partner, or the local simulator's address.
+    pub fn partner_url_or_local(&self) -> String {
+        self.partner_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{LOCAL_PARTNER_ADDR}"))
+    }
 }
 
 /// Settings of `serve`.

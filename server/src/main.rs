@@ -1,11 +1,15 @@
-//! The `kaadxpay` command line: serve (the default), migrate, merchants, users, sweep, purge.
+//! The `kaadxpay` command line: serve (the default), migrate, merchants, users, partner-sim,
+//! reconcile, sweep, purge.
 
 use anyhow::Context;
+use chrono::NaiveDate;
 use clap::{Parser, Subcommand};
 use server::auth::{self, NewMerchant};
 use server::config::{ServeArgs, Settings};
 use server::db::Database;
 use server::idempotency::maintenance;
+use server::partner::sim::{self, SimArgs};
+use server::reconcile::Reconciler;
 use server::startup::Application;
 use server::{telemetry, users};
 
@@ -40,6 +44,16 @@ enum Command {
     Users {
         #[command(subcommand)]
         command: UsersCommand,
+    },
+    /// Run the partner bank simulator.
+    PartnerSim(SimArgs),
+    /// Reconcile one day's partner transfers with our payouts.
+    Reconcile {
+        #[arg(long)]
+        date: NaiveDate,
+        /// Reverse each extra duplicate at the partner (once, however often this runs).
+        #[arg(long)]
+        apply: bool,
     },
     /// Mark abandoned in-progress idempotency records failed, once.
     Sweep,
@@ -85,6 +99,11 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     telemetry::init_logs(cli.settings.log_format);
     let command = cli.command.unwrap_or(Command::Serve(cli.serve));
+    if let Command::PartnerSim(args) = command {
+        let (addr, serving) = sim::bind(args).await?;
+        println!("partner simulator listening on http://{addr}");
+        return Ok(serving.await?);
+    }
     let db = Database::open(&cli.settings).await?;
     let result = run(command, &cli.settings, &db).await;
     db.close().await;
@@ -128,6 +147,19 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
             println!("user {id} created");
             Ok(())
         }
+        Command::PartnerSim(_) => unreachable!("the simulator needs no database and is run first"),
+        Command::Reconcile { date, apply } => {
+            let partner_url = settings.partner_url_or_local();
+            let reconciler = Reconciler {
+                pool: db.pool.clone(),
+                partner: settings.partner_client(&partner_url),
+            };
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&reconciler.run(date, apply).await?)?
+            );
+            Ok(())
+        }
         Command::Sweep => {
             println!(
                 "{} abandoned records marked failed",
@@ -156,6 +188,7 @@ async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::R
         auth::ensure_merchant(&db.pool, &demo, "Demo Merchant").await?;
         println!("Kaadxpay is serving on http://{addr}");
         println!("  console:      http://{addr}/");
+        println!("  partner bank: {}", app.partner_url());
         println!("  demo merchant {DEMO_MERCHANT_ID}, API key {DEMO_API_KEY}");
         println!("  try: curl -X POST http://{addr}/v1/orders -H 'Authorization: Bearer {DEMO_API_KEY}' -H 'Idempotency-Key: first-order' -d '{{\"amount\": 1000, \"currency\": \"EUR\"}}'");
     }

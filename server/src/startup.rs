@@ -1,35 +1,45 @@
 //! Building the application: the shared state, the router (API, operations, console) with its
-//! middleware, the background workers, and the listener (port 0 in tests).
+//! middleware, the background workers, and the listener (port 0 in tests). Without a partner
+//! URL it also starts the partner simulator in-process, sending its webhooks back to us.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::Router;
+use chrono::{Days, Utc};
 use metrics_exporter_prometheus::PrometheusHandle;
 use sqlx::PgPool;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-use crate::config::Settings;
+use crate::config::{Settings, LOCAL_PARTNER_ADDR};
 use crate::http;
-use crate::idempotency::maintenance::{every, purge, sweep};
+use crate::idempotency::maintenance::{purge, sweep};
 use crate::idempotency::Idempotency;
+use crate::partner::sim::{self, Mode, SimArgs};
+use crate::payments::executor::PayoutWorker;
+use crate::reconcile::Reconciler;
 use crate::telemetry;
+use crate::workers::every;
 
 #[derive(Clone)]
 pub struct AppState {
     pub pool: PgPool,
     pub idempotency: Idempotency,
     pub metrics: PrometheusHandle,
+    pub partner_webhook_secret: Arc<str>,
 }
 
 pub struct Application {
     listener: TcpListener,
     router: Router,
     workers: Vec<JoinHandle<()>>,
+    partner_url: String,
 }
 
 impl Application {
-    /// Binds `addr` and starts the workers; `run` then serves.
+    /// Binds `addr`, starts the workers (and the partner simulator when no partner is
+    /// configured); `run` then serves.
     pub async fn build(
         settings: &Settings,
         pool: PgPool,
@@ -43,10 +53,32 @@ impl Application {
             ),
             pool: pool.clone(),
             metrics: telemetry::metrics(),
+            partner_webhook_secret: settings.partner_webhook_secret.as_str().into(),
         };
         let router = router(state);
         let listener = TcpListener::bind(addr).await?;
-        let workers = vec![
+        let mut workers = Vec::new();
+        let partner_url = match &settings.partner_url {
+            Some(url) => url.clone(),
+            None => {
+                let (url, simulator) =
+                    start_local_partner(settings, listener.local_addr()?).await?;
+                workers.push(simulator);
+                url
+            }
+        };
+        let payouts = PayoutWorker {
+            pool: pool.clone(),
+            partner: settings.partner_client(&partner_url),
+            lease: settings.idempotency_lease,
+            retry_base: settings.payout_retry_base,
+            poll_interval: settings.payout_poll_interval,
+        };
+        let reconciler = Arc::new(Reconciler {
+            pool: pool.clone(),
+            partner: settings.partner_client(&partner_url),
+        });
+        workers.extend([
             tokio::spawn(every(settings.sweep_interval, "sweeper", {
                 let pool = pool.clone();
                 move || sweep(pool.clone())
@@ -54,11 +86,25 @@ impl Application {
             tokio::spawn(every(settings.purge_interval, "purge", move || {
                 purge(pool.clone())
             })),
-        ];
+            tokio::spawn(every(settings.payout_interval, "payouts", move || {
+                let payouts = payouts.clone();
+                async move { payouts.run_once().await }
+            })),
+            tokio::spawn(every(
+                settings.reconcile_interval,
+                "reconciliation",
+                move || {
+                    let reconciler = reconciler.clone();
+                    let yesterday = Utc::now().date_naive() - Days::new(1);
+                    async move { reconciler.run(yesterday, true).await }
+                },
+            )),
+        ]);
         Ok(Self {
             listener,
             router,
             workers,
+            partner_url,
         })
     }
 
@@ -66,6 +112,10 @@ impl Application {
         self.listener
             .local_addr()
             .expect("a bound listener has an address")
+    }
+
+    pub fn partner_url(&self) -> &str {
+        &self.partner_url
     }
 
     /// Serves until `shutdown` resolves, then stops the workers.
@@ -81,6 +131,36 @@ impl Application {
         }
         served
     }
+}
+
+/// The partner simulator, in-process, on the local partner address or any free port.
+async fn start_local_partner(
+    settings: &Settings,
+    app_addr: SocketAddr,
+) -> anyhow::Result<(String, JoinHandle<()>)> {
+    let args = |addr: SocketAddr| SimArgs {
+        addr,
+        mode: Mode::Mature,
+        latency_ms: 0,
+        error_rate: 0.0,
+        timeout_rate: 0.0,
+        webhook_url: Some(format!("http://{app_addr}/webhooks/partner")),
+        webhook_secret: settings.partner_webhook_secret.clone(),
+        store: settings.data_dir.join("partner-sim.jsonl"),
+        settle_after: std::time::Duration::from_millis(200),
+    };
+    let local: SocketAddr = LOCAL_PARTNER_ADDR.parse().expect("a valid address");
+    let (addr, serving) = match sim::bind(args(local)).await {
+        Ok(bound) => bound,
+        Err(_) => sim::bind(args(SocketAddr::from(([127, 0, 0, 1], 0)))).await?,
+    };
+    tracing::info!(%addr, "partner simulator started in-process");
+    let task = tokio::spawn(async move {
+        if let Err(err) = serving.await {
+            tracing::error!(error = ?err, "the partner simulator stopped");
+        }
+    });
+    Ok((format!("http://{addr}"), task))
 }
 
 pub fn router(state: AppState) -> Router {

@@ -40,28 +40,68 @@ impl JsonBody {
     /// The body's fields, refusing any name not in `allowed`.
     pub fn fields(&self, allowed: &[&str]) -> Result<Fields<'_>, ApiError> {
         let map = self.0.as_object().expect("checked when extracted");
-        if let Some(unknown) = map.keys().find(|name| !allowed.contains(&name.as_str())) {
-            return Err(ApiError::invalid(
-                unknown,
-                format!("Received unknown parameter: {unknown}."),
-            ));
-        }
-        Ok(Fields { map })
+        Fields::checked(map, "", allowed)
     }
 }
 
 /// Typed access to the fields of a JSON object, each error naming its field.
 pub struct Fields<'a> {
     map: &'a Map<String, Value>,
+    prefix: String,
 }
 
 impl<'a> Fields<'a> {
+    /// `map`'s fields, refusing any name not in `allowed`; `prefix` names the enclosing object.
+    fn checked(
+        map: &'a Map<String, Value>,
+        prefix: &str,
+        allowed: &[&str],
+    ) -> Result<Self, ApiError> {
+        if let Some(unknown) = map.keys().find(|name| !allowed.contains(&name.as_str())) {
+            let param = if prefix.is_empty() {
+                unknown.clone()
+            } else {
+                format!("{prefix}[{unknown}]")
+            };
+            return Err(ApiError::invalid(
+                &param,
+                format!("Received unknown parameter: {param}."),
+            ));
+        }
+        Ok(Self {
+            map,
+            prefix: prefix.to_owned(),
+        })
+    }
+
+    fn param(&self, name: &str) -> String {
+        if self.prefix.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{}[{name}]", self.prefix)
+        }
+    }
+
+    /// The nested object `name`, whose own fields are limited to `allowed`.
+    pub fn object(&self, name: &str, allowed: &[&str]) -> Result<Fields<'a>, ApiError> {
+        match self.required(name)? {
+            Value::Object(map) => Self::checked(map, &self.param(name), allowed),
+            _ => Err(ApiError::invalid(
+                &self.param(name),
+                format!("{} must be an object.", self.param(name)),
+            )),
+        }
+    }
+
     pub fn required(&self, name: &str) -> Result<&'a Value, ApiError> {
         match self.map.get(name) {
-            None | Some(Value::Null) => Err(ApiError::invalid(
-                name,
-                format!("Missing required parameter: {name}."),
-            )),
+            None | Some(Value::Null) => {
+                let param = self.param(name);
+                Err(ApiError::invalid(
+                    &param,
+                    format!("Missing required parameter: {param}."),
+                ))
+            }
             Some(value) => Ok(value),
         }
     }
@@ -71,7 +111,7 @@ impl<'a> Fields<'a> {
     }
 
     pub fn required_str(&self, name: &str) -> Result<&'a str, ApiError> {
-        as_str(name, self.required(name)?)
+        as_str(&self.param(name), self.required(name)?)
     }
 
     /// An optional text of at most `max_chars` characters.

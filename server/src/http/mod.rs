@@ -10,6 +10,8 @@ pub mod list;
 pub mod middleware;
 pub mod ops;
 pub mod orders;
+pub mod partner_webhooks;
+pub mod payouts;
 
 use axum::Router;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -44,8 +46,10 @@ pub fn api_router() -> Router<AppState> {
         .merge(orders::router())
         .merge(balance::router())
         .merge(keys::router())
+        .merge(payouts::router())
         .split_for_parts();
     v1.merge(ops::router(openapi))
+        .merge(partner_webhooks::router())
 }
 
 /// What no route matches: a JSON error under `/v1`, the console's 404 page elsewhere.

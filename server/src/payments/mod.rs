@@ -1,5 +1,8 @@
 //! The payments domain: money, orders and the balance.
 
 pub mod balance;
+pub mod executor;
 pub mod money;
 pub mod orders;
+pub mod partner_events;
+pub mod payouts;

@@ -1,0 +1,50 @@
+//! `POST /webhooks/partner`: the partner bank's webhooks. The signature is verified over the raw
+//! body (`401 invalid_signature` when forged or stale, and nothing changes); each event is
+//! applied once (see `payments::partner_events`), and a repeat answers `200` too.
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::json;
+
+use super::error::ApiError;
+use crate::partner::signature;
+use crate::partner::wire::PartnerEvent;
+use crate::payments::partner_events::{self, Applied};
+use crate::startup::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/webhooks/partner", post(receive))
+}
+
+async fn receive(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let header = headers
+        .get(signature::HEADER)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default();
+    if let Err(refusal) = signature::verify(
+        &state.partner_webhook_secret,
+        header,
+        &body,
+        chrono::Utc::now().timestamp(),
+    ) {
+        tracing::warn!(reason = %refusal, "refused a partner webhook");
+        let error = json!({"error": {"code": "invalid_signature", "message": format!("Refused: {refusal}.")}});
+        return (StatusCode::UNAUTHORIZED, Json(error)).into_response();
+    }
+    let event: PartnerEvent = match serde_json::from_slice(&body) {
+        Ok(event) => event,
+        Err(err) => {
+            return ApiError::invalid_body(format!("The partner event is not understood: {err}."))
+                .into_response()
+        }
+    };
+    match partner_events::apply(&state.pool, &event).await {
+        Ok(applied) => Json(json!({"received": true, "duplicate": applied == Applied::Duplicate}))
+            .into_response(),
+        Err(err) => ApiError::from(err).into_response(),
+    }
+}

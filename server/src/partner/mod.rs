@@ -1,0 +1,12 @@
+//! The partner bank that payouts leave through: the wire format both sides speak, the client
+//! we call it with, the signature on its webhooks, and `kaadxpay partner-sim`, a faithful
+//! simulator of one (durable store, mature and immature key handling, injected faults).
+
+pub mod client;
+pub mod signature;
+pub mod sim;
+pub mod wire;
+
+/// The secret the simulator signs its webhooks with unless told otherwise; the server expects
+/// it by default in embedded mode. A test secret, published on purpose.
+pub const TEST_WEBHOOK_SECRET: &str = "whsec_partner_simulator_test_secret";

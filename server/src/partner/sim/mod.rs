@@ -1,0 +1,333 @@
+//! `kaadxpay partner-sim`: a faithful partner bank. It keeps transfers in a durable store,
+//! honours `X-Idempotency-Key` (mode `mature`) or ignores it (mode `immature`: every call is a
+//! new transfer), settles each accepted transfer shortly after (`transfer.paid`, or
+//! `transfer.failed` for an account holder containing `REJECT`), refuses a bad IBAN checksum
+//! definitively (`422`), reverses paid transfers, and injects faults changeable at run time
+//! with `PUT /_sim/config`: `latency_ms`, `error_rate` (a 503, nothing done) and `timeout_rate`
+//! (the transfer is made but the answer never comes).
+
+mod notifier;
+mod store;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put};
+use axum::{Json, Router};
+use chrono::{NaiveDate, Utc};
+use clap::{Args, ValueEnum};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tokio::net::TcpListener;
+
+use self::notifier::Notifier;
+use self::store::Store;
+use super::wire::{Transfer, TransferList, TransferRequest, TransferStatus};
+use crate::ids::new_id;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Mature,
+    Immature,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SimArgs {
+    #[arg(long, default_value = "127.0.0.1:4000")]
+    pub addr: SocketAddr,
+    #[arg(long, value_enum, default_value = "mature")]
+    pub mode: Mode,
+    #[arg(long, default_value_t = 0)]
+    pub latency_ms: u64,
+    #[arg(long, default_value_t = 0.0)]
+    pub error_rate: f64,
+    #[arg(long, default_value_t = 0.0)]
+    pub timeout_rate: f64,
+    /// Where to send `transfer.*` webhooks.
+    #[arg(long)]
+    pub webhook_url: Option<String>,
+    #[arg(long, env = "KAADXPAY_PARTNER_WEBHOOK_SECRET", default_value = super::TEST_WEBHOOK_SECRET)]
+    pub webhook_secret: String,
+    /// The durable store (JSON lines).
+    #[arg(long, default_value = ".data/partner-sim.jsonl")]
+    pub store: PathBuf,
+    /// How long after acceptance a transfer settles.
+    #[arg(long, default_value = "200ms", value_parser = humantime::parse_duration)]
+    pub settle_after: Duration,
+}
+
+/// The faults and mode, as `PUT /_sim/config` sets them (any subset of the fields).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SimConfig {
+    pub mode: Mode,
+    pub latency_ms: u64,
+    pub error_rate: f64,
+    pub timeout_rate: f64,
+}
+
+#[derive(Deserialize)]
+struct ConfigChange {
+    mode: Option<Mode>,
+    latency_ms: Option<u64>,
+    error_rate: Option<f64>,
+    timeout_rate: Option<f64>,
+}
+
+#[derive(Clone)]
+struct Sim {
+    config: Arc<RwLock<SimConfig>>,
+    store: Arc<Store>,
+    notifier: Notifier,
+    settle_after: Duration,
+}
+
+/// Binds the simulator; the returned future serves it.
+pub async fn bind(
+    args: SimArgs,
+) -> anyhow::Result<(
+    SocketAddr,
+    impl std::future::Future<Output = std::io::Result<()>>,
+)> {
+    let sim = Sim {
+        config: Arc::new(RwLock::new(SimConfig {
+            mode: args.mode,
+            latency_ms: args.latency_ms,
+            error_rate: args.error_rate,
+            timeout_rate: args.timeout_rate,
+        })),
+        store: Arc::new(Store::open(&args.store)?),
+        notifier: Notifier::new(args.webhook_url, args.webhook_secret),
+        settle_after: args.settle_after,
+    };
+    // Transfers accepted before a restart still settle.
+    for transfer in sim
+        .store
+        .filter(|transfer| transfer.status == TransferStatus::Accepted)
+    {
+        sim.settle_later(transfer.id);
+    }
+    let router = Router::new()
+        .route("/v1/transfers", post(create_transfer).get(list_transfers))
+        .route("/v1/transfers/{id}", get(get_transfer))
+        .route("/v1/transfers/{id}/reversal", post(reverse_transfer))
+        .route("/_sim/config", put(set_config).get(get_config))
+        .with_state(sim);
+    let listener = TcpListener::bind(args.addr).await?;
+    let addr = listener.local_addr()?;
+    Ok((addr, async move { axum::serve(listener, router).await }))
+}
+
+fn refusal(status: StatusCode, code: &str, message: &str) -> Response {
+    (
+        status,
+        Json(json!({"error": {"code": code, "message": message}})),
+    )
+        .into_response()
+}
+
+/// The ISO 13616 check: move the first four characters to the end, letters to numbers, mod 97 = 1.
+fn iban_is_valid(iban: &str) -> bool {
+    let iban: String = iban.chars().filter(|c| !c.is_whitespace()).collect();
+    if !(15..=34).contains(&iban.len()) || !iban.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return false;
+    }
+    let rearranged = iban[4..].chars().chain(iban[..4].chars());
+    let mut remainder = 0u32;
+    for c in rearranged {
+        let value = c.to_digit(36).expect("alphanumeric");
+        remainder = if value >= 10 {
+            (remainder * 100 + value) % 97
+        } else {
+            (remainder * 10 + value) % 97
+        };
+    }
+    remainder == 1
+}
+
+impl Sim {
+    fn settle_later(&self, id: String) {
+        let sim = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(sim.settle_after).await;
+            let Some(mut transfer) = sim.store.get(&id) else {
+                return;
+            };
+            if transfer.status != TransferStatus::Accepted {
+                return;
+            }
+            let (status, event) = if transfer.destination.account_holder.contains("REJECT") {
+                (TransferStatus::Failed, "transfer.failed")
+            } else {
+                (TransferStatus::Paid, "transfer.paid")
+            };
+            transfer.status = status;
+            if sim.store.put(&transfer).is_ok() {
+                sim.notifier.send(event, transfer);
+            }
+        });
+    }
+}
+
+async fn create_transfer(
+    State(sim): State<Sim>,
+    headers: HeaderMap,
+    Json(request): Json<TransferRequest>,
+) -> Response {
+    let config = sim.config.read().expect("config lock").clone();
+    if config.latency_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(config.latency_ms)).await;
+    }
+    let (fail, time_out) = {
+        let mut rng = rand::thread_rng();
+        (
+            rng.gen_bool(config.error_rate.clamp(0.0, 1.0)),
+            rng.gen_bool(config.timeout_rate.clamp(0.0, 1.0)),
+        )
+    };
+    if fail {
+        return refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "Injected fault: nothing was done.",
+        );
+    }
+    let Some(key) = headers
+        .get("x-idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+    else {
+        return refusal(
+            StatusCode::BAD_REQUEST,
+            "idempotency_key_missing",
+            "Send X-Idempotency-Key.",
+        );
+    };
+    if !iban_is_valid(&request.destination.iban) {
+        return refusal(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_account",
+            "The destination IBAN does not exist.",
+        );
+    }
+    if config.mode == Mode::Mature {
+        if let Some(existing) = sim.store.by_key(&key) {
+            return (StatusCode::OK, Json(existing)).into_response();
+        }
+    }
+    let transfer = Transfer {
+        id: new_id("tr"),
+        status: TransferStatus::Accepted,
+        amount: request.amount,
+        currency: request.currency,
+        reference: request.reference,
+        destination: request.destination,
+        idempotency_key: key,
+        created_at: Utc::now(),
+    };
+    if let Err(err) = sim.store.put(&transfer) {
+        tracing::error!(error = ?err, "the partner store failed");
+        return refusal(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "store_failed",
+            "The ledger could not be written.",
+        );
+    }
+    sim.settle_later(transfer.id.clone());
+    if time_out {
+        // The transfer exists, but its answer is lost: the caller's timeout fires first.
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    }
+    (StatusCode::CREATED, Json(transfer)).into_response()
+}
+
+#[derive(Deserialize)]
+struct DateQuery {
+    date: Option<NaiveDate>,
+}
+
+async fn list_transfers(
+    State(sim): State<Sim>,
+    Query(query): Query<DateQuery>,
+) -> Json<TransferList> {
+    let data = sim.store.filter(|transfer| {
+        query
+            .date
+            .is_none_or(|date| transfer.created_at.date_naive() == date)
+    });
+    Json(TransferList { data })
+}
+
+async fn get_transfer(State(sim): State<Sim>, Path(id): Path<String>) -> Response {
+    match sim.store.get(&id) {
+        Some(transfer) => Json(transfer).into_response(),
+        None => refusal(
+            StatusCode::NOT_FOUND,
+            "transfer_missing",
+            "No such transfer.",
+        ),
+    }
+}
+
+/// Reverses a paid transfer; reversing a reversed one answers it unchanged.
+async fn reverse_transfer(State(sim): State<Sim>, Path(id): Path<String>) -> Response {
+    let Some(mut transfer) = sim.store.get(&id) else {
+        return refusal(
+            StatusCode::NOT_FOUND,
+            "transfer_missing",
+            "No such transfer.",
+        );
+    };
+    match transfer.status {
+        TransferStatus::Reversed => Json(transfer).into_response(),
+        TransferStatus::Paid => {
+            transfer.status = TransferStatus::Reversed;
+            if sim.store.put(&transfer).is_err() {
+                return refusal(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "store_failed",
+                    "The ledger could not be written.",
+                );
+            }
+            sim.notifier.send("transfer.reversed", transfer.clone());
+            Json(transfer).into_response()
+        }
+        _ => refusal(
+            StatusCode::CONFLICT,
+            "not_reversible",
+            "Only a paid transfer can be reversed.",
+        ),
+    }
+}
+
+async fn set_config(State(sim): State<Sim>, Json(change): Json<ConfigChange>) -> Json<SimConfig> {
+    let mut config = sim.config.write().expect("config lock");
+    config.mode = change.mode.unwrap_or(config.mode);
+    config.latency_ms = change.latency_ms.unwrap_or(config.latency_ms);
+    config.error_rate = change.error_rate.unwrap_or(config.error_rate);
+    config.timeout_rate = change.timeout_rate.unwrap_or(config.timeout_rate);
+    Json(config.clone())
+}
+
+async fn get_config(State(sim): State<Sim>) -> Json<SimConfig> {
+    Json(sim.config.read().expect("config lock").clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::iban_is_valid;
+
+    #[test]
+    fn iban_checksums_are_checked() {
+        assert!(iban_is_valid("DE89370400440532013000"));
+        assert!(iban_is_valid("GB82 WEST 1234 5698 7654 32"));
+        assert!(!iban_is_valid("DE89370400440532013001"));
+        assert!(!iban_is_valid("DE89"));
+    }
+}

@@ -1,0 +1,69 @@
+//! The simulator's webhooks: signed `transfer.*` events posted to the configured URL and
+//! retried with back-off until they are acknowledged with a 2xx (the same `event_id` every time).
+
+use std::time::Duration;
+
+use chrono::Utc;
+
+use crate::ids::new_id;
+use crate::partner::signature;
+use crate::partner::wire::{PartnerEvent, PartnerEventData, Transfer};
+
+const MAX_ATTEMPTS: u32 = 12;
+
+#[derive(Clone)]
+pub struct Notifier {
+    client: reqwest::Client,
+    url: Option<String>,
+    secret: String,
+}
+
+impl Notifier {
+    pub fn new(url: Option<String>, secret: String) -> Self {
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .build()
+            .expect("a plain HTTP client builds");
+        Self {
+            client,
+            url,
+            secret,
+        }
+    }
+
+    /// Sends `event_type` about `transfer` in the background.
+    pub fn send(&self, event_type: &str, transfer: Transfer) {
+        let Some(url) = self.url.clone() else { return };
+        let event = PartnerEvent {
+            event_id: new_id("evt"),
+            event_type: event_type.to_owned(),
+            created_at: Utc::now(),
+            data: PartnerEventData { transfer },
+        };
+        let body = serde_json::to_vec(&event).expect("an event serialises");
+        let notifier = self.clone();
+        tokio::spawn(async move {
+            let mut backoff = Duration::from_millis(100);
+            for _ in 0..MAX_ATTEMPTS {
+                let header = signature::sign(&notifier.secret, Utc::now().timestamp(), &body);
+                let sent = notifier
+                    .client
+                    .post(&url)
+                    .header("content-type", "application/json")
+                    .header(signature::HEADER, header)
+                    .body(body.clone())
+                    .send()
+                    .await;
+                if sent.is_ok_and(|response| response.status().is_success()) {
+                    return;
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(30));
+            }
+            tracing::warn!(
+                event_id = event.event_id,
+                "partner webhook given up after {MAX_ATTEMPTS} attempts"
+            );
+        });
+    }
+}

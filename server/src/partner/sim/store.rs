@@ -1,0 +1,105 @@
+//! The simulator's durable store: every version of every transfer appended as a JSON line and
+//! synced to disk before it is acknowledged, replayed into memory at start (last version wins).
+//! A bank's ledger outlives its processes; so does this one.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::sync::Mutex;
+
+use anyhow::Context;
+
+use crate::partner::wire::Transfer;
+
+pub struct Store {
+    inner: Mutex<Ledger>,
+}
+
+struct Ledger {
+    file: File,
+    transfers: Vec<Transfer>,
+    by_id: HashMap<String, usize>,
+    by_key: HashMap<String, usize>,
+}
+
+impl Store {
+    pub fn open(path: &Path) -> anyhow::Result<Self> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut ledger = Ledger {
+            file: OpenOptions::new()
+                .create(true)
+                .append(true)
+                .read(true)
+                .open(path)
+                .with_context(|| format!("cannot open the partner store {}", path.display()))?,
+            transfers: Vec::new(),
+            by_id: HashMap::new(),
+            by_key: HashMap::new(),
+        };
+        for line in BufReader::new(File::open(path)?).lines() {
+            let line = line?;
+            // A torn last line (the process died mid-write) was never acknowledged.
+            if let Ok(transfer) = serde_json::from_str::<Transfer>(&line) {
+                ledger.index(transfer);
+            }
+        }
+        Ok(Self {
+            inner: Mutex::new(ledger),
+        })
+    }
+
+    /// The transfer first made with `key`, if any.
+    pub fn by_key(&self, key: &str) -> Option<Transfer> {
+        let ledger = self.inner.lock().expect("store lock");
+        ledger
+            .by_key
+            .get(key)
+            .map(|&at| ledger.transfers[at].clone())
+    }
+
+    pub fn get(&self, id: &str) -> Option<Transfer> {
+        let ledger = self.inner.lock().expect("store lock");
+        ledger.by_id.get(id).map(|&at| ledger.transfers[at].clone())
+    }
+
+    /// Makes `transfer` durable (a new one or a new version of one).
+    pub fn put(&self, transfer: &Transfer) -> anyhow::Result<()> {
+        let mut ledger = self.inner.lock().expect("store lock");
+        let mut line = serde_json::to_vec(transfer)?;
+        line.push(b'\n');
+        ledger.file.write_all(&line)?;
+        ledger.file.sync_data()?;
+        ledger.index(transfer.clone());
+        Ok(())
+    }
+
+    /// Every transfer matching `keep`, oldest first.
+    pub fn filter(&self, keep: impl Fn(&Transfer) -> bool) -> Vec<Transfer> {
+        let ledger = self.inner.lock().expect("store lock");
+        ledger
+            .transfers
+            .iter()
+            .filter(|transfer| keep(transfer))
+            .cloned()
+            .collect()
+    }
+}
+
+impl Ledger {
+    fn index(&mut self, transfer: Transfer) {
+        match self.by_id.get(&transfer.id) {
+            Some(&at) => self.transfers[at] = transfer,
+            None => {
+                let at = self.transfers.len();
+                self.by_id.insert(transfer.id.clone(), at);
+                self.by_key
+                    .entry(transfer.idempotency_key.clone())
+                    .or_insert(at);
+                self.transfers.push(transfer);
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! The payout worker: a Postgres queue over `payouts` drained with `FOR UPDATE SKIP LOCKED` and
+//! a lease, so any number of processes share the work and a job whose process died is taken
+//! again once its lease runs out. It never holds a transaction open across the partner call.
+//!
+//! A `pending` payout is sent to the partner with its end-to-end key (the same on every
+//! attempt, so asking again after a timeout or a crash is safe), then recorded `in_transit`;
+//! an `in_transit` one is polled until the partner settles it, in case its webhook never comes.
+//! Timeouts and `5xx` are retried with exponential back-off; a refusal fails the payout and
+//! gives its amount back.
+
+use std::time::Duration;
+
+use rand::Rng;
+use sqlx::types::Json;
+use sqlx::PgPool;
+use tokio::task::JoinSet;
+
+use super::payouts;
+use crate::failpoints;
+use crate::partner::client::{PartnerClient, PartnerError};
+use crate::partner::wire::{Destination, Transfer, TransferRequest, TransferStatus};
+
+/// Jobs claimed per run.
+const BATCH: i64 = 50;
+const MAX_BACKOFF: Duration = Duration::from_secs(600);
+
+#[derive(Clone)]
+pub struct PayoutWorker {
+    pub pool: PgPool,
+    pub partner: PartnerClient,
+    /// How long a claimed job is ours.
+    pub lease: Duration,
+    /// The first retry's delay; each further retry doubles it.
+    pub retry_base: Duration,
+    /// How often an `in_transit` payout is polled.
+    pub poll_interval: Duration,
+}
+
+#[derive(sqlx::FromRow)]
+struct Job {
+    id: String,
+    status: String,
+    amount: i64,
+    currency: String,
+    destination: Json<Destination>,
+    partner_key: String,
+    partner_transfer_id: Option<String>,
+    attempts: i32,
+}
+
+impl PayoutWorker {
+    /// Claims the due jobs and works them concurrently; returns how many.
+    pub async fn run_once(&self) -> sqlx::Result<u64> {
+        let jobs: Vec<Job> = sqlx::query_as(
+            "UPDATE payouts SET locked_until = now() + make_interval(secs => $1), attempts = attempts + 1 \
+             WHERE id IN (SELECT id FROM payouts \
+                          WHERE status IN ('pending', 'in_transit') AND next_attempt_at <= now() \
+                            AND (locked_until IS NULL OR locked_until <= now()) \
+                          ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
+             RETURNING id, status, amount, currency, destination, partner_key, partner_transfer_id, attempts",
+        )
+        .bind(self.lease.as_secs_f64())
+        .bind(BATCH)
+        .fetch_all(&self.pool)
+        .await?;
+        let claimed = jobs.len() as u64;
+        let mut running = JoinSet::new();
+        for job in jobs {
+            let worker = self.clone();
+            running.spawn(async move { worker.work(job).await });
+        }
+        while let Some(done) = running.join_next().await {
+            if let Ok(Err(err)) = done {
+                tracing::error!(error = ?err, "a payout job failed; its lease will expire and it will be retried");
+            }
+        }
+        Ok(claimed)
+    }
+
+    async fn work(&self, job: Job) -> sqlx::Result<()> {
+        let answer = match (&job.status[..], &job.partner_transfer_id) {
+            ("in_transit", Some(transfer_id)) => self.partner.transfer(transfer_id).await,
+            _ => self.send(&job).await,
+        };
+        match answer {
+            Ok(transfer) => self.record(&job, &transfer).await,
+            Err(PartnerError::Refused(code)) => {
+                let mut tx = self.pool.begin().await?;
+                payouts::mark_failed(&mut tx, &job.id, None, &code).await?;
+                tx.commit().await
+            }
+            Err(PartnerError::Transient(cause)) => self.retry_later(&job, &cause).await,
+        }
+    }
+
+    async fn send(&self, job: &Job) -> Result<Transfer, PartnerError> {
+        let fault = |err| PartnerError::Transient(format!("{err}"));
+        failpoints::check("payout.before_partner_call").map_err(fault)?;
+        let request = TransferRequest {
+            amount: job.amount,
+            currency: job.currency.clone(),
+            destination: job.destination.0.clone(),
+            reference: job.id.clone(),
+        };
+        let transfer = self
+            .partner
+            .create_transfer(&job.partner_key, &request)
+            .await;
+        failpoints::check("payout.after_partner_call").map_err(fault)?;
+        transfer
+    }
+
+    /// Records what the partner says of the payout's transfer.
+    async fn record(&self, job: &Job, transfer: &Transfer) -> sqlx::Result<()> {
+        let mut tx = self.pool.begin().await?;
+        let moved = match transfer.status {
+            TransferStatus::Accepted if job.status == "pending" => {
+                payouts::mark_in_transit(&mut tx, &job.id, &transfer.id, self.poll_interval).await?
+            }
+            TransferStatus::Accepted => None,
+            TransferStatus::Paid | TransferStatus::Reversed => {
+                payouts::mark_paid(&mut tx, &job.id, &transfer.id).await?
+            }
+            TransferStatus::Failed => {
+                payouts::mark_failed(&mut tx, &job.id, Some(&transfer.id), "partner_failed").await?
+            }
+        };
+        if moved.is_none() {
+            // Still settling, or already moved by the partner's webhook: look again later.
+            self.release(&mut tx, job, self.poll_interval, None).await?;
+        }
+        tx.commit().await
+    }
+
+    async fn retry_later(&self, job: &Job, cause: &str) -> sqlx::Result<()> {
+        let exponent = job.attempts.clamp(1, 16) as u32 - 1;
+        let backoff = self
+            .retry_base
+            .saturating_mul(2u32.saturating_pow(exponent))
+            .min(MAX_BACKOFF);
+        let jittered = backoff.mul_f64(rand::thread_rng().gen_range(0.8..1.2));
+        tracing::warn!(
+            payout_id = job.id,
+            attempts = job.attempts,
+            cause,
+            "partner call failed; retrying later"
+        );
+        let mut conn = self.pool.acquire().await?;
+        self.release(&mut conn, job, jittered, Some(cause)).await
+    }
+
+    /// Gives the job back, due again after `due_in`.
+    async fn release(
+        &self,
+        conn: &mut sqlx::PgConnection,
+        job: &Job,
+        due_in: Duration,
+        error: Option<&str>,
+    ) -> sqlx::Result<()> {
+        sqlx::query(
+            "UPDATE payouts SET locked_until = NULL, next_attempt_at = now() + make_interval(secs => $2), \
+               last_error = coalesce($3, last_error), updated_at = now() \
+             WHERE id = $1 AND status IN ('pending', 'in_transit')",
+        )
+        .bind(&job.id)
+        .bind(due_in.as_secs_f64())
+        .bind(error)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,262 @@
+//! Payouts: validated creation that debits the balance in the same transaction (so the balance
+//! never goes negative, whatever races), and the moves `pending → in_transit → paid`, `→ failed`
+//! (which gives the amount back) and `paid → reversed`. Every move is one conditional `UPDATE`,
+//! so a move made twice (a webhook and a poll, two workers) happens once.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::types::Json;
+use sqlx::{PgConnection, PgPool};
+
+use super::balance;
+use super::money::{Amount, Currency};
+use crate::http::body::JsonBody;
+use crate::http::error::ApiError;
+use crate::http::list::Page;
+use crate::ids::new_id;
+use crate::partner::wire::Destination;
+
+const MAX_DESCRIPTION_CHARS: usize = 1000;
+const MAX_HOLDER_CHARS: usize = 140;
+
+#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct Payout {
+    pub id: String,
+    #[serde(skip)]
+    pub merchant_id: String,
+    /// Always `payout`.
+    pub object: String,
+    pub amount: i64,
+    pub currency: String,
+    /// `pending`, `in_transit`, `paid`, `failed` or `reversed`.
+    pub status: String,
+    #[schema(value_type = Object)]
+    pub destination: Json<Destination>,
+    pub description: Option<String>,
+    pub idempotency_key: String,
+    pub partner_transfer_id: Option<String>,
+    pub failure_code: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+pub const PAYOUT_COLUMNS: &str =
+    "id, merchant_id, 'payout' AS object, amount, currency, status, destination, description, \
+     idempotency_key, partner_transfer_id, failure_code, created_at, updated_at";
+
+/// The end-to-end key of a payout's transfer: the same on every attempt, from any process.
+pub fn partner_key(payout_id: &str, idempotency_key: &str) -> String {
+    format!("kxp-{payout_id}-{idempotency_key}")
+}
+
+/// A validated `POST /v1/payouts` body.
+pub struct NewPayout {
+    amount: Amount,
+    currency: Currency,
+    destination: Destination,
+    description: Option<String>,
+}
+
+impl NewPayout {
+    pub fn parse(body: &JsonBody) -> Result<Self, ApiError> {
+        let fields = body.fields(&["amount", "currency", "destination", "description"])?;
+        let destination = fields.object("destination", &["account_holder", "iban"])?;
+        let account_holder = destination.required_str("account_holder")?.trim();
+        if account_holder.is_empty() || account_holder.chars().count() > MAX_HOLDER_CHARS {
+            return Err(ApiError::invalid(
+                "destination[account_holder]",
+                format!("destination[account_holder] must be 1 to {MAX_HOLDER_CHARS} characters."),
+            ));
+        }
+        let iban: String = destination
+            .required_str("iban")?
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        let well_formed = (15..=34).contains(&iban.len())
+            && iban[..2].chars().all(|c| c.is_ascii_uppercase())
+            && iban[2..4].chars().all(|c| c.is_ascii_digit())
+            && iban.chars().all(|c| c.is_ascii_alphanumeric());
+        if !well_formed {
+            return Err(ApiError::invalid(
+                "destination[iban]",
+                "destination[iban] must be an IBAN: a country code, two check digits and up to 30 letters or digits.",
+            ));
+        }
+        Ok(Self {
+            amount: Amount::parse("amount", fields.required("amount")?)?,
+            currency: Currency::parse("currency", fields.required("currency")?)?,
+            destination: Destination {
+                account_holder: account_holder.to_owned(),
+                iban,
+            },
+            description: fields.optional_text("description", MAX_DESCRIPTION_CHARS)?,
+        })
+    }
+}
+
+/// Debits the balance and creates the payout, queued for execution, inside `conn`'s transaction.
+pub async fn create(
+    conn: &mut PgConnection,
+    merchant_id: &str,
+    idempotency_key: &str,
+    payout: &NewPayout,
+) -> Result<Payout, ApiError> {
+    let debited = sqlx::query(
+        "UPDATE balances SET available = available - $3, updated_at = now() \
+         WHERE merchant_id = $1 AND currency = $2 AND available >= $3",
+    )
+    .bind(merchant_id)
+    .bind(payout.currency.code())
+    .bind(payout.amount.minor_units())
+    .execute(&mut *conn)
+    .await?;
+    if debited.rows_affected() == 0 {
+        return Err(ApiError::InsufficientFunds(
+            payout.currency.code().to_owned(),
+        ));
+    }
+    let id = new_id("po");
+    Ok(sqlx::query_as(&format!(
+        "INSERT INTO payouts (id, merchant_id, amount, currency, status, destination, description, \
+           idempotency_key, partner_key, next_attempt_at) \
+         VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, now()) RETURNING {PAYOUT_COLUMNS}"
+    ))
+    .bind(&id)
+    .bind(merchant_id)
+    .bind(payout.amount.minor_units())
+    .bind(payout.currency.code())
+    .bind(Json(&payout.destination))
+    .bind(&payout.description)
+    .bind(idempotency_key)
+    .bind(partner_key(&id, idempotency_key))
+    .fetch_one(conn)
+    .await?)
+}
+
+pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Option<Payout>> {
+    sqlx::query_as(&format!(
+        "SELECT {PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 AND id = $2"
+    ))
+    .bind(merchant_id)
+    .bind(id)
+    .fetch_optional(pool)
+    .await
+}
+
+pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Payout>, ApiError> {
+    page.check_cursor(pool, "payouts", merchant_id).await?;
+    Ok(sqlx::query_as(&format!(
+        "SELECT {PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 \
+           AND ($2::text IS NULL OR (created_at, id) < \
+                (SELECT created_at, id FROM payouts WHERE merchant_id = $1 AND id = $2)) \
+         ORDER BY created_at DESC, id DESC LIMIT $3"
+    ))
+    .bind(merchant_id)
+    .bind(page.starting_after.as_deref())
+    .bind(page.fetch_limit())
+    .fetch_all(pool)
+    .await?)
+}
+
+/// A move of a payout's status, made only from the listed states.
+struct Move<'a> {
+    from: &'a [&'a str],
+    to: &'a str,
+    transfer_id: Option<&'a str>,
+    failure_code: Option<&'a str>,
+    /// When the payout is next due for the worker (`None`: never again).
+    next_attempt_in: Option<Duration>,
+}
+
+/// Makes `change` if the payout is in one of its `from` states and its transfer (if it has one
+/// yet) is `change.transfer_id`; returns the moved payout, or `None` when there was nothing to do.
+async fn apply(
+    conn: &mut PgConnection,
+    id: &str,
+    change: Move<'_>,
+) -> sqlx::Result<Option<Payout>> {
+    sqlx::query_as(&format!(
+        "UPDATE payouts SET status = $3, partner_transfer_id = coalesce(partner_transfer_id, $4), \
+           failure_code = coalesce($5, failure_code), locked_until = NULL, \
+           next_attempt_at = now() + make_interval(secs => $6), updated_at = now() \
+         WHERE id = $1 AND status = ANY($2) \
+           AND ($4::text IS NULL OR partner_transfer_id IS NULL OR partner_transfer_id = $4) \
+         RETURNING {PAYOUT_COLUMNS}"
+    ))
+    .bind(id)
+    .bind(change.from)
+    .bind(change.to)
+    .bind(change.transfer_id)
+    .bind(change.failure_code)
+    .bind(change.next_attempt_in.map(|due| due.as_secs_f64()))
+    .fetch_optional(conn)
+    .await
+}
+
+/// The partner accepted the transfer; the worker polls it again after `poll_in`.
+pub async fn mark_in_transit(
+    conn: &mut PgConnection,
+    id: &str,
+    transfer_id: &str,
+    poll_in: Duration,
+) -> sqlx::Result<Option<Payout>> {
+    let change = Move {
+        from: &["pending"],
+        to: "in_transit",
+        transfer_id: Some(transfer_id),
+        failure_code: None,
+        next_attempt_in: Some(poll_in),
+    };
+    apply(conn, id, change).await
+}
+
+pub async fn mark_paid(
+    conn: &mut PgConnection,
+    id: &str,
+    transfer_id: &str,
+) -> sqlx::Result<Option<Payout>> {
+    let change = Move {
+        from: &["pending", "in_transit"],
+        to: "paid",
+        transfer_id: Some(transfer_id),
+        failure_code: None,
+        next_attempt_in: None,
+    };
+    apply(conn, id, change).await
+}
+
+/// The payout failed for good: its amount returns to the balance, in the same transaction.
+pub async fn mark_failed(
+    conn: &mut PgConnection,
+    id: &str,
+    transfer_id: Option<&str>,
+    failure_code: &str,
+) -> sqlx::Result<Option<Payout>> {
+    let change = Move {
+        from: &["pending", "in_transit"],
+        to: "failed",
+        transfer_id,
+        failure_code: Some(failure_code),
+        next_attempt_in: None,
+    };
+    let failed = apply(&mut *conn, id, change).await?;
+    if let Some(payout) = &failed {
+        balance::credit(conn, &payout.merchant_id, &payout.currency, payout.amount).await?;
+    }
+    Ok(failed)
+}
+
+/// A duplicate transfer of the payout was reversed.
+pub async fn mark_reversed(conn: &mut PgConnection, id: &str) -> sqlx::Result<Option<Payout>> {
+    let change = Move {
+        from: &["paid"],
+        to: "reversed",
+        transfer_id: None,
+        failure_code: None,
+        next_attempt_in: None,
+    };
+    apply(conn, id, change).await
+}
