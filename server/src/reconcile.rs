@@ -248,3 +248,62 @@ fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDa
     }));
     items
 }
+
+/// A stored run as a merchant sees it: its own items only.
+#[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct StoredRun {
+    pub id: String,
+    /// Always `reconciliation_run`.
+    pub object: String,
+    pub date: NaiveDate,
+    pub applied: bool,
+    pub created_at: DateTime<Utc>,
+    #[sqlx(skip)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<Vec<Item>>,
+}
+
+const RUN_COLUMNS: &str =
+    "id, 'reconciliation_run' AS object, run_date AS date, applied, created_at";
+
+/// Runs, newest first, after the run `starting_after` when given.
+pub async fn runs(
+    pool: &PgPool,
+    starting_after: Option<&str>,
+    limit: i64,
+) -> sqlx::Result<Vec<StoredRun>> {
+    sqlx::query_as(&format!(
+        "SELECT {RUN_COLUMNS} FROM reconciliation_runs \
+         WHERE $1::text IS NULL OR (created_at, id) < (SELECT created_at, id FROM reconciliation_runs WHERE id = $1) \
+         ORDER BY created_at DESC, id DESC LIMIT $2"
+    ))
+    .bind(starting_after)
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+}
+
+/// One run with the items of `merchant_id`.
+pub async fn run_for_merchant(
+    pool: &PgPool,
+    id: &str,
+    merchant_id: &str,
+) -> sqlx::Result<Option<StoredRun>> {
+    let run: Option<StoredRun> = sqlx::query_as(&format!(
+        "SELECT {RUN_COLUMNS} FROM reconciliation_runs WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(pool)
+    .await?;
+    let Some(mut run) = run else { return Ok(None) };
+    let items = sqlx::query_as(
+        "SELECT merchant_id, kind, payout_id, transfer_id, amount, currency, action FROM reconciliation_items \
+         WHERE run_id = $1 AND merchant_id = $2 ORDER BY position",
+    )
+    .bind(id)
+    .bind(merchant_id)
+    .fetch_all(pool)
+    .await?;
+    run.items = Some(items);
+    Ok(Some(run))
+}

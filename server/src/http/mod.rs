@@ -12,6 +12,7 @@ pub mod ops;
 pub mod orders;
 pub mod partner_webhooks;
 pub mod payouts;
+pub mod reconciliation;
 
 use axum::Router;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -47,6 +48,7 @@ pub fn api_router() -> Router<AppState> {
         .merge(balance::router())
         .merge(keys::router())
         .merge(payouts::router())
+        .merge(reconciliation::router())
         .split_for_parts();
     v1.merge(ops::router(openapi))
         .merge(partner_webhooks::router())

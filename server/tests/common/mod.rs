@@ -130,10 +130,25 @@ pub async fn spawn_app() -> TestApp {
 
 /// The application in-process on port 0, on a fresh database, with `flags` as settings.
 pub async fn spawn_app_with(flags: &[&str]) -> TestApp {
+    spawn_app_at(0, flags).await
+}
+
+/// A private folder for one test's files (such as an in-process partner's store).
+pub fn scratch_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("kaadxpay-test-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The application in-process on `port` (0: any), on a fresh database, with `flags` as settings.
+pub async fn spawn_app_at(port: u16, flags: &[&str]) -> TestApp {
     let db_url = fresh_database().await;
-    let settings = settings(flags);
+    let data_dir = scratch_dir();
+    let mut all_flags = vec!["--data-dir", data_dir.to_str().unwrap()];
+    all_flags.extend_from_slice(flags);
+    let settings = settings(&all_flags);
     let pool = db::connect(&db_url, settings.db_pool_size).await.unwrap();
-    let app = Application::build(&settings, pool.clone(), "127.0.0.1:0".parse().unwrap())
+    let app = Application::build(&settings, pool.clone(), ([127, 0, 0, 1], port).into())
         .await
         .unwrap();
     let base_url = format!("http://{}", app.local_addr());
@@ -234,7 +249,7 @@ pub fn error_code(body: &Value) -> &str {
     body["error"]["code"].as_str().unwrap_or_default()
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -250,7 +265,11 @@ pub struct ServerProcess {
 
 impl ServerProcess {
     pub async fn start(db_url: &str, env: &[(&str, &str)]) -> Self {
-        let port = free_port();
+        Self::start_at(free_port(), db_url, env).await
+    }
+
+    /// On a chosen port, so that a restarted process is found where the first one was.
+    pub async fn start_at(port: u16, db_url: &str, env: &[(&str, &str)]) -> Self {
         let child = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
             .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
             .env("DATABASE_URL", db_url)
@@ -263,27 +282,69 @@ impl ServerProcess {
             child,
             base_url: format!("http://127.0.0.1:{port}"),
         };
-        process.wait_until_healthy().await;
+        wait_until_answering(&format!("{}/healthz", process.base_url)).await;
         process
     }
 
-    async fn wait_until_healthy(&self) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            if let Ok(response) = reqwest::get(format!("{}/healthz", self.base_url)).await {
-                if response.status().is_success() {
-                    return;
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("kaadxpay did not become healthy within 30 s");
+    /// `kaadxpay partner-sim` with `flags`, its store in a scratch folder.
+    pub async fn partner_sim(flags: &[&str]) -> Self {
+        let port = free_port();
+        let store = scratch_dir().join("partner.jsonl");
+        let child = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+            .args([
+                "partner-sim",
+                "--addr",
+                &format!("127.0.0.1:{port}"),
+                "--store",
+                store.to_str().unwrap(),
+            ])
+            .args(flags)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("kaadxpay partner-sim starts");
+        let process = Self {
+            child,
+            base_url: format!("http://127.0.0.1:{port}"),
+        };
+        wait_until_answering(&format!("{}/_sim/config", process.base_url)).await;
+        process
     }
 
     /// `SIGKILL`: no shutdown, no cleanup, like a machine losing power.
     pub fn kill(mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
+    }
+}
+
+/// Waits until `url` answers a 2xx.
+pub async fn wait_until_answering(url: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if let Ok(response) = reqwest::get(url).await {
+            if response.status().is_success() {
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{url} did not answer within 30 s");
+}
+
+/// Polls `check` until it holds, for at most `within`.
+pub async fn eventually<F, Fut>(within: Duration, what: &str, check: F)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + within;
+    while !check().await {
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not happen within {within:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 

@@ -1,0 +1,48 @@
+//! `/v1/reconciliation-runs`: the stored runs, and one run with the caller's items.
+
+use axum::extract::{Path, State};
+use axum::Json;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::error::{ApiError, ApiResult};
+use super::list::{List, Page, PageQuery};
+use crate::auth::Merchant;
+use crate::reconcile::{self, StoredRun};
+use crate::startup::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_runs))
+        .routes(routes!(get_run))
+}
+
+/// Reconciliation runs, newest first.
+#[utoipa::path(get, path = "/v1/reconciliation-runs", tag = "reconciliation", params(PageQuery),
+    responses((status = 200, body = List<StoredRun>)))]
+async fn list_runs(
+    State(state): State<AppState>,
+    _merchant: Merchant,
+    page: Page,
+) -> ApiResult<Json<List<StoredRun>>> {
+    let rows = reconcile::runs(
+        &state.pool,
+        page.starting_after.as_deref(),
+        page.fetch_limit(),
+    )
+    .await?;
+    Ok(Json(List::from_rows(rows, &page)))
+}
+
+/// One run, with the items that concern the caller.
+#[utoipa::path(get, path = "/v1/reconciliation-runs/{id}", tag = "reconciliation",
+    responses((status = 200, body = StoredRun), (status = 404)))]
+async fn get_run(
+    State(state): State<AppState>,
+    merchant: Merchant,
+    Path(id): Path<String>,
+) -> ApiResult<Json<StoredRun>> {
+    reconcile::run_for_merchant(&state.pool, &id, &merchant.id)
+        .await?
+        .map(Json)
+        .ok_or(ApiError::ResourceMissing("reconciliation run"))
+}
