@@ -1,11 +1,14 @@
 //! The merchant console: server-rendered Leptos (no WebAssembly, no hydration), so every page
-//! is plain HTML that works with JavaScript off. `shell` is the document, `App` the routes.
+//! is plain HTML that works with JavaScript off. `shell` is the document, `App` the routes;
+//! pages reach the backend only through the [`console::Console`] trait in their context.
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
-use leptos_router::path;
+use leptos_router::{path, SsrMode};
 
+mod components;
+pub mod console;
 mod pages;
 
 /// The HTML document every page is rendered into; the stylesheet is served by the server.
@@ -33,12 +36,20 @@ pub fn App() -> impl IntoView {
     view! {
         <Title text="Kaadxpay console"/>
         <Router>
-            <header class="topbar">
-                <a class="brand" href="/">"Kaadxpay"</a>
-            </header>
+            <components::Nav/>
             <main class="page">
                 <Routes fallback=pages::NotFound>
-                    <Route path=path!("/") view=pages::Home/>
+                    <Route path=path!("/") view=pages::Home ssr=SsrMode::Async/>
+                    <Route path=path!("/login") view=pages::Login ssr=SsrMode::Async/>
+                    <Route path=path!("/payouts") view=pages::Payouts ssr=SsrMode::Async/>
+                    <Route path=path!("/payouts/new") view=pages::NewPayout ssr=SsrMode::Async/>
+                    <Route path=path!("/payouts/:id") view=pages::PayoutDetail ssr=SsrMode::Async/>
+                    <Route path=path!("/orders") view=pages::Orders ssr=SsrMode::Async/>
+                    <Route path=path!("/orders/:id") view=pages::OrderDetail ssr=SsrMode::Async/>
+                    <Route path=path!("/keys") view=pages::Keys ssr=SsrMode::Async/>
+                    <Route path=path!("/support") view=pages::Support ssr=SsrMode::Async/>
+                    <Route path=path!("/reconciliation") view=pages::Runs ssr=SsrMode::Async/>
+                    <Route path=path!("/reconciliation/:id") view=pages::RunDetail ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>

@@ -1,23 +1,56 @@
-//! `/`: for now the console's landing page, pointing developers at the API.
+//! `/`: the merchant's balance, recent payouts and orders, and the idempotency outcomes of
+//! the last 24 hours as a chart drawn on the server.
 
 use leptos::prelude::*;
 
+use crate::components::{console, failure_view, merchant_id_or_notice, Empty};
+use crate::pages::chart::OutcomesChart;
+use crate::pages::orders::OrdersTable;
+use crate::pages::payouts::PayoutsTable;
+
 #[component]
 pub fn Home() -> impl IntoView {
+    let merchant_id = match merchant_id_or_notice() {
+        Ok(merchant_id) => merchant_id,
+        Err(notice) => return notice,
+    };
+    let console = console();
     view! {
-        <h1>"Kaadxpay console"</h1>
-        <p class="lead">
-            "Payments whose every POST takes effect at most once. The payments API is served under "
-            <code>"/v1"</code>" and described in "<a href="/openapi.json">"the OpenAPI document"</a>"."
-        </p>
-        <section class="card">
-            <h2>"Get started"</h2>
-            <ol>
-                <li>"Create a merchant: " <code>"kaadxpay merchants create --name Shop --json"</code></li>
-                <li>"Send " <code>"POST /v1/orders"</code> " with " <code>"Authorization: Bearer sk_test_…"</code>
-                    " and an " <code>"Idempotency-Key"</code> " header."</li>
-                <li>"Look any key up at " <code>"GET /v1/idempotency-keys/{key}"</code> "."</li>
-            </ol>
-        </section>
+        <h1>"Overview"</h1>
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                match console.overview(&merchant_id).await {
+                    Err(error) => failure_view(error),
+                    Ok(overview) => view! {
+                        <section class="card">
+                            <h2>"Balance"</h2>
+                            {if overview.balances.is_empty() {
+                                view! { <Empty message="No balance yet: capture an order to credit it."/> }.into_any()
+                            } else {
+                                view! {
+                                    <ul class="balances">
+                                        {overview.balances.into_iter().map(|money| view! { <li class="balance">{money.to_string()}</li> }).collect_view()}
+                                    </ul>
+                                }.into_any()
+                            }}
+                            <p><a class="button" href="/payouts/new">"New payout"</a></p>
+                        </section>
+                        <section class="card">
+                            <h2>"Idempotency outcomes, last 24 hours"</h2>
+                            <OutcomesChart hours=overview.outcomes/>
+                        </section>
+                        <section class="card">
+                            <h2>"Recent payouts"</h2>
+                            <PayoutsTable rows=overview.payouts/>
+                        </section>
+                        <section class="card">
+                            <h2>"Recent orders"</h2>
+                            <OrdersTable rows=overview.orders/>
+                        </section>
+                    }.into_any(),
+                }
+            })}
+        </Suspense>
     }
+    .into_any()
 }

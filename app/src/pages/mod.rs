@@ -1,7 +1,20 @@
 //! The console's pages, one module each.
 
+mod chart;
 mod home;
+mod keys;
+mod login;
 mod not_found;
+mod orders;
+mod payouts;
+mod reconciliation;
+mod support;
 
 pub use home::Home;
+pub use keys::Keys;
+pub use login::Login;
 pub use not_found::NotFound;
+pub use orders::{OrderDetail, Orders};
+pub use payouts::{NewPayout, PayoutDetail, Payouts};
+pub use reconciliation::{RunDetail, Runs};
+pub use support::Support;

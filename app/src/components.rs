@@ -1,0 +1,128 @@
+//! Pieces every page uses: the signed-in user and the backend from the request's context, the
+//! navigation, status badges, empty states, pagers and the 404 answer.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::console::{Console, ConsoleError, CsrfToken, CurrentUser};
+
+/// The user the server's session layer put into this request, if any.
+pub fn current_user() -> Option<CurrentUser> {
+    use_context::<http::request::Parts>()?
+        .extensions
+        .get::<CurrentUser>()
+        .cloned()
+}
+
+/// The CSRF token for a form: the user's, or the anonymous visitor's before sign-in.
+pub fn csrf_token() -> String {
+    if let Some(user) = current_user() {
+        return user.csrf_token;
+    }
+    use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<CsrfToken>().cloned())
+        .map(|token| token.0)
+        .unwrap_or_default()
+}
+
+pub fn console() -> Arc<dyn Console> {
+    expect_context::<Arc<dyn Console>>()
+}
+
+/// A query-string parameter of the current request, or empty.
+pub fn query_param(name: &str) -> String {
+    leptos_router::hooks::use_query_map()
+        .read_untracked()
+        .get(name)
+        .unwrap_or_default()
+}
+
+#[component]
+pub fn Nav() -> impl IntoView {
+    let links: Vec<(&str, &str)> = match current_user() {
+        None => vec![],
+        Some(user) if user.is_support() => vec![
+            ("/support", "Support"),
+            ("/reconciliation", "Reconciliation"),
+        ],
+        Some(_) => vec![
+            ("/", "Overview"),
+            ("/payouts", "Payouts"),
+            ("/orders", "Orders"),
+            ("/keys", "Keys"),
+            ("/reconciliation", "Reconciliation"),
+        ],
+    };
+    let signed_in = current_user().map(|user| {
+        view! {
+            <form class="signout" method="post" action="/logout">
+                <input type="hidden" name="csrf" value=user.csrf_token/>
+                <span class="who">{user.email}</span>
+                <button type="submit" class="link">"Sign out"</button>
+            </form>
+        }
+    });
+    view! {
+        <header class="topbar">
+            <a class="brand" href="/">"Kaadxpay"</a>
+            <nav aria-label="Main">
+                {links.into_iter().map(|(href, label)| view! { <a href=href>{label}</a> }).collect_view()}
+            </nav>
+            {signed_in}
+        </header>
+    }
+}
+
+#[component]
+pub fn StatusBadge(status: String) -> impl IntoView {
+    let class = format!("badge badge-{status}");
+    view! { <span class=class>{status}</span> }
+}
+
+#[component]
+pub fn Empty(message: &'static str) -> impl IntoView {
+    view! { <p class="empty">{message}</p> }
+}
+
+/// A link to the next page of a list, when there is one.
+#[component]
+pub fn Pager(base: &'static str, next: Option<String>) -> impl IntoView {
+    next.map(|cursor| {
+        let href = format!("{base}?starting_after={cursor}");
+        view! { <p class="pager"><a href=href>"Next page →"</a></p> }
+    })
+}
+
+/// The page for something that does not exist (or is not the caller's), with status 404.
+pub fn not_found_view() -> AnyView {
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(http::StatusCode::NOT_FOUND);
+    }
+    view! { <crate::pages::NotFound/> }.into_any()
+}
+
+pub fn failure_view(error: ConsoleError) -> AnyView {
+    leptos::logging::error!("console backend failed: {}", error.0);
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(http::StatusCode::INTERNAL_SERVER_ERROR);
+    }
+    view! {
+        <h1>"Something went wrong"</h1>
+        <p>"The page could not be loaded. Reload it in a moment; nothing you did was lost."</p>
+    }
+    .into_any()
+}
+
+/// A page only merchant users have; support staff are told where to go instead.
+pub fn merchant_id_or_notice() -> Result<String, AnyView> {
+    match current_user().and_then(|user| user.merchant_id) {
+        Some(merchant_id) => Ok(merchant_id),
+        None => Err(view! {
+            <h1>"Merchant page"</h1>
+            <p>"This page shows one merchant's data. Support staff find any merchant's keys, payouts and orders in "
+                <a href="/support">"Support"</a>"."</p>
+        }
+        .into_any()),
+    }
+}

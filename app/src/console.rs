@@ -1,0 +1,234 @@
+//! The `Console` trait: everything the console's pages and forms need from the backend, with
+//! the plain data they show. The server implements it over the same domain and idempotency
+//! engine as the JSON API and puts it into each request's Leptos context.
+
+use std::fmt;
+
+use async_trait::async_trait;
+
+/// Who is signed in, put into the request by the server's session layer.
+#[derive(Debug, Clone)]
+pub struct CurrentUser {
+    pub email: String,
+    /// `Some` for a merchant user; `None` for support staff, who see every merchant.
+    pub merchant_id: Option<String>,
+    /// The session's token against cross-site request forgery, for every form.
+    pub csrf_token: String,
+}
+
+impl CurrentUser {
+    pub fn is_support(&self) -> bool {
+        self.merchant_id.is_none()
+    }
+}
+
+/// The console's own CSRF token before sign-in (the login form), put into the request too.
+#[derive(Debug, Clone)]
+pub struct CsrfToken(pub String);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Money {
+    pub amount: i64,
+    pub currency: String,
+}
+
+/// Minor units per major unit.
+pub fn minor_units_per_major(currency: &str) -> i64 {
+    if currency == "JPY" {
+        1
+    } else {
+        100
+    }
+}
+
+impl fmt::Display for Money {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let per_major = minor_units_per_major(&self.currency);
+        if per_major == 1 {
+            write!(f, "{} {}", self.amount, self.currency)
+        } else {
+            write!(
+                f,
+                "{}.{:02} {}",
+                self.amount / per_major,
+                self.amount % per_major,
+                self.currency
+            )
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct PayoutRow {
+    pub id: String,
+    pub money: Money,
+    pub status: String,
+    pub idempotency_key: String,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct PayoutView {
+    pub row: PayoutRow,
+    pub account_holder: String,
+    pub iban: String,
+    pub partner_transfer_id: Option<String>,
+    pub failure_code: Option<String>,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct OrderRow {
+    pub id: String,
+    pub money: Money,
+    pub status: String,
+    pub description: Option<String>,
+    pub created_at: String,
+}
+
+/// Idempotency outcomes in one hour of the last 24.
+#[derive(Debug, Clone, Default)]
+pub struct HourOutcomes {
+    /// `HH:00`, UTC.
+    pub hour: String,
+    pub new: i64,
+    pub replayed: i64,
+    pub in_progress: i64,
+    pub mismatch: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Overview {
+    pub balances: Vec<Money>,
+    pub payouts: Vec<PayoutRow>,
+    pub orders: Vec<OrderRow>,
+    /// Oldest hour first, 24 of them.
+    pub outcomes: Vec<HourOutcomes>,
+}
+
+/// One page of a list, and the cursor of the next one.
+#[derive(Debug, Clone)]
+pub struct Page<T> {
+    pub rows: Vec<T>,
+    pub next: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct KeyView {
+    pub merchant_id: String,
+    pub key: String,
+    pub status: String,
+    pub endpoint: String,
+    pub request_hash: String,
+    pub response_status: Option<u16>,
+    /// `(type, id)` of the linked resource.
+    pub resource: Option<(String, String)>,
+    pub recovery_point: String,
+    pub error: Option<String>,
+    pub attempts: i32,
+    pub created_at: String,
+    pub updated_at: String,
+    pub expires_at: String,
+    pub response_body: Option<String>,
+}
+
+/// A new-payout form as submitted.
+#[derive(Debug, Clone)]
+pub struct PayoutForm {
+    pub idempotency_key: String,
+    /// In major units, as typed (`12.50`).
+    pub amount: String,
+    pub currency: String,
+    pub account_holder: String,
+    pub iban: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Submission {
+    /// The payout of this form (made now or by an earlier submit of the same form).
+    Payout(String),
+    /// A definitive refusal, to show beside the form.
+    Refused(String),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    /// A key, merchant, payout or order id (exact), or a key prefix.
+    pub text: String,
+    pub status: String,
+    /// `YYYY-MM-DD`, inclusive.
+    pub from: String,
+    pub to: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchHit {
+    pub merchant_id: String,
+    pub key: String,
+    pub endpoint: String,
+    pub status: String,
+    pub resource: Option<(String, String)>,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunRow {
+    pub id: String,
+    pub date: String,
+    pub applied: bool,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunItem {
+    pub kind: String,
+    pub merchant_id: Option<String>,
+    pub payout_id: Option<String>,
+    pub transfer_id: Option<String>,
+    pub money: Option<Money>,
+    pub action: Option<String>,
+}
+
+/// A failure of the backend; the page says something went wrong, the log says what.
+#[derive(Debug, Clone)]
+pub struct ConsoleError(pub String);
+
+pub type ConsoleResult<T> = Result<T, ConsoleError>;
+
+#[async_trait]
+pub trait Console: Send + Sync + 'static {
+    async fn overview(&self, merchant_id: &str) -> ConsoleResult<Overview>;
+    async fn payouts(
+        &self,
+        merchant_id: &str,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Page<PayoutRow>>;
+    async fn payout(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<PayoutView>>;
+    /// Submits a payout form through the idempotency engine, like `POST /v1/payouts` with the
+    /// form's key: any number of submits of one form make one payout.
+    async fn submit_payout(&self, merchant_id: &str, form: PayoutForm)
+        -> ConsoleResult<Submission>;
+    async fn orders(
+        &self,
+        merchant_id: &str,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Page<OrderRow>>;
+    async fn order(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<OrderRow>>;
+    /// `PUT /v1/orders/{id}` semantics: `Err` text when the move is not allowed.
+    async fn set_order_status(
+        &self,
+        merchant_id: &str,
+        id: &str,
+        status: &str,
+    ) -> ConsoleResult<Result<(), String>>;
+    async fn key(&self, merchant_id: &str, key: &str) -> ConsoleResult<Option<KeyView>>;
+    /// Support's search across merchants; read only.
+    async fn search(&self, query: &SearchQuery) -> ConsoleResult<Vec<SearchHit>>;
+    async fn runs(&self) -> ConsoleResult<Vec<RunRow>>;
+    /// A run with its items: the merchant's own, or all of them for support (`None`).
+    async fn run(
+        &self,
+        merchant_id: Option<&str>,
+        id: &str,
+    ) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>>;
+}

@@ -1,0 +1,113 @@
+//! `/orders` and `/orders/{id}`, with Capture and Cancel buttons (`PUT` semantics: asking for
+//! the state the order is in changes nothing).
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use crate::components::{
+    console, csrf_token, failure_view, merchant_id_or_notice, not_found_view, query_param, Empty,
+    Pager, StatusBadge,
+};
+use crate::console::OrderRow;
+
+#[component]
+pub fn OrdersTable(rows: Vec<OrderRow>) -> impl IntoView {
+    if rows.is_empty() {
+        return view! { <Empty message="No orders yet. Create one with POST /v1/orders and your API key."/> }.into_any();
+    }
+    view! {
+        <table>
+            <thead><tr><th>"Order"</th><th>"Amount"</th><th>"Status"</th><th>"Description"</th><th>"Created"</th></tr></thead>
+            <tbody>
+                {rows.into_iter().map(|row| {
+                    let href = format!("/orders/{}", row.id);
+                    view! {
+                        <tr>
+                            <td><a href=href>{row.id}</a></td>
+                            <td>{row.money.to_string()}</td>
+                            <td><StatusBadge status=row.status/></td>
+                            <td>{row.description.unwrap_or_default()}</td>
+                            <td>{row.created_at}</td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
+}
+
+#[component]
+pub fn Orders() -> impl IntoView {
+    let merchant_id = match merchant_id_or_notice() {
+        Ok(merchant_id) => merchant_id,
+        Err(notice) => return notice,
+    };
+    let console = console();
+    let cursor = Some(query_param("starting_after")).filter(|cursor| !cursor.is_empty());
+    view! {
+        <h1>"Orders"</h1>
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                match console.orders(&merchant_id, cursor).await {
+                    Err(error) => failure_view(error),
+                    Ok(page) => view! { <OrdersTable rows=page.rows/><Pager base="/orders" next=page.next/> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+    .into_any()
+}
+
+#[component]
+pub fn OrderDetail() -> impl IntoView {
+    let merchant_id = match merchant_id_or_notice() {
+        Ok(merchant_id) => merchant_id,
+        Err(notice) => return notice,
+    };
+    let id = use_params_map()
+        .read_untracked()
+        .get("id")
+        .unwrap_or_default();
+    let error = Some(query_param("error")).filter(|error| !error.is_empty());
+    let csrf = csrf_token();
+    let console = console();
+    view! {
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                match console.order(&merchant_id, &id).await {
+                    Err(error) => failure_view(error),
+                    Ok(None) => not_found_view(),
+                    Ok(Some(order)) => {
+                        let pending = order.status == "pending";
+                        let action = |verb: &str| format!("/orders/{}/{verb}", order.id);
+                        view! {
+                            <h1>"Order " <code>{order.id.clone()}</code></h1>
+                            {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
+                            <dl class="card facts">
+                                <dt>"Status"</dt><dd><StatusBadge status=order.status.clone()/></dd>
+                                <dt>"Amount"</dt><dd>{order.money.to_string()}</dd>
+                                <dt>"Description"</dt><dd>{order.description.clone().unwrap_or_default()}</dd>
+                                <dt>"Created"</dt><dd>{order.created_at.clone()}</dd>
+                            </dl>
+                            {pending.then(|| view! {
+                                <div class="actions">
+                                    <form method="post" action=action("capture")>
+                                        <input type="hidden" name="csrf" value=csrf.clone()/>
+                                        <button type="submit">"Capture"</button>
+                                    </form>
+                                    <form method="post" action=action("cancel")>
+                                        <input type="hidden" name="csrf" value=csrf.clone()/>
+                                        <button type="submit" class="secondary">"Cancel"</button>
+                                    </form>
+                                </div>
+                            })}
+                            <p><a href="/orders">"All orders"</a></p>
+                        }.into_any()
+                    }
+                }
+            })}
+        </Suspense>
+    }
+    .into_any()
+}

@@ -1,0 +1,138 @@
+//! `/payouts`, `/payouts/new` and `/payouts/{id}`. The new-payout form carries a hidden
+//! `idempotency_key` minted when the page is rendered, so any number of submits of one
+//! rendered form make exactly one payout; a reloaded form is a new intent with a new key.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use crate::components::{
+    console, csrf_token, failure_view, merchant_id_or_notice, not_found_view, query_param, Empty,
+    Pager, StatusBadge,
+};
+use crate::console::PayoutRow;
+
+#[component]
+pub fn PayoutsTable(rows: Vec<PayoutRow>) -> impl IntoView {
+    if rows.is_empty() {
+        return view! { <Empty message="No payouts yet. Use “New payout” to send money to a bank account."/> }.into_any();
+    }
+    view! {
+        <table>
+            <thead><tr><th>"Payout"</th><th>"Amount"</th><th>"Status"</th><th>"Idempotency key"</th><th>"Created"</th></tr></thead>
+            <tbody>
+                {rows.into_iter().map(|row| {
+                    let href = format!("/payouts/{}", row.id);
+                    view! {
+                        <tr>
+                            <td><a href=href>{row.id}</a></td>
+                            <td>{row.money.to_string()}</td>
+                            <td><StatusBadge status=row.status/></td>
+                            <td><code>{row.idempotency_key}</code></td>
+                            <td>{row.created_at}</td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
+}
+
+#[component]
+pub fn Payouts() -> impl IntoView {
+    let merchant_id = match merchant_id_or_notice() {
+        Ok(merchant_id) => merchant_id,
+        Err(notice) => return notice,
+    };
+    let console = console();
+    let cursor = Some(query_param("starting_after")).filter(|cursor| !cursor.is_empty());
+    view! {
+        <div class="heading-row"><h1>"Payouts"</h1><a class="button" href="/payouts/new">"New payout"</a></div>
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                match console.payouts(&merchant_id, cursor).await {
+                    Err(error) => failure_view(error),
+                    Ok(page) => view! { <PayoutsTable rows=page.rows/><Pager base="/payouts" next=page.next/> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+    .into_any()
+}
+
+/// A new key for one rendered form: one form, one intent.
+fn mint_key() -> String {
+    format!("console-{}", uuid::Uuid::new_v4())
+}
+
+#[component]
+pub fn NewPayout() -> impl IntoView {
+    if let Err(notice) = merchant_id_or_notice() {
+        return notice;
+    }
+    let error = Some(query_param("error")).filter(|error| !error.is_empty());
+    view! {
+        <h1>"New payout"</h1>
+        {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
+        <form method="post" action="/payouts/new" class="form card" id="new-payout">
+            <input type="hidden" name="csrf" value=csrf_token()/>
+            <input type="hidden" name="idempotency_key" value=mint_key()/>
+            <label for="amount">"Amount"</label>
+            <input id="amount" name="amount" inputmode="decimal" placeholder="12.50" required/>
+            <label for="currency">"Currency"</label>
+            <select id="currency" name="currency">
+                <option>"EUR"</option><option>"USD"</option><option>"GBP"</option><option>"CNY"</option><option>"JPY"</option>
+            </select>
+            <label for="account_holder">"Account holder"</label>
+            <input id="account_holder" name="account_holder" autocomplete="name" required/>
+            <label for="iban">"IBAN"</label>
+            <input id="iban" name="iban" placeholder="DE89 3704 0044 0532 0130 00" required/>
+            <button type="submit">"Pay out"</button>
+        </form>
+        // With JavaScript on, the button also disables itself after the first submit.
+        <script>"document.getElementById('new-payout').addEventListener('submit',function(e){var b=e.target.querySelector('button');setTimeout(function(){b.disabled=true;b.textContent='Paying out…';},0);});"</script>
+    }
+    .into_any()
+}
+
+#[component]
+pub fn PayoutDetail() -> impl IntoView {
+    let merchant_id = match merchant_id_or_notice() {
+        Ok(merchant_id) => merchant_id,
+        Err(notice) => return notice,
+    };
+    let id = use_params_map()
+        .read_untracked()
+        .get("id")
+        .unwrap_or_default();
+    let console = console();
+    view! {
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                match console.payout(&merchant_id, &id).await {
+                    Err(error) => failure_view(error),
+                    Ok(None) => not_found_view(),
+                    Ok(Some(payout)) => {
+                        let key_href = format!("/keys?key={}", payout.row.idempotency_key);
+                        view! {
+                            <h1>"Payout " <code>{payout.row.id.clone()}</code></h1>
+                            <dl class="card facts">
+                                <dt>"Status"</dt><dd><StatusBadge status=payout.row.status/></dd>
+                                <dt>"Amount"</dt><dd>{payout.row.money.to_string()}</dd>
+                                <dt>"Idempotency key"</dt><dd><a href=key_href><code>{payout.row.idempotency_key}</code></a></dd>
+                                <dt>"Account holder"</dt><dd>{payout.account_holder}</dd>
+                                <dt>"IBAN"</dt><dd><code>{payout.iban}</code></dd>
+                                <dt>"Partner transfer"</dt><dd>{payout.partner_transfer_id.unwrap_or_else(|| "not yet".into())}</dd>
+                                <dt>"Failure"</dt><dd>{payout.failure_code.unwrap_or_else(|| "none".into())}</dd>
+                                <dt>"Created"</dt><dd>{payout.row.created_at}</dd>
+                                <dt>"Updated"</dt><dd>{payout.updated_at}</dd>
+                            </dl>
+                            <p><a href="/payouts">"All payouts"</a></p>
+                        }.into_any()
+                    }
+                }
+            })}
+        </Suspense>
+    }
+    .into_any()
+}

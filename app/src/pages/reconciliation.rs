@@ -1,0 +1,87 @@
+//! `/reconciliation` and `/reconciliation/{id}`: the runs, and one run's items (a merchant sees
+//! its own items, support sees all of them).
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use crate::components::{console, current_user, failure_view, not_found_view, Empty, StatusBadge};
+
+#[component]
+pub fn Runs() -> impl IntoView {
+    let console = console();
+    view! {
+        <h1>"Reconciliation"</h1>
+        <p class="lead">"Each day the partner's transfers are matched to payouts; duplicates made by a partner that ignored our keys are reversed once."</p>
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                match console.runs().await {
+                    Err(error) => failure_view(error),
+                    Ok(runs) if runs.is_empty() => view! { <Empty message="No runs yet: the daily run reconciles yesterday, or run `kaadxpay reconcile --date YYYY-MM-DD`."/> }.into_any(),
+                    Ok(runs) => view! {
+                        <table>
+                            <thead><tr><th>"Run"</th><th>"Day"</th><th>"Applied"</th><th>"Run at"</th></tr></thead>
+                            <tbody>
+                                {runs.into_iter().map(|run| {
+                                    let href = format!("/reconciliation/{}", run.id);
+                                    view! {
+                                        <tr>
+                                            <td><a href=href>{run.id}</a></td>
+                                            <td>{run.date}</td>
+                                            <td>{if run.applied { "yes" } else { "no" }}</td>
+                                            <td>{run.created_at}</td>
+                                        </tr>
+                                    }
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+pub fn RunDetail() -> impl IntoView {
+    let id = use_params_map()
+        .read_untracked()
+        .get("id")
+        .unwrap_or_default();
+    let merchant_id = current_user().and_then(|user| user.merchant_id);
+    let console = console();
+    view! {
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                match console.run(merchant_id.as_deref(), &id).await {
+                    Err(error) => failure_view(error),
+                    Ok(None) => not_found_view(),
+                    Ok(Some((run, items))) => view! {
+                        <h1>"Reconciliation " <code>{run.id}</code></h1>
+                        <p>"Day " {run.date} ", " {if run.applied { "applied" } else { "report only" }} "."</p>
+                        {if items.is_empty() {
+                            view! { <Empty message="No items in this run."/> }.into_any()
+                        } else {
+                            view! {
+                                <table>
+                                    <thead><tr><th>"Kind"</th><th>"Payout"</th><th>"Transfer"</th><th>"Amount"</th><th>"Action"</th></tr></thead>
+                                    <tbody>
+                                        {items.into_iter().map(|item| view! {
+                                            <tr>
+                                                <td><StatusBadge status=item.kind/></td>
+                                                <td>{item.payout_id.unwrap_or_default()}</td>
+                                                <td>{item.transfer_id.unwrap_or_default()}</td>
+                                                <td>{item.money.map(|money| money.to_string()).unwrap_or_default()}</td>
+                                                <td>{item.action.unwrap_or_default()}</td>
+                                            </tr>
+                                        }).collect_view()}
+                                    </tbody>
+                                </table>
+                            }.into_any()
+                        }}
+                        <p><a href="/reconciliation">"All runs"</a></p>
+                    }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}

@@ -1,0 +1,78 @@
+//! `/support`: support staff search every merchant's idempotency records by key, merchant,
+//! payout or order id, status and time range. Read only: nothing here changes anything.
+
+use leptos::prelude::*;
+
+use crate::components::{
+    console, current_user, failure_view, not_found_view, query_param, Empty, StatusBadge,
+};
+use crate::console::SearchQuery;
+
+#[component]
+pub fn Support() -> impl IntoView {
+    if !current_user().is_some_and(|user| user.is_support()) {
+        return not_found_view();
+    }
+    let query = SearchQuery {
+        text: query_param("q"),
+        status: query_param("status"),
+        from: query_param("from"),
+        to: query_param("to"),
+    };
+    let searched = !(query.text.is_empty()
+        && query.status.is_empty()
+        && query.from.is_empty()
+        && query.to.is_empty());
+    let console = console();
+    let form_query = query.clone();
+    let statuses = ["", "in_progress", "completed", "failed", "expired"];
+    let results = searched.then(|| view! {
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                match console.search(&query).await {
+                    Err(error) => failure_view(error),
+                    Ok(hits) if hits.is_empty() => view! { <Empty message="Nothing matches. Try an exact id, or widen the time range."/> }.into_any(),
+                    Ok(hits) => view! {
+                        <table>
+                            <thead><tr><th>"Merchant"</th><th>"Key"</th><th>"Endpoint"</th><th>"Status"</th><th>"Resource"</th><th>"Created"</th></tr></thead>
+                            <tbody>
+                                {hits.into_iter().map(|hit| view! {
+                                    <tr>
+                                        <td><code>{hit.merchant_id}</code></td>
+                                        <td><code>{hit.key}</code></td>
+                                        <td><code>{hit.endpoint}</code></td>
+                                        <td><StatusBadge status=hit.status/></td>
+                                        <td>{hit.resource.map(|(kind, id)| format!("{kind} {id}")).unwrap_or_default()}</td>
+                                        <td>{hit.created_at}</td>
+                                    </tr>
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any(),
+                }
+            })}
+        </Suspense>
+    });
+    view! {
+        <h1>"Support"</h1>
+        <form method="get" action="/support" class="form card search">
+            <label for="q">"Key, merchant, payout or order id"</label>
+            <input id="q" name="q" value=form_query.text/>
+            <label for="status">"Status"</label>
+            <select id="status" name="status">
+                {statuses.into_iter().map(|status| {
+                    let selected = status == form_query.status;
+                    let label = if status.is_empty() { "any" } else { status };
+                    view! { <option value=status selected=selected>{label}</option> }
+                }).collect_view()}
+            </select>
+            <label for="from">"From (date)"</label>
+            <input id="from" name="from" type="date" value=form_query.from/>
+            <label for="to">"To (date)"</label>
+            <input id="to" name="to" type="date" value=form_query.to/>
+            <button type="submit">"Search"</button>
+        </form>
+        {results}
+    }
+    .into_any()
+}
