@@ -13,3 +13,5 @@ pub mod payments;
 pub mod startup;
 pub mod telemetry;
 pub mod users;
+pub mod webhooks;
+pub mod workers;

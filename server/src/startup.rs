@@ -1,5 +1,5 @@
 //! Building the application: the shared state, the router (API, operations, console) with its
-//! middleware, the background workers, and the listener (port 0 in tests).
+//! middleware, the background workers (sweeper, purge, webhook dispatcher), and the listener (port 0 in tests).
 
 use std::net::SocketAddr;
 
@@ -11,9 +11,11 @@ use tokio::task::JoinHandle;
 
 use crate::config::Settings;
 use crate::http;
-use crate::idempotency::maintenance::{every, purge, sweep};
+use crate::idempotency::maintenance::{purge, sweep};
 use crate::idempotency::Idempotency;
 use crate::telemetry;
+use crate::webhooks::Dispatcher;
+use crate::workers::every;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -45,6 +47,7 @@ impl Application {
             metrics: telemetry::metrics(),
         };
         let router = router(state);
+        let dispatcher = Dispatcher::new(pool.clone(), settings);
         let listener = TcpListener::bind(addr).await?;
         let workers = vec![
             tokio::spawn(every(settings.sweep_interval, "sweeper", {
@@ -54,6 +57,14 @@ impl Application {
             tokio::spawn(every(settings.purge_interval, "purge", move || {
                 purge(pool.clone())
             })),
+            tokio::spawn(every(
+                settings.webhook_interval,
+                "webhook dispatcher",
+                move || {
+                    let dispatcher = dispatcher.clone();
+                    async move { dispatcher.drain().await }
+                },
+            )),
         ];
         Ok(Self {
             listener,

@@ -5,11 +5,13 @@ pub mod balance;
 pub mod body;
 pub mod console;
 pub mod error;
+pub mod events;
 pub mod keys;
 pub mod list;
 pub mod middleware;
 pub mod ops;
 pub mod orders;
+pub mod webhook_endpoints;
 
 use axum::Router;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -44,6 +46,8 @@ pub fn api_router() -> Router<AppState> {
         .merge(orders::router())
         .merge(balance::router())
         .merge(keys::router())
+        .merge(webhook_endpoints::router())
+        .merge(events::router())
         .split_for_parts();
     v1.merge(ops::router(openapi))
 }

@@ -1,8 +1,7 @@
 //! The sweeper, which marks `in_progress` records whose lease ran out (their process died) as
 //! `failed` so that a retry takes them over, and the purge, which deletes records past their
-//! `expires_at`. Both run as workers inside `serve` and as one-shot commands.
-
-use std::time::Duration;
+//! `expires_at`. Both run as workers inside `serve` (see `crate::workers`) and as one-shot
+//! commands.
 
 use sqlx::PgPool;
 
@@ -50,20 +49,4 @@ pub async fn purge(pool: PgPool) -> sqlx::Result<u64> {
         );
     }
     Ok(purged)
-}
-
-/// Runs `job` every `interval` for ever, logging its failures.
-pub async fn every<F, Fut>(interval: Duration, name: &'static str, job: F)
-where
-    F: Fn() -> Fut,
-    Fut: std::future::Future<Output = sqlx::Result<u64>>,
-{
-    let mut ticker = tokio::time::interval(interval);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticker.tick().await;
-        if let Err(err) = job().await {
-            tracing::error!(worker = name, error = ?err, "worker run failed");
-        }
-    }
 }
