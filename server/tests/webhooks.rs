@@ -241,6 +241,35 @@ async fn a_delivery_that_keeps_failing_stops_when_the_schedule_runs_out() {
 }
 
 #[tokio::test]
+async fn a_refused_connection_is_recorded_and_retried() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hooks", closed.local_addr().unwrap());
+    drop(closed);
+    create_endpoint(&app, "endpoint", serde_json::json!({"url": url})).await;
+    create_order(&app.base_url, &app, "order").await;
+
+    drain(&dispatcher(&app, "10ms"), &app).await;
+    let (status_code, error): (Option<i16>, Option<String>) =
+        sqlx::query_as("SELECT status_code, error FROM webhook_attempts ORDER BY at LIMIT 1")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(status_code, None);
+    assert!(error.unwrap().contains("error sending request"));
+    assert_eq!(
+        app.count("webhook_attempts").await,
+        2,
+        "the attempt and its retry"
+    );
+    assert_eq!(
+        app.count("webhook_deliveries WHERE status = 'failed'")
+            .await,
+        1
+    );
+}
+
+#[tokio::test]
 async fn retry_after_postpones_the_next_attempt() {
     let app = spawn_app_with(&IDLE_WORKER).await;
     let receiver = Receiver::start(&[429]).await;
