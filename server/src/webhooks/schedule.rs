@@ -37,3 +37,32 @@ impl RetrySchedule {
         Some(jittered.max(retry_after.unwrap_or_default().min(MAX_RETRY_AFTER)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_jittered_and_run_out() {
+        let schedule = RetrySchedule::parse("5s, 2m").unwrap();
+        let first = schedule.next_delay(1, None).unwrap();
+        assert!((4.0..=6.0).contains(&first.as_secs_f64()), "{first:?}");
+        let second = schedule.next_delay(2, None).unwrap();
+        assert!((96.0..=144.0).contains(&second.as_secs_f64()), "{second:?}");
+        assert_eq!(schedule.next_delay(3, None), None);
+    }
+
+    #[test]
+    fn a_longer_retry_after_wins_up_to_a_day() {
+        let schedule = RetrySchedule::parse("1s").unwrap();
+        let hour = Duration::from_secs(3600);
+        assert_eq!(schedule.next_delay(1, Some(hour)), Some(hour));
+        let week = Duration::from_secs(7 * 24 * 3600);
+        assert_eq!(schedule.next_delay(1, Some(week)), Some(MAX_RETRY_AFTER));
+    }
+
+    #[test]
+    fn bad_durations_are_refused() {
+        assert!(RetrySchedule::parse("5s,soon").is_err());
+    }
+}

@@ -35,3 +35,34 @@ pub fn sign(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Result<Strin
         STANDARD.encode(mac.finalize().into_bytes())
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Standard Webhooks reference vector.
+    #[test]
+    fn signs_the_reference_vector() {
+        assert_eq!(
+            sign(
+                "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+                "msg_27UH4WbU6Z5A5EzD8u03UvzRbpk",
+                1649367553,
+                br#"{"email":"test@example.com","username":"test_user"}"#,
+            )
+            .unwrap(),
+            "v1,tZ1I4/hDygAJgO5TYxiSd6Sd0kDW6hPenDe+bTa3Kkw="
+        );
+    }
+
+    #[test]
+    fn new_secrets_are_prefixed_base64_of_32_bytes() {
+        let secret = new_secret();
+        let key = STANDARD
+            .decode(secret.strip_prefix(PREFIX).unwrap())
+            .unwrap();
+        assert_eq!(key.len(), 32);
+        assert_ne!(secret, new_secret());
+        assert!(sign("whsec_not base64!", "id", 0, b"{}").is_err());
+    }
+}
