@@ -74,6 +74,13 @@ impl Next {
 
 impl Dispatcher {
     pub fn new(pool: PgPool, settings: &Settings) -> Self {
+        if settings.webhook_lease <= TIMEOUT {
+            tracing::warn!(
+                lease = ?settings.webhook_lease,
+                "the webhook lease is not longer than the 10 s send timeout: a slow endpoint \
+                 may be sent an attempt by two dispatchers at once"
+            );
+        }
         let client = reqwest::Client::builder()
             .timeout(TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
