@@ -1,5 +1,6 @@
 //! Building the application: the shared state, the router (API, operations, console) with its
-//! middleware, the background workers (sweeper, purge, webhook dispatcher), and the listener (port 0 in tests).
+//! middleware, the background workers (sweeper, purge, webhook dispatcher), and the listener
+//! (port 0 in tests).
 
 use std::net::SocketAddr;
 
