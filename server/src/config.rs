@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
+use crate::webhooks::schedule::RetrySchedule;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
     Json,
@@ -82,6 +84,18 @@ pub struct Settings {
     /// How often `serve` reconciles (and applies) the previous day.
     #[arg(long, env = "KAADXPAY_RECONCILE_INTERVAL", default_value = "24h", value_parser = humantime::parse_duration, global = true)]
     pub reconcile_interval: Duration,
+    /// The delays between webhook attempts, jittered by ±20 %; when they run out the delivery fails.
+    #[arg(long, env = "KAADXPAY_WEBHOOK_RETRY_SCHEDULE", default_value = "5s,30s,2m,10m,30m,1h,3h,6h,12h,24h", value_parser = RetrySchedule::parse, global = true)]
+    pub webhook_retry_schedule: RetrySchedule,
+
+    /// How often the webhook dispatcher looks for due deliveries.
+    #[arg(long, env = "KAADXPAY_WEBHOOK_INTERVAL", default_value = "1s", value_parser = humantime::parse_duration, global = true)]
+    pub webhook_interval: Duration,
+
+    /// How long a dispatcher holds a delivery it is sending before another may claim it again;
+    /// keep it above the 10 s send timeout.
+    #[arg(long, env = "KAADXPAY_WEBHOOK_LEASE", default_value = "60s", value_parser = humantime::parse_duration, global = true)]
+    pub webhook_lease: Duration,
 
     /// `json` lines for machines, `pretty` for people.
     #[arg(

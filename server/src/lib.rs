@@ -15,4 +15,5 @@ pub mod reconcile;
 pub mod startup;
 pub mod telemetry;
 pub mod users;
+pub mod webhooks;
 pub mod workers;

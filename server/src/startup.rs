@@ -1,6 +1,7 @@
 //! Building the application: the shared state, the router (API, operations, console) with its
-//! middleware, the background workers, and the listener (port 0 in tests). Without a partner
-//! URL it also starts the partner simulator in-process, sending its webhooks back to us.
+//! middleware, the background workers (sweeper, purge, payouts, reconciliation, webhook
+//! dispatcher), and the listener (port 0 in tests). Without a partner URL it also starts the
+//! partner simulator in-process, sending its webhooks back to us.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -20,6 +21,7 @@ use crate::partner::sim::{self, Mode, SimArgs};
 use crate::payments::executor::PayoutWorker;
 use crate::reconcile::Reconciler;
 use crate::telemetry;
+use crate::webhooks::Dispatcher;
 use crate::workers::every;
 
 #[derive(Clone)]
@@ -56,6 +58,7 @@ impl Application {
             partner_webhook_secret: settings.partner_webhook_secret.as_str().into(),
         };
         let router = router(state);
+        let dispatcher = Dispatcher::new(pool.clone(), settings);
         let listener = TcpListener::bind(addr).await?;
         let mut workers = Vec::new();
         let partner_url = match &settings.partner_url {
@@ -97,6 +100,14 @@ impl Application {
                     let reconciler = reconciler.clone();
                     let yesterday = Utc::now().date_naive() - Days::new(1);
                     async move { reconciler.run(yesterday, true).await }
+                },
+            )),
+            tokio::spawn(every(
+                settings.webhook_interval,
+                "webhook dispatcher",
+                move || {
+                    let dispatcher = dispatcher.clone();
+                    async move { dispatcher.drain().await }
                 },
             )),
         ]);

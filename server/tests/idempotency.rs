@@ -10,6 +10,15 @@ const ORDER: &str = r#"{"amount": 1000, "currency": "EUR", "description": "Blue 
 const ORDER_REORDERED: &str =
     r#"{ "metadata":{"sku":"B-42"},"description":"Blue shoes","currency":"EUR","amount":1000 }"#;
 
+/// A `422 idempotency_key_reused` answer with `message`.
+async fn assert_reused(response: reqwest::Response, message: &str) {
+    assert_eq!(response.status(), 422);
+    assert_eq!(response.headers()["idempotency-key-status"], "mismatch");
+    let body = json(response).await;
+    assert_eq!(error_code(&body), "idempotency_key_reused");
+    assert_eq!(body["error"]["message"], message);
+}
+
 #[tokio::test]
 async fn a_missing_key_is_refused_and_nothing_is_recorded() {
     let app = spawn_app().await;
@@ -130,14 +139,7 @@ async fn the_same_key_with_another_body_is_refused() {
             r#"{"amount": 1001, "currency": "EUR"}"#,
         )
         .await;
-    assert_eq!(other.status(), 422);
-    assert_eq!(other.headers()["idempotency-key-status"], "mismatch");
-    let body = json(other).await;
-    assert_eq!(error_code(&body), "idempotency_key_reused");
-    assert_eq!(
-        body["error"]["message"],
-        "Idempotency-Key reused with different request body"
-    );
+    assert_reused(other, "Idempotency-Key reused with different request body").await;
     assert_eq!(app.count("orders").await, 1);
 }
 
@@ -215,4 +217,19 @@ async fn the_key_record_shows_its_state_and_resource() {
     let unknown = app.get("/v1/idempotency-keys/never-used").await;
     assert_eq!(unknown.status(), 404);
     assert_eq!(error_code(&json(unknown).await), "resource_missing");
+}
+
+#[tokio::test]
+async fn the_same_key_on_another_endpoint_is_refused() {
+    let app = spawn_app().await;
+    app.post("/v1/orders", Some("one-key"), ORDER).await;
+    let other = app
+        .post(
+            "/v1/webhook-endpoints",
+            Some("one-key"),
+            r#"{"url": "http://127.0.0.1:9/hooks"}"#,
+        )
+        .await;
+    assert_reused(other, "Idempotency-Key reused with different endpoint").await;
+    assert_eq!(app.count("webhook_endpoints").await, 0);
 }

@@ -39,6 +39,7 @@ async fn metrics_count_requests_and_idempotency_outcomes() {
         r#"kaadxpay_idempotency_outcomes_total{outcome="new"}"#,
         r#"kaadxpay_idempotency_outcomes_total{outcome="replayed"}"#,
         "kaadxpay_idempotency_in_progress",
+        "kaadxpay_webhook_deliveries_pending",
     ] {
         assert!(text.contains(series), "{series} is missing from:\n{text}");
     }
@@ -63,6 +64,13 @@ async fn the_openapi_document_covers_every_v1_route() {
         ("/v1/orders/{id}", "put"),
         ("/v1/balance", "get"),
         ("/v1/idempotency-keys/{key}", "get"),
+        ("/v1/webhook-endpoints", "post"),
+        ("/v1/webhook-endpoints", "get"),
+        ("/v1/webhook-endpoints/{id}", "get"),
+        ("/v1/webhook-endpoints/{id}", "delete"),
+        ("/v1/events", "get"),
+        ("/v1/events/{event_id}", "get"),
+        ("/v1/events/{event_id}/redeliver", "post"),
     ] {
         assert!(
             doc["paths"][path][method].is_object(),

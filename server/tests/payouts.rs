@@ -384,6 +384,11 @@ async fn the_same_partner_webhook_five_times_at_once_changes_the_payout_once() {
         .count();
     assert_eq!(first_deliveries, 1, "{answers:?}");
     assert_eq!(app.count("partner_events").await, 1);
+    assert_eq!(
+        app.count("events WHERE event_type = 'payout.paid'").await,
+        1,
+        "one move, one event"
+    );
     let now = json(
         app.get(&format!("/v1/payouts/{}", payout["id"].as_str().unwrap()))
             .await,
@@ -411,6 +416,10 @@ async fn a_forged_or_stale_partner_signature_is_refused_and_changes_nothing() {
         assert_eq!(error_code(&json(response).await), "invalid_signature");
     }
     assert_eq!(app.count("partner_events").await, 0);
+    assert_eq!(
+        app.count("events WHERE event_type = 'payout.paid'").await,
+        0
+    );
     let unchanged = json(
         app.get(&format!("/v1/payouts/{}", payout["id"].as_str().unwrap()))
             .await,

@@ -24,6 +24,10 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                     "The request body is larger than the limit of {MAX_BODY_BYTES} bytes."
                 ))
             })?;
+        // No body at all is an empty object, for actions that take no parameters.
+        if bytes.is_empty() {
+            return Ok(Self(Value::Object(Map::new())));
+        }
         let value: Value = serde_json::from_slice(&bytes).map_err(|err| {
             ApiError::invalid_body(format!("The request body is not valid JSON: {err}."))
         })?;

@@ -30,7 +30,19 @@ impl Page {
         self.limit + 1
     }
 
-    /// A cursor must name one of the merchant's own objects in `table`.
+    /// The end of a newest-first page query over `table`, after its own conditions: `$1` binds
+    /// the merchant id, `$2` the cursor (`starting_after`, typed as the table's `id`) and `$3`
+    /// [`Page::fetch_limit`].
+    pub fn newest_first(table: &str) -> String {
+        format!(
+            "AND ($2::text IS NULL OR (created_at, id) < \
+               (SELECT created_at, id FROM {table} WHERE merchant_id = $1 AND id = $2)) \
+             ORDER BY created_at DESC, id DESC LIMIT $3"
+        )
+    }
+
+    /// A cursor must name one of the merchant's own objects in `table` (whose `id` may be text
+    /// or a UUID: it is compared as text).
     pub async fn check_cursor(
         &self,
         pool: &PgPool,
@@ -41,7 +53,7 @@ impl Page {
             return Ok(());
         };
         let exists: bool = sqlx::query_scalar(&format!(
-            "SELECT EXISTS (SELECT 1 FROM {table} WHERE merchant_id = $1 AND id = $2)"
+            "SELECT EXISTS (SELECT 1 FROM {table} WHERE merchant_id = $1 AND id::text = $2)"
         ))
         .bind(merchant_id)
         .bind(cursor)

@@ -5,6 +5,7 @@ pub mod balance;
 pub mod body;
 pub mod console;
 pub mod error;
+pub mod events;
 pub mod keys;
 pub mod list;
 pub mod middleware;
@@ -13,6 +14,7 @@ pub mod orders;
 pub mod partner_webhooks;
 pub mod payouts;
 pub mod reconciliation;
+pub mod webhook_endpoints;
 
 use axum::Router;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -49,6 +51,8 @@ pub fn api_router() -> Router<AppState> {
         .merge(keys::router())
         .merge(payouts::router())
         .merge(reconciliation::router())
+        .merge(webhook_endpoints::router())
+        .merge(events::router())
         .split_for_parts();
     v1.merge(ops::router(openapi))
         .merge(partner_webhooks::router())

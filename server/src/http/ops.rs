@@ -35,12 +35,15 @@ async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
 }
 
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
-    let in_progress: Result<i64, _> =
-        sqlx::query_scalar("SELECT count(*) FROM idempotency_keys WHERE status = 'in_progress'")
-            .fetch_one(&state.pool)
-            .await;
-    if let Ok(count) = in_progress {
-        metrics::gauge!("kaadxpay_idempotency_in_progress").set(count as f64);
+    let depths: Result<(i64, i64), _> = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM idempotency_keys WHERE status = 'in_progress'), \
+                (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')",
+    )
+    .fetch_one(&state.pool)
+    .await;
+    if let Ok((in_progress, pending_deliveries)) = depths {
+        metrics::gauge!("kaadxpay_idempotency_in_progress").set(in_progress as f64);
+        metrics::gauge!("kaadxpay_webhook_deliveries_pending").set(pending_deliveries as f64);
     }
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],

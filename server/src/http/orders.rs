@@ -1,4 +1,5 @@
-//! `/v1/orders`: create (idempotent), read, list, and `PUT` to capture or cancel.
+//! `/v1/orders`: create (idempotent, with its `order.created` event in the same transaction),
+//! read, list, and `PUT` to capture or cancel.
 
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
@@ -14,6 +15,7 @@ use crate::failpoints;
 use crate::idempotency::{IdempotencyKey, IdempotentRequest, Resource, StoredResponse};
 use crate::payments::orders::{self, NewOrder, Order, Target};
 use crate::startup::AppState;
+use crate::webhooks::outbox::{self, EventType};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -48,6 +50,7 @@ async fn create_order(
         .execute(&request, || async {
             let mut tx = state.pool.begin().await?;
             let order = orders::insert(&mut tx, &merchant.id, &new_order).await?;
+            outbox::publish(&mut tx, &merchant.id, EventType::OrderCreated, &order).await?;
             failpoints::check("order.before_commit")?;
             let location = format!("/v1/orders/{}", order.id);
             let resource = Resource {

@@ -64,6 +64,16 @@ impl StoredResponse {
         }
     }
 
+    /// A `200` answer about an existing resource (an action on it, not its creation).
+    pub fn ok(body: &impl serde::Serialize, resource: Resource) -> Self {
+        Self {
+            status: StatusCode::OK,
+            location: None,
+            body: serde_json::to_vec(body).expect("a response body serialises"),
+            resource: Some(resource),
+        }
+    }
+
     fn from_error(error: &ApiError) -> Self {
         Self {
             status: error.status(),

@@ -1,6 +1,7 @@
 //! The sweeper, which marks `in_progress` records whose lease ran out (their process died) as
 //! `failed` so that a retry takes them over, and the purge, which deletes records past their
-//! `expires_at`. Both run as workers inside `serve` and as one-shot commands.
+//! `expires_at`. Both run as workers inside `serve` (see `crate::workers`) and as one-shot
+//! commands.
 
 use sqlx::PgPool;
 

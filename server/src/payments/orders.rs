@@ -1,5 +1,6 @@
 //! Orders: validated creation, the `pending → captured | cancelled` state machine, and the
-//! balance credit that a capture makes exactly once however many requests race for it.
+//! balance credit that a capture makes exactly once however many requests race for it, and the
+//! `order.captured` / `order.cancelled` event of each move, published in the move's transaction.
 
 use std::collections::BTreeMap;
 
@@ -14,6 +15,7 @@ use crate::http::body::{as_str, JsonBody};
 use crate::http::error::ApiError;
 use crate::http::list::Page;
 use crate::ids::new_id;
+use crate::webhooks::outbox::{self, EventType};
 
 const MAX_DESCRIPTION_CHARS: usize = 1000;
 const MAX_METADATA_KEYS: usize = 20;
@@ -114,6 +116,13 @@ impl Target {
             Self::Cancelled => "cancelled",
         }
     }
+
+    fn event_type(self) -> EventType {
+        match self {
+            Self::Captured => EventType::OrderCaptured,
+            Self::Cancelled => EventType::OrderCancelled,
+        }
+    }
 }
 
 pub async fn insert(
@@ -148,10 +157,8 @@ pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Op
 pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Order>, ApiError> {
     page.check_cursor(pool, "orders", merchant_id).await?;
     Ok(sqlx::query_as(&format!(
-        "SELECT {ORDER_COLUMNS} FROM orders WHERE merchant_id = $1 \
-           AND ($2::text IS NULL OR (created_at, id) < \
-                (SELECT created_at, id FROM orders WHERE merchant_id = $1 AND id = $2)) \
-         ORDER BY created_at DESC, id DESC LIMIT $3"
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE merchant_id = $1 {}",
+        Page::newest_first("orders")
     ))
     .bind(merchant_id)
     .bind(page.starting_after.as_deref())
@@ -162,7 +169,8 @@ pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<O
 
 /// Moves a pending order to `target`; asking for the state it is already in changes nothing.
 /// The row lock of the `UPDATE` serialises racing requests: one moves the order (and credits
-/// the balance, in the same transaction), the others then find it already moved.
+/// the balance and publishes its event, in the same transaction), the others then find it
+/// already moved and publish nothing.
 pub async fn transition(
     pool: &PgPool,
     merchant_id: &str,
@@ -183,6 +191,7 @@ pub async fn transition(
         if target == Target::Captured {
             balance::credit(&mut tx, merchant_id, &order.currency, order.amount).await?;
         }
+        outbox::publish(&mut tx, merchant_id, target.event_type(), &order).await?;
         tx.commit().await?;
         return Ok(order);
     }

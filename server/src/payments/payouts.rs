@@ -1,7 +1,8 @@
 //! Payouts: validated creation that debits the balance in the same transaction (so the balance
 //! never goes negative, whatever races), and the moves `pending → in_transit → paid`, `→ failed`
 //! (which gives the amount back) and `paid → reversed`. Every move is one conditional `UPDATE`,
-//! so a move made twice (a webhook and a poll, two workers) happens once.
+//! so a move made twice (a webhook and a poll, two workers) happens once; the move's webhook
+//! event is published in its transaction, so there is one event per move, never more or less.
 
 use std::time::Duration;
 
@@ -17,6 +18,7 @@ use crate::http::error::ApiError;
 use crate::http::list::Page;
 use crate::ids::new_id;
 use crate::partner::wire::Destination;
+use crate::webhooks::{publish, EventType};
 
 const MAX_DESCRIPTION_CHARS: usize = 1000;
 const MAX_HOLDER_CHARS: usize = 140;
@@ -119,7 +121,7 @@ pub async fn create(
         ));
     }
     let id = new_id("po");
-    Ok(sqlx::query_as(&format!(
+    let created: Payout = sqlx::query_as(&format!(
         "INSERT INTO payouts (id, merchant_id, amount, currency, status, destination, description, \
            idempotency_key, partner_key, next_attempt_at) \
          VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, now()) RETURNING {PAYOUT_COLUMNS}"
@@ -132,8 +134,10 @@ pub async fn create(
     .bind(&payout.description)
     .bind(idempotency_key)
     .bind(partner_key(&id, idempotency_key))
-    .fetch_one(conn)
-    .await?)
+    .fetch_one(&mut *conn)
+    .await?;
+    publish(conn, merchant_id, EventType::PayoutCreated, &created).await?;
+    Ok(created)
 }
 
 pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Option<Payout>> {
@@ -165,6 +169,7 @@ pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<P
 struct Move<'a> {
     from: &'a [&'a str],
     to: &'a str,
+    event: EventType,
     transfer_id: Option<&'a str>,
     failure_code: Option<&'a str>,
     /// When the payout is next due for the worker (`None`: never again).
@@ -172,13 +177,14 @@ struct Move<'a> {
 }
 
 /// Makes `change` if the payout is in one of its `from` states and its transfer (if it has one
-/// yet) is `change.transfer_id`; returns the moved payout, or `None` when there was nothing to do.
+/// yet) is `change.transfer_id`, and publishes its event; returns the moved payout, or `None`
+/// when there was nothing to do.
 async fn apply(
     conn: &mut PgConnection,
     id: &str,
     change: Move<'_>,
 ) -> sqlx::Result<Option<Payout>> {
-    sqlx::query_as(&format!(
+    let moved: Option<Payout> = sqlx::query_as(&format!(
         "UPDATE payouts SET status = $3, partner_transfer_id = coalesce(partner_transfer_id, $4), \
            failure_code = coalesce($5, failure_code), locked_until = NULL, \
            next_attempt_at = now() + make_interval(secs => $6), updated_at = now() \
@@ -192,8 +198,12 @@ async fn apply(
     .bind(change.transfer_id)
     .bind(change.failure_code)
     .bind(change.next_attempt_in.map(|due| due.as_secs_f64()))
-    .fetch_optional(conn)
-    .await
+    .fetch_optional(&mut *conn)
+    .await?;
+    if let Some(payout) = &moved {
+        publish(conn, &payout.merchant_id, change.event, payout).await?;
+    }
+    Ok(moved)
 }
 
 /// The partner accepted the transfer; the worker polls it again after `poll_in`.
@@ -206,6 +216,7 @@ pub async fn mark_in_transit(
     let change = Move {
         from: &["pending"],
         to: "in_transit",
+        event: EventType::PayoutInTransit,
         transfer_id: Some(transfer_id),
         failure_code: None,
         next_attempt_in: Some(poll_in),
@@ -221,6 +232,7 @@ pub async fn mark_paid(
     let change = Move {
         from: &["pending", "in_transit"],
         to: "paid",
+        event: EventType::PayoutPaid,
         transfer_id: Some(transfer_id),
         failure_code: None,
         next_attempt_in: None,
@@ -238,6 +250,7 @@ pub async fn mark_failed(
     let change = Move {
         from: &["pending", "in_transit"],
         to: "failed",
+        event: EventType::PayoutFailed,
         transfer_id,
         failure_code: Some(failure_code),
         next_attempt_in: None,
@@ -254,6 +267,7 @@ pub async fn mark_reversed(conn: &mut PgConnection, id: &str) -> sqlx::Result<Op
     let change = Move {
         from: &["paid"],
         to: "reversed",
+        event: EventType::PayoutReversed,
         transfer_id: None,
         failure_code: None,
         next_attempt_in: None,

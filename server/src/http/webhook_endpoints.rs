@@ -1,0 +1,112 @@
+//! `/v1/webhook-endpoints`: create (idempotent; the only answer that shows the secret), list,
+//! read and delete a merchant's webhook endpoints.
+
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::body::JsonBody;
+use super::error::{ApiError, ApiResult};
+use super::list::{List, Page, PageQuery};
+use super::middleware::RequestId;
+use crate::auth::Merchant;
+use crate::idempotency::{IdempotencyKey, IdempotentRequest, Resource, StoredResponse};
+use crate::startup::AppState;
+use crate::webhooks::endpoints::{self, Endpoint, NewEndpoint};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_endpoint, list_endpoints))
+        .routes(routes!(get_endpoint, delete_endpoint))
+}
+
+/// Creates an endpoint that receives the given event types (all of them when `events` is
+/// left out), with its signing secret.
+#[utoipa::path(post, path = "/v1/webhook-endpoints", tag = "webhooks",
+    params(("Idempotency-Key" = String, Header, description = "One key per intended endpoint")),
+    responses((status = 201, body = Endpoint), (status = 400), (status = 409), (status = 422)))]
+async fn create_endpoint(
+    State(state): State<AppState>,
+    merchant: Merchant,
+    key: IdempotencyKey,
+    RequestId(request_id): RequestId,
+    body: JsonBody,
+) -> Response {
+    let new_endpoint = match NewEndpoint::parse(&body) {
+        Ok(new_endpoint) => new_endpoint,
+        Err(error) => return error.into_response(),
+    };
+    let request = IdempotentRequest {
+        merchant_id: &merchant.id,
+        key: &key,
+        endpoint: "POST /v1/webhook-endpoints",
+        body: &body.0,
+        request_id: &request_id,
+    };
+    state
+        .idempotency
+        .execute(&request, || async {
+            let mut tx = state.pool.begin().await?;
+            let endpoint = endpoints::insert(&mut tx, &merchant.id, &new_endpoint).await?;
+            let location = format!("/v1/webhook-endpoints/{}", endpoint.id);
+            let resource = Resource {
+                kind: "webhook_endpoint",
+                id: endpoint.id.clone(),
+            };
+            Ok((tx, StoredResponse::created(location, &endpoint, resource)))
+        })
+        .await
+}
+
+/// The merchant's endpoints, newest first, without their secrets.
+#[utoipa::path(get, path = "/v1/webhook-endpoints", tag = "webhooks", params(PageQuery),
+    responses((status = 200, body = List<Endpoint>)))]
+async fn list_endpoints(
+    State(state): State<AppState>,
+    merchant: Merchant,
+    page: Page,
+) -> ApiResult<Json<List<Endpoint>>> {
+    let rows = endpoints::list(&state.pool, &merchant.id, &page).await?;
+    Ok(Json(List::from_rows(rows, &page)))
+}
+
+#[utoipa::path(get, path = "/v1/webhook-endpoints/{id}", tag = "webhooks",
+    responses((status = 200, body = Endpoint), (status = 404)))]
+async fn get_endpoint(
+    State(state): State<AppState>,
+    merchant: Merchant,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Endpoint>> {
+    endpoints::find(&state.pool, &merchant.id, &id)
+        .await?
+        .map(Json)
+        .ok_or(ApiError::ResourceMissing("webhook endpoint"))
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+struct Deleted {
+    id: String,
+    /// Always `webhook_endpoint`.
+    object: &'static str,
+    deleted: bool,
+}
+
+/// Deletes the endpoint: nothing more is sent to it, its pending deliveries stop.
+#[utoipa::path(delete, path = "/v1/webhook-endpoints/{id}", tag = "webhooks",
+    responses((status = 200, body = Deleted), (status = 404)))]
+async fn delete_endpoint(
+    State(state): State<AppState>,
+    merchant: Merchant,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Deleted>> {
+    if !endpoints::delete(&state.pool, &merchant.id, &id).await? {
+        return Err(ApiError::ResourceMissing("webhook endpoint"));
+    }
+    Ok(Json(Deleted {
+        id,
+        object: "webhook_endpoint",
+        deleted: true,
+    }))
+}

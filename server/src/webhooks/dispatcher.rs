@@ -1,0 +1,275 @@
+//! The dispatcher: claims due deliveries with `FOR UPDATE SKIP LOCKED` under a lease (so that
+//! any number of processes drain one queue, each delivery held by one of them at a time, and a
+//! delivery whose holder died is claimed again when its lease runs out), sends each signed
+//! attempt, and records every attempt with the delivery's next state in one transaction:
+//! `2xx` delivered, `410` disables the endpoint, anything else (or no answer within 10 s)
+//! retried on the back-off schedule, honouring `Retry-After`, until the schedule runs out.
+
+use std::time::{Duration, Instant};
+
+use axum::http::{header, HeaderMap, StatusCode};
+use chrono::{SecondsFormat, Utc};
+use sqlx::PgPool;
+use tokio::task::JoinSet;
+use uuid::Uuid;
+
+use super::endpoints;
+use super::schedule::RetrySchedule;
+use super::signature;
+use crate::config::Settings;
+use crate::failpoints;
+
+/// How long an endpoint has to answer.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+/// Deliveries claimed, and sent concurrently, per run.
+const BATCH: i64 = 100;
+
+#[derive(Clone)]
+pub struct Dispatcher {
+    pool: PgPool,
+    client: reqwest::Client,
+    schedule: RetrySchedule,
+    lease: Duration,
+}
+
+/// A claimed delivery with what its attempt needs.
+#[derive(sqlx::FromRow)]
+struct Due {
+    id: Uuid,
+    merchant_id: String,
+    lease_token: Uuid,
+    attempts: i32,
+    event_id: Uuid,
+    event_type: String,
+    body: String,
+    endpoint_id: String,
+    url: String,
+    secret: String,
+}
+
+/// What an endpoint answered.
+struct Answer {
+    status: StatusCode,
+    retry_after: Option<Duration>,
+}
+
+/// The state a delivery moves to after an attempt.
+enum Next {
+    Delivered,
+    Retry(Duration),
+    Failed,
+    Disabled,
+}
+
+impl Next {
+    fn status(&self) -> &'static str {
+        match self {
+            Self::Delivered => "delivered",
+            Self::Retry(_) => "pending",
+            Self::Failed => "failed",
+            Self::Disabled => "disabled",
+        }
+    }
+}
+
+impl Dispatcher {
+    pub fn new(pool: PgPool, settings: &Settings) -> Self {
+        if settings.webhook_lease <= TIMEOUT {
+            tracing::warn!(
+                lease = ?settings.webhook_lease,
+                "the webhook lease is not longer than the 10 s send timeout: a slow endpoint \
+                 may be sent an attempt by two dispatchers at once"
+            );
+        }
+        let client = reqwest::Client::builder()
+            .timeout(TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("Kaadxpay-Webhooks/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .expect("the HTTP client builds");
+        Self {
+            pool,
+            client,
+            schedule: settings.webhook_retry_schedule.clone(),
+            lease: settings.webhook_lease,
+        }
+    }
+
+    /// Claims one batch of due deliveries, attempts each once and records the outcomes;
+    /// returns how many were attempted.
+    pub async fn run_once(&self) -> sqlx::Result<u64> {
+        let due = self.claim().await?;
+        let claimed = due.len() as u64;
+        let mut sends = JoinSet::new();
+        for delivery in due {
+            let dispatcher = self.clone();
+            sends.spawn(async move { dispatcher.attempt(delivery).await });
+        }
+        while let Some(sent) = sends.join_next().await {
+            match sent {
+                Ok(Ok(())) => {}
+                // The lease runs out and the delivery is claimed again.
+                Ok(Err(err)) => tracing::error!(error = ?err, "could not record a webhook attempt"),
+                Err(err) => tracing::error!(error = ?err, "a webhook attempt panicked"),
+            }
+        }
+        Ok(claimed)
+    }
+
+    /// Runs batches until fewer than a full batch is due; returns how many were attempted.
+    pub async fn drain(&self) -> sqlx::Result<u64> {
+        let mut attempted = 0;
+        loop {
+            let batch = self.run_once().await?;
+            attempted += batch;
+            if batch < BATCH as u64 {
+                return Ok(attempted);
+            }
+        }
+    }
+
+    async fn claim(&self) -> sqlx::Result<Vec<Due>> {
+        sqlx::query_as(
+            "WITH due AS ( \
+               SELECT id FROM webhook_deliveries \
+               WHERE status = 'pending' AND next_attempt_at <= now() \
+                 AND (locked_until IS NULL OR locked_until <= now()) \
+               ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED), \
+             claimed AS ( \
+               UPDATE webhook_deliveries d SET lease_token = gen_random_uuid(), \
+                 locked_until = now() + make_interval(secs => $2), updated_at = now() \
+               FROM due WHERE d.id = due.id \
+               RETURNING d.id, d.merchant_id, d.lease_token, d.attempts, d.event_id, d.endpoint_id) \
+             SELECT c.id, c.merchant_id, c.lease_token, c.attempts, c.event_id, e.event_type, \
+               e.payload::text AS body, c.endpoint_id, w.url, w.secret \
+             FROM claimed c JOIN events e ON e.id = c.event_id \
+               JOIN webhook_endpoints w ON w.id = c.endpoint_id",
+        )
+        .bind(BATCH)
+        .bind(self.lease.as_secs_f64())
+        .fetch_all(&self.pool)
+        .await
+    }
+
+    #[tracing::instrument(skip_all, fields(event_id = %due.event_id, delivery = %due.id, merchant_id = due.merchant_id))]
+    async fn attempt(&self, due: Due) -> sqlx::Result<()> {
+        let attempt_id = Uuid::new_v4();
+        let started = Instant::now();
+        let sent = self.send(&due, attempt_id).await;
+        let latency_ms = i32::try_from(started.elapsed().as_millis()).unwrap_or(i32::MAX);
+        let failed_attempts = due.attempts as u32 + 1;
+        let (status_code, error, next) = match sent {
+            Ok(answer) if answer.status.is_success() => {
+                (Some(answer.status), None, Next::Delivered)
+            }
+            Ok(answer) if answer.status == StatusCode::GONE => {
+                (Some(answer.status), None, Next::Disabled)
+            }
+            Ok(answer) => (
+                Some(answer.status),
+                None,
+                self.retry(failed_attempts, answer.retry_after),
+            ),
+            Err(error) => (None, Some(error), self.retry(failed_attempts, None)),
+        };
+        metrics::counter!("kaadxpay_webhook_attempts_total", "outcome" => next.status())
+            .increment(1);
+        tracing::info!(
+            event = "webhook.attempt",
+            status_code = status_code.map(|status| status.as_u16()),
+            error = error.as_deref(),
+            latency_ms,
+            next = next.status(),
+            "webhook attempt"
+        );
+
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO webhook_attempts (id, merchant_id, delivery_id, status_code, latency_ms, error) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(attempt_id)
+        .bind(&due.merchant_id)
+        .bind(due.id)
+        .bind(status_code.map(|status| status.as_u16() as i16))
+        .bind(latency_ms)
+        .bind(&error)
+        .execute(&mut *tx)
+        .await?;
+        let retry_in = match next {
+            Next::Retry(delay) => Some(delay.as_secs_f64()),
+            _ => None,
+        };
+        let updated = sqlx::query(
+            "UPDATE webhook_deliveries SET attempts = attempts + 1, status = $3, \
+               next_attempt_at = CASE WHEN $4::float8 IS NULL THEN next_attempt_at \
+                                      ELSE now() + make_interval(secs => $4) END, \
+               lease_token = NULL, locked_until = NULL, updated_at = now() \
+             WHERE id = $1 AND lease_token = $2",
+        )
+        .bind(due.id)
+        .bind(due.lease_token)
+        .bind(next.status())
+        .bind(retry_in)
+        .execute(&mut *tx)
+        .await?;
+        if updated.rows_affected() == 0 {
+            tracing::warn!(
+                event = "webhook.lease_lost",
+                "the delivery's lease ran out during the attempt; another dispatcher holds it"
+            );
+        } else if let Next::Disabled = next {
+            endpoints::disable(&mut tx, &due.merchant_id, &due.endpoint_id).await?;
+        }
+        tx.commit().await
+    }
+
+    fn retry(&self, failed_attempts: u32, retry_after: Option<Duration>) -> Next {
+        match self.schedule.next_delay(failed_attempts, retry_after) {
+            Some(delay) => Next::Retry(delay),
+            None => Next::Failed,
+        }
+    }
+
+    /// One signed `POST` of the event's body; `Err` when no answer came.
+    async fn send(&self, due: &Due, attempt_id: Uuid) -> Result<Answer, String> {
+        failpoints::check("webhook.before_send")
+            .map_err(|_| "fail point webhook.before_send".to_owned())?;
+        let now = Utc::now();
+        let event_id = due.event_id.to_string();
+        let signature =
+            signature::sign(&due.secret, &event_id, now.timestamp(), due.body.as_bytes())
+                .map_err(|err| err.to_string())?;
+        let response = self
+            .client
+            .post(&due.url)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header("webhook-id", &event_id)
+            .header("webhook-timestamp", now.timestamp().to_string())
+            .header("webhook-signature", signature)
+            .header("kaadxpay-event-type", &due.event_type)
+            .header("kaadxpay-delivery-id", attempt_id.to_string())
+            .header(
+                "kaadxpay-delivered-at",
+                now.to_rfc3339_opts(SecondsFormat::Secs, true),
+            )
+            .body(due.body.clone())
+            .send()
+            .await
+            .map_err(|err| format!("{:#}", anyhow::Error::from(err)))?;
+        Ok(Answer {
+            status: response.status(),
+            retry_after: retry_after(response.headers()),
+        })
+    }
+}
+
+/// `Retry-After` as seconds or as an HTTP date.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get(header::RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    (at.with_timezone(&Utc) - Utc::now()).to_std().ok()
+}

@@ -1,0 +1,152 @@
+//! Events as the API shows them: the list, and one event with each of its deliveries (one per
+//! endpoint it was sent to, plus one per redelivery) and every attempt of each.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::types::Json;
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+use crate::http::error::ApiError;
+use crate::http::list::Page;
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Event {
+    #[schema(value_type = String)]
+    pub id: Uuid,
+    /// Always `event`.
+    pub object: &'static str,
+    pub event_type: String,
+    pub created_at: DateTime<Utc>,
+    /// `{"object": {...}}`, as in the body sent to endpoints.
+    #[schema(value_type = Object)]
+    pub data: Value,
+    /// In `GET /v1/events/{event_id}` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deliveries: Option<Vec<Delivery>>,
+}
+
+#[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct Delivery {
+    #[schema(value_type = String)]
+    pub id: Uuid,
+    pub endpoint_id: String,
+    pub url: String,
+    /// `pending`, `delivered`, `failed` (retries exhausted) or `disabled` (endpoint gone).
+    pub status: String,
+    pub attempt_count: i32,
+    /// When the next attempt is due, while `pending`.
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    #[sqlx(skip)]
+    pub attempts: Vec<Attempt>,
+}
+
+#[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct Attempt {
+    /// The `kaadxpay-delivery-id` header this attempt carried.
+    #[schema(value_type = String)]
+    pub delivery_id: Uuid,
+    #[serde(skip)]
+    pub delivery: Uuid,
+    /// The endpoint's HTTP status; none when no answer came (timeout, refused connection).
+    pub status_code: Option<i16>,
+    pub latency_ms: i32,
+    pub error: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(sqlx::FromRow)]
+struct EventRow {
+    id: Uuid,
+    event_type: String,
+    created_at: DateTime<Utc>,
+    data: Json<Value>,
+}
+
+impl From<EventRow> for Event {
+    fn from(row: EventRow) -> Self {
+        Self {
+            id: row.id,
+            object: "event",
+            event_type: row.event_type,
+            created_at: row.created_at,
+            data: row.data.0,
+            deliveries: None,
+        }
+    }
+}
+
+const EVENT_COLUMNS: &str = "id, event_type, created_at, payload -> 'data' AS data";
+
+/// An event id from a path: anything that is not a UUID names no event.
+pub fn parse_id(id: &str) -> Result<Uuid, ApiError> {
+    Uuid::parse_str(id).map_err(|_| ApiError::ResourceMissing("event"))
+}
+
+/// The merchant's events, newest first.
+pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Event>, ApiError> {
+    page.check_cursor(pool, "events", merchant_id).await?;
+    let cursor = page.starting_after.as_deref().map(parse_id).transpose()?;
+    let rows: Vec<EventRow> = sqlx::query_as(&format!(
+        "SELECT {EVENT_COLUMNS} FROM events WHERE merchant_id = $1 {}",
+        Page::newest_first("events")
+    ))
+    .bind(merchant_id)
+    .bind(cursor)
+    .bind(page.fetch_limit())
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(Event::from).collect())
+}
+
+/// One of the merchant's events with its deliveries and their attempts.
+pub async fn find(
+    conn: &mut PgConnection,
+    merchant_id: &str,
+    id: Uuid,
+) -> sqlx::Result<Option<Event>> {
+    let row: Option<EventRow> = sqlx::query_as(&format!(
+        "SELECT {EVENT_COLUMNS} FROM events WHERE merchant_id = $1 AND id = $2"
+    ))
+    .bind(merchant_id)
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some(row) = row else { return Ok(None) };
+    let mut deliveries: Vec<Delivery> = sqlx::query_as(
+        "SELECT d.id, d.endpoint_id, w.url, d.status, d.attempts AS attempt_count, \
+           CASE WHEN d.status = 'pending' THEN d.next_attempt_at END AS next_attempt_at \
+         FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id \
+         WHERE d.merchant_id = $1 AND d.event_id = $2 ORDER BY d.created_at, d.id",
+    )
+    .bind(merchant_id)
+    .bind(id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let attempts: Vec<Attempt> = sqlx::query_as(
+        "SELECT a.id AS delivery_id, a.delivery_id AS delivery, a.status_code, a.latency_ms, a.error, a.at \
+         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id \
+         WHERE d.merchant_id = $1 AND d.event_id = $2 ORDER BY a.at, a.id",
+    )
+    .bind(merchant_id)
+    .bind(id)
+    .fetch_all(&mut *conn)
+    .await?;
+    for attempt in attempts {
+        if let Some(delivery) = deliveries.iter_mut().find(|d| d.id == attempt.delivery) {
+            delivery.attempts.push(attempt);
+        }
+    }
+    let mut event = Event::from(row);
+    event.deliveries = Some(deliveries);
+    Ok(Some(event))
+}
+
+pub async fn exists(pool: &PgPool, merchant_id: &str, id: Uuid) -> sqlx::Result<bool> {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM events WHERE merchant_id = $1 AND id = $2)")
+        .bind(merchant_id)
+        .bind(id)
+        .fetch_one(pool)
+        .await
+}

@@ -1,0 +1,13 @@
+//! Webhooks to merchants (API.md §5): endpoints with their signing secrets, events written in
+//! the transaction of the change they report (the outbox), Standard Webhooks signatures, and
+//! the dispatcher that drains deliveries with retries.
+
+pub mod dispatcher;
+pub mod endpoints;
+pub mod events;
+pub mod outbox;
+pub mod schedule;
+pub mod signature;
+
+pub use dispatcher::Dispatcher;
+pub use outbox::{publish, EventType};
