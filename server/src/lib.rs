@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod config;
+pub mod console_impl;
 pub mod db;
 pub mod embedded_pg;
 pub mod failpoints;

@@ -283,11 +283,11 @@ pub async fn runs(
     .await
 }
 
-/// One run with the items of `merchant_id`.
-pub async fn run_for_merchant(
+/// One run with the items of `merchant_id`, or all its items when `None` (support staff).
+pub async fn run_with_items(
     pool: &PgPool,
     id: &str,
-    merchant_id: &str,
+    merchant_id: Option<&str>,
 ) -> sqlx::Result<Option<StoredRun>> {
     let run: Option<StoredRun> = sqlx::query_as(&format!(
         "SELECT {RUN_COLUMNS} FROM reconciliation_runs WHERE id = $1"
@@ -298,7 +298,7 @@ pub async fn run_for_merchant(
     let Some(mut run) = run else { return Ok(None) };
     let items = sqlx::query_as(
         "SELECT merchant_id, kind, payout_id, transfer_id, amount, currency, action FROM reconciliation_items \
-         WHERE run_id = $1 AND merchant_id = $2 ORDER BY position",
+         WHERE run_id = $1 AND ($2::text IS NULL OR merchant_id = $2) ORDER BY position",
     )
     .bind(id)
     .bind(merchant_id)

@@ -24,6 +24,9 @@ use crate::telemetry;
 use crate::webhooks::Dispatcher;
 use crate::workers::every;
 
+/// How often the idempotency outcome counts reach the database.
+const OUTCOMES_FLUSH_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
+
 #[derive(Clone)]
 pub struct AppState {
     pub pool: PgPool,
@@ -57,7 +60,9 @@ impl Application {
             metrics: telemetry::metrics(),
             partner_webhook_secret: settings.partner_webhook_secret.as_str().into(),
         };
-        let router = router(state);
+        let outcomes = state.idempotency.outcomes().clone();
+        let sessions = http::console::session_store(&state).await?;
+        let router = router(state, sessions);
         let dispatcher = Dispatcher::new(pool.clone(), settings);
         let listener = TcpListener::bind(addr).await?;
         let mut workers = Vec::new();
@@ -86,8 +91,9 @@ impl Application {
                 let pool = pool.clone();
                 move || sweep(pool.clone())
             })),
-            tokio::spawn(every(settings.purge_interval, "purge", move || {
-                purge(pool.clone())
+            tokio::spawn(every(settings.purge_interval, "purge", {
+                let pool = pool.clone();
+                move || purge(pool.clone())
             })),
             tokio::spawn(every(settings.payout_interval, "payouts", move || {
                 let payouts = payouts.clone();
@@ -102,6 +108,12 @@ impl Application {
                     async move { reconciler.run(yesterday, true).await }
                 },
             )),
+            tokio::spawn(every(OUTCOMES_FLUSH_INTERVAL, "outcomes", {
+                move || {
+                    let (outcomes, pool) = (outcomes.clone(), pool.clone());
+                    async move { outcomes.flush(&pool).await }
+                }
+            })),
             tokio::spawn(every(
                 settings.webhook_interval,
                 "webhook dispatcher",
@@ -174,10 +186,10 @@ async fn start_local_partner(
     Ok((format!("http://{addr}"), task))
 }
 
-pub fn router(state: AppState) -> Router {
+pub fn router(state: AppState, sessions: tower_sessions_sqlx_store::PostgresStore) -> Router {
     http::api_router()
-        .with_state(state)
-        .merge(http::console::router())
+        .with_state(state.clone())
+        .merge(http::console::router(state, sessions))
         .fallback(http::unknown_route)
         .layer(axum::middleware::from_fn(http::middleware::observe))
 }

@@ -33,22 +33,34 @@ async fn create_payout(
     RequestId(request_id): RequestId,
     body: JsonBody,
 ) -> Response {
+    submit(&state, &merchant.id, &key, &body, &request_id).await
+}
+
+/// `POST /v1/payouts` for `merchant_id`: the API's handler, and the console's payout form,
+/// which goes through the same engine with the form's key.
+pub async fn submit(
+    state: &AppState,
+    merchant_id: &str,
+    key: &IdempotencyKey,
+    body: &JsonBody,
+    request_id: &str,
+) -> Response {
     let new_payout = match NewPayout::parse(&body) {
         Ok(new_payout) => new_payout,
         Err(error) => return error.into_response(),
     };
     let request = IdempotentRequest {
-        merchant_id: &merchant.id,
-        key: &key,
+        merchant_id,
+        key,
         endpoint: "POST /v1/payouts",
         body: &body.0,
-        request_id: &request_id,
+        request_id,
     };
     state
         .idempotency
         .execute(&request, || async {
             let mut tx = state.pool.begin().await?;
-            let payout = payouts::create(&mut tx, &merchant.id, key.as_str(), &new_payout).await?;
+            let payout = payouts::create(&mut tx, merchant_id, key.as_str(), &new_payout).await?;
             let location = format!("/v1/payouts/{}", payout.id);
             let resource = Resource {
                 kind: "payout",

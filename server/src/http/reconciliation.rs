@@ -41,7 +41,7 @@ async fn get_run(
     merchant: Merchant,
     Path(id): Path<String>,
 ) -> ApiResult<Json<StoredRun>> {
-    reconcile::run_for_merchant(&state.pool, &id, &merchant.id)
+    reconcile::run_with_items(&state.pool, &id, Some(&merchant.id))
         .await?
         .map(Json)
         .ok_or(ApiError::ResourceMissing("reconciliation run"))

@@ -16,6 +16,7 @@ use uuid::Uuid;
 
 use super::fingerprint::fingerprint;
 use super::key::IdempotencyKey;
+use super::outcomes::Outcomes;
 use crate::http::error::ApiError;
 
 pub const KEY_STATUS: HeaderName = HeaderName::from_static("idempotency-key-status");
@@ -26,6 +27,7 @@ pub struct Idempotency {
     pool: PgPool,
     ttl: Duration,
     lease: Duration,
+    outcomes: Outcomes,
 }
 
 /// What one POST asks of the engine.
@@ -122,13 +124,15 @@ struct ExistingRecord {
     response_body: Option<Vec<u8>>,
 }
 
-fn outcome(kind: &'static str) {
-    metrics::counter!("kaadxpay_idempotency_outcomes_total", "outcome" => kind).increment(1);
-}
 
 impl Idempotency {
     pub fn new(pool: PgPool, ttl: Duration, lease: Duration) -> Self {
-        Self { pool, ttl, lease }
+        Self { pool, ttl, lease, outcomes: Outcomes::default() }
+    }
+
+    /// The outcome counts this engine gathers, for their flushing worker.
+    pub fn outcomes(&self) -> &Outcomes {
+        &self.outcomes
     }
 
     pub fn pool(&self) -> &PgPool {
@@ -179,7 +183,7 @@ impl Idempotency {
             .execute(&self.pool)
             .await?;
             if inserted.rows_affected() == 1 {
-                outcome("new");
+                self.outcomes.count(request.merchant_id, "new");
                 return Ok(Claim::Owned(self.owned(request, lease_token)));
             }
 
@@ -265,7 +269,7 @@ impl Idempotency {
         .fetch_optional(&self.pool)
         .await?;
         Ok(taken.map(|recovery_point| {
-            outcome("new");
+            self.outcomes.count(request.merchant_id, "new");
             tracing::info!(
                 event = "idempotency.taken_over",
                 merchant_id = request.merchant_id,
@@ -289,7 +293,7 @@ impl Idempotency {
     }
 
     fn replay(&self, request: &IdempotentRequest<'_>, existing: ExistingRecord) -> Response {
-        outcome("replayed");
+        self.outcomes.count(request.merchant_id, "replayed");
         tracing::info!(
             event = "idempotency.replayed",
             merchant_id = request.merchant_id,
@@ -312,7 +316,7 @@ impl Idempotency {
     }
 
     fn in_progress(&self, request: &IdempotentRequest<'_>) -> Response {
-        outcome("in_progress");
+        self.outcomes.count(request.merchant_id, "in_progress");
         tracing::info!(
             event = "idempotency.conflict",
             merchant_id = request.merchant_id,
@@ -325,7 +329,7 @@ impl Idempotency {
     }
 
     fn mismatch(&self, request: &IdempotentRequest<'_>, existing: &ExistingRecord) -> Response {
-        outcome("mismatch");
+        self.outcomes.count(request.merchant_id, "mismatch");
         let error = if existing.endpoint != request.endpoint {
             ApiError::IdempotencyKeyReusedEndpoint
         } else {

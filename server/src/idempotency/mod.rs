@@ -5,6 +5,7 @@ pub mod engine;
 pub mod fingerprint;
 pub mod key;
 pub mod maintenance;
+pub mod outcomes;
 pub mod record;
 
 pub use engine::{Claim, ClaimedKey, Idempotency, IdempotentRequest, Resource, StoredResponse};

@@ -1,0 +1,151 @@
+//! The console's forms: plain HTML `POST`s answered with a `303` to the page to show next, so
+//! they work with JavaScript off and a reload never resubmits. Each checks the session's CSRF
+//! token first; changes go through the `Console` trait like everything the pages show.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::{Extension, Form};
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
+use serde::Deserialize;
+use tower_sessions::Session;
+
+use app::console::{Console, CurrentUser, PayoutForm, Submission};
+
+use super::session;
+use crate::startup::AppState;
+use crate::users::{self, SignIn};
+
+fn with_error(path: &str, message: &str) -> Response {
+    Redirect::to(&format!("{path}?error={}", utf8_percent_encode(message, NON_ALPHANUMERIC))).into_response()
+}
+
+fn forbidden() -> Response {
+    (StatusCode::FORBIDDEN, "This form has expired or did not come from this site; reload the page and try again.").into_response()
+}
+
+fn failure(error: impl std::fmt::Display) -> Response {
+    tracing::error!(error = %error, "console form failed");
+    (StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong; nothing was lost. Go back and try again.").into_response()
+}
+
+#[derive(Deserialize)]
+pub struct LoginForm {
+    csrf: String,
+    email: String,
+    password: String,
+}
+
+pub async fn login(State(state): State<AppState>, session: Session, Form(form): Form<LoginForm>) -> Response {
+    if !session::csrf_matches(&session, &form.csrf).await {
+        return Redirect::to("/login?error=expired").into_response();
+    }
+    match users::sign_in(&state.pool, &form.email, &form.password).await {
+        Ok(SignIn::Accepted(user_id)) => {
+            if let Err(err) = session::sign_in(&session, &user_id).await {
+                return failure(err);
+            }
+            let home = match users::find(&state.pool, &user_id).await {
+                Ok(Some(user)) if user.merchant_id.is_none() => "/support",
+                _ => "/",
+            };
+            Redirect::to(home).into_response()
+        }
+        Ok(SignIn::Refused) => Redirect::to("/login?error=invalid").into_response(),
+        Ok(SignIn::Throttled) => Redirect::to("/login?error=throttled").into_response(),
+        Err(err) => failure(err),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct CsrfOnly {
+    csrf: String,
+}
+
+pub async fn logout(session: Session, Form(form): Form<CsrfOnly>) -> Response {
+    if !session::csrf_matches(&session, &form.csrf).await {
+        return forbidden();
+    }
+    match session.flush().await {
+        Ok(()) => Redirect::to("/login").into_response(),
+        Err(err) => failure(err),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct NewPayoutForm {
+    csrf: String,
+    idempotency_key: String,
+    amount: String,
+    currency: String,
+    account_holder: String,
+    iban: String,
+}
+
+/// Every submit of one rendered form (double clicks, Enter twice, a resubmit after Back or
+/// while the first is in flight) lands on the same payout's page.
+pub async fn new_payout(
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Extension(console): Extension<Arc<dyn Console>>,
+    Form(form): Form<NewPayoutForm>,
+) -> Response {
+    if !session::csrf_matches(&session, &form.csrf).await {
+        return forbidden();
+    }
+    let Some(merchant_id) = user.merchant_id else { return forbidden() };
+    let submitted = PayoutForm {
+        idempotency_key: form.idempotency_key,
+        amount: form.amount,
+        currency: form.currency,
+        account_holder: form.account_holder,
+        iban: form.iban,
+    };
+    match console.submit_payout(&merchant_id, submitted).await {
+        Ok(Submission::Payout(id)) => Redirect::to(&format!("/payouts/{id}")).into_response(),
+        Ok(Submission::Refused(message)) => with_error("/payouts/new", &message),
+        Err(error) => failure(error.0),
+    }
+}
+
+pub async fn capture_order(
+    session: Session,
+    user: Extension<CurrentUser>,
+    console: Extension<Arc<dyn Console>>,
+    Path(id): Path<String>,
+    Form(form): Form<CsrfOnly>,
+) -> Response {
+    set_order_status(session, user, console, id, form, "captured").await
+}
+
+pub async fn cancel_order(
+    session: Session,
+    user: Extension<CurrentUser>,
+    console: Extension<Arc<dyn Console>>,
+    Path(id): Path<String>,
+    Form(form): Form<CsrfOnly>,
+) -> Response {
+    set_order_status(session, user, console, id, form, "cancelled").await
+}
+
+async fn set_order_status(
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Extension(console): Extension<Arc<dyn Console>>,
+    id: String,
+    form: CsrfOnly,
+    status: &str,
+) -> Response {
+    if !session::csrf_matches(&session, &form.csrf).await {
+        return forbidden();
+    }
+    let Some(merchant_id) = user.merchant_id else { return forbidden() };
+    let page = format!("/orders/{id}");
+    match console.set_order_status(&merchant_id, &id, status).await {
+        Ok(Ok(())) => Redirect::to(&page).into_response(),
+        Ok(Err(message)) => with_error(&page, &message),
+        Err(error) => failure(error.0),
+    }
+}

@@ -1,0 +1,90 @@
+//! The console's wiring: the Leptos app rendered on the server for its routes (with the
+//! `Console` implementation in each request's context), its forms, its sessions, and its
+//! stylesheet, embedded in the binary.
+
+mod forms;
+mod session;
+
+use std::sync::Arc;
+
+use axum::extract::Request;
+use axum::http::{header, StatusCode};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::{Extension, Router};
+use leptos::config::LeptosOptions;
+use leptos::prelude::provide_context;
+use leptos_axum::{generate_route_list, LeptosRoutes};
+use tower_sessions::cookie::time::Duration as CookieDuration;
+use tower_sessions::cookie::SameSite;
+use tower_sessions::{Expiry, SessionManagerLayer};
+use tower_sessions_sqlx_store::PostgresStore;
+
+use app::console::Console;
+use app::{shell, App};
+
+use crate::console_impl::PgConsole;
+use crate::startup::AppState;
+
+const STYLESHEET: &str = include_str!("../../../../style/main.css");
+
+fn options() -> LeptosOptions {
+    LeptosOptions::builder().output_name("kaadxpay").build()
+}
+
+/// Creates the session table if needed; run once at start.
+pub async fn session_store(state: &AppState) -> sqlx::Result<PostgresStore> {
+    let store = PostgresStore::new(state.pool.clone());
+    store.migrate().await?;
+    Ok(store)
+}
+
+pub fn router(state: AppState, store: PostgresStore) -> Router {
+    let options = options();
+    let console: Arc<dyn Console> = Arc::new(PgConsole { state: state.clone() });
+    let sessions = SessionManagerLayer::new(store)
+        .with_name("kaadxpay_session")
+        .with_http_only(true)
+        .with_same_site(SameSite::Lax)
+        .with_secure(false)
+        .with_expiry(Expiry::OnInactivity(CookieDuration::hours(12)));
+    let pages = Router::<LeptosOptions>::new()
+        .leptos_routes_with_context(
+            &options,
+            generate_route_list(App),
+            {
+                let console = console.clone();
+                move || provide_context(console.clone())
+            },
+            {
+                let options = options.clone();
+                move || shell(options.clone())
+            },
+        )
+        .with_state(options);
+    let forms = Router::new()
+        .route("/login", post(forms::login))
+        .route("/logout", post(forms::logout))
+        .route("/payouts/new", post(forms::new_payout))
+        .route("/orders/{id}/capture", post(forms::capture_order))
+        .route("/orders/{id}/cancel", post(forms::cancel_order))
+        .with_state(state.clone());
+    pages
+        .merge(forms)
+        .layer(Extension(console))
+        .layer(axum::middleware::from_fn_with_state(state, session::authenticate))
+        .layer(sessions)
+        .route(
+            "/style.css",
+            get(|| async { ([(header::CONTENT_TYPE, "text/css")], STYLESHEET) }),
+        )
+}
+
+/// The console's "page not found", for paths no route matches.
+pub async fn not_found(request: Request) -> Response {
+    let options = options();
+    let render = leptos_axum::render_app_to_stream(move || shell(options.clone()));
+    let mut response = render(request).await;
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}

@@ -1,0 +1,72 @@
+//! Console sessions: stored in Postgres by tower-sessions (cookies `HttpOnly`, `SameSite=Lax`),
+//! each holding its signed-in user and a token against cross-site request forgery that every
+//! form must send back. Pages other than `/login` need a signed-in user.
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use tower_sessions::Session;
+
+use app::console::{CsrfToken, CurrentUser};
+
+use crate::ids::random_token;
+use crate::startup::AppState;
+use crate::users;
+
+const USER_ID: &str = "user_id";
+const CSRF: &str = "csrf";
+
+/// The session's CSRF token, made on first use.
+pub async fn csrf_token(session: &Session) -> anyhow::Result<String> {
+    if let Some(token) = session.get::<String>(CSRF).await? {
+        return Ok(token);
+    }
+    let token = random_token(32);
+    session.insert(CSRF, &token).await?;
+    Ok(token)
+}
+
+/// Whether a submitted form carries this session's token.
+pub async fn csrf_matches(session: &Session, submitted: &str) -> bool {
+    matches!(session.get::<String>(CSRF).await, Ok(Some(token)) if !submitted.is_empty() && token == submitted)
+}
+
+/// Signs `user_id` in under a new session id (so a session fixed before sign-in is worthless).
+pub async fn sign_in(session: &Session, user_id: &str) -> anyhow::Result<()> {
+    session.cycle_id().await?;
+    session.insert(USER_ID, user_id).await?;
+    session.insert(CSRF, random_token(32)).await?;
+    Ok(())
+}
+
+pub async fn current_user(state: &AppState, session: &Session) -> anyhow::Result<Option<CurrentUser>> {
+    let Some(user_id) = session.get::<String>(USER_ID).await? else {
+        return Ok(None);
+    };
+    let Some(user) = users::find(&state.pool, &user_id).await? else {
+        return Ok(None);
+    };
+    Ok(Some(CurrentUser { email: user.email, merchant_id: user.merchant_id, csrf_token: csrf_token(session).await? }))
+}
+
+/// Puts the signed-in user (or the visitor's CSRF token) into the request; sends visitors who
+/// are not signed in to `/login`.
+pub async fn authenticate(State(state): State<AppState>, session: Session, mut request: Request, next: Next) -> Response {
+    let user = match current_user(&state, &session).await {
+        Ok(user) => user,
+        Err(err) => return crate::http::error::ApiError::Internal(err).into_response(),
+    };
+    match user {
+        Some(user) => {
+            request.extensions_mut().insert(user);
+        }
+        None if request.uri().path() == "/login" => match csrf_token(&session).await {
+            Ok(token) => {
+                request.extensions_mut().insert(CsrfToken(token));
+            }
+            Err(err) => return crate::http::error::ApiError::Internal(err).into_response(),
+        },
+        None => return Redirect::to("/login").into_response(),
+    }
+    next.run(request).await
+}

@@ -1,0 +1,50 @@
+//! Idempotency outcomes (new, replayed, in progress, mismatch) per merchant and hour, for the
+//! console's chart and the Prometheus counter. Counting a replay must not cost a database
+//! write on the replay's path, so counts gather in memory and a worker adds them to
+//! `idempotency_outcomes` every few seconds. They are diagnostics: a crash loses at most the
+//! last few seconds of counts, never a record or a response.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, DurationRound, TimeDelta, Utc};
+use sqlx::PgPool;
+
+type Bucket = (String, DateTime<Utc>, &'static str);
+
+#[derive(Clone, Default)]
+pub struct Outcomes {
+    pending: Arc<Mutex<HashMap<Bucket, i64>>>,
+}
+
+impl Outcomes {
+    pub fn count(&self, merchant_id: &str, outcome: &'static str) {
+        metrics::counter!("kaadxpay_idempotency_outcomes_total", "outcome" => outcome).increment(1);
+        let hour = Utc::now().duration_trunc(TimeDelta::hours(1)).expect("an hour divides time");
+        *self
+            .pending
+            .lock()
+            .expect("outcomes lock")
+            .entry((merchant_id.to_owned(), hour, outcome))
+            .or_insert(0) += 1;
+    }
+
+    /// Adds the gathered counts to the table; returns how many buckets were written.
+    pub async fn flush(&self, pool: &PgPool) -> sqlx::Result<u64> {
+        let pending = std::mem::take(&mut *self.pending.lock().expect("outcomes lock"));
+        let buckets = pending.len() as u64;
+        for ((merchant_id, hour, outcome), count) in pending {
+            sqlx::query(
+                "INSERT INTO idempotency_outcomes (merchant_id, hour, outcome, count) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (merchant_id, hour, outcome) DO UPDATE SET count = idempotency_outcomes.count + EXCLUDED.count",
+            )
+            .bind(merchant_id)
+            .bind(hour)
+            .bind(outcome)
+            .bind(count)
+            .execute(pool)
+            .await?;
+        }
+        Ok(buckets)
+    }
+}
