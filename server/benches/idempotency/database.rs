@@ -25,18 +25,21 @@ pub async fn footprint(pool: &PgPool) -> sqlx::Result<Footprint> {
 pub struct Duplicates {
     pub orders: i64,
     pub completed_keys: i64,
-    /// Keys left `in_progress` or `failed` (requests cut off when a load run stopped).
-    pub unfinished_keys: i64,
+    /// Keys left `in_progress` (claimed, then the request was cut off when a load run stopped).
+    pub in_progress_keys: i64,
+    pub failed_keys: i64,
     /// Orders no completed key points at, plus keys pointing at an order twice: must be 0.
     pub duplicates: i64,
 }
 
 pub async fn duplicates(pool: &PgPool, merchant_id: &str) -> sqlx::Result<Duplicates> {
-    let (orders, completed_keys, unfinished_keys, duplicates): (i64, i64, i64, i64) = sqlx::query_as(
+    let (orders, completed_keys, in_progress_keys, failed_keys, duplicates) =
+        sqlx::query_as::<_, (i64, i64, i64, i64, i64)>(
         "SELECT \
            (SELECT count(*) FROM orders WHERE merchant_id = $1), \
            (SELECT count(*) FROM idempotency_keys WHERE merchant_id = $1 AND status = 'completed'), \
-           (SELECT count(*) FROM idempotency_keys WHERE merchant_id = $1 AND status <> 'completed'), \
+           (SELECT count(*) FROM idempotency_keys WHERE merchant_id = $1 AND status = 'in_progress'), \
+           (SELECT count(*) FROM idempotency_keys WHERE merchant_id = $1 AND status = 'failed'), \
            (SELECT count(*) FROM orders o WHERE merchant_id = $1 AND NOT EXISTS \
               (SELECT 1 FROM idempotency_keys k \
                WHERE k.merchant_id = o.merchant_id AND k.resource_id = o.id AND k.status = 'completed')) \
@@ -49,7 +52,8 @@ pub async fn duplicates(pool: &PgPool, merchant_id: &str) -> sqlx::Result<Duplic
     Ok(Duplicates {
         orders,
         completed_keys,
-        unfinished_keys,
+        in_progress_keys,
+        failed_keys,
         duplicates,
     })
 }

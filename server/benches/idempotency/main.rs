@@ -132,10 +132,11 @@ async fn measure(
         footprint.bytes_per_record, footprint.records
     );
     println!(
-        "orders {}, completed keys {}, unfinished keys {}, duplicates {}",
+        "orders {}, completed keys {}, in-progress keys {}, failed keys {}, duplicates {}",
         duplicates.orders,
         duplicates.completed_keys,
-        duplicates.unfinished_keys,
+        duplicates.in_progress_keys,
+        duplicates.failed_keys,
         duplicates.duplicates
     );
     println!();
@@ -154,7 +155,7 @@ async fn measure(
         );
     }
     println!(
-        "  replay throughput >= 3x new-key:       {:.1}x  {}",
+        "  replay throughput >= 3x new-key:       {:.2}x  {}",
         replay_vs_new,
         verdict(replay_vs_new >= 3.0)
     );
