@@ -5,8 +5,9 @@
 use std::time::Duration;
 
 use app::console::{
-    minor_units_per_major, Console, ConsoleError, ConsoleResult, HourOutcomes, KeyView, Money, OrderRow, Overview, Page,
-    PayoutForm, PayoutRow, PayoutView, RunItem, RunRow, SearchHit, SearchQuery, Submission,
+    minor_units_per_major, Console, ConsoleError, ConsoleResult, HourOutcomes, KeyView, Money,
+    OrderRow, Overview, Page, PayoutForm, PayoutRow, PayoutView, RunItem, RunRow, SearchHit,
+    SearchQuery, Submission,
 };
 use async_trait::async_trait;
 use axum::http::StatusCode;
@@ -18,9 +19,9 @@ use crate::http::error::ApiError;
 use crate::http::list::Page as ListPage;
 use crate::http::payouts::submit;
 use crate::idempotency::{record, IdempotencyKey};
+use crate::payments::balance;
 use crate::payments::orders::{self, Order, Target};
 use crate::payments::payouts::{self, Payout};
-use crate::payments::balance;
 use crate::reconcile;
 use crate::startup::AppState;
 
@@ -44,7 +45,10 @@ fn when(at: DateTime<Utc>) -> String {
 fn payout_row(payout: &Payout) -> PayoutRow {
     PayoutRow {
         id: payout.id.clone(),
-        money: Money { amount: payout.amount, currency: payout.currency.clone() },
+        money: Money {
+            amount: payout.amount,
+            currency: payout.currency.clone(),
+        },
         status: payout.status.clone(),
         idempotency_key: payout.idempotency_key.clone(),
         created_at: when(payout.created_at),
@@ -54,7 +58,10 @@ fn payout_row(payout: &Payout) -> PayoutRow {
 fn order_row(order: Order) -> OrderRow {
     OrderRow {
         id: order.id,
-        money: Money { amount: order.amount, currency: order.currency },
+        money: Money {
+            amount: order.amount,
+            currency: order.currency,
+        },
         status: order.status,
         description: order.description,
         created_at: when(order.created_at),
@@ -62,16 +69,27 @@ fn order_row(order: Order) -> OrderRow {
 }
 
 fn page(starting_after: Option<String>, limit: i64) -> ListPage {
-    ListPage { limit, starting_after }
+    ListPage {
+        limit,
+        starting_after,
+    }
 }
 
 /// Splits `limit + 1` rows into a page and the cursor of the next one.
-fn paged<T, R>(mut rows: Vec<T>, limit: i64, id: impl Fn(&T) -> String, row: impl Fn(T) -> R) -> Page<R> {
+fn paged<T, R>(
+    mut rows: Vec<T>,
+    limit: i64,
+    id: impl Fn(&T) -> String,
+    row: impl Fn(T) -> R,
+) -> Page<R> {
     let next = (rows.len() as i64 > limit).then(|| {
         rows.truncate(limit as usize);
         rows.last().map(&id)
     });
-    Page { rows: rows.into_iter().map(row).collect(), next: next.flatten() }
+    Page {
+        rows: rows.into_iter().map(row).collect(),
+        next: next.flatten(),
+    }
 }
 
 /// The typed amount (`12.50`) in minor units of `currency`.
@@ -79,17 +97,31 @@ fn minor_units(amount: &str, currency: &str) -> Result<i64, String> {
     let per_major = minor_units_per_major(currency);
     let decimals = if per_major == 1 { 0 } else { 2 };
     let (whole, fraction) = amount.trim().split_once('.').unwrap_or((amount.trim(), ""));
-    let valid = !whole.is_empty() && whole.chars().all(|c| c.is_ascii_digit()) && fraction.chars().all(|c| c.is_ascii_digit()) && fraction.len() <= decimals;
-    let refused = || format!("Amount must be a number with at most {decimals} decimals, like {}.", if decimals == 0 { "1200" } else { "12.50" });
+    let valid = !whole.is_empty()
+        && whole.chars().all(|c| c.is_ascii_digit())
+        && fraction.chars().all(|c| c.is_ascii_digit())
+        && fraction.len() <= decimals;
+    let refused = || {
+        format!(
+            "Amount must be a number with at most {decimals} decimals, like {}.",
+            if decimals == 0 { "1200" } else { "12.50" }
+        )
+    };
     if !valid {
         return Err(refused());
     }
     let fraction: i64 = format!("{fraction:0<decimals$}").parse().unwrap_or(0);
-    whole.parse::<i64>().ok().and_then(|whole| whole.checked_mul(per_major)?.checked_add(fraction)).ok_or_else(refused)
+    whole
+        .parse::<i64>()
+        .ok()
+        .and_then(|whole| whole.checked_mul(per_major)?.checked_add(fraction))
+        .ok_or_else(refused)
 }
 
 async fn body_json(response: axum::response::Response) -> ConsoleResult<Value> {
-    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.map_err(failed)?;
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+        .await
+        .map_err(failed)?;
     serde_json::from_slice(&bytes).map_err(failed)
 }
 
@@ -97,10 +129,18 @@ async fn body_json(response: axum::response::Response) -> ConsoleResult<Value> {
 impl Console for PgConsole {
     async fn overview(&self, merchant_id: &str) -> ConsoleResult<Overview> {
         let pool = &self.state.pool;
-        let balances = balance::of_merchant(pool, merchant_id).await.map_err(failed)?;
-        let recent_payouts = payouts::list(pool, merchant_id, &page(None, RECENT)).await.map_err(|e| failed(e.to_string()))?;
-        let recent_orders = orders::list(pool, merchant_id, &page(None, RECENT)).await.map_err(|e| failed(e.to_string()))?;
-        let this_hour = Utc::now().duration_trunc(TimeDelta::hours(1)).map_err(failed)?;
+        let balances = balance::of_merchant(pool, merchant_id)
+            .await
+            .map_err(failed)?;
+        let recent_payouts = payouts::list(pool, merchant_id, &page(None, RECENT))
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let recent_orders = orders::list(pool, merchant_id, &page(None, RECENT))
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let this_hour = Utc::now()
+            .duration_trunc(TimeDelta::hours(1))
+            .map_err(failed)?;
         let counts: Vec<(DateTime<Utc>, String, i64)> = sqlx::query_as(
             "SELECT hour, outcome, count FROM idempotency_outcomes WHERE merchant_id = $1 AND hour > $2",
         )
@@ -113,7 +153,10 @@ impl Console for PgConsole {
             .rev()
             .map(|ago| {
                 let hour = this_hour - TimeDelta::hours(ago);
-                let mut bucket = HourOutcomes { hour: hour.format("%H:00").to_string(), ..Default::default() };
+                let mut bucket = HourOutcomes {
+                    hour: hour.format("%H:00").to_string(),
+                    ..Default::default()
+                };
                 for (_, outcome, count) in counts.iter().filter(|(at, _, _)| *at == hour) {
                     match outcome.as_str() {
                         "new" => bucket.new += count,
@@ -126,21 +169,52 @@ impl Console for PgConsole {
             })
             .collect();
         Ok(Overview {
-            balances: balances.available.into_iter().map(|a| Money { amount: a.amount, currency: a.currency }).collect(),
-            payouts: recent_payouts.iter().take(RECENT as usize).map(payout_row).collect(),
-            orders: recent_orders.into_iter().take(RECENT as usize).map(order_row).collect(),
+            balances: balances
+                .available
+                .into_iter()
+                .map(|a| Money {
+                    amount: a.amount,
+                    currency: a.currency,
+                })
+                .collect(),
+            payouts: recent_payouts
+                .iter()
+                .take(RECENT as usize)
+                .map(payout_row)
+                .collect(),
+            orders: recent_orders
+                .into_iter()
+                .take(RECENT as usize)
+                .map(order_row)
+                .collect(),
             outcomes,
         })
     }
 
-    async fn payouts(&self, merchant_id: &str, starting_after: Option<String>) -> ConsoleResult<Page<PayoutRow>> {
-        let rows = payouts::list(&self.state.pool, merchant_id, &page(starting_after, PAGE_SIZE)).await;
+    async fn payouts(
+        &self,
+        merchant_id: &str,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Page<PayoutRow>> {
+        let rows = payouts::list(
+            &self.state.pool,
+            merchant_id,
+            &page(starting_after, PAGE_SIZE),
+        )
+        .await;
         let rows = rows.map_err(|e| failed(e.to_string()))?;
-        Ok(paged(rows, PAGE_SIZE, |payout| payout.id.clone(), |payout| payout_row(&payout)))
+        Ok(paged(
+            rows,
+            PAGE_SIZE,
+            |payout| payout.id.clone(),
+            |payout| payout_row(&payout),
+        ))
     }
 
     async fn payout(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<PayoutView>> {
-        let payout = payouts::find(&self.state.pool, merchant_id, id).await.map_err(failed)?;
+        let payout = payouts::find(&self.state.pool, merchant_id, id)
+            .await
+            .map_err(failed)?;
         Ok(payout.map(|payout| PayoutView {
             row: payout_row(&payout),
             account_holder: payout.destination.account_holder.clone(),
@@ -151,7 +225,11 @@ impl Console for PgConsole {
         }))
     }
 
-    async fn submit_payout(&self, merchant_id: &str, form: PayoutForm) -> ConsoleResult<Submission> {
+    async fn submit_payout(
+        &self,
+        merchant_id: &str,
+        form: PayoutForm,
+    ) -> ConsoleResult<Submission> {
         let key = match IdempotencyKey::parse(form.idempotency_key.as_bytes()) {
             Ok(key) => key,
             Err(error) => return Ok(Submission::Refused(error.to_string())),
@@ -171,31 +249,58 @@ impl Console for PgConsole {
             let status = response.status();
             let answer = body_json(response).await?;
             match status {
-                StatusCode::CREATED => return Ok(Submission::Payout(answer["id"].as_str().unwrap_or_default().to_owned())),
+                StatusCode::CREATED => {
+                    return Ok(Submission::Payout(
+                        answer["id"].as_str().unwrap_or_default().to_owned(),
+                    ))
+                }
                 // An earlier submit of this form is still being processed: wait for its payout.
                 StatusCode::CONFLICT if tokio::time::Instant::now() < deadline => {
                     tokio::time::sleep(Duration::from_millis(200)).await;
                 }
                 status if status.is_client_error() => {
-                    let message = answer["error"]["message"].as_str().unwrap_or("The payout was refused.");
+                    let message = answer["error"]["message"]
+                        .as_str()
+                        .unwrap_or("The payout was refused.");
                     return Ok(Submission::Refused(message.to_owned()));
                 }
-                status => return Err(ConsoleError(format!("the payout answered {status}: {answer}"))),
+                status => {
+                    return Err(ConsoleError(format!(
+                        "the payout answered {status}: {answer}"
+                    )))
+                }
             }
         }
     }
 
-    async fn orders(&self, merchant_id: &str, starting_after: Option<String>) -> ConsoleResult<Page<OrderRow>> {
-        let rows = orders::list(&self.state.pool, merchant_id, &page(starting_after, PAGE_SIZE)).await;
+    async fn orders(
+        &self,
+        merchant_id: &str,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Page<OrderRow>> {
+        let rows = orders::list(
+            &self.state.pool,
+            merchant_id,
+            &page(starting_after, PAGE_SIZE),
+        )
+        .await;
         let rows = rows.map_err(|e| failed(e.to_string()))?;
         Ok(paged(rows, PAGE_SIZE, |order| order.id.clone(), order_row))
     }
 
     async fn order(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<OrderRow>> {
-        Ok(orders::find(&self.state.pool, merchant_id, id).await.map_err(failed)?.map(order_row))
+        Ok(orders::find(&self.state.pool, merchant_id, id)
+            .await
+            .map_err(failed)?
+            .map(order_row))
     }
 
-    async fn set_order_status(&self, merchant_id: &str, id: &str, status: &str) -> ConsoleResult<Result<(), String>> {
+    async fn set_order_status(
+        &self,
+        merchant_id: &str,
+        id: &str,
+        status: &str,
+    ) -> ConsoleResult<Result<(), String>> {
         let target = match status {
             "captured" => Target::Captured,
             _ => Target::Cancelled,
@@ -212,14 +317,15 @@ impl Console for PgConsole {
         let Some(found) = record::find(pool, merchant_id, key).await.map_err(failed)? else {
             return Ok(None);
         };
-        let body: Option<Vec<u8>> =
-            sqlx::query_scalar("SELECT response_body FROM idempotency_keys WHERE merchant_id = $1 AND key = $2")
-                .bind(merchant_id)
-                .bind(key)
-                .fetch_optional(pool)
-                .await
-                .map_err(failed)?
-                .flatten();
+        let body: Option<Vec<u8>> = sqlx::query_scalar(
+            "SELECT response_body FROM idempotency_keys WHERE merchant_id = $1 AND key = $2",
+        )
+        .bind(merchant_id)
+        .bind(key)
+        .fetch_optional(pool)
+        .await
+        .map_err(failed)?
+        .flatten();
         Ok(Some(KeyView {
             merchant_id: merchant_id.to_owned(),
             key: found.key,
@@ -261,40 +367,63 @@ impl Console for PgConsole {
         .map_err(failed)?;
         Ok(rows
             .into_iter()
-            .map(|(merchant_id, key, endpoint, status, kind, id, created_at)| SearchHit {
-                merchant_id,
-                key,
-                endpoint,
-                status,
-                resource: kind.zip(id),
-                created_at: when(created_at),
-            })
+            .map(
+                |(merchant_id, key, endpoint, status, kind, id, created_at)| SearchHit {
+                    merchant_id,
+                    key,
+                    endpoint,
+                    status,
+                    resource: kind.zip(id),
+                    created_at: when(created_at),
+                },
+            )
             .collect())
     }
 
     async fn runs(&self) -> ConsoleResult<Vec<RunRow>> {
-        let runs = reconcile::runs(&self.state.pool, None, 50).await.map_err(failed)?;
+        let runs = reconcile::runs(&self.state.pool, None, 50)
+            .await
+            .map_err(failed)?;
         Ok(runs.into_iter().map(run_row).collect())
     }
 
-    async fn run(&self, merchant_id: Option<&str>, id: &str) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>> {
-        let run = reconcile::run_with_items(&self.state.pool, id, merchant_id).await.map_err(failed)?;
+    async fn run(
+        &self,
+        merchant_id: Option<&str>,
+        id: &str,
+    ) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>> {
+        let run = reconcile::run_with_items(&self.state.pool, id, merchant_id)
+            .await
+            .map_err(failed)?;
         Ok(run.map(|mut run| {
-            let items = run.items.take().unwrap_or_default().into_iter().map(|item| RunItem {
-                kind: item.kind,
-                merchant_id: item.merchant_id,
-                payout_id: item.payout_id,
-                transfer_id: item.transfer_id,
-                money: item.amount.zip(item.currency).map(|(amount, currency)| Money { amount, currency }),
-                action: item.action,
-            });
+            let items = run
+                .items
+                .take()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|item| RunItem {
+                    kind: item.kind,
+                    merchant_id: item.merchant_id,
+                    payout_id: item.payout_id,
+                    transfer_id: item.transfer_id,
+                    money: item
+                        .amount
+                        .zip(item.currency)
+                        .map(|(amount, currency)| Money { amount, currency }),
+                    action: item.action,
+                });
             (run_row(run), items.collect())
         }))
     }
 }
 
 fn run_row(run: reconcile::StoredRun) -> RunRow {
-    RunRow { id: run.id, date: run.date.to_string(), applied: run.applied, created_at: when(run.created_at) }
+    RunRow {
+        id: run.id,
+        date: run.date.to_string(),
+        applied: run.applied,
+        created_at: when(run.created_at),
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,9 @@
 //! merchant and change nothing. Passwords are hashed with Argon2id.
 
 use anyhow::{bail, Context};
-use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::password_hash::{
+    rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
+};
 use argon2::Argon2;
 use sqlx::PgPool;
 
@@ -78,26 +80,40 @@ pub async fn sign_in(pool: &PgPool, email: &str, password: &str) -> anyhow::Resu
     if failures >= MAX_FAILURES {
         return Ok(SignIn::Throttled);
     }
-    let stored: Option<(String, String)> = sqlx::query_as("SELECT id, password_hash FROM users WHERE email = $1")
-        .bind(&email)
-        .fetch_optional(pool)
-        .await?;
+    let stored: Option<(String, String)> =
+        sqlx::query_as("SELECT id, password_hash FROM users WHERE email = $1")
+            .bind(&email)
+            .fetch_optional(pool)
+            .await?;
     let verified = stored.as_ref().is_some_and(|(_, hash)| {
-        PasswordHash::new(hash).is_ok_and(|hash| Argon2::default().verify_password(password.as_bytes(), &hash).is_ok())
+        PasswordHash::new(hash).is_ok_and(|hash| {
+            Argon2::default()
+                .verify_password(password.as_bytes(), &hash)
+                .is_ok()
+        })
     });
     match stored {
         Some((id, _)) if verified => Ok(SignIn::Accepted(id)),
         _ => {
-            sqlx::query("INSERT INTO login_failures (email) VALUES ($1)").bind(&email).execute(pool).await?;
+            sqlx::query("INSERT INTO login_failures (email) VALUES ($1)")
+                .bind(&email)
+                .execute(pool)
+                .await?;
             Ok(SignIn::Refused)
         }
     }
 }
 
 pub async fn find(pool: &PgPool, id: &str) -> sqlx::Result<Option<User>> {
-    sqlx::query_as("SELECT id, email, merchant_id FROM users WHERE id = $1").bind(id).fetch_optional(pool).await
+    sqlx::query_as("SELECT id, email, merchant_id FROM users WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await
 }
 
 pub async fn exists(pool: &PgPool, email: &str) -> sqlx::Result<bool> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE email = lower($1))").bind(email).fetch_one(pool).await
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE email = lower($1))")
+        .bind(email)
+        .fetch_one(pool)
+        .await
 }

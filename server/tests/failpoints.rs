@@ -172,3 +172,40 @@ async fn a_process_killed_mid_request_loses_nothing_and_doubles_nothing() {
         1
     );
 }
+
+#[tokio::test]
+async fn a_client_that_gives_up_frees_its_key_at_once() {
+    let (db_url, pool, merchant) = setup().await;
+    let server = ServerProcess::start(
+        &db_url,
+        &[("FAILPOINTS", "order.before_commit=1*sleep(1000)")],
+    )
+    .await;
+    let impatient = Client::builder()
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let gave_up = impatient
+        .post(format!("{}/v1/orders", server.base_url))
+        .bearer_auth(&merchant.api_key)
+        .header("idempotency-key", "impatient")
+        .body(ORDER)
+        .send()
+        .await;
+    assert!(gave_up.is_err(), "the client timed out");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let record = key_record(&server.base_url, &merchant, "impatient").await;
+    assert_eq!(
+        record["status"], "failed",
+        "not in progress for the whole 60 s lease: {record}"
+    );
+    assert_eq!(
+        count(&pool, "orders").await,
+        0,
+        "the abandoned effect was rolled back"
+    );
+
+    let retried = post_order(&server.base_url, &merchant, "impatient").await;
+    assert_eq!(retried.status(), 201);
+    assert_eq!(count(&pool, "orders").await, 1);
+}

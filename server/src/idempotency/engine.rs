@@ -124,10 +124,14 @@ struct ExistingRecord {
     response_body: Option<Vec<u8>>,
 }
 
-
 impl Idempotency {
     pub fn new(pool: PgPool, ttl: Duration, lease: Duration) -> Self {
-        Self { pool, ttl, lease, outcomes: Outcomes::default() }
+        Self {
+            pool,
+            ttl,
+            lease,
+            outcomes: Outcomes::default(),
+        }
     }
 
     /// The outcome counts this engine gathers, for their flushing worker.
@@ -289,6 +293,7 @@ impl Idempotency {
             merchant_id: request.merchant_id.to_owned(),
             key: request.key.as_str().to_owned(),
             lease_token,
+            settled: false,
         }
     }
 
@@ -357,18 +362,69 @@ fn keyed_error(error: ApiError, key_status: &'static str) -> Response {
 }
 
 /// A key this request owns until it completes or fails it.
+///
+/// If it is dropped unsettled (the client went away and axum dropped the handler), the record
+/// is marked `failed` at once rather than left `in_progress` until the lease runs out; the
+/// uncommitted effect was rolled back with its transaction, so a retry executes afresh.
 pub struct ClaimedKey {
     pool: PgPool,
     merchant_id: String,
     key: String,
     lease_token: Uuid,
+    /// The record's outcome has been written (or is no longer ours to write).
+    settled: bool,
+}
+
+impl Drop for ClaimedKey {
+    fn drop(&mut self) {
+        if self.settled {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (pool, merchant_id, key, lease_token) = (
+            self.pool.clone(),
+            self.merchant_id.clone(),
+            self.key.clone(),
+            self.lease_token,
+        );
+        runtime.spawn(async move {
+            let cause = "The request was abandoned before it finished (the client disconnected); a retry executes it again.";
+            if let Err(err) = record_failure(&pool, &merchant_id, &key, lease_token, cause).await {
+                tracing::error!(error = ?err, idempotency_key = key, "could not mark an abandoned record failed");
+            }
+        });
+    }
+}
+
+/// Marks the record `failed` if it is still ours and in progress. A commit racing with this
+/// holds the row lock, so this waits for it and then finds the record completed.
+async fn record_failure(
+    pool: &PgPool,
+    merchant_id: &str,
+    key: &str,
+    lease_token: Uuid,
+    cause: &str,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE idempotency_keys SET status = 'failed', error = $4, locked_until = NULL, updated_at = now() \
+         WHERE merchant_id = $1 AND key = $2 AND lease_token = $3 AND status = 'in_progress'",
+    )
+    .bind(merchant_id)
+    .bind(key)
+    .bind(lease_token)
+    .bind(cause)
+    .execute(pool)
+    .await?;
+    Ok(())
 }
 
 impl ClaimedKey {
     /// Stores `response` as the record's outcome inside `tx`, the transaction that holds the
     /// effect, and commits both together.
     pub async fn complete(
-        self,
+        mut self,
         mut tx: Transaction<'_, Postgres>,
         response: StoredResponse,
     ) -> Response {
@@ -380,12 +436,13 @@ impl ClaimedKey {
         if let Err(err) = tx.commit().await {
             return self.fail(err.into()).await;
         }
+        self.settled = true;
         response.into_response("new")
     }
 
     /// Ends the attempt with an error. A definitive answer (validation, `402`, ...) is stored and
     /// replayed like a success; a fault leaves the record `failed`, so a retry executes again.
-    pub async fn fail(self, error: ApiError) -> Response {
+    pub async fn fail(mut self, error: ApiError) -> Response {
         if error.is_definitive() {
             let stored = StoredResponse::from_error(&error);
             let result = async {
@@ -396,7 +453,10 @@ impl ClaimedKey {
             }
             .await;
             return match result {
-                Ok(true) => stored.into_response("new"),
+                Ok(true) => {
+                    self.settled = true;
+                    stored.into_response("new")
+                }
                 Ok(false) => self.lost_lease(),
                 Err(err) => self.mark_failed(ApiError::from(err)).await,
             };
@@ -404,20 +464,19 @@ impl ClaimedKey {
         self.mark_failed(error).await
     }
 
-    async fn mark_failed(self, error: ApiError) -> Response {
+    async fn mark_failed(mut self, error: ApiError) -> Response {
         let cause = match &error {
             ApiError::Internal(cause) => format!("{cause:#}"),
             other => other.to_string(),
         };
-        let marked = sqlx::query(
-            "UPDATE idempotency_keys SET status = 'failed', error = $4, locked_until = NULL, updated_at = now() \
-             WHERE merchant_id = $1 AND key = $2 AND lease_token = $3 AND status = 'in_progress'",
+        self.settled = true;
+        let marked = record_failure(
+            &self.pool,
+            &self.merchant_id,
+            &self.key,
+            self.lease_token,
+            &cause,
         )
-        .bind(&self.merchant_id)
-        .bind(&self.key)
-        .bind(self.lease_token)
-        .bind(cause)
-        .execute(&self.pool)
         .await;
         if let Err(err) = marked {
             // The lease runs out and the sweeper marks the record failed instead.
@@ -457,7 +516,8 @@ impl ClaimedKey {
 
     /// Our lease ran out and another attempt took the key over: our effect is rolled back
     /// (the transaction is dropped) and the client is told to retry, which replays theirs.
-    fn lost_lease(&self) -> Response {
+    fn lost_lease(&mut self) -> Response {
+        self.settled = true;
         tracing::warn!(
             event = "idempotency.lease_lost",
             merchant_id = self.merchant_id,

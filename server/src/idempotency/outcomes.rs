@@ -20,7 +20,9 @@ pub struct Outcomes {
 impl Outcomes {
     pub fn count(&self, merchant_id: &str, outcome: &'static str) {
         metrics::counter!("kaadxpay_idempotency_outcomes_total", "outcome" => outcome).increment(1);
-        let hour = Utc::now().duration_trunc(TimeDelta::hours(1)).expect("an hour divides time");
+        let hour = Utc::now()
+            .duration_trunc(TimeDelta::hours(1))
+            .expect("an hour divides time");
         *self
             .pending
             .lock()

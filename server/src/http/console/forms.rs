@@ -19,16 +19,28 @@ use crate::startup::AppState;
 use crate::users::{self, SignIn};
 
 fn with_error(path: &str, message: &str) -> Response {
-    Redirect::to(&format!("{path}?error={}", utf8_percent_encode(message, NON_ALPHANUMERIC))).into_response()
+    Redirect::to(&format!(
+        "{path}?error={}",
+        utf8_percent_encode(message, NON_ALPHANUMERIC)
+    ))
+    .into_response()
 }
 
 fn forbidden() -> Response {
-    (StatusCode::FORBIDDEN, "This form has expired or did not come from this site; reload the page and try again.").into_response()
+    (
+        StatusCode::FORBIDDEN,
+        "This form has expired or did not come from this site; reload the page and try again.",
+    )
+        .into_response()
 }
 
 fn failure(error: impl std::fmt::Display) -> Response {
     tracing::error!(error = %error, "console form failed");
-    (StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong; nothing was lost. Go back and try again.").into_response()
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "Something went wrong; nothing was lost. Go back and try again.",
+    )
+        .into_response()
 }
 
 #[derive(Deserialize)]
@@ -38,7 +50,11 @@ pub struct LoginForm {
     password: String,
 }
 
-pub async fn login(State(state): State<AppState>, session: Session, Form(form): Form<LoginForm>) -> Response {
+pub async fn login(
+    State(state): State<AppState>,
+    session: Session,
+    Form(form): Form<LoginForm>,
+) -> Response {
     if !session::csrf_matches(&session, &form.csrf).await {
         return Redirect::to("/login?error=expired").into_response();
     }
@@ -95,7 +111,9 @@ pub async fn new_payout(
     if !session::csrf_matches(&session, &form.csrf).await {
         return forbidden();
     }
-    let Some(merchant_id) = user.merchant_id else { return forbidden() };
+    let Some(merchant_id) = user.merchant_id else {
+        return forbidden();
+    };
     let submitted = PayoutForm {
         idempotency_key: form.idempotency_key,
         amount: form.amount,
@@ -141,7 +159,9 @@ async fn set_order_status(
     if !session::csrf_matches(&session, &form.csrf).await {
         return forbidden();
     }
-    let Some(merchant_id) = user.merchant_id else { return forbidden() };
+    let Some(merchant_id) = user.merchant_id else {
+        return forbidden();
+    };
     let page = format!("/orders/{id}");
     match console.set_order_status(&merchant_id, &id, status).await {
         Ok(Ok(())) => Redirect::to(&page).into_response(),

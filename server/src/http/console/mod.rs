@@ -41,7 +41,9 @@ pub async fn session_store(state: &AppState) -> sqlx::Result<PostgresStore> {
 
 pub fn router(state: AppState, store: PostgresStore) -> Router {
     let options = options();
-    let console: Arc<dyn Console> = Arc::new(PgConsole { state: state.clone() });
+    let console: Arc<dyn Console> = Arc::new(PgConsole {
+        state: state.clone(),
+    });
     let sessions = SessionManagerLayer::new(store)
         .with_name("kaadxpay_session")
         .with_http_only(true)
@@ -72,7 +74,10 @@ pub fn router(state: AppState, store: PostgresStore) -> Router {
     pages
         .merge(forms)
         .layer(Extension(console))
-        .layer(axum::middleware::from_fn_with_state(state, session::authenticate))
+        .layer(axum::middleware::from_fn_with_state(
+            state,
+            session::authenticate,
+        ))
         .layer(sessions)
         .route(
             "/style.css",

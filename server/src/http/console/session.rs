@@ -39,19 +39,31 @@ pub async fn sign_in(session: &Session, user_id: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub async fn current_user(state: &AppState, session: &Session) -> anyhow::Result<Option<CurrentUser>> {
+pub async fn current_user(
+    state: &AppState,
+    session: &Session,
+) -> anyhow::Result<Option<CurrentUser>> {
     let Some(user_id) = session.get::<String>(USER_ID).await? else {
         return Ok(None);
     };
     let Some(user) = users::find(&state.pool, &user_id).await? else {
         return Ok(None);
     };
-    Ok(Some(CurrentUser { email: user.email, merchant_id: user.merchant_id, csrf_token: csrf_token(session).await? }))
+    Ok(Some(CurrentUser {
+        email: user.email,
+        merchant_id: user.merchant_id,
+        csrf_token: csrf_token(session).await?,
+    }))
 }
 
 /// Puts the signed-in user (or the visitor's CSRF token) into the request; sends visitors who
 /// are not signed in to `/login`.
-pub async fn authenticate(State(state): State<AppState>, session: Session, mut request: Request, next: Next) -> Response {
+pub async fn authenticate(
+    State(state): State<AppState>,
+    session: Session,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let user = match current_user(&state, &session).await {
         Ok(user) => user,
         Err(err) => return crate::http::error::ApiError::Internal(err).into_response(),
