@@ -91,6 +91,15 @@ enum UsersCommand {
 /// The demo merchant of the embedded mode: a fixed, published test key.
 const DEMO_MERCHANT_ID: &str = "mer_demo";
 const DEMO_API_KEY: &str = "sk_test_demo_0000000000000000000000000000000";
+/// The demo console logins: a merchant user of the demo merchant, and a support user.
+const DEMO_LOGINS: [(&str, &str, Option<&str>); 2] = [
+    (
+        "demo@kaadxpay.test",
+        "demo-password",
+        Some(DEMO_MERCHANT_ID),
+    ),
+    ("support@kaadxpay.test", "support-password", None),
+];
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -186,10 +195,23 @@ async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::R
             api_key: DEMO_API_KEY.into(),
         };
         auth::ensure_merchant(&db.pool, &demo, "Demo Merchant").await?;
+        for (email, password, merchant) in DEMO_LOGINS {
+            if !users::exists(&db.pool, email).await? {
+                users::create(&db.pool, email, password, merchant).await?;
+            }
+        }
         println!("Kaadxpay is serving on http://{addr}");
         println!("  console:      http://{addr}/");
         println!("  partner bank: {}", app.partner_url());
         println!("  demo merchant {DEMO_MERCHANT_ID}, API key {DEMO_API_KEY}");
+        for (email, password, merchant) in DEMO_LOGINS {
+            let role = if merchant.is_some() {
+                "merchant user"
+            } else {
+                "support user"
+            };
+            println!("  console login ({role}): {email} / {password}");
+        }
         println!("  try: curl -X POST http://{addr}/v1/orders -H 'Authorization: Bearer {DEMO_API_KEY}' -H 'Idempotency-Key: first-order' -d '{{\"amount\": 1000, \"currency\": \"EUR\"}}'");
     }
     tracing::info!(%addr, "serving");

@@ -108,11 +108,9 @@ impl Application {
                     async move { reconciler.run(yesterday, true).await }
                 },
             )),
-            tokio::spawn(every(OUTCOMES_FLUSH_INTERVAL, "outcomes", {
-                move || {
-                    let (outcomes, pool) = (outcomes.clone(), pool.clone());
-                    async move { outcomes.flush(&pool).await }
-                }
+            tokio::spawn(every(OUTCOMES_FLUSH_INTERVAL, "outcomes", move || {
+                let (outcomes, pool) = (outcomes.clone(), pool.clone());
+                async move { outcomes.flush(&pool).await }
             })),
             tokio::spawn(every(
                 settings.webhook_interval,

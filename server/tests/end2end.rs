@@ -1,13 +1,18 @@
 //! The Playwright suite in `end2end/`, run against a real `kaadxpay` process in Debian's
 //! Chromium, so that `cargo test` runs every test. It installs what it needs: the npm packages
-//! (`npm ci`) and, when missing and running as root, Debian's `chromium`.
+//! (`npm ci`) and, when missing and running as root, Debian's `chromium`. It prepares two
+//! merchants with users, balances, orders and payouts, and a support user, and hands their
+//! credentials and ids to the suite in environment variables.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{fresh_database, ServerProcess};
+use reqwest::Client;
+use serde_json::{json, Value};
+
+use common::{create_merchant, fresh_database, ServerProcess, TestMerchant};
 
 fn end2end_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../end2end")
@@ -33,19 +38,16 @@ fn ensure_chromium() {
         nix::unistd::geteuid().is_root(),
         "Chromium is missing: install Debian's package (`apt-get install chromium`) or set CHROMIUM_PATH"
     );
-    let installed = Command::new("apt-get")
-        .args(["install", "-y", "--no-install-recommends", "chromium"])
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .status()
-        .is_ok_and(|status| status.success());
-    if !installed {
+    let install = || {
+        Command::new("apt-get")
+            .args(["install", "-y", "--no-install-recommends", "chromium"])
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .is_ok_and(|status| status.success())
+    };
+    if !install() {
         run(Command::new("apt-get").arg("update"), "apt-get update");
-        run(
-            Command::new("apt-get")
-                .args(["install", "-y", "--no-install-recommends", "chromium"])
-                .env("DEBIAN_FRONTEND", "noninteractive"),
-            "apt-get install chromium",
-        );
+        assert!(install(), "apt-get install chromium failed");
     }
 }
 
@@ -60,19 +62,128 @@ fn ensure_npm_packages(dir: &Path) {
     }
 }
 
+/// `POST`s or `PUT`s `body` to the server as `merchant`, expecting success.
+async fn call(
+    server: &ServerProcess,
+    merchant: &TestMerchant,
+    method: &str,
+    path: &str,
+    key: &str,
+    body: Value,
+) -> Value {
+    let url = format!("{}{path}", server.base_url);
+    let request = match method {
+        "PUT" => Client::new().put(url),
+        _ => Client::new().post(url).header("idempotency-key", key),
+    };
+    let response = request
+        .bearer_auth(&merchant.api_key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        response.status().is_success(),
+        "{method} {path}: {}",
+        response.status()
+    );
+    response.json().await.unwrap()
+}
+
+/// A captured order (funding the balance), a pending order and a payout for `merchant`.
+async fn seed(server: &ServerProcess, merchant: &TestMerchant, name: &str) -> (Value, Value) {
+    let funding = call(
+        server,
+        merchant,
+        "POST",
+        "/v1/orders",
+        &format!("{name}-funding"),
+        json!({"amount": 500_000, "currency": "EUR", "description": "Funding"}),
+    )
+    .await;
+    call(
+        server,
+        merchant,
+        "PUT",
+        &format!("/v1/orders/{}", funding["id"].as_str().unwrap()),
+        "",
+        json!({"status": "captured"}),
+    )
+    .await;
+    let order = call(
+        server,
+        merchant,
+        "POST",
+        "/v1/orders",
+        &format!("{name}-order"),
+        json!({"amount": 1999, "currency": "EUR", "description": "Blue shoes"}),
+    )
+    .await;
+    let destination = json!({"account_holder": "Grace Hopper", "iban": "GB82WEST12345698765432"});
+    let payout = call(
+        server,
+        merchant,
+        "POST",
+        "/v1/payouts",
+        &format!("{name}-payout"),
+        json!({"amount": 1000, "currency": "EUR", "destination": destination}),
+    )
+    .await;
+    (order, payout)
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_console_passes_its_playwright_suite() {
     let dir = end2end_dir();
     ensure_chromium();
     ensure_npm_packages(&dir);
-    let server = ServerProcess::start(&fresh_database().await, &[]).await;
+
+    let db_url = fresh_database().await;
+    let pool = server::db::connect(&db_url, 2).await.unwrap();
+    let merchant = create_merchant(&pool, "Shop A").await;
+    let other = create_merchant(&pool, "Shop B").await;
+    let password = "correct horse battery";
+    for (email, merchant_id) in [
+        ("a@shop.test", Some(&merchant.id)),
+        ("b@shop.test", Some(&other.id)),
+        ("support@kaadxpay.test", None),
+    ] {
+        server::users::create(&pool, email, password, merchant_id.map(String::as_str))
+            .await
+            .unwrap();
+    }
+    // Orders take a second to commit, so that a key is seen `in_progress` and then `completed`.
+    let server = ServerProcess::start(
+        &db_url,
+        &[("FAILPOINTS", "order.before_commit=sleep(1500)")],
+    )
+    .await;
+    seed(&server, &merchant, "a").await;
+    let (other_order, other_payout) = seed(&server, &other, "b").await;
+
     let base_url = server.base_url.clone();
+    let env = [
+        ("KAADXPAY_BASE_URL", base_url),
+        ("KAADXPAY_PASSWORD", password.to_owned()),
+        ("KAADXPAY_MERCHANT_EMAIL", "a@shop.test".to_owned()),
+        ("KAADXPAY_MERCHANT_API_KEY", merchant.api_key.clone()),
+        ("KAADXPAY_SUPPORT_EMAIL", "support@kaadxpay.test".to_owned()),
+        (
+            "KAADXPAY_OTHER_ORDER",
+            other_order["id"].as_str().unwrap().to_owned(),
+        ),
+        (
+            "KAADXPAY_OTHER_PAYOUT",
+            other_payout["id"].as_str().unwrap().to_owned(),
+        ),
+        ("KAADXPAY_OTHER_KEY", "b-payout".to_owned()),
+        ("CHROMIUM_PATH", chromium_path().display().to_string()),
+    ];
     let status = tokio::task::spawn_blocking(move || {
         Command::new("npx")
             .args(["playwright", "test"])
             .current_dir(&dir)
-            .env("KAADXPAY_BASE_URL", base_url)
-            .env("CHROMIUM_PATH", chromium_path())
+            .envs(env)
             .status()
             .expect("npx runs")
     })

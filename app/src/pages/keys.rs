@@ -65,7 +65,12 @@ pub fn Keys() -> impl IntoView {
                 {Suspend::new(async move {
                     match console.key(&merchant_id, &key).await {
                         Err(error) => failure_view(error),
-                        Ok(None) => view! { <p class="empty">"No record for this key. Keys are per merchant and are kept for 24 hours."</p> }.into_any(),
+                        Ok(None) => {
+                            if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+                                response.set_status(http::StatusCode::NOT_FOUND);
+                            }
+                            view! { <p class="empty">"No record for this key. Keys are per merchant and are kept for 24 hours."</p> }.into_any()
+                        }
                         Ok(Some(record)) => {
                             let live = record.status == "in_progress";
                             view! {

@@ -74,7 +74,7 @@ pub fn NewPayout() -> impl IntoView {
     view! {
         <h1>"New payout"</h1>
         {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
-        <form method="post" action="/payouts/new" class="form card" id="new-payout">
+        <form method="post" action="/payouts" class="form card" id="new-payout">
             <input type="hidden" name="csrf" value=csrf_token()/>
             <input type="hidden" name="idempotency_key" value=mint_key()/>
             <label for="amount">"Amount"</label>

@@ -45,7 +45,7 @@ pub async fn submit(
     body: &JsonBody,
     request_id: &str,
 ) -> Response {
-    let new_payout = match NewPayout::parse(&body) {
+    let new_payout = match NewPayout::parse(body) {
         Ok(new_payout) => new_payout,
         Err(error) => return error.into_response(),
     };

@@ -8,13 +8,14 @@ mod session;
 use std::sync::Arc;
 
 use axum::extract::Request;
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Extension, Router};
 use leptos::config::LeptosOptions;
 use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_sessions::cookie::time::Duration as CookieDuration;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
@@ -63,11 +64,18 @@ pub fn router(state: AppState, store: PostgresStore) -> Router {
                 move || shell(options.clone())
             },
         )
-        .with_state(options);
+        .with_state(options)
+        // Back and forward reuse the page as rendered (so a form keeps the key it was given);
+        // every other visit asks the server again (so a new visit mints a new key).
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("private, no-cache"),
+        ));
     let forms = Router::new()
         .route("/login", post(forms::login))
         .route("/logout", post(forms::logout))
-        .route("/payouts/new", post(forms::new_payout))
+        // Not /payouts/new: a POST invalidates the browser's cached form page, which Back reuses.
+        .route("/payouts", post(forms::new_payout))
         .route("/orders/{id}/capture", post(forms::capture_order))
         .route("/orders/{id}/cancel", post(forms::cancel_order))
         .with_state(state.clone());
