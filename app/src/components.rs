@@ -51,6 +51,7 @@ pub fn Nav() -> impl IntoView {
             ("/payouts", "Payouts"),
             ("/orders", "Orders"),
             ("/keys", "Keys"),
+            ("/webhooks", "Webhooks"),
             ("/reconciliation", "Reconciliation"),
         ],
     };

@@ -189,6 +189,41 @@ pub struct RunItem {
     pub action: Option<String>,
 }
 
+#[derive(Debug, Clone)]
+pub struct EndpointRow {
+    pub id: String,
+    pub url: String,
+    /// The event types it receives (`*`: all).
+    pub events: Vec<String>,
+    /// `enabled`, or `disabled` after it answered `410 Gone`.
+    pub status: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct AttemptRow {
+    pub delivery_id: String,
+    /// None when no answer came (timeout, refused connection).
+    pub status_code: Option<i16>,
+    pub latency_ms: i32,
+    pub error: Option<String>,
+    pub at: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct DeliveryRow {
+    pub url: String,
+    pub status: String,
+    pub attempts: Vec<AttemptRow>,
+}
+
+#[derive(Debug, Clone)]
+pub struct EventRow {
+    pub id: String,
+    pub event_type: String,
+    pub created_at: String,
+    pub deliveries: Vec<DeliveryRow>,
+}
+
 /// A failure of the backend; the page says something went wrong, the log says what.
 #[derive(Debug, Clone)]
 pub struct ConsoleError(pub String);
@@ -224,6 +259,16 @@ pub trait Console: Send + Sync + 'static {
     async fn key(&self, merchant_id: &str, key: &str) -> ConsoleResult<Option<KeyView>>;
     /// Support's search across merchants; read only.
     async fn search(&self, query: &SearchQuery) -> ConsoleResult<Vec<SearchHit>>;
+    /// The merchant's webhook endpoints and recent events with every delivery attempt.
+    async fn webhooks(&self, merchant_id: &str)
+        -> ConsoleResult<(Vec<EndpointRow>, Vec<EventRow>)>;
+    /// `POST /v1/events/{id}/redeliver` with the form's key; `Err` text when refused.
+    async fn redeliver(
+        &self,
+        merchant_id: &str,
+        event_id: &str,
+        idempotency_key: &str,
+    ) -> ConsoleResult<Result<(), String>>;
     async fn runs(&self) -> ConsoleResult<Vec<RunRow>>;
     /// A run with its items: the merchant's own, or all of them for support (`None`).
     async fn run(

@@ -48,3 +48,17 @@ test('an unknown page says so', async ({ page }) => {
   await expect(console.heading('Page not found')).toBeVisible();
   await console.screenshot('not-found');
 });
+
+test('webhooks show endpoints, events and every attempt, and redeliver', async ({ page }) => {
+  const console = new ConsolePage(page);
+  await console.login(merchantEmail());
+  await page.goto('/webhooks');
+  await expect(console.heading('Webhooks')).toBeVisible();
+  await expect(page.getByRole('cell', { name: 'http://127.0.0.1:9/hooks' }).first()).toBeVisible();
+  await expect(page.getByText('order.created').first()).toBeVisible();
+  const redeliver = page.getByRole('button', { name: 'Redeliver' }).first();
+  await redeliver.click();
+  await expect(page).toHaveURL(/\/webhooks$/);
+  await expect(page.getByRole('alert')).toHaveCount(0);
+  await console.screenshot('webhooks');
+});

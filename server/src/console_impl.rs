@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use app::console::{
-    minor_units_per_major, Console, ConsoleError, ConsoleResult, HourOutcomes, KeyView, Money,
-    OrderRow, Overview, Page, PayoutForm, PayoutRow, PayoutView, RunItem, RunRow, SearchHit,
-    SearchQuery, Submission,
+    minor_units_per_major, AttemptRow, Console, ConsoleError, ConsoleResult, DeliveryRow,
+    EndpointRow, EventRow, HourOutcomes, KeyView, Money, OrderRow, Overview, Page, PayoutForm,
+    PayoutRow, PayoutView, RunItem, RunRow, SearchHit, SearchQuery, Submission,
 };
 use async_trait::async_trait;
 use axum::http::StatusCode;
@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 
 use crate::http::body::JsonBody;
 use crate::http::error::ApiError;
+use crate::http::events::redeliver;
 use crate::http::list::Page as ListPage;
 use crate::http::payouts::submit;
 use crate::idempotency::{record, IdempotencyKey};
@@ -24,6 +25,7 @@ use crate::payments::orders::{self, Order, Target};
 use crate::payments::payouts::{self, Payout};
 use crate::reconcile;
 use crate::startup::AppState;
+use crate::webhooks::{endpoints, events};
 
 const PAGE_SIZE: i64 = 20;
 const RECENT: i64 = 5;
@@ -378,6 +380,98 @@ impl Console for PgConsole {
                 },
             )
             .collect())
+    }
+
+    async fn webhooks(
+        &self,
+        merchant_id: &str,
+    ) -> ConsoleResult<(Vec<EndpointRow>, Vec<EventRow>)> {
+        let pool = &self.state.pool;
+        let failed_api = |error: ApiError| failed(error.to_string());
+        let endpoints = endpoints::list(pool, merchant_id, &page(None, PAGE_SIZE))
+            .await
+            .map_err(failed_api)?;
+        let recent = events::list(pool, merchant_id, &page(None, PAGE_SIZE))
+            .await
+            .map_err(failed_api)?;
+        let mut conn = pool.acquire().await.map_err(failed)?;
+        let mut shown = Vec::new();
+        for event in recent.into_iter().take(PAGE_SIZE as usize) {
+            let Some(detail) = events::find(&mut conn, merchant_id, event.id)
+                .await
+                .map_err(failed)?
+            else {
+                continue;
+            };
+            let deliveries = detail
+                .deliveries
+                .unwrap_or_default()
+                .into_iter()
+                .map(|delivery| DeliveryRow {
+                    url: delivery.url,
+                    status: delivery.status,
+                    attempts: delivery
+                        .attempts
+                        .into_iter()
+                        .map(|attempt| AttemptRow {
+                            delivery_id: attempt.delivery_id.to_string(),
+                            status_code: attempt.status_code,
+                            latency_ms: attempt.latency_ms,
+                            error: attempt.error,
+                            at: when(attempt.at),
+                        })
+                        .collect(),
+                });
+            shown.push(EventRow {
+                id: detail.id.to_string(),
+                event_type: detail.event_type,
+                created_at: when(detail.created_at),
+                deliveries: deliveries.collect(),
+            });
+        }
+        let endpoints = endpoints
+            .into_iter()
+            .take(PAGE_SIZE as usize)
+            .map(|endpoint| EndpointRow {
+                id: endpoint.id,
+                url: endpoint.url,
+                events: endpoint.events,
+                status: endpoint.status,
+            });
+        Ok((endpoints.collect(), shown))
+    }
+
+    async fn redeliver(
+        &self,
+        merchant_id: &str,
+        event_id: &str,
+        idempotency_key: &str,
+    ) -> ConsoleResult<Result<(), String>> {
+        let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
+            Ok(key) => key,
+            Err(error) => return Ok(Err(error.to_string())),
+        };
+        let response = redeliver(
+            &self.state,
+            merchant_id,
+            &key,
+            event_id,
+            &JsonBody(json!({})),
+            "console",
+        )
+        .await;
+        let status = response.status();
+        let answer = body_json(response).await?;
+        match status {
+            status if status.is_success() => Ok(Ok(())),
+            status if status.is_client_error() => Ok(Err(answer["error"]["message"]
+                .as_str()
+                .unwrap_or("The redelivery was refused.")
+                .to_owned())),
+            status => Err(ConsoleError(format!(
+                "the redelivery answered {status}: {answer}"
+            ))),
+        }
     }
 
     async fn runs(&self) -> ConsoleResult<Vec<RunRow>> {

@@ -90,8 +90,18 @@ async fn call(
     response.json().await.unwrap()
 }
 
-/// A captured order (funding the balance), a pending order and a payout for `merchant`.
+/// A webhook endpoint that never answers, a captured order (funding the balance), a pending
+/// order and a payout for `merchant`.
 async fn seed(server: &ServerProcess, merchant: &TestMerchant, name: &str) -> (Value, Value) {
+    call(
+        server,
+        merchant,
+        "POST",
+        "/v1/webhook-endpoints",
+        &format!("{name}-endpoint"),
+        json!({"url": "http://127.0.0.1:9/hooks"}),
+    )
+    .await;
     let funding = call(
         server,
         merchant,

@@ -9,6 +9,7 @@ mod orders;
 mod payouts;
 mod reconciliation;
 mod support;
+mod webhooks;
 
 pub use home::Home;
 pub use keys::Keys;
@@ -18,3 +19,4 @@ pub use orders::{OrderDetail, Orders};
 pub use payouts::{NewPayout, PayoutDetail, Payouts};
 pub use reconciliation::{RunDetail, Runs};
 pub use support::Support;
+pub use webhooks::Webhooks;

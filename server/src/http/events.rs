@@ -66,14 +66,27 @@ async fn redeliver_event(
     Path(event_id): Path<String>,
     body: JsonBody,
 ) -> Response {
-    let id = match events::parse_id(&event_id) {
+    redeliver(&state, &merchant.id, &key, &event_id, &body, &request_id).await
+}
+
+/// `POST /v1/events/{event_id}/redeliver` for `merchant_id`: the API's handler, and the
+/// console's Redeliver button, which goes through the same engine with the form's key.
+pub async fn redeliver(
+    state: &AppState,
+    merchant_id: &str,
+    key: &IdempotencyKey,
+    event_id: &str,
+    body: &JsonBody,
+    request_id: &str,
+) -> Response {
+    let id = match events::parse_id(event_id) {
         Ok(id) => id,
         Err(error) => return error.into_response(),
     };
     if let Err(error) = body.fields(&[]) {
         return error.into_response();
     }
-    match events::exists(&state.pool, &merchant.id, id).await {
+    match events::exists(&state.pool, merchant_id, id).await {
         Ok(true) => {}
         Ok(false) => return ApiError::ResourceMissing("event").into_response(),
         Err(error) => return ApiError::from(error).into_response(),
@@ -82,18 +95,18 @@ async fn redeliver_event(
     // requests the same request.
     let fingerprinted = json!({"event_id": id, "body": body.0});
     let request = IdempotentRequest {
-        merchant_id: &merchant.id,
-        key: &key,
+        merchant_id,
+        key,
         endpoint: "POST /v1/events/{event_id}/redeliver",
         body: &fingerprinted,
-        request_id: &request_id,
+        request_id,
     };
     state
         .idempotency
         .execute(&request, || async {
             let mut tx = state.pool.begin().await?;
-            outbox::enqueue(&mut tx, &merchant.id, id).await?;
-            let event = events::find(&mut tx, &merchant.id, id)
+            outbox::enqueue(&mut tx, merchant_id, id).await?;
+            let event = events::find(&mut tx, merchant_id, id)
                 .await?
                 .ok_or(ApiError::ResourceMissing("event"))?;
             let resource = Resource {

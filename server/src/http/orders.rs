@@ -12,7 +12,7 @@ use super::list::{List, Page, PageQuery};
 use super::middleware::RequestId;
 use crate::auth::Merchant;
 use crate::failpoints;
-use crate::idempotency::{IdempotencyKey, IdempotentRequest, Resource, StoredResponse};
+use crate::idempotency::{IdempotencyKey, IdempotentRequest, StoredResponse};
 use crate::payments::orders::{self, NewOrder, Order, Target};
 use crate::startup::AppState;
 use crate::webhooks::outbox::{self, EventType};
@@ -52,12 +52,8 @@ async fn create_order(
             let order = orders::insert(&mut tx, &merchant.id, &new_order).await?;
             outbox::publish(&mut tx, &merchant.id, EventType::OrderCreated, &order).await?;
             failpoints::check("order.before_commit")?;
-            let location = format!("/v1/orders/{}", order.id);
-            let resource = Resource {
-                kind: "order",
-                id: order.id.clone(),
-            };
-            Ok((tx, StoredResponse::created(location, &order, resource)))
+            let response = StoredResponse::created("/v1/orders", "order", &order.id, &order);
+            Ok((tx, response))
         })
         .await
 }

@@ -12,7 +12,7 @@ use super::error::{ApiError, ApiResult};
 use super::list::{List, Page, PageQuery};
 use super::middleware::RequestId;
 use crate::auth::Merchant;
-use crate::idempotency::{IdempotencyKey, IdempotentRequest, Resource, StoredResponse};
+use crate::idempotency::{IdempotencyKey, IdempotentRequest, StoredResponse};
 use crate::payments::payouts::{self, NewPayout, Payout};
 use crate::startup::AppState;
 
@@ -61,12 +61,8 @@ pub async fn submit(
         .execute(&request, || async {
             let mut tx = state.pool.begin().await?;
             let payout = payouts::create(&mut tx, merchant_id, key.as_str(), &new_payout).await?;
-            let location = format!("/v1/payouts/{}", payout.id);
-            let resource = Resource {
-                kind: "payout",
-                id: payout.id.clone(),
-            };
-            Ok((tx, StoredResponse::created(location, &payout, resource)))
+            let response = StoredResponse::created("/v1/payouts", "payout", &payout.id, &payout);
+            Ok((tx, response))
         })
         .await
 }

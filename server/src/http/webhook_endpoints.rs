@@ -12,7 +12,7 @@ use super::error::{ApiError, ApiResult};
 use super::list::{List, Page, PageQuery};
 use super::middleware::RequestId;
 use crate::auth::Merchant;
-use crate::idempotency::{IdempotencyKey, IdempotentRequest, Resource, StoredResponse};
+use crate::idempotency::{IdempotencyKey, IdempotentRequest, StoredResponse};
 use crate::startup::AppState;
 use crate::webhooks::endpoints::{self, Endpoint, NewEndpoint};
 
@@ -50,12 +50,13 @@ async fn create_endpoint(
         .execute(&request, || async {
             let mut tx = state.pool.begin().await?;
             let endpoint = endpoints::insert(&mut tx, &merchant.id, &new_endpoint).await?;
-            let location = format!("/v1/webhook-endpoints/{}", endpoint.id);
-            let resource = Resource {
-                kind: "webhook_endpoint",
-                id: endpoint.id.clone(),
-            };
-            Ok((tx, StoredResponse::created(location, &endpoint, resource)))
+            let response = StoredResponse::created(
+                "/v1/webhook-endpoints",
+                "webhook_endpoint",
+                &endpoint.id,
+                &endpoint,
+            );
+            Ok((tx, response))
         })
         .await
 }

@@ -57,12 +57,21 @@ pub struct StoredResponse {
 }
 
 impl StoredResponse {
-    pub fn created(location: String, body: &impl serde::Serialize, resource: Resource) -> Self {
+    /// `201 Created` for the new `kind` resource `id`, at `{collection}/{id}`.
+    pub fn created(
+        collection: &str,
+        kind: &'static str,
+        id: &str,
+        body: &impl serde::Serialize,
+    ) -> Self {
         Self {
             status: StatusCode::CREATED,
-            location: Some(location),
+            location: Some(format!("{collection}/{id}")),
             body: serde_json::to_vec(body).expect("a response body serialises"),
-            resource: Some(resource),
+            resource: Some(Resource {
+                kind,
+                id: id.to_owned(),
+            }),
         }
     }
 

@@ -169,3 +169,32 @@ async fn set_order_status(
         Err(error) => failure(error.0),
     }
 }
+
+#[derive(Deserialize)]
+pub struct RedeliverForm {
+    csrf: String,
+    idempotency_key: String,
+}
+
+pub async fn redeliver_event(
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Extension(console): Extension<Arc<dyn Console>>,
+    Path(event_id): Path<String>,
+    Form(form): Form<RedeliverForm>,
+) -> Response {
+    if !session::csrf_matches(&session, &form.csrf).await {
+        return forbidden();
+    }
+    let Some(merchant_id) = user.merchant_id else {
+        return forbidden();
+    };
+    match console
+        .redeliver(&merchant_id, &event_id, &form.idempotency_key)
+        .await
+    {
+        Ok(Ok(())) => Redirect::to("/webhooks").into_response(),
+        Ok(Err(message)) => with_error("/webhooks", &message),
+        Err(error) => failure(error.0),
+    }
+}

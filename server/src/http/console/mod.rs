@@ -78,6 +78,10 @@ pub fn router(state: AppState, store: PostgresStore) -> Router {
         .route("/payouts", post(forms::new_payout))
         .route("/orders/{id}/capture", post(forms::capture_order))
         .route("/orders/{id}/cancel", post(forms::cancel_order))
+        .route(
+            "/webhooks/events/{id}/redeliver",
+            post(forms::redeliver_event),
+        )
         .with_state(state.clone());
     pages
         .merge(forms)
