@@ -120,7 +120,38 @@ pub enum Claim {
     Answered(Response),
 }
 
+/// The claim statement's answer: whether it inserted the record, else the record it found
+/// (all `NULL` when that record was not yet visible to it).
 #[derive(sqlx::FromRow)]
+struct ClaimRow {
+    claimed: bool,
+    endpoint: Option<String>,
+    request_hash: Option<Vec<u8>>,
+    status: Option<String>,
+    lease_token: Option<Uuid>,
+    lease_live: bool,
+    expired: Option<bool>,
+    response_status: Option<i16>,
+    response_location: Option<String>,
+    response_body: Option<Vec<u8>>,
+}
+
+impl ClaimRow {
+    fn existing(self) -> Option<ExistingRecord> {
+        Some(ExistingRecord {
+            endpoint: self.endpoint?,
+            request_hash: self.request_hash?,
+            status: self.status?,
+            lease_token: self.lease_token?,
+            lease_live: self.lease_live,
+            expired: self.expired?,
+            response_status: self.response_status,
+            response_location: self.response_location,
+            response_body: self.response_body,
+        })
+    }
+}
+
 struct ExistingRecord {
     endpoint: String,
     request_hash: Vec<u8>,
@@ -178,13 +209,22 @@ impl Idempotency {
         // A record can vanish (purge) or change (another claim) between our statements;
         // each pass re-reads it, and three passes settle any such race.
         for _ in 0..3 {
+            // One round trip: the claim, and the record as it stood if the claim lost. (The
+            // statement's snapshot predates its own insert, so a won claim reads no record.)
             let lease_token = Uuid::new_v4();
-            let inserted = sqlx::query(
-                "INSERT INTO idempotency_keys \
-                   (merchant_id, key, endpoint, request_hash, status, lease_token, locked_until, expires_at) \
-                 VALUES ($1, $2, $3, $4, 'in_progress', $5, \
-                   now() + make_interval(secs => $6), now() + make_interval(secs => $7)) \
-                 ON CONFLICT (merchant_id, key) DO NOTHING",
+            let row: ClaimRow = sqlx::query_as(
+                "WITH claim AS ( \
+                   INSERT INTO idempotency_keys \
+                     (merchant_id, key, endpoint, request_hash, status, lease_token, locked_until, expires_at) \
+                   VALUES ($1, $2, $3, $4, 'in_progress', $5, \
+                     now() + make_interval(secs => $6), now() + make_interval(secs => $7)) \
+                   ON CONFLICT (merchant_id, key) DO NOTHING RETURNING 1) \
+                 SELECT EXISTS (SELECT 1 FROM claim) AS claimed, \
+                   k.endpoint, k.request_hash, k.status, k.lease_token, \
+                   coalesce(k.locked_until > now(), false) AS lease_live, k.expires_at <= now() AS expired, \
+                   k.response_status, k.response_location, k.response_body \
+                 FROM (SELECT 1) AS one \
+                 LEFT JOIN idempotency_keys k ON k.merchant_id = $1 AND k.key = $2",
             )
             .bind(request.merchant_id)
             .bind(request.key.as_str())
@@ -193,23 +233,13 @@ impl Idempotency {
             .bind(lease_token)
             .bind(self.lease.as_secs_f64())
             .bind(self.ttl.as_secs_f64())
-            .execute(&self.pool)
+            .fetch_one(&self.pool)
             .await?;
-            if inserted.rows_affected() == 1 {
+            if row.claimed {
                 self.outcomes.count(request.merchant_id, "new");
                 return Ok(Claim::Owned(self.owned(request, lease_token)));
             }
-
-            let existing: Option<ExistingRecord> = sqlx::query_as(
-                "SELECT endpoint, request_hash, status, lease_token, \
-                   coalesce(locked_until > now(), false) AS lease_live, expires_at <= now() AS expired, \
-                   response_status, response_location, response_body \
-                 FROM idempotency_keys WHERE merchant_id = $1 AND key = $2",
-            )
-            .bind(request.merchant_id)
-            .bind(request.key.as_str())
-            .fetch_optional(&self.pool)
-            .await?;
+            let existing = row.existing();
             let Some(existing) = existing else { continue };
 
             if !existing.expired {
