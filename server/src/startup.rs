@@ -12,6 +12,7 @@ use metrics_exporter_prometheus::PrometheusHandle;
 use sqlx::PgPool;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
+use tower_sessions::ExpiredDeletion;
 
 use crate::config::{Settings, LOCAL_PARTNER_ADDR};
 use crate::http;
@@ -62,7 +63,7 @@ impl Application {
         };
         let outcomes = state.idempotency.outcomes().clone();
         let sessions = http::console::session_store(&state).await?;
-        let router = router(state, sessions);
+        let router = router(state, sessions.clone());
         let dispatcher = Dispatcher::new(pool.clone(), settings);
         let listener = TcpListener::bind(addr).await?;
         let mut workers = Vec::new();
@@ -106,6 +107,14 @@ impl Application {
                     let reconciler = reconciler.clone();
                     let yesterday = Utc::now().date_naive() - Days::new(1);
                     async move { reconciler.run(yesterday, true).await }
+                },
+            )),
+            tokio::spawn(every(
+                settings.purge_interval,
+                "expired sessions",
+                move || {
+                    let sessions = sessions.clone();
+                    async move { sessions.delete_expired().await }
                 },
             )),
             tokio::spawn(every(OUTCOMES_FLUSH_INTERVAL, "outcomes", move || {
