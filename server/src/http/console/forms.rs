@@ -12,7 +12,7 @@ use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{Console, CurrentUser, PayoutForm, Submission};
+use app::console::{Console, ConsoleResult, CurrentUser, PayoutForm, Submission};
 
 use super::session;
 use crate::startup::AppState;
@@ -41,6 +41,27 @@ fn failure(error: impl std::fmt::Display) -> Response {
         "Something went wrong; nothing was lost. Go back and try again.",
     )
         .into_response()
+}
+
+/// The merchant a form acts for, once its CSRF token checks out (support staff change nothing).
+async fn acting_merchant(
+    session: &Session,
+    user: &CurrentUser,
+    csrf: &str,
+) -> Result<String, Response> {
+    if !session::csrf_matches(session, csrf).await {
+        return Err(forbidden());
+    }
+    user.merchant_id.clone().ok_or_else(forbidden)
+}
+
+/// Back to `page` after an action, with the refusal's message when there is one.
+fn back_to(page: &str, done: ConsoleResult<Result<(), String>>) -> Response {
+    match done {
+        Ok(Ok(())) => Redirect::to(page).into_response(),
+        Ok(Err(message)) => with_error(page, &message),
+        Err(error) => failure(error.0),
+    }
 }
 
 #[derive(Deserialize)]
@@ -108,11 +129,9 @@ pub async fn new_payout(
     Extension(console): Extension<Arc<dyn Console>>,
     Form(form): Form<NewPayoutForm>,
 ) -> Response {
-    if !session::csrf_matches(&session, &form.csrf).await {
-        return forbidden();
-    }
-    let Some(merchant_id) = user.merchant_id else {
-        return forbidden();
+    let merchant_id = match acting_merchant(&session, &user, &form.csrf).await {
+        Ok(merchant_id) => merchant_id,
+        Err(refused) => return refused,
     };
     let submitted = PayoutForm {
         idempotency_key: form.idempotency_key,
@@ -156,18 +175,12 @@ async fn set_order_status(
     form: CsrfOnly,
     status: &str,
 ) -> Response {
-    if !session::csrf_matches(&session, &form.csrf).await {
-        return forbidden();
-    }
-    let Some(merchant_id) = user.merchant_id else {
-        return forbidden();
+    let merchant_id = match acting_merchant(&session, &user, &form.csrf).await {
+        Ok(merchant_id) => merchant_id,
+        Err(refused) => return refused,
     };
-    let page = format!("/orders/{id}");
-    match console.set_order_status(&merchant_id, &id, status).await {
-        Ok(Ok(())) => Redirect::to(&page).into_response(),
-        Ok(Err(message)) => with_error(&page, &message),
-        Err(error) => failure(error.0),
-    }
+    let changed = console.set_order_status(&merchant_id, &id, status).await;
+    back_to(&format!("/orders/{id}"), changed)
 }
 
 #[derive(Deserialize)]
@@ -183,18 +196,12 @@ pub async fn redeliver_event(
     Path(event_id): Path<String>,
     Form(form): Form<RedeliverForm>,
 ) -> Response {
-    if !session::csrf_matches(&session, &form.csrf).await {
-        return forbidden();
-    }
-    let Some(merchant_id) = user.merchant_id else {
-        return forbidden();
+    let merchant_id = match acting_merchant(&session, &user, &form.csrf).await {
+        Ok(merchant_id) => merchant_id,
+        Err(refused) => return refused,
     };
-    match console
+    let redelivered = console
         .redeliver(&merchant_id, &event_id, &form.idempotency_key)
-        .await
-    {
-        Ok(Ok(())) => Redirect::to("/webhooks").into_response(),
-        Ok(Err(message)) => with_error("/webhooks", &message),
-        Err(error) => failure(error.0),
-    }
+        .await;
+    back_to("/webhooks", redelivered)
 }
