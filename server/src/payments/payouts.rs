@@ -153,10 +153,8 @@ pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Op
 pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Payout>, ApiError> {
     page.check_cursor(pool, "payouts", merchant_id).await?;
     Ok(sqlx::query_as(&format!(
-        "SELECT {PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 \
-           AND ($2::text IS NULL OR (created_at, id) < \
-                (SELECT created_at, id FROM payouts WHERE merchant_id = $1 AND id = $2)) \
-         ORDER BY created_at DESC, id DESC LIMIT $3"
+        "SELECT {PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 {}",
+        Page::newest_first("payouts")
     ))
     .bind(merchant_id)
     .bind(page.starting_after.as_deref())
