@@ -315,19 +315,12 @@ impl Console for PgConsole {
     }
 
     async fn key(&self, merchant_id: &str, key: &str) -> ConsoleResult<Option<KeyView>> {
-        let pool = &self.state.pool;
-        let Some(found) = record::find(pool, merchant_id, key).await.map_err(failed)? else {
+        let Some(found) = record::find(&self.state.pool, merchant_id, key)
+            .await
+            .map_err(failed)?
+        else {
             return Ok(None);
         };
-        let body: Option<Vec<u8>> = sqlx::query_scalar(
-            "SELECT response_body FROM idempotency_keys WHERE merchant_id = $1 AND key = $2",
-        )
-        .bind(merchant_id)
-        .bind(key)
-        .fetch_optional(pool)
-        .await
-        .map_err(failed)?
-        .flatten();
         Ok(Some(KeyView {
             merchant_id: merchant_id.to_owned(),
             key: found.key,
@@ -342,7 +335,9 @@ impl Console for PgConsole {
             created_at: when(found.created_at),
             updated_at: when(found.updated_at),
             expires_at: when(found.expires_at),
-            response_body: body.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+            response_body: found
+                .response_body
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
         }))
     }
 

@@ -28,6 +28,9 @@ pub struct KeyRecord {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
+    /// The stored response's bytes: shown by the console, not part of the API's record.
+    #[serde(skip)]
+    pub response_body: Option<Vec<u8>>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -46,12 +49,14 @@ struct Row {
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
     expires_at: DateTime<Utc>,
+    response_body: Option<Vec<u8>>,
 }
 
 pub async fn find(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<Option<KeyRecord>> {
     let row: Option<Row> = sqlx::query_as(
         "SELECT key, status, expires_at <= now() AS expired, endpoint, request_hash, response_status, \
-           resource_type, resource_id, recovery_point, error, attempts, created_at, updated_at, expires_at \
+           resource_type, resource_id, recovery_point, error, attempts, created_at, updated_at, expires_at, \
+           response_body \
          FROM idempotency_keys WHERE merchant_id = $1 AND key = $2",
     )
     .bind(merchant_id)
@@ -79,5 +84,6 @@ pub async fn find(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<O
         created_at: row.created_at,
         updated_at: row.updated_at,
         expires_at: row.expires_at,
+        response_body: row.response_body,
     }))
 }
