@@ -97,6 +97,17 @@ pub struct Settings {
     #[arg(long, env = "KAADXPAY_WEBHOOK_LEASE", default_value = "60s", value_parser = humantime::parse_duration, global = true)]
     pub webhook_lease: Duration,
 
+    /// Let webhook endpoints be loopback, private, link-local or other internal addresses
+    /// (local development and tests; the embedded mode turns it on). Off, such URLs are refused
+    /// at registration and again, after DNS resolution, on every send.
+    #[arg(long, env = "KAADXPAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS", global = true)]
+    pub webhook_allow_private_networks: bool,
+
+    /// The address people reach the service at, e.g. `https://pay.example.com`; with
+    /// `https://` the console's session cookie is marked `Secure`.
+    #[arg(long, env = "KAADXPAY_PUBLIC_URL", global = true)]
+    pub public_url: Option<String>,
+
     /// `json` lines for machines, `pretty` for people.
     #[arg(
         long,

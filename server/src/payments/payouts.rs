@@ -40,13 +40,16 @@ pub struct Payout {
     pub idempotency_key: String,
     pub partner_transfer_id: Option<String>,
     pub failure_code: Option<String>,
+    /// How many duplicate transfers of this payout reconciliation reversed (the payout itself
+    /// stays `paid`).
+    pub duplicates_reversed: i32,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
 pub const PAYOUT_COLUMNS: &str =
     "id, merchant_id, 'payout' AS object, amount, currency, status, destination, description, \
-     idempotency_key, partner_transfer_id, failure_code, created_at, updated_at";
+     idempotency_key, partner_transfer_id, failure_code, duplicates_reversed, created_at, updated_at";
 
 /// The end-to-end key of a payout's transfer: the same on every attempt, from any process.
 pub fn partner_key(payout_id: &str, idempotency_key: &str) -> String {
@@ -271,4 +274,16 @@ pub async fn mark_reversed(conn: &mut PgConnection, id: &str) -> sqlx::Result<Op
         next_attempt_in: None,
     };
     apply(conn, id, change).await
+}
+
+/// Reconciliation reversed a duplicate transfer of the payout: the payout stays as it is (its
+/// own transfer went out once) and counts the reversal.
+pub async fn mark_duplicate_reversed(conn: &mut PgConnection, id: &str) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE payouts SET duplicates_reversed = duplicates_reversed + 1, updated_at = now() WHERE id = $1",
+    )
+    .bind(id)
+    .execute(conn)
+    .await?;
+    Ok(())
 }
