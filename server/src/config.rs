@@ -61,9 +61,10 @@ pub struct Settings {
     #[arg(long, env = "KAADXPAY_PARTNER_URL", global = true)]
     pub partner_url: Option<String>,
 
-    /// The secret the partner signs its webhooks with.
-    #[arg(long, env = "KAADXPAY_PARTNER_WEBHOOK_SECRET", default_value = crate::partner::TEST_WEBHOOK_SECRET, global = true)]
-    pub partner_webhook_secret: String,
+    /// The secret the partner signs its webhooks with. Required with --partner-url; without
+    /// it (the in-process simulator) the simulator's published test secret is used.
+    #[arg(long, env = "KAADXPAY_PARTNER_WEBHOOK_SECRET", global = true)]
+    pub partner_webhook_secret: Option<String>,
 
     /// How long a call to the partner may take before it counts as a timeout.
     #[arg(long, env = "KAADXPAY_PARTNER_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration, global = true)]
@@ -122,6 +123,83 @@ pub struct Settings {
 pub const LOCAL_PARTNER_ADDR: &str = "127.0.0.1:4000";
 
 impl Settings {
+    /// Every value that cannot work, one sentence each naming its variable; empty when all is
+    /// well. Run at start, before anything else, so a bad setting never surfaces as a panic or
+    /// a silent misbehaviour later.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let positive = [
+            ("KAADXPAY_IDEMPOTENCY_TTL", self.idempotency_ttl),
+            ("KAADXPAY_IDEMPOTENCY_LEASE", self.idempotency_lease),
+            ("KAADXPAY_SWEEP_INTERVAL", self.sweep_interval),
+            ("KAADXPAY_PURGE_INTERVAL", self.purge_interval),
+            ("KAADXPAY_PARTNER_TIMEOUT", self.partner_timeout),
+            ("KAADXPAY_PAYOUT_INTERVAL", self.payout_interval),
+            ("KAADXPAY_PAYOUT_RETRY_BASE", self.payout_retry_base),
+            ("KAADXPAY_PAYOUT_POLL_INTERVAL", self.payout_poll_interval),
+            ("KAADXPAY_RECONCILE_INTERVAL", self.reconcile_interval),
+            ("KAADXPAY_WEBHOOK_INTERVAL", self.webhook_interval),
+            ("KAADXPAY_WEBHOOK_LEASE", self.webhook_lease),
+        ];
+        for (name, value) in positive {
+            if value.is_zero() {
+                problems.push(format!("{name} must be longer than zero."));
+            }
+        }
+        if self.db_pool_size == 0 {
+            problems.push("KAADXPAY_DB_POOL_SIZE must be at least 1.".to_owned());
+        }
+        // A payout job is leased for the idempotency lease while the partner is called: a lease
+        // that can run out mid-call lets a second worker send the same payout at once.
+        if self.idempotency_lease <= self.partner_timeout {
+            problems.push(format!(
+                "KAADXPAY_IDEMPOTENCY_LEASE ({}) must be longer than KAADXPAY_PARTNER_TIMEOUT ({}): a payout job is leased for it while the partner is called.",
+                humantime::format_duration(self.idempotency_lease),
+                humantime::format_duration(self.partner_timeout)
+            ));
+        }
+        if self.webhook_lease <= crate::webhooks::dispatcher::TIMEOUT {
+            problems.push(format!(
+                "KAADXPAY_WEBHOOK_LEASE ({}) must be longer than the {} webhook send timeout.",
+                humantime::format_duration(self.webhook_lease),
+                humantime::format_duration(crate::webhooks::dispatcher::TIMEOUT)
+            ));
+        }
+        if let Some(url) = &self.public_url {
+            let parsed = reqwest::Url::parse(url).ok();
+            if !parsed.is_some_and(|url| matches!(url.scheme(), "http" | "https")) {
+                problems.push(format!(
+                    "KAADXPAY_PUBLIC_URL ({url}) must be an absolute http:// or https:// URL."
+                ));
+            }
+        }
+        problems
+    }
+
+    /// What `serve` needs beyond [`Settings::problems`]: a real partner's webhooks are only
+    /// trusted with a secret of its own, never the simulator's published one.
+    pub fn serve_problems(&self) -> Vec<String> {
+        let mut problems = self.problems();
+        if self.partner_url.is_some() && self.partner_webhook_secret.is_none() {
+            problems.push(
+                "KAADXPAY_PARTNER_WEBHOOK_SECRET must be set when KAADXPAY_PARTNER_URL is: it is how the partner's webhooks are told from forgeries.".to_owned(),
+            );
+        }
+        problems
+    }
+
+    /// The secret partner webhooks must be signed with: the configured one, or the simulator's
+    /// test secret when the simulator runs in-process (no partner URL).
+    pub fn partner_webhook_secret(&self) -> anyhow::Result<&str> {
+        match (&self.partner_webhook_secret, &self.partner_url) {
+            (Some(secret), _) => Ok(secret),
+            (None, None) => Ok(crate::partner::TEST_WEBHOOK_SECRET),
+            (None, Some(_)) => anyhow::bail!(
+                "KAADXPAY_PARTNER_WEBHOOK_SECRET must be set when KAADXPAY_PARTNER_URL is"
+            ),
+        }
+    }
+
     pub fn partner_client(&self, partner_url: &str) -> crate::partner::client::PartnerClient {
         crate::partner::client::PartnerClient::new(partner_url, self.partner_timeout)
     }

@@ -108,6 +108,16 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     telemetry::init_logs(cli.settings.log_format);
     let command = cli.command.unwrap_or(Command::Serve(cli.serve));
+    let problems = match command {
+        Command::Serve(_) => cli.settings.serve_problems(),
+        _ => cli.settings.problems(),
+    };
+    if !problems.is_empty() {
+        for problem in problems {
+            eprintln!("kaadxpay: {problem}");
+        }
+        std::process::exit(2);
+    }
     if let Command::PartnerSim(args) = command {
         let (addr, serving) = sim::bind(args).await?;
         println!("partner simulator listening on http://{addr}");
@@ -187,7 +197,12 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
 }
 
 async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::Result<()> {
-    let app = Application::build(settings, db.pool.clone(), args.addr).await?;
+    let mut settings = settings.clone();
+    if db.embedded.is_some() {
+        // A laptop's own receivers are what local development registers.
+        settings.webhook_allow_private_networks = true;
+    }
+    let app = Application::build(&settings, db.pool.clone(), args.addr).await?;
     let addr = app.local_addr();
     if args.demo || db.embedded.is_some() {
         let demo = NewMerchant {
@@ -203,6 +218,9 @@ async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::R
         println!("Kaadxpay is serving on http://{addr}");
         println!("  console:      http://{addr}/");
         println!("  partner bank: {}", app.partner_url());
+        if db.embedded.is_some() {
+            println!("  webhook endpoints may be loopback and private addresses (embedded mode)");
+        }
         println!("  demo merchant {DEMO_MERCHANT_ID}, API key {DEMO_API_KEY}");
         for (email, password, merchant) in DEMO_LOGINS {
             let role = if merchant.is_some() {

@@ -59,7 +59,7 @@ impl Application {
             ),
             pool: pool.clone(),
             metrics: telemetry::metrics(),
-            partner_webhook_secret: settings.partner_webhook_secret.as_str().into(),
+            partner_webhook_secret: settings.partner_webhook_secret()?.into(),
         };
         let outcomes = state.idempotency.outcomes().clone();
         let sessions = http::console::session_store(&state).await?;
@@ -168,6 +168,7 @@ async fn start_local_partner(
     settings: &Settings,
     app_addr: SocketAddr,
 ) -> anyhow::Result<(String, JoinHandle<()>)> {
+    let webhook_secret = settings.partner_webhook_secret()?;
     let args = |addr: SocketAddr| SimArgs {
         addr,
         mode: Mode::Mature,
@@ -175,7 +176,7 @@ async fn start_local_partner(
         error_rate: 0.0,
         timeout_rate: 0.0,
         webhook_url: Some(format!("http://{app_addr}/webhooks/partner")),
-        webhook_secret: settings.partner_webhook_secret.clone(),
+        webhook_secret: webhook_secret.to_owned(),
         store: settings.data_dir.join("partner-sim.jsonl"),
         settle_after: std::time::Duration::from_millis(200),
     };

@@ -16,6 +16,7 @@ use tokio::sync::OnceCell;
 use server::config::Settings;
 use server::db::{self, MIGRATOR};
 use server::embedded_pg::{Durability, EmbeddedPostgres};
+use server::partner::TEST_WEBHOOK_SECRET;
 use server::startup::Application;
 
 struct Cluster {
@@ -145,6 +146,10 @@ pub async fn spawn_app_at(port: u16, flags: &[&str]) -> TestApp {
     let db_url = fresh_database().await;
     let data_dir = scratch_dir();
     let mut all_flags = vec!["--data-dir", data_dir.to_str().unwrap()];
+    // A real partner's webhooks need a secret; the tests' simulators sign with the test one.
+    if !flags.contains(&"--partner-webhook-secret") {
+        all_flags.extend(["--partner-webhook-secret", TEST_WEBHOOK_SECRET]);
+    }
     all_flags.extend_from_slice(flags);
     let settings = settings(&all_flags);
     let pool = db::connect(&db_url, settings.db_pool_size).await.unwrap();
@@ -274,6 +279,7 @@ impl ServerProcess {
             .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
             .env("DATABASE_URL", db_url)
             .env("RUST_LOG", "warn")
+            .env("KAADXPAY_PARTNER_WEBHOOK_SECRET", TEST_WEBHOOK_SECRET)
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .spawn()
