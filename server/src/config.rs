@@ -70,6 +70,11 @@ pub struct Settings {
     #[arg(long, env = "KAADXPAY_PARTNER_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration, global = true)]
     pub partner_timeout: Duration,
 
+    /// How long the payout worker holds a payout it works on before another process may take
+    /// it; must outlast a partner call (--partner-timeout).
+    #[arg(long, env = "KAADXPAY_PAYOUT_LEASE", default_value = "60s", value_parser = humantime::parse_duration, global = true)]
+    pub payout_lease: Duration,
+
     /// How often the payout worker looks for due payouts.
     #[arg(long, env = "KAADXPAY_PAYOUT_INTERVAL", default_value = "1s", value_parser = humantime::parse_duration, global = true)]
     pub payout_interval: Duration,
@@ -134,6 +139,7 @@ impl Settings {
             ("KAADXPAY_SWEEP_INTERVAL", self.sweep_interval),
             ("KAADXPAY_PURGE_INTERVAL", self.purge_interval),
             ("KAADXPAY_PARTNER_TIMEOUT", self.partner_timeout),
+            ("KAADXPAY_PAYOUT_LEASE", self.payout_lease),
             ("KAADXPAY_PAYOUT_INTERVAL", self.payout_interval),
             ("KAADXPAY_PAYOUT_RETRY_BASE", self.payout_retry_base),
             ("KAADXPAY_PAYOUT_POLL_INTERVAL", self.payout_poll_interval),
@@ -149,12 +155,11 @@ impl Settings {
         if self.db_pool_size == 0 {
             problems.push("KAADXPAY_DB_POOL_SIZE must be at least 1.".to_owned());
         }
-        // A payout job is leased for the idempotency lease while the partner is called: a lease
-        // that can run out mid-call lets a second worker send the same payout at once.
-        if self.idempotency_lease <= self.partner_timeout {
+        // A lease that can run out mid-call lets a second worker send the same payout at once.
+        if self.payout_lease <= self.partner_timeout {
             problems.push(format!(
-                "KAADXPAY_IDEMPOTENCY_LEASE ({}) must be longer than KAADXPAY_PARTNER_TIMEOUT ({}): a payout job is leased for it while the partner is called.",
-                humantime::format_duration(self.idempotency_lease),
+                "KAADXPAY_PAYOUT_LEASE ({}) must be longer than KAADXPAY_PARTNER_TIMEOUT ({}): a payout is leased for it while the partner is called.",
+                humantime::format_duration(self.payout_lease),
                 humantime::format_duration(self.partner_timeout)
             ));
         }

@@ -12,6 +12,7 @@ use metrics_exporter_prometheus::PrometheusHandle;
 use sqlx::PgPool;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
+use tower_http::catch_panic::CatchPanicLayer;
 use tower_sessions::ExpiredDeletion;
 
 use crate::config::{Settings, LOCAL_PARTNER_ADDR};
@@ -79,7 +80,7 @@ impl Application {
         let payouts = PayoutWorker {
             pool: pool.clone(),
             partner: settings.partner_client(&partner_url),
-            lease: settings.idempotency_lease,
+            lease: settings.payout_lease,
             retry_base: settings.payout_retry_base,
             poll_interval: settings.payout_poll_interval,
         };
@@ -199,5 +200,6 @@ pub fn router(state: AppState, sessions: tower_sessions_sqlx_store::PostgresStor
         .with_state(state.clone())
         .merge(http::console::router(state, sessions))
         .fallback(http::unknown_route)
+        .layer(CatchPanicLayer::custom(http::error::panic_response))
         .layer(axum::middleware::from_fn(http::middleware::observe))
 }

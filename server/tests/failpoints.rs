@@ -85,6 +85,21 @@ async fn a_request_in_flight_answers_409_then_replays() {
     assert_eq!(count(&pool, "orders").await, 1);
 }
 
+/// What a person reads about a failure on our side: a sentence, never the internal cause.
+fn assert_people_sentence(text: &Value) {
+    let text = text.as_str().expect("a message");
+    assert!(text.ends_with('.'), "a sentence: {text}");
+    for internal in [
+        "fail point",
+        "before_commit",
+        "sqlx",
+        "panicked",
+        "error returned from database",
+    ] {
+        assert!(!text.contains(internal), "{internal} leaked: {text}");
+    }
+}
+
 #[tokio::test]
 async fn a_transient_failure_marks_the_record_failed_and_a_retry_executes_again() {
     let (db_url, pool, merchant) = setup().await;
@@ -93,6 +108,7 @@ async fn a_transient_failure_marks_the_record_failed_and_a_retry_executes_again(
 
     let failed = post_order(&server.base_url, &merchant, "flaky").await;
     assert_eq!(failed.status(), 500);
+    let failed_body: Value = failed.json().await.unwrap();
     assert_eq!(
         count(&pool, "orders").await,
         0,
@@ -100,10 +116,8 @@ async fn a_transient_failure_marks_the_record_failed_and_a_retry_executes_again(
     );
     let record = key_record(&server.base_url, &merchant, "flaky").await;
     assert_eq!(record["status"], "failed");
-    assert!(record["error"]
-        .as_str()
-        .unwrap()
-        .contains("order.before_commit"));
+    assert_people_sentence(&record["error"]);
+    assert_people_sentence(&failed_body["error"]["message"]);
 
     let retried = post_order(&server.base_url, &merchant, "flaky").await;
     assert_eq!(retried.status(), 201);
@@ -207,5 +221,34 @@ async fn a_client_that_gives_up_frees_its_key_at_once() {
 
     let retried = post_order(&server.base_url, &merchant, "impatient").await;
     assert_eq!(retried.status(), 201);
+    assert_eq!(count(&pool, "orders").await, 1);
+}
+
+#[tokio::test]
+async fn a_panicking_handler_answers_500_and_leaves_its_key_failed() {
+    let (db_url, pool, merchant) = setup().await;
+    let server =
+        ServerProcess::start(&db_url, &[("FAILPOINTS", "order.before_commit=1*panic")]).await;
+
+    let crashed = try_post_order(&server.base_url, &merchant, "bug")
+        .await
+        .expect("an answer, not a dropped connection");
+    assert_eq!(crashed.status(), 500);
+    let body: Value = crashed.json().await.unwrap();
+    assert_eq!(error_code(&body), "internal_error");
+    assert_people_sentence(&body["error"]["message"]);
+    common::eventually(Duration::from_secs(5), "the key is failed", || async {
+        key_record(&server.base_url, &merchant, "bug").await["status"] == "failed"
+    })
+    .await;
+    assert_people_sentence(&key_record(&server.base_url, &merchant, "bug").await["error"]);
+    assert_eq!(
+        count(&pool, "orders").await,
+        0,
+        "the effect was rolled back"
+    );
+
+    let retried = post_order(&server.base_url, &merchant, "bug").await;
+    assert_eq!(retried.status(), 201, "the retry executes");
     assert_eq!(count(&pool, "orders").await, 1);
 }

@@ -269,7 +269,8 @@ async fn a_server_killed_after_the_partner_call_pays_each_payout_once() {
     let env = |failpoints: &'static str| {
         vec![
             ("KAADXPAY_PARTNER_URL", partner.base_url.clone()),
-            ("KAADXPAY_IDEMPOTENCY_LEASE", "2s".into()),
+            ("KAADXPAY_PAYOUT_LEASE", "2s".into()),
+            ("KAADXPAY_PARTNER_TIMEOUT", "1s".into()),
             ("KAADXPAY_PAYOUT_INTERVAL", "100ms".into()),
             ("KAADXPAY_PAYOUT_POLL_INTERVAL", "300ms".into()),
             ("FAILPOINTS", failpoints.into()),

@@ -62,7 +62,7 @@ async fn bad_settings_stop_the_start_with_one_line_each() {
     let output = serve_expecting_exit(&[
         ("KAADXPAY_SWEEP_INTERVAL", "0s"),
         ("KAADXPAY_PAYOUT_INTERVAL", "0ms"),
-        ("KAADXPAY_IDEMPOTENCY_LEASE", "5s"),
+        ("KAADXPAY_PAYOUT_LEASE", "5s"),
         ("KAADXPAY_PARTNER_TIMEOUT", "10s"),
         ("KAADXPAY_WEBHOOK_LEASE", "3s"),
         ("KAADXPAY_DB_POOL_SIZE", "0"),
@@ -74,7 +74,7 @@ async fn bad_settings_stop_the_start_with_one_line_each() {
     for variable in [
         "KAADXPAY_SWEEP_INTERVAL",
         "KAADXPAY_PAYOUT_INTERVAL",
-        "KAADXPAY_IDEMPOTENCY_LEASE",
+        "KAADXPAY_PAYOUT_LEASE",
         "KAADXPAY_WEBHOOK_LEASE",
         "KAADXPAY_DB_POOL_SIZE",
     ] {

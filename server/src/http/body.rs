@@ -19,10 +19,12 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
         let bytes = axum::body::to_bytes(request.into_body(), MAX_BODY_BYTES)
             .await
-            .map_err(|_| {
-                ApiError::invalid_body(format!(
-                    "The request body is larger than the limit of {MAX_BODY_BYTES} bytes."
-                ))
+            .map_err(|err| {
+                if err.into_inner().is::<http_body_util::LengthLimitError>() {
+                    ApiError::RequestTooLarge
+                } else {
+                    ApiError::invalid_body("The request body could not be read in full.")
+                }
             })?;
         // No body at all is an empty object, for actions that take no parameters.
         if bytes.is_empty() {

@@ -38,6 +38,11 @@ pub enum ApiError {
     #[error("The available {0} balance is lower than the payout amount.")]
     InsufficientFunds(String),
     #[error(
+        "The request body is larger than the limit of {} bytes.",
+        super::body::MAX_BODY_BYTES
+    )]
+    RequestTooLarge,
+    #[error(
         "Something went wrong on our side; it is safe to retry with the same Idempotency-Key."
     )]
     Internal(#[source] anyhow::Error),
@@ -72,6 +77,7 @@ impl ApiError {
             }
             Self::ResourceMissing(_) | Self::UnknownRoute(_) => StatusCode::NOT_FOUND,
             Self::InsufficientFunds(_) => StatusCode::PAYMENT_REQUIRED,
+            Self::RequestTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -89,6 +95,7 @@ impl ApiError {
             Self::ResourceMissing(_) | Self::UnknownRoute(_) => "resource_missing",
             Self::InvalidStateTransition(_) => "invalid_state_transition",
             Self::InsufficientFunds(_) => "insufficient_funds",
+            Self::RequestTooLarge => "request_too_large",
             Self::Internal(_) => "internal_error",
         }
     }
@@ -145,3 +152,15 @@ impl IntoResponse for ApiError {
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// The answer to a request whose handler panicked: a bug, so `500 internal_error`, with the
+/// panic's message logged (in the request's span, with its id) and never sent. A key the
+/// request had claimed is marked `failed` as its guard unwinds, so a retry executes it.
+pub fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let message = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("a panic without a message");
+    ApiError::Internal(anyhow::anyhow!("a handler panicked: {message}")).into_response()
+}

@@ -400,6 +400,10 @@ fn keyed_error(error: ApiError, key_status: &'static str) -> Response {
     response
 }
 
+/// What a record's `error` says when the attempt failed on our side.
+const INTERNAL_FAILURE: &str =
+    "An error on our side interrupted the request; nothing it did was kept, and a retry with the same key executes it again.";
+
 /// A key this request owns until it completes or fails it.
 ///
 /// If it is dropped unsettled (the client went away and axum dropped the handler), the record
@@ -429,7 +433,7 @@ impl Drop for ClaimedKey {
             self.lease_token,
         );
         runtime.spawn(async move {
-            let cause = "The request was abandoned before it finished (the client disconnected); a retry executes it again.";
+            let cause = "The request stopped before it finished (the client went away, or the server failed); nothing it did was kept, and a retry executes it again.";
             if let Err(err) = record_failure(&pool, &merchant_id, &key, lease_token, cause).await {
                 tracing::error!(error = ?err, idempotency_key = key, "could not mark an abandoned record failed");
             }
@@ -504,8 +508,10 @@ impl ClaimedKey {
     }
 
     async fn mark_failed(mut self, error: ApiError) -> Response {
+        // A sentence for people: the internal cause goes to the log (with the request id, from
+        // the request's span) when the error is rendered, never into the record.
         let cause = match &error {
-            ApiError::Internal(cause) => format!("{cause:#}"),
+            ApiError::Internal(_) => INTERNAL_FAILURE.to_owned(),
             other => other.to_string(),
         };
         self.settled = true;

@@ -80,10 +80,11 @@ impl NewPayout {
             .chars()
             .filter(|c| !c.is_whitespace())
             .collect();
-        let well_formed = (15..=34).contains(&iban.len())
+        // ASCII first: the slices below are byte offsets, which must fall between characters.
+        let well_formed = iban.chars().all(|c| c.is_ascii_alphanumeric())
+            && (15..=34).contains(&iban.len())
             && iban[..2].chars().all(|c| c.is_ascii_uppercase())
-            && iban[2..4].chars().all(|c| c.is_ascii_digit())
-            && iban.chars().all(|c| c.is_ascii_alphanumeric());
+            && iban[2..4].chars().all(|c| c.is_ascii_digit());
         if !well_formed {
             return Err(ApiError::invalid(
                 "destination[iban]",
