@@ -114,6 +114,9 @@ pub struct Settings {
     #[arg(long, env = "KAADXPAY_PUBLIC_URL", global = true)]
     pub public_url: Option<String>,
 
+    #[command(flatten)]
+    pub retention: crate::retention::Retention,
+
     /// `json` lines for machines, `pretty` for people.
     #[arg(
         long,
@@ -152,6 +155,7 @@ impl Settings {
                 problems.push(format!("{name} must be longer than zero."));
             }
         }
+        problems.extend(self.retention.problems());
         if self.db_pool_size == 0 {
             problems.push("KAADXPAY_DB_POOL_SIZE must be at least 1.".to_owned());
         }

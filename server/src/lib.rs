@@ -13,6 +13,7 @@ pub mod ids;
 pub mod partner;
 pub mod payments;
 pub mod reconcile;
+pub mod retention;
 pub mod startup;
 pub mod telemetry;
 pub mod users;

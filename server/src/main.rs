@@ -57,7 +57,7 @@ enum Command {
     },
     /// Mark abandoned in-progress idempotency records failed, once.
     Sweep,
-    /// Delete expired idempotency records, once.
+    /// Delete expired idempotency records and history past its retention, once.
     Purge,
 }
 
@@ -191,6 +191,8 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
                 "{} expired records deleted",
                 maintenance::purge(db.pool.clone()).await?
             );
+            let history = settings.retention.purge(&db.pool).await?;
+            println!("history past its retention deleted: {history:?}");
             Ok(())
         }
     }

@@ -97,6 +97,13 @@ impl Application {
                 let pool = pool.clone();
                 move || purge(pool.clone())
             })),
+            tokio::spawn(every(settings.purge_interval, "history purge", {
+                let (pool, retention) = (pool.clone(), settings.retention.clone());
+                move || {
+                    let (pool, retention) = (pool.clone(), retention.clone());
+                    async move { retention.purge(&pool).await }
+                }
+            })),
             tokio::spawn(every(settings.payout_interval, "payouts", move || {
                 let payouts = payouts.clone();
                 async move { payouts.run_once().await }

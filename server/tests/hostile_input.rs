@@ -164,3 +164,25 @@ async fn a_body_over_64_kib_gets_413_and_changes_nothing() {
     }
     assert_eq!(app.snapshot().await, (0, 0, 0), "nothing was recorded");
 }
+
+#[tokio::test]
+async fn the_database_refuses_amounts_and_currencies_the_contract_refuses() {
+    let app = spawn_app().await;
+    let insert = |amount: i64, currency: &'static str| {
+        sqlx::query(
+            "INSERT INTO orders (id, merchant_id, amount, currency, status) \
+             VALUES (gen_random_uuid()::text, $1, $2, $3, 'pending')",
+        )
+        .bind(&app.merchant.id)
+        .bind(amount)
+        .bind(currency)
+        .execute(&app.pool)
+    };
+    assert!(insert(100_000_000_000, "EUR").await.is_ok(), "the maximum");
+    for (amount, currency) in [(100_000_000_001, "EUR"), (1, "eur"), (1, "EURO"), (1, "")] {
+        assert!(
+            insert(amount, currency).await.is_err(),
+            "{amount} {currency} is refused"
+        );
+    }
+}
