@@ -40,6 +40,15 @@ pub struct Settings {
     )]
     pub db_pool_size: u32,
 
+    /// How long a request may wait for a database connection before it is answered `503`.
+    #[arg(long, env = "KAADXPAY_DB_ACQUIRE_TIMEOUT", default_value = "1s", value_parser = humantime::parse_duration, global = true)]
+    pub db_acquire_timeout: Duration,
+
+    /// Requests served at once by this process; one more waits for a turn at most
+    /// --db-acquire-timeout, then is answered `503`. Default: four per database connection.
+    #[arg(long, env = "KAADXPAY_MAX_IN_FLIGHT", global = true)]
+    pub max_in_flight: Option<usize>,
+
     /// How long an idempotency record answers for its key.
     #[arg(long, env = "KAADXPAY_IDEMPOTENCY_TTL", default_value = "24h", value_parser = humantime::parse_duration, global = true)]
     pub idempotency_ttl: Duration,
@@ -137,6 +146,7 @@ impl Settings {
     pub fn problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
         let positive = [
+            ("KAADXPAY_DB_ACQUIRE_TIMEOUT", self.db_acquire_timeout),
             ("KAADXPAY_IDEMPOTENCY_TTL", self.idempotency_ttl),
             ("KAADXPAY_IDEMPOTENCY_LEASE", self.idempotency_lease),
             ("KAADXPAY_SWEEP_INTERVAL", self.sweep_interval),
@@ -158,6 +168,9 @@ impl Settings {
         problems.extend(self.retention.problems());
         if self.db_pool_size == 0 {
             problems.push("KAADXPAY_DB_POOL_SIZE must be at least 1.".to_owned());
+        }
+        if self.max_in_flight == Some(0) {
+            problems.push("KAADXPAY_MAX_IN_FLIGHT must be at least 1.".to_owned());
         }
         // A lease that can run out mid-call lets a second worker send the same payout at once.
         if self.payout_lease <= self.partner_timeout {
@@ -207,6 +220,11 @@ impl Settings {
                 "KAADXPAY_PARTNER_WEBHOOK_SECRET must be set when KAADXPAY_PARTNER_URL is"
             ),
         }
+    }
+
+    /// Requests served at once before the excess is shed.
+    pub fn max_in_flight(&self) -> usize {
+        self.max_in_flight.unwrap_or(4 * self.db_pool_size as usize)
     }
 
     pub fn partner_client(&self, partner_url: &str) -> crate::partner::client::PartnerClient {

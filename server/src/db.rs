@@ -32,7 +32,7 @@ impl Database {
                 (cluster.url("postgres"), Some(cluster))
             }
         };
-        let pool = connect(&url, settings.db_pool_size).await?;
+        let pool = connect(&url, settings.db_pool_size, settings.db_acquire_timeout).await?;
         MIGRATOR
             .run(&pool)
             .await
@@ -52,10 +52,11 @@ impl Database {
     }
 }
 
-pub async fn connect(url: &str, size: u32) -> anyhow::Result<PgPool> {
+/// A pool of `size` connections whose callers wait at most `acquire_timeout` for one.
+pub async fn connect(url: &str, size: u32, acquire_timeout: Duration) -> anyhow::Result<PgPool> {
     PgPoolOptions::new()
         .max_connections(size)
-        .acquire_timeout(Duration::from_secs(10))
+        .acquire_timeout(acquire_timeout)
         .connect(url)
         .await
         .with_context(|| format!("cannot connect to the database at {}", redact(url)))
@@ -81,4 +82,16 @@ pub async fn migrations_applied(pool: &PgPool) -> bool {
             .fetch_one(pool)
             .await;
     matches!(applied, Ok(Some(version)) if version >= latest)
+}
+
+/// A small pool beside `pool`, on the same database, for the writes that settle a request when
+/// `pool` is exhausted (marking a claimed key failed must not queue behind the requests that
+/// exhausted it).
+pub fn reserve(pool: &PgPool, size: u32) -> PgPool {
+    PgPoolOptions::new()
+        .max_connections(size)
+        // One kept open, so that settling never waits for a new connection's handshake.
+        .min_connections(1)
+        .acquire_timeout(pool.options().get_acquire_timeout())
+        .connect_lazy_with((*pool.connect_options()).clone())
 }

@@ -17,6 +17,7 @@ use tower_sessions::ExpiredDeletion;
 
 use crate::config::{Settings, LOCAL_PARTNER_ADDR};
 use crate::http;
+use crate::http::middleware::{admit, Admission};
 use crate::idempotency::maintenance::{purge, sweep};
 use crate::idempotency::Idempotency;
 use crate::partner::sim::{self, Mode, SimArgs};
@@ -64,7 +65,8 @@ impl Application {
         };
         let outcomes = state.idempotency.outcomes().clone();
         let sessions = http::console::session_store(&state).await?;
-        let router = router(state, sessions.clone());
+        let admission = Admission::new(settings.max_in_flight(), settings.db_acquire_timeout);
+        let router = router(state, sessions.clone(), admission);
         let dispatcher = Dispatcher::new(pool.clone(), settings);
         let listener = TcpListener::bind(addr).await?;
         let mut workers = Vec::new();
@@ -202,10 +204,16 @@ async fn start_local_partner(
     Ok((format!("http://{addr}"), task))
 }
 
-pub fn router(state: AppState, sessions: tower_sessions_sqlx_store::PostgresStore) -> Router {
-    http::api_router()
-        .with_state(state.clone())
-        .merge(http::console::router(state, sessions))
+pub fn router(
+    state: AppState,
+    sessions: tower_sessions_sqlx_store::PostgresStore,
+    admission: Admission,
+) -> Router {
+    let (api, operations) = http::api_and_ops_routers();
+    api.with_state(state.clone())
+        .merge(http::console::router(state.clone(), sessions))
+        .layer(axum::middleware::from_fn_with_state(admission, admit))
+        .merge(operations.with_state(state))
         .fallback(http::unknown_route)
         .layer(CatchPanicLayer::custom(http::error::panic_response))
         .layer(axum::middleware::from_fn(http::middleware::observe))

@@ -149,7 +149,9 @@ async fn the_console_passes_its_playwright_suite() {
     ensure_npm_packages(&dir);
 
     let db_url = fresh_database().await;
-    let pool = server::db::connect(&db_url, 2).await.unwrap();
+    let pool = server::db::connect(&db_url, 2, std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
     let merchant = create_merchant(&pool, "Shop A").await;
     let other = create_merchant(&pool, "Shop B").await;
     let password = "correct horse battery";

@@ -47,7 +47,9 @@ async fn key_record(base_url: &str, merchant: &TestMerchant, key: &str) -> Value
 
 async fn setup() -> (String, sqlx::PgPool, TestMerchant) {
     let db_url = fresh_database().await;
-    let pool = server::db::connect(&db_url, 2).await.unwrap();
+    let pool = server::db::connect(&db_url, 2, std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
     let merchant = create_merchant(&pool, "Crash Test").await;
     (db_url, pool, merchant)
 }

@@ -29,7 +29,9 @@ async fn insert_event(pool: &sqlx::PgPool, merchant_id: &str, age_days: i32, del
 #[tokio::test]
 async fn history_past_its_retention_is_purged_and_the_rest_kept() {
     let db_url = fresh_database().await;
-    let pool = server::db::connect(&db_url, 2).await.unwrap();
+    let pool = server::db::connect(&db_url, 2, std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
     let merchant = create_merchant(&pool, "Retention").await;
     sqlx::query(
         "INSERT INTO webhook_endpoints (id, merchant_id, url, events, secret) \

@@ -297,7 +297,9 @@ async fn retry_after_postpones_the_next_attempt() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_process_killed_between_commit_and_send_delivers_after_restart() {
     let db_url = fresh_database().await;
-    let pool = server::db::connect(&db_url, 4).await.unwrap();
+    let pool = server::db::connect(&db_url, 4, std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
     let merchant = create_merchant(&pool, "Crash Test").await;
     let app = TestApp {
         base_url: String::new(),

@@ -37,7 +37,7 @@ impl Stack {
             .context("cannot start kaadxpay serve")?;
         let base_url = format!("http://{addr}");
         wait_ready(&base_url).await?;
-        let pool = server::db::connect(&db_url, 4).await?;
+        let pool = server::db::connect(&db_url, 4, std::time::Duration::from_secs(5)).await?;
         let merchant = auth::create_merchant(&pool, "Benchmark Merchant").await?;
         Ok(Self {
             base_url,

@@ -37,6 +37,8 @@ pub enum ApiError {
     InvalidStateTransition(String),
     #[error("The available {0} balance is lower than the payout amount.")]
     InsufficientFunds(String),
+    #[error("The service is busy or cannot reach its database right now; retry after the Retry-After delay (with the same Idempotency-Key).")]
+    ServiceUnavailable,
     #[error(
         "The request body is larger than the limit of {} bytes.",
         super::body::MAX_BODY_BYTES
@@ -78,6 +80,7 @@ impl ApiError {
             Self::ResourceMissing(_) | Self::UnknownRoute(_) => StatusCode::NOT_FOUND,
             Self::InsufficientFunds(_) => StatusCode::PAYMENT_REQUIRED,
             Self::RequestTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -96,6 +99,7 @@ impl ApiError {
             Self::InvalidStateTransition(_) => "invalid_state_transition",
             Self::InsufficientFunds(_) => "insufficient_funds",
             Self::RequestTooLarge => "request_too_large",
+            Self::ServiceUnavailable => "service_unavailable",
             Self::Internal(_) => "internal_error",
         }
     }
@@ -103,7 +107,10 @@ impl ApiError {
     /// A definitive answer is part of the request's outcome: the idempotency engine stores it
     /// and replays it. Anything else (a fault on our side) leaves the key free to retry.
     pub fn is_definitive(&self) -> bool {
-        !matches!(self, Self::Internal(_) | Self::IdempotencyRequestInProgress)
+        !matches!(
+            self,
+            Self::Internal(_) | Self::IdempotencyRequestInProgress | Self::ServiceUnavailable
+        )
     }
 
     /// The exact bytes of the error body, so that a stored error replays byte for byte.
@@ -120,8 +127,16 @@ impl ApiError {
 }
 
 impl From<sqlx::Error> for ApiError {
+    /// No connection within the acquire timeout, or a connection that broke, is an outage the
+    /// client should wait out (`503`); anything else is a fault of ours (`500`).
     fn from(err: sqlx::Error) -> Self {
-        Self::Internal(err.into())
+        match err {
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
+                tracing::warn!(error = %err, "the database is out of reach");
+                Self::ServiceUnavailable
+            }
+            other => Self::Internal(other.into()),
+        }
     }
 }
 
@@ -142,10 +157,15 @@ impl IntoResponse for ApiError {
             self.body_bytes(),
         )
             .into_response();
-        if matches!(self, Self::IdempotencyRequestInProgress) {
+        let retry_after = match self {
+            Self::IdempotencyRequestInProgress => Some("2"),
+            Self::ServiceUnavailable => Some("1"),
+            _ => None,
+        };
+        if let Some(seconds) = retry_after {
             response
                 .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("2"));
+                .insert(header::RETRY_AFTER, HeaderValue::from_static(seconds));
         }
         response
     }

@@ -1,13 +1,16 @@
 //! What every request passes through: a request id (taken from `x-request-id` or made), a
-//! tracing span carrying it, and the request counters and latency histogram.
+//! tracing span carrying it, and the request counters and latency histogram; and what the API
+//! and console requests pass through: admission control.
 
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use axum::extract::{FromRequestParts, MatchedPath, Request};
+use axum::extract::{FromRequestParts, MatchedPath, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
+use tokio::sync::Semaphore;
 use tracing::Instrument;
 use uuid::Uuid;
 
@@ -68,4 +71,34 @@ pub async fn observe(mut request: Request, next: Next) -> Response {
         response.headers_mut().insert(REQUEST_ID, value);
     }
     response
+}
+
+/// Admission control: at most a fixed number of requests are served at once by this process;
+/// one that cannot be admitted within `wait` is answered `503` with `Retry-After` rather than
+/// queued without bound, so an overload costs the excess a fast refusal instead of costing
+/// everyone a timeout. Cloned into every route, the one semaphore is shared by all of them.
+#[derive(Clone)]
+pub struct Admission {
+    permits: Arc<Semaphore>,
+    wait: Duration,
+}
+
+impl Admission {
+    pub fn new(max_in_flight: usize, wait: Duration) -> Self {
+        Self {
+            permits: Arc::new(Semaphore::new(max_in_flight)),
+            wait,
+        }
+    }
+}
+
+pub async fn admit(State(admission): State<Admission>, request: Request, next: Next) -> Response {
+    let permit = tokio::time::timeout(admission.wait, admission.permits.acquire_owned()).await;
+    match permit {
+        Ok(Ok(_serving)) => next.run(request).await,
+        _ => {
+            metrics::counter!("kaadxpay_http_requests_shed_total").increment(1);
+            super::error::ApiError::ServiceUnavailable.into_response()
+        }
+    }
 }

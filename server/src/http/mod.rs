@@ -43,8 +43,9 @@ impl Modify for BearerAuth {
     }
 }
 
-/// The `/v1` API and the operational routes.
-pub fn api_router() -> Router<AppState> {
+/// The `/v1` API (with the partner's webhooks), and the operational routes apart, so that
+/// admission control can shed the first and never the second.
+pub fn api_and_ops_routers() -> (Router<AppState>, Router<AppState>) {
     let (v1, openapi) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(orders::router())
         .merge(balance::router())
@@ -54,8 +55,7 @@ pub fn api_router() -> Router<AppState> {
         .merge(webhook_endpoints::router())
         .merge(events::router())
         .split_for_parts();
-    v1.merge(ops::router(openapi))
-        .merge(partner_webhooks::router())
+    (v1.merge(partner_webhooks::router()), ops::router(openapi))
 }
 
 /// What no route matches: a JSON error under `/v1`, the console's 404 page elsewhere.

@@ -25,6 +25,9 @@ pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 #[derive(Clone)]
 pub struct Idempotency {
     pool: PgPool,
+    /// A reserve of connections for marking claimed keys failed, so that a request timed out
+    /// on an exhausted `pool` still frees its key at once.
+    settle_pool: PgPool,
     ttl: Duration,
     lease: Duration,
     outcomes: Outcomes,
@@ -167,6 +170,7 @@ struct ExistingRecord {
 impl Idempotency {
     pub fn new(pool: PgPool, ttl: Duration, lease: Duration) -> Self {
         Self {
+            settle_pool: crate::db::reserve(&pool, SETTLE_CONNECTIONS),
             pool,
             ttl,
             lease,
@@ -196,6 +200,9 @@ impl Idempotency {
             Ok(Claim::Answered(response)) => return response,
             Err(error) => return error.into_response(),
         };
+        if let Err(error) = crate::failpoints::check("idempotency.after_claim") {
+            return claimed.fail(error).await;
+        }
         match effect().await {
             Ok((tx, response)) => claimed.complete(tx, response).await,
             Err(error) => claimed.fail(error).await,
@@ -329,6 +336,7 @@ impl Idempotency {
     fn owned(&self, request: &IdempotentRequest<'_>, lease_token: Uuid) -> ClaimedKey {
         ClaimedKey {
             pool: self.pool.clone(),
+            settle_pool: self.settle_pool.clone(),
             merchant_id: request.merchant_id.to_owned(),
             key: request.key.as_str().to_owned(),
             lease_token,
@@ -400,6 +408,9 @@ fn keyed_error(error: ApiError, key_status: &'static str) -> Response {
     response
 }
 
+/// Connections each process keeps in reserve for marking claimed keys failed.
+const SETTLE_CONNECTIONS: u32 = 2;
+
 /// What a record's `error` says when the attempt failed on our side.
 const INTERNAL_FAILURE: &str =
     "An error on our side interrupted the request; nothing it did was kept, and a retry with the same key executes it again.";
@@ -411,6 +422,7 @@ const INTERNAL_FAILURE: &str =
 /// uncommitted effect was rolled back with its transaction, so a retry executes afresh.
 pub struct ClaimedKey {
     pool: PgPool,
+    settle_pool: PgPool,
     merchant_id: String,
     key: String,
     lease_token: Uuid,
@@ -427,7 +439,7 @@ impl Drop for ClaimedKey {
             return;
         };
         let (pool, merchant_id, key, lease_token) = (
-            self.pool.clone(),
+            self.settle_pool.clone(),
             self.merchant_id.clone(),
             self.key.clone(),
             self.lease_token,
@@ -516,7 +528,7 @@ impl ClaimedKey {
         };
         self.settled = true;
         let marked = record_failure(
-            &self.pool,
+            &self.settle_pool,
             &self.merchant_id,
             &self.key,
             self.lease_token,

@@ -28,7 +28,7 @@ struct Cluster {
 static CLUSTER: OnceCell<Cluster> = OnceCell::const_new();
 
 /// `url` with its database name replaced.
-fn with_database(url: &str, database: &str) -> String {
+pub fn with_database(url: &str, database: &str) -> String {
     let (base, query) = url
         .split_once('?')
         .map_or((url, None), |(base, query)| (base, Some(query)));
@@ -152,7 +152,9 @@ pub async fn spawn_app_at(port: u16, flags: &[&str]) -> TestApp {
     }
     all_flags.extend_from_slice(flags);
     let settings = settings(&all_flags);
-    let pool = db::connect(&db_url, settings.db_pool_size).await.unwrap();
+    let pool = db::connect(&db_url, settings.db_pool_size, settings.db_acquire_timeout)
+        .await
+        .unwrap();
     let app = Application::build(&settings, pool.clone(), ([127, 0, 0, 1], port).into())
         .await
         .unwrap();

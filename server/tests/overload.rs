@@ -1,0 +1,197 @@
+//! Overload and outages fail fast (API.md §1): a request that cannot get a database connection
+//! within the acquire timeout, or that the process sheds at the door, is answered `503
+//! service_unavailable` with `Retry-After` instead of queueing, its key (if claimed) is failed
+//! at once so the retry executes, and `/readyz` follows the database without a restart. Each
+//! test runs a real `kaadxpay` process, held in place with fail points.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use reqwest::{Client, Response};
+use serde_json::Value;
+
+use common::{count, create_merchant, error_code, fresh_database, ServerProcess, TestMerchant};
+
+const ORDER: &str = r#"{"amount": 300, "currency": "EUR"}"#;
+
+async fn post_order(base_url: &str, merchant: &TestMerchant, key: &str) -> Response {
+    Client::new()
+        .post(format!("{base_url}/v1/orders"))
+        .bearer_auth(&merchant.api_key)
+        .header("idempotency-key", key)
+        .body(ORDER)
+        .send()
+        .await
+        .expect("an answer")
+}
+
+async fn assert_unavailable(response: Response) {
+    assert_eq!(response.status(), 503);
+    assert!(
+        response.headers().contains_key("retry-after"),
+        "a 503 says when to retry"
+    );
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(error_code(&body), "service_unavailable");
+}
+
+async fn key_status(pool: &sqlx::PgPool, key: &str) -> Option<String> {
+    sqlx::query_scalar("SELECT status FROM idempotency_keys WHERE key = $1")
+        .bind(key)
+        .fetch_optional(pool)
+        .await
+        .unwrap()
+}
+
+async fn setup() -> (String, sqlx::PgPool, TestMerchant) {
+    let db_url = fresh_database().await;
+    let pool = server::db::connect(&db_url, 2, Duration::from_secs(5))
+        .await
+        .unwrap();
+    let merchant = create_merchant(&pool, "Overload").await;
+    (db_url, pool, merchant)
+}
+
+#[tokio::test]
+async fn a_claimed_request_that_gets_no_connection_is_answered_503_and_its_key_freed() {
+    let (db_url, pool, merchant) = setup().await;
+    // One connection. `b` claims its key, then waits at `idempotency.after_claim` while `a`
+    // claims, opens its transaction on the only connection and holds it at `order.before_commit`.
+    let server = ServerProcess::start(
+        &db_url,
+        &[
+            ("KAADXPAY_DB_POOL_SIZE", "1"),
+            ("KAADXPAY_DB_ACQUIRE_TIMEOUT", "300ms"),
+            (
+                "FAILPOINTS",
+                "idempotency.after_claim=1*sleep(2000);order.before_commit=1*sleep(5000)",
+            ),
+        ],
+    )
+    .await;
+    let started = Instant::now();
+    let b = tokio::spawn({
+        let (base_url, merchant) = (server.base_url.clone(), merchant.clone());
+        async move { post_order(&base_url, &merchant, "b").await }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let a = tokio::spawn({
+        let (base_url, merchant) = (server.base_url.clone(), merchant.clone());
+        async move { post_order(&base_url, &merchant, "a").await }
+    });
+
+    assert_unavailable(b.await.unwrap()).await;
+    assert!(
+        started.elapsed() < Duration::from_millis(4500),
+        "b failed fast instead of waiting for a's connection ({:?})",
+        started.elapsed()
+    );
+    assert_eq!(
+        key_status(&pool, "b").await.as_deref(),
+        Some("failed"),
+        "b's key is failed at once, while a still holds the pool"
+    );
+    assert_eq!(key_status(&pool, "a").await.as_deref(), Some("in_progress"));
+
+    assert_eq!(a.await.unwrap().status(), 201);
+    let retried = post_order(&server.base_url, &merchant, "b").await;
+    assert_eq!(retried.status(), 201, "the retry executes");
+    assert_eq!(count(&pool, "orders").await, 2);
+}
+
+#[tokio::test]
+async fn requests_over_the_in_flight_limit_are_shed_at_once_and_operations_still_answer() {
+    let (db_url, pool, merchant) = setup().await;
+    let server = ServerProcess::start(
+        &db_url,
+        &[
+            ("KAADXPAY_MAX_IN_FLIGHT", "1"),
+            ("FAILPOINTS", "order.before_commit=1*sleep(3000)"),
+        ],
+    )
+    .await;
+    let held = tokio::spawn({
+        let (base_url, merchant) = (server.base_url.clone(), merchant.clone());
+        async move { post_order(&base_url, &merchant, "held").await }
+    });
+    common::eventually(
+        Duration::from_secs(3),
+        "the first request is in",
+        || async { key_status(&pool, "held").await.is_some() },
+    )
+    .await;
+
+    assert_unavailable(post_order(&server.base_url, &merchant, "shed").await).await;
+    assert_eq!(key_status(&pool, "shed").await, None, "nothing recorded");
+    for path in ["/healthz", "/readyz", "/metrics"] {
+        let response = reqwest::get(format!("{}{path}", server.base_url))
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{path} is never shed");
+    }
+
+    assert_eq!(held.await.unwrap().status(), 201);
+    let retried = post_order(&server.base_url, &merchant, "shed").await;
+    assert_eq!(retried.status(), 201);
+}
+
+#[tokio::test]
+async fn readiness_follows_the_database_without_a_restart() {
+    let (db_url, pool, _) = setup().await;
+    let server = ServerProcess::start(&db_url, &[("KAADXPAY_DB_ACQUIRE_TIMEOUT", "300ms")]).await;
+    let readyz = || async {
+        reqwest::get(format!("{}/readyz", server.base_url))
+            .await
+            .unwrap()
+            .status()
+    };
+    assert_eq!(readyz().await, 200);
+
+    // The database stops taking connections, and the open ones are cut.
+    let database: String = sqlx::query_scalar("SELECT current_database()")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let admin = server::db::connect(
+        &common::with_database(&db_url, "postgres"),
+        1,
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap();
+    let set_connections = |allowed: bool| {
+        let (admin, database) = (admin.clone(), database.clone());
+        async move {
+            sqlx::query(&format!(
+                "ALTER DATABASE {database} WITH ALLOW_CONNECTIONS {allowed}"
+            ))
+            .execute(&admin)
+            .await
+            .unwrap();
+            if !allowed {
+                sqlx::query(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+                )
+                .bind(&database)
+                .execute(&admin)
+                .await
+                .unwrap();
+            }
+        }
+    };
+    set_connections(false).await;
+    common::eventually(Duration::from_secs(10), "readyz answers 503", || async {
+        readyz().await == 503
+    })
+    .await;
+
+    set_connections(true).await;
+    common::eventually(
+        Duration::from_secs(10),
+        "readyz answers 200 again",
+        || async { readyz().await == 200 },
+    )
+    .await;
+}
