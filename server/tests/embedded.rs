@@ -30,7 +30,8 @@ fn mode(path: &Path) -> u32 {
 
 #[tokio::test]
 async fn the_embedded_cluster_listens_on_a_private_unix_socket_only() {
-    let cluster = EmbeddedPostgres::start(&scratch("socket").join("pg"), Durability::Ephemeral)
+    // Ephemeral: the cluster's watcher deletes the folder once the test binary is gone.
+    let cluster = EmbeddedPostgres::start(&scratch("socket"), Durability::Ephemeral)
         .expect("the embedded PostgreSQL starts");
     let mut conn = PgConnection::connect(&cluster.url("postgres"))
         .await
@@ -84,7 +85,11 @@ async fn as_root_a_cluster_under_a_private_folder_comes_up_where_postgres_can_re
     let postgres = nix::unistd::User::from_name("postgres").unwrap().unwrap();
     let metadata = std::fs::metadata(&data_dir).unwrap();
     assert_eq!(metadata.uid(), postgres.uid.as_raw(), "owned by postgres");
-    assert_eq!(mode(&data_dir), 0o700, "the relocated data folder is private");
+    assert_eq!(
+        mode(&data_dir),
+        0o700,
+        "the relocated data folder is private"
+    );
 
     // A second command on the same data folder finds the same running cluster.
     let attached = EmbeddedPostgres::start(&requested, Durability::Ephemeral)
@@ -98,4 +103,8 @@ async fn as_root_a_cluster_under_a_private_folder_comes_up_where_postgres_can_re
     );
     second.close().await.unwrap();
     conn.close().await.unwrap();
+
+    cluster.stop();
+    std::fs::remove_dir_all(&data_dir).unwrap();
+    std::fs::remove_dir_all(&private).unwrap();
 }
