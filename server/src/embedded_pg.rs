@@ -74,7 +74,7 @@ impl EmbeddedPostgres {
         }
         let socket_dir = cluster.socket_dir();
         private_folder(&socket_dir)?;
-        // Any port: the socket's name (`.s.PGSQL.<port>`) in a folder of this cluster's own.
+        // No TCP: the port only names the socket file (`.s.PGSQL.<port>`) in the socket folder.
         cluster.port = free_port()?;
         let mut options = format!(
             "-p {} -c listen_addresses='' -c unix_socket_directories='{}' -c max_connections=300",
