@@ -2,18 +2,37 @@
 //! when no `DATABASE_URL` is given (crates such as `postgresql_embedded` or `pg-embed` download
 //! binaries at run or build time, which a closed network cannot do, so this is our own).
 //!
+//! The cluster accepts connections on a Unix socket in a 0700 folder inside its 0700 data folder
+//! only, never on TCP, so no other local user can connect as its superuser.
+//!
 //! PostgreSQL refuses to run as root; as root the binaries run as the `postgres` user through
-//! `runuser`. A cluster already running in the data folder (another `kaadxpay` command) is
-//! attached to rather than started twice. A watcher process stops the cluster we started once
-//! our process is gone, even when it was killed with `SIGKILL`.
+//! `runuser`, from `/`. When `postgres` cannot reach the data folder (a checkout under `/root`),
+//! or its socket path would be too long for the kernel, the cluster is kept in a private folder
+//! of its own under `/var/tmp` instead, one per data folder, and a log line says where. A
+//! cluster already running in the data folder (another `kaadxpay` command) is attached to
+//! rather than started twice. A watcher process stops the cluster we started once our process
+//! is gone, even when it was killed with `SIGKILL`.
 
 use std::fs;
+use std::io::ErrorKind;
 use std::net::TcpListener;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context};
+use nix::unistd::{Gid, Uid};
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
+use sha2::{Digest, Sha256};
+
+/// The folder, inside the data folder, that holds the cluster's Unix socket.
+const SOCKET_FOLDER: &str = "socket";
+/// Where a cluster is kept when its data folder does not suit (see [`cluster_home`]).
+const RELOCATION_ROOT: &str = "/var/tmp";
+/// The longest socket path the kernel accepts: `sun_path` is 108 bytes, its NUL included.
+const MAX_SOCKET_PATH: usize = 107;
 
 const INSTALL_HINT: &str = "No PostgreSQL server binaries (initdb, pg_ctl, postgres) were found: install them (`apt-get install postgresql`) or set DATABASE_URL to a running PostgreSQL.";
 
@@ -38,10 +57,10 @@ impl EmbeddedPostgres {
         let bin_dir = find_bin_dir().context(INSTALL_HINT)?;
         fs::create_dir_all(data_dir)
             .with_context(|| format!("cannot create {}", data_dir.display()))?;
-        let data_dir = data_dir.canonicalize()?;
+        let requested = data_dir.canonicalize()?;
         let mut cluster = Self {
             bin_dir,
-            data_dir,
+            data_dir: cluster_home(&requested)?,
             port: 0,
             owned: true,
         };
@@ -53,10 +72,14 @@ impl EmbeddedPostgres {
         if !cluster.data_dir.join("PG_VERSION").exists() {
             cluster.init()?;
         }
+        let socket_dir = cluster.socket_dir();
+        private_folder(&socket_dir)?;
+        // No TCP: the port only names the socket file (`.s.PGSQL.<port>`) in the socket folder.
         cluster.port = free_port()?;
         let mut options = format!(
-            "-p {} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=300",
-            cluster.port
+            "-p {} -c listen_addresses='' -c unix_socket_directories='{}' -c max_connections=300",
+            cluster.port,
+            socket_dir.display()
         );
         if durability == Durability::Ephemeral {
             options.push_str(" -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
@@ -80,12 +103,20 @@ impl EmbeddedPostgres {
                 log.display()
             );
         }
-        cluster.spawn_watcher(durability)?;
+        cluster.spawn_watcher(durability, &requested)?;
         Ok(cluster)
     }
 
+    /// The URL of `database` through the cluster's socket (libpq's form, which sqlx and
+    /// PostgreSQL's own programs such as `pgbench` read).
     pub fn url(&self, database: &str) -> String {
-        format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
+        let socket_dir = self.socket_dir();
+        let socket_dir = socket_dir.to_string_lossy();
+        let host = utf8_percent_encode(&socket_dir, NON_ALPHANUMERIC);
+        format!(
+            "postgres://postgres@localhost/{database}?host={host}&port={}",
+            self.port
+        )
     }
 
     pub fn port(&self) -> u16 {
@@ -106,12 +137,13 @@ impl EmbeddedPostgres {
         }
     }
 
+    fn socket_dir(&self) -> PathBuf {
+        self.data_dir.join(SOCKET_FOLDER)
+    }
+
     fn init(&self) -> anyhow::Result<()> {
-        if running_as_root() {
-            let postgres = nix::unistd::User::from_name("postgres")?
-                .context("running as root needs a `postgres` user to run PostgreSQL as")?;
-            nix::unistd::chown(&self.data_dir, Some(postgres.uid), Some(postgres.gid))?;
-        }
+        let (uid, gid) = cluster_owner()?;
+        nix::unistd::chown(&self.data_dir, Some(uid), Some(gid))?;
         let output = self
             .pg_command("initdb")
             .arg("-D")
@@ -150,13 +182,14 @@ impl EmbeddedPostgres {
 
     /// A process that waits for ours to end, then stops the cluster (and, when ephemeral,
     /// deletes it), unless another process has restarted it meanwhile.
-    fn spawn_watcher(&self, durability: Durability) -> anyhow::Result<()> {
+    /// `requested` is the data folder we were given, deleted too when the cluster lives elsewhere.
+    fn spawn_watcher(&self, durability: Durability, requested: &Path) -> anyhow::Result<()> {
         let pid_file = fs::read_to_string(self.data_dir.join("postmaster.pid"))?;
         let postmaster = pid_file.lines().next().unwrap_or_default().trim();
         let stop = shell_words(&self.pg_command("pg_ctl"));
         let dir = self.data_dir.display();
         let cleanup = match durability {
-            Durability::Ephemeral => format!("; rm -rf '{dir}'"),
+            Durability::Ephemeral => format!("; rm -rf '{dir}' '{}'", requested.display()),
             Durability::Durable => String::new(),
         };
         let script = format!(
@@ -167,6 +200,7 @@ impl EmbeddedPostgres {
         );
         Command::new("sh")
             .args(["-c", &script])
+            .current_dir("/")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -178,15 +212,90 @@ impl EmbeddedPostgres {
 
     /// A PostgreSQL program, run as the `postgres` user when we are root.
     fn pg_command(&self, program: &str) -> Command {
-        let program = self.bin_dir.join(program);
-        if running_as_root() {
-            let mut command = Command::new("runuser");
-            command.args(["-u", "postgres", "--"]).arg(program);
-            command
-        } else {
-            Command::new(program)
+        as_cluster_owner(self.bin_dir.join(program))
+    }
+}
+
+/// `program`, run as the `postgres` user when we are root, from `/`, which it can enter
+/// (initdb and postgres fail in a working directory they cannot).
+fn as_cluster_owner(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut command = if running_as_root() {
+        let mut command = Command::new("runuser");
+        command.args(["-u", "postgres", "--"]).arg(program);
+        command
+    } else {
+        Command::new(program)
+    };
+    command.current_dir("/");
+    command
+}
+
+/// Who owns and runs the cluster: `postgres` when we are root, else ourselves.
+fn cluster_owner() -> anyhow::Result<(Uid, Gid)> {
+    if running_as_root() {
+        let postgres = nix::unistd::User::from_name("postgres")?
+            .context("running as root needs a `postgres` user to run PostgreSQL as")?;
+        Ok((postgres.uid, postgres.gid))
+    } else {
+        Ok((nix::unistd::geteuid(), nix::unistd::getegid()))
+    }
+}
+
+/// Where the cluster of the data folder `requested` lives: there, unless its owner cannot reach
+/// it or its socket path would be too long; then in `/var/tmp/kaadxpay-<hash of the folder>`.
+fn cluster_home(requested: &Path) -> anyhow::Result<PathBuf> {
+    let parent = requested.parent().unwrap_or(Path::new("/"));
+    let longest_socket = requested
+        .join(SOCKET_FOLDER)
+        .join(format!(".s.PGSQL.{}", u16::MAX));
+    let reason = if !owner_can_enter(parent) {
+        "the postgres user cannot enter its folder"
+    } else if longest_socket.as_os_str().len() > MAX_SOCKET_PATH {
+        "its socket path would be too long"
+    } else {
+        return Ok(requested.to_path_buf());
+    };
+    let hash = hex::encode(Sha256::digest(requested.as_os_str().as_bytes()));
+    let home = Path::new(RELOCATION_ROOT).join(format!("kaadxpay-{}", &hash[..16]));
+    private_folder(&home)?;
+    tracing::info!(
+        "the embedded PostgreSQL for {} lives in {} ({reason})",
+        requested.display(),
+        home.display()
+    );
+    Ok(home)
+}
+
+/// Whether the cluster's owner can enter `folder` (and so every folder above it).
+fn owner_can_enter(folder: &Path) -> bool {
+    as_cluster_owner("test")
+        .arg("-x")
+        .arg(folder)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// Creates `folder` for the cluster's owner alone (0700), or checks that it already is: a
+/// folder another user made in a shared place such as `/var/tmp` is refused, not used.
+fn private_folder(folder: &Path) -> anyhow::Result<()> {
+    let (uid, gid) = cluster_owner()?;
+    match fs::DirBuilder::new().mode(0o700).create(folder) {
+        Ok(()) => nix::unistd::chown(folder, Some(uid), Some(gid))?,
+        Err(error) if error.kind() == ErrorKind::AlreadyExists => {}
+        Err(error) => {
+            return Err(error).with_context(|| format!("cannot create {}", folder.display()))
         }
     }
+    let metadata = fs::symlink_metadata(folder)?;
+    if !metadata.is_dir() || metadata.uid() != uid.as_raw() || metadata.mode() & 0o077 != 0 {
+        bail!(
+            "{} must be a folder only its owner (uid {uid}) can use (mode 0700); move it away",
+            folder.display()
+        );
+    }
+    Ok(())
 }
 
 fn shell_words(command: &Command) -> String {
