@@ -310,7 +310,8 @@ async fn a_process_killed_between_commit_and_send_delivers_after_restart() {
     };
     let receiver = Receiver::start(&[]).await;
     let quick = [
-        ("KAADXPAY_WEBHOOK_LEASE", "2s"),
+        // The shortest lease the settings accept: it must outlast the 10 s send timeout.
+        ("KAADXPAY_WEBHOOK_LEASE", "11s"),
         ("KAADXPAY_WEBHOOK_INTERVAL", "50ms"),
     ];
     let doomed = ServerProcess::start(
