@@ -1,7 +1,10 @@
 //! Our client of the partner bank. Every transfer carries the end-to-end key
 //! ([`crate::payments::payouts::partner_key`]), so asking again after a timeout is safe with a
 //! partner that honours keys; with one that does not, reconciliation catches the duplicates.
-//! Errors are classified: a refusal is definitive, anything else is worth retrying.
+//! Errors are classified, and only the partner's `422` (it refuses the transfer itself) is
+//! definitive: money that may have left is never given back on a guess, so a `401` after a key
+//! rotation, a lagging `404`, a `409` for the same key still in flight, a timeout or a `5xx` all
+//! mean "ask again later".
 
 use std::time::Duration;
 
@@ -18,12 +21,23 @@ pub struct PartnerClient {
 
 #[derive(Debug, thiserror::Error)]
 pub enum PartnerError {
-    /// The partner said no, for good (`4xx`): the code it gave.
+    /// The partner refused the transfer for good (`422`): the code it gave.
     #[error("the partner refused: {0}")]
     Refused(String),
-    /// A timeout, a refused connection or a `5xx`: nothing is known, so ask again later.
-    #[error("the partner did not answer usefully: {0}")]
-    Transient(String),
+    /// Nothing definitive is known, so ask again later. `kind` is a short label for metrics
+    /// (`timeout`, `connection`, `server_error`, `in_flight`, `client_error`, `bad_answer`,
+    /// `fault`); `detail` is for the logs.
+    #[error("the partner did not answer usefully ({kind}): {detail}")]
+    Transient { kind: &'static str, detail: String },
+}
+
+impl PartnerError {
+    pub fn transient(kind: &'static str, detail: impl std::fmt::Display) -> Self {
+        Self::Transient {
+            kind,
+            detail: detail.to_string(),
+        }
+    }
 }
 
 impl PartnerClient {
@@ -87,25 +101,31 @@ impl PartnerClient {
 async fn read<T: serde::de::DeserializeOwned>(
     sent: reqwest::Result<reqwest::Response>,
 ) -> Result<T, PartnerError> {
-    let response = sent.map_err(|err| PartnerError::Transient(err.to_string()))?;
+    let response = sent.map_err(|err| {
+        let kind = if err.is_timeout() {
+            "timeout"
+        } else {
+            "connection"
+        };
+        PartnerError::transient(kind, err)
+    })?;
     let status = response.status();
     if status.is_success() {
         return response
             .json()
             .await
-            .map_err(|err| PartnerError::Transient(err.to_string()));
+            .map_err(|err| PartnerError::transient("bad_answer", err));
     }
     let body: serde_json::Value = response.json().await.unwrap_or_default();
     let code = body["error"]["code"]
         .as_str()
         .unwrap_or("unknown")
         .to_owned();
-    if status.is_client_error()
-        && status != StatusCode::REQUEST_TIMEOUT
-        && status != StatusCode::TOO_MANY_REQUESTS
-    {
-        Err(PartnerError::Refused(code))
-    } else {
-        Err(PartnerError::Transient(format!("{status} {code}")))
-    }
+    let kind = match status {
+        StatusCode::UNPROCESSABLE_ENTITY => return Err(PartnerError::Refused(code)),
+        StatusCode::CONFLICT => "in_flight",
+        status if status.is_server_error() => "server_error",
+        _ => "client_error",
+    };
+    Err(PartnerError::transient(kind, format!("{status} {code}")))
 }

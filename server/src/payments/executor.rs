@@ -5,8 +5,9 @@
 //! A `pending` payout is sent to the partner with its end-to-end key (the same on every
 //! attempt, so asking again after a timeout or a crash is safe), then recorded `in_transit`;
 //! an `in_transit` one is polled until the partner settles it, in case its webhook never comes.
-//! Timeouts and `5xx` are retried with exponential back-off; a refusal fails the payout and
-//! gives its amount back.
+//! Only the partner's definitive refusal of the transfer (`422`) fails the payout and gives its
+//! amount back; anything else (timeouts, `5xx`, `401`, `404`, `409`, ...) is retried with
+//! exponential back-off and counted in `kaadxpay_partner_retries_total{cause}`.
 
 use std::time::Duration;
 
@@ -89,12 +90,15 @@ impl PayoutWorker {
                 payouts::mark_failed(&mut tx, &job.id, None, &code).await?;
                 tx.commit().await
             }
-            Err(PartnerError::Transient(cause)) => self.retry_later(&job, &cause).await,
+            Err(PartnerError::Transient { kind, detail }) => {
+                metrics::counter!("kaadxpay_partner_retries_total", "cause" => kind).increment(1);
+                self.retry_later(&job, &format!("{kind}: {detail}")).await
+            }
         }
     }
 
     async fn send(&self, job: &Job) -> Result<Transfer, PartnerError> {
-        let fault = |err| PartnerError::Transient(format!("{err}"));
+        let fault = |err| PartnerError::transient("fault", err);
         failpoints::check("payout.before_partner_call").map_err(fault)?;
         let request = TransferRequest {
             amount: job.amount,

@@ -1,0 +1,196 @@
+//! Money that may have left is never given back on a guess (API.md §4): against a scripted
+//! partner (a stand-in for the bank, outside the product), a `409` on create (the same key still
+//! in flight) and a `401` or `404` while polling an in-transit payout keep it where it is and
+//! retry, counted by cause; only the partner's `422` fails a payout and credits it back.
+
+mod common;
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+use common::{eventually, spawn_app_with, TestApp};
+
+/// What the scripted partner answers: the listed statuses first, then success.
+#[derive(Clone, Default)]
+struct Script {
+    creates: Arc<Mutex<VecDeque<u16>>>,
+    polls: Arc<Mutex<VecDeque<u16>>>,
+    transfer: Arc<Mutex<Option<Value>>>,
+    answered_polls: Arc<Mutex<Vec<u16>>>,
+}
+
+fn refusal(status: u16, code: &str) -> Response {
+    (
+        StatusCode::from_u16(status).unwrap(),
+        Json(json!({"error": {"code": code, "message": "scripted"}})),
+    )
+        .into_response()
+}
+
+async fn create(
+    State(script): State<Script>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
+    if let Some(status) = script.creates.lock().unwrap().pop_front() {
+        return refusal(status, "scripted_refusal");
+    }
+    let transfer = json!({
+        "id": "tr_scripted", "status": "accepted", "amount": body["amount"],
+        "currency": body["currency"], "reference": body["reference"],
+        "destination": body["destination"],
+        "idempotency_key": headers["x-idempotency-key"].to_str().unwrap(),
+        "created_at": chrono::Utc::now(),
+    });
+    *script.transfer.lock().unwrap() = Some(transfer.clone());
+    (StatusCode::CREATED, Json(transfer)).into_response()
+}
+
+async fn poll(State(script): State<Script>, Path(_id): Path<String>) -> Response {
+    let scripted = script.polls.lock().unwrap().pop_front();
+    script
+        .answered_polls
+        .lock()
+        .unwrap()
+        .push(scripted.unwrap_or(200));
+    match scripted {
+        Some(status) => refusal(status, "scripted_refusal"),
+        None => {
+            let mut transfer = script.transfer.lock().unwrap().clone().unwrap();
+            transfer["status"] = json!("paid");
+            Json(transfer).into_response()
+        }
+    }
+}
+
+async fn scripted_partner(creates: &[u16], polls: &[u16]) -> (String, Script) {
+    let script = Script::default();
+    script.creates.lock().unwrap().extend(creates);
+    script.polls.lock().unwrap().extend(polls);
+    let router = Router::new()
+        .route("/v1/transfers", post(create))
+        .route("/v1/transfers/{id}", get(poll))
+        .with_state(script.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    (url, script)
+}
+
+async fn app_with(partner_url: &str) -> TestApp {
+    spawn_app_with(&[
+        "--partner-url",
+        partner_url,
+        "--partner-timeout",
+        "500ms",
+        "--payout-interval",
+        "50ms",
+        "--payout-retry-base",
+        "50ms",
+        "--payout-poll-interval",
+        "100ms",
+    ])
+    .await
+}
+
+async fn fund_and_pay_out(app: &TestApp, iban: &str) -> String {
+    let order: Value = common::json(
+        app.post(
+            "/v1/orders",
+            Some("fund"),
+            r#"{"amount": 1000, "currency": "EUR"}"#,
+        )
+        .await,
+    )
+    .await;
+    let id = order["id"].as_str().unwrap();
+    app.put(&format!("/v1/orders/{id}"), r#"{"status": "captured"}"#)
+        .await;
+    let payout = json!({"amount": 600, "currency": "EUR",
+        "destination": {"account_holder": "Ada Lovelace", "iban": iban}});
+    let created: Value = common::json(
+        app.post("/v1/payouts", Some("payout"), &payout.to_string())
+            .await,
+    )
+    .await;
+    created["id"].as_str().unwrap().to_owned()
+}
+
+async fn payout_status(app: &TestApp, id: &str) -> String {
+    let payout: Value = common::json(app.get(&format!("/v1/payouts/{id}")).await).await;
+    payout["status"].as_str().unwrap().to_owned()
+}
+
+async fn available_eur(app: &TestApp) -> i64 {
+    let balance: Value = common::json(app.get("/v1/balance").await).await;
+    balance["available"][0]["amount"].as_i64().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_401_or_404_while_polling_never_gives_sent_money_back() {
+    let (partner_url, script) = scripted_partner(&[409, 409], &[401, 401, 404, 404]).await;
+    let app = app_with(&partner_url).await;
+    let id = fund_and_pay_out(&app, "DE89370400440532013000").await;
+
+    eventually(Duration::from_secs(20), "four refused polls", || async {
+        script.answered_polls.lock().unwrap().len() >= 4
+    })
+    .await;
+    let status = payout_status(&app, &id).await;
+    assert!(
+        ["in_transit", "paid"].contains(&status.as_str()),
+        "a refused poll leaves the payout where it was, never failed: {status}"
+    );
+    assert_eq!(
+        app.count("events WHERE event_type = 'payout.failed'").await,
+        0
+    );
+    assert_eq!(
+        available_eur(&app).await,
+        400,
+        "the money was not given back"
+    );
+
+    eventually(Duration::from_secs(20), "the payout is paid", || async {
+        payout_status(&app, &id).await == "paid"
+    })
+    .await;
+    assert_eq!(available_eur(&app).await, 400);
+    let metrics = app
+        .client
+        .get(format!("{}/metrics", app.base_url))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for cause in ["in_flight", "client_error"] {
+        assert!(
+            metrics.contains(&format!(
+                "kaadxpay_partner_retries_total{{cause=\"{cause}\"}}"
+            )),
+            "retries counted by cause {cause}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_partners_422_fails_a_payout_and_credits_it_back() {
+    let (partner_url, _script) = scripted_partner(&[422], &[]).await;
+    let app = app_with(&partner_url).await;
+    let id = fund_and_pay_out(&app, "DE89370400440532013000").await;
+    eventually(Duration::from_secs(20), "the payout failed", || async {
+        payout_status(&app, &id).await == "failed"
+    })
+    .await;
+    assert_eq!(available_eur(&app).await, 1000, "credited back once");
+}
