@@ -142,7 +142,7 @@ impl Reconciler {
             .bind(transfer_id)
             .execute(&mut *tx)
             .await?;
-        payouts::mark_reversed(&mut tx, payout_id).await?;
+        payouts::mark_duplicate_reversed(&mut tx, payout_id).await?;
         tx.commit().await?;
         tracing::info!(event = "reconciliation.reversed", transfer_id, payout_id, status = ?transfer.status, "duplicate transfer reversed");
         Ok("reversed")

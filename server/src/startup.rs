@@ -20,6 +20,7 @@ use crate::http;
 use crate::http::middleware::{admit, Admission};
 use crate::idempotency::maintenance::{purge, sweep};
 use crate::idempotency::Idempotency;
+use crate::partner::client::PartnerClient;
 use crate::partner::sim::{self, Mode, SimArgs};
 use crate::payments::executor::PayoutWorker;
 use crate::reconcile::Reconciler;
@@ -35,6 +36,8 @@ pub struct AppState {
     pub pool: PgPool,
     pub idempotency: Idempotency,
     pub metrics: PrometheusHandle,
+    /// The partner bank, asked whose transfer a partner webhook is about when that is unknown.
+    pub partner: PartnerClient,
     pub partner_webhook_secret: Arc<str>,
 }
 
@@ -53,21 +56,6 @@ impl Application {
         pool: PgPool,
         addr: SocketAddr,
     ) -> anyhow::Result<Self> {
-        let state = AppState {
-            idempotency: Idempotency::new(
-                pool.clone(),
-                settings.idempotency_ttl,
-                settings.idempotency_lease,
-            ),
-            pool: pool.clone(),
-            metrics: telemetry::metrics(),
-            partner_webhook_secret: settings.partner_webhook_secret()?.into(),
-        };
-        let outcomes = state.idempotency.outcomes().clone();
-        let sessions = http::console::session_store(&state).await?;
-        let admission = Admission::new(settings.max_in_flight(), settings.db_acquire_timeout);
-        let router = router(state, sessions.clone(), admission);
-        let dispatcher = Dispatcher::new(pool.clone(), settings);
         let listener = TcpListener::bind(addr).await?;
         let mut workers = Vec::new();
         let partner_url = match &settings.partner_url {
@@ -79,6 +67,22 @@ impl Application {
                 url
             }
         };
+        let state = AppState {
+            idempotency: Idempotency::new(
+                pool.clone(),
+                settings.idempotency_ttl,
+                settings.idempotency_lease,
+            ),
+            pool: pool.clone(),
+            metrics: telemetry::metrics(),
+            partner: settings.partner_client(&partner_url),
+            partner_webhook_secret: settings.partner_webhook_secret()?.into(),
+        };
+        let outcomes = state.idempotency.outcomes().clone();
+        let sessions = http::console::session_store(&state).await?;
+        let admission = Admission::new(settings.max_in_flight(), settings.db_acquire_timeout);
+        let router = router(state, sessions.clone(), admission);
+        let dispatcher = Dispatcher::new(pool.clone(), settings);
         let payouts = PayoutWorker {
             pool: pool.clone(),
             partner: settings.partner_client(&partner_url),

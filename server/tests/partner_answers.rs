@@ -6,6 +6,7 @@
 mod common;
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,6 +22,9 @@ use common::{eventually, spawn_app_with, TestApp};
 /// What the scripted partner answers: the listed statuses first, then success.
 #[derive(Clone, Default)]
 struct Script {
+    /// How long every create takes to answer.
+    create_delay: Duration,
+    create_calls: Arc<AtomicUsize>,
     creates: Arc<Mutex<VecDeque<u16>>>,
     polls: Arc<Mutex<VecDeque<u16>>>,
     transfer: Arc<Mutex<Option<Value>>>,
@@ -40,6 +44,8 @@ async fn create(
     headers: HeaderMap,
     Json(body): Json<Value>,
 ) -> Response {
+    script.create_calls.fetch_add(1, Ordering::SeqCst);
+    tokio::time::sleep(script.create_delay).await;
     if let Some(status) = script.creates.lock().unwrap().pop_front() {
         return refusal(status, "scripted_refusal");
     }
@@ -72,7 +78,10 @@ async fn poll(State(script): State<Script>, Path(_id): Path<String>) -> Response
 }
 
 async fn scripted_partner(creates: &[u16], polls: &[u16]) -> (String, Script) {
-    let script = Script::default();
+    serve_script(Script::default(), creates, polls).await
+}
+
+async fn serve_script(script: Script, creates: &[u16], polls: &[u16]) -> (String, Script) {
     script.creates.lock().unwrap().extend(creates);
     script.polls.lock().unwrap().extend(polls);
     let router = Router::new()
@@ -193,4 +202,52 @@ async fn only_the_partners_422_fails_a_payout_and_credits_it_back() {
     })
     .await;
     assert_eq!(available_eur(&app).await, 1000, "credited back once");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_worker_whose_lease_ran_out_cannot_release_the_job_another_worker_holds() {
+    // A partner slower than the workers' timeout, and a first worker whose lease is shorter than
+    // that timeout (a setting `serve` refuses; the fencing token must hold even so).
+    let slow = Script {
+        create_delay: Duration::from_secs(3),
+        ..Script::default()
+    };
+    let (partner_url, script) = serve_script(slow, &[], &[]).await;
+    let app = spawn_app_with(&[
+        "--partner-url",
+        "http://127.0.0.1:9",
+        "--payout-interval",
+        "1h",
+    ])
+    .await;
+    fund_and_pay_out(&app, "DE89370400440532013000").await;
+    let worker = |lease: Duration| server::payments::executor::PayoutWorker {
+        pool: app.pool.clone(),
+        partner: server::partner::client::PartnerClient::new(
+            &partner_url,
+            Duration::from_millis(1500),
+        ),
+        lease,
+        retry_base: Duration::from_millis(50),
+        poll_interval: Duration::from_secs(1),
+    };
+    let first = tokio::spawn({
+        let worker = worker(Duration::from_millis(200));
+        async move { worker.run_once().await.unwrap() }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The first lease ran out: a second worker takes the job (and is still calling at 2 s).
+    let second = tokio::spawn({
+        let worker = worker(Duration::from_secs(60));
+        async move { worker.run_once().await.unwrap() }
+    });
+    // At 1.5 s the first worker's call times out and it gives the job back: a stale release.
+    tokio::time::sleep(Duration::from_millis(1250)).await;
+    let third = worker(Duration::from_secs(60)).run_once().await.unwrap();
+    assert_eq!(
+        third, 0,
+        "the first worker's stale release freed the job the second holds"
+    );
+    assert_eq!(script.create_calls.load(Ordering::SeqCst), 2);
+    assert_eq!((first.await.unwrap(), second.await.unwrap()), (1, 1));
 }

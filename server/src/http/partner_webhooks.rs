@@ -13,7 +13,7 @@ use serde_json::json;
 use super::error::ApiError;
 use crate::partner::signature;
 use crate::partner::wire::PartnerEvent;
-use crate::payments::partner_events::{self, Applied};
+use crate::payments::partner_events::{self, Applied, EventError};
 use crate::startup::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -42,9 +42,14 @@ async fn receive(State(state): State<AppState>, headers: HeaderMap, body: Bytes)
                 .into_response()
         }
     };
-    match partner_events::apply(&state.pool, &event).await {
+    match partner_events::apply(&state.pool, &state.partner, &event).await {
         Ok(applied) => Json(json!({"received": true, "duplicate": applied == Applied::Duplicate}))
             .into_response(),
-        Err(err) => ApiError::from(err).into_response(),
+        Err(EventError::Database(err)) => ApiError::from(err).into_response(),
+        // The partner sends the event again later, when whose transfer it is can be told.
+        Err(unresolved @ EventError::Unresolved(_)) => {
+            tracing::warn!(error = %unresolved, event_id = event.event_id, "partner event deferred");
+            ApiError::ServiceUnavailable.into_response()
+        }
     }
 }

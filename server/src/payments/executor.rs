@@ -1,6 +1,8 @@
 //! The payout worker: a Postgres queue over `payouts` drained with `FOR UPDATE SKIP LOCKED` and
 //! a lease, so any number of processes share the work and a job whose process died is taken
-//! again once its lease runs out. It never holds a transaction open across the partner call.
+//! again once its lease runs out. Each claim takes a new fencing token, and the job's moves and
+//! its release check it, so a worker whose lease ran out cannot undo what the worker that took
+//! the job over does. It never holds a transaction open across the partner call.
 //!
 //! A `pending` payout is sent to the partner with its end-to-end key (the same on every
 //! attempt, so asking again after a timeout or a crash is safe), then recorded `in_transit`;
@@ -15,8 +17,9 @@ use rand::Rng;
 use sqlx::types::Json;
 use sqlx::PgPool;
 use tokio::task::JoinSet;
+use uuid::Uuid;
 
-use super::payouts;
+use super::payouts::{self, Mover};
 use crate::failpoints;
 use crate::partner::client::{PartnerClient, PartnerError};
 use crate::partner::wire::{Destination, Transfer, TransferRequest, TransferStatus};
@@ -47,18 +50,22 @@ struct Job {
     partner_key: String,
     partner_transfer_id: Option<String>,
     attempts: i32,
+    /// The fencing token of this claim: only its holder may move or release the job.
+    lease_token: Uuid,
 }
 
 impl PayoutWorker {
     /// Claims the due jobs and works them concurrently; returns how many.
     pub async fn run_once(&self) -> sqlx::Result<u64> {
         let jobs: Vec<Job> = sqlx::query_as(
-            "UPDATE payouts SET locked_until = now() + make_interval(secs => $1), attempts = attempts + 1 \
+            "UPDATE payouts SET locked_until = now() + make_interval(secs => $1), \
+               lease_token = gen_random_uuid(), attempts = attempts + 1 \
              WHERE id IN (SELECT id FROM payouts \
                           WHERE status IN ('pending', 'in_transit') AND next_attempt_at <= now() \
                             AND (locked_until IS NULL OR locked_until <= now()) \
                           ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
-             RETURNING id, status, amount, currency, destination, partner_key, partner_transfer_id, attempts",
+             RETURNING id, status, amount, currency, destination, partner_key, partner_transfer_id, \
+               attempts, lease_token",
         )
         .bind(self.lease.as_secs_f64())
         .bind(BATCH)
@@ -87,7 +94,7 @@ impl PayoutWorker {
             Ok(transfer) => self.record(&job, &transfer).await,
             Err(PartnerError::Refused(code)) => {
                 let mut tx = self.pool.begin().await?;
-                payouts::mark_failed(&mut tx, &job.id, None, &code).await?;
+                payouts::mark_failed(&mut tx, &job.id, job.mover(), None, &code).await?;
                 tx.commit().await
             }
             Err(PartnerError::Transient { kind, detail }) => {
@@ -117,16 +124,20 @@ impl PayoutWorker {
     /// Records what the partner says of the payout's transfer.
     async fn record(&self, job: &Job, transfer: &Transfer) -> sqlx::Result<()> {
         let mut tx = self.pool.begin().await?;
+        let (id, mover) = (job.id.as_str(), job.mover());
         let moved = match transfer.status {
             TransferStatus::Accepted if job.status == "pending" => {
-                payouts::mark_in_transit(&mut tx, &job.id, &transfer.id, self.poll_interval).await?
+                payouts::mark_in_transit(&mut tx, id, mover, &transfer.id, self.poll_interval)
+                    .await?
             }
             TransferStatus::Accepted => None,
-            TransferStatus::Paid | TransferStatus::Reversed => {
-                payouts::mark_paid(&mut tx, &job.id, &transfer.id).await?
+            TransferStatus::Paid => payouts::mark_paid(&mut tx, id, mover, &transfer.id).await?,
+            TransferStatus::Reversed => {
+                payouts::mark_reversed(&mut tx, id, mover, &transfer.id).await?
             }
             TransferStatus::Failed => {
-                payouts::mark_failed(&mut tx, &job.id, Some(&transfer.id), "partner_failed").await?
+                payouts::mark_failed(&mut tx, id, mover, Some(&transfer.id), "partner_failed")
+                    .await?
             }
         };
         if moved.is_none() {
@@ -153,7 +164,7 @@ impl PayoutWorker {
         self.release(&mut conn, job, jittered, Some(cause)).await
     }
 
-    /// Gives the job back, due again after `due_in`.
+    /// Gives the job back, due again after `due_in`, if it is still ours.
     async fn release(
         &self,
         conn: &mut sqlx::PgConnection,
@@ -162,15 +173,23 @@ impl PayoutWorker {
         error: Option<&str>,
     ) -> sqlx::Result<()> {
         sqlx::query(
-            "UPDATE payouts SET locked_until = NULL, next_attempt_at = now() + make_interval(secs => $2), \
+            "UPDATE payouts SET locked_until = NULL, lease_token = NULL, \
+               next_attempt_at = now() + make_interval(secs => $2), \
                last_error = coalesce($3, last_error), updated_at = now() \
-             WHERE id = $1 AND status IN ('pending', 'in_transit')",
+             WHERE id = $1 AND lease_token = $4 AND status IN ('pending', 'in_transit')",
         )
         .bind(&job.id)
         .bind(due_in.as_secs_f64())
         .bind(error)
+        .bind(job.lease_token)
         .execute(conn)
         .await?;
         Ok(())
+    }
+}
+
+impl Job {
+    fn mover(&self) -> Mover {
+        Mover::Worker(self.lease_token)
     }
 }

@@ -1,11 +1,21 @@
 //! The partner's webhooks, applied exactly once: the event id goes into `partner_events` under
 //! its primary key in the same transaction as the payout move it causes, so a repeated or
 //! concurrent delivery of one event finds it there and changes nothing.
+//!
+//! An event moves a payout only when it is about the payout's own transfer: the one the payout
+//! recorded, or, while it has recorded none yet (its create answer was lost), the earliest
+//! transfer the partner made with the payout's end-to-end key, which is reconciliation's rule
+//! too. That is resolved before the event is applied, by asking the partner for the transfers
+//! of the event's day and the day before; a partner that cannot answer gets an error, and sends
+//! the event again later. An event about any other transfer (a duplicate made by a partner that
+//! ignores keys) is recorded and moves nothing: reconciliation deals with duplicates.
 
+use chrono::Days;
 use sqlx::PgPool;
 
-use super::payouts;
-use crate::partner::wire::PartnerEvent;
+use super::payouts::{self, Mover};
+use crate::partner::client::{PartnerClient, PartnerError};
+use crate::partner::wire::{PartnerEvent, Transfer};
 
 /// What became of one delivery of a partner event.
 #[derive(Debug, PartialEq, Eq)]
@@ -16,15 +26,40 @@ pub enum Applied {
     Duplicate,
 }
 
-pub async fn apply(pool: &PgPool, event: &PartnerEvent) -> sqlx::Result<Applied> {
+#[derive(Debug, thiserror::Error)]
+pub enum EventError {
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+    /// Whose transfer the event is about cannot be told now.
+    #[error("cannot tell whether the transfer is the payout's own: {0}")]
+    Unresolved(PartnerError),
+}
+
+#[derive(sqlx::FromRow)]
+struct PayoutOfEvent {
+    id: String,
+    merchant_id: String,
+    partner_key: String,
+    partner_transfer_id: Option<String>,
+}
+
+pub async fn apply(
+    pool: &PgPool,
+    partner: &PartnerClient,
+    event: &PartnerEvent,
+) -> Result<Applied, EventError> {
     let transfer = &event.data.transfer;
+    let payout: Option<PayoutOfEvent> = sqlx::query_as(
+        "SELECT id, merchant_id, partner_key, partner_transfer_id FROM payouts WHERE id = $1",
+    )
+    .bind(&transfer.reference)
+    .fetch_optional(pool)
+    .await?;
+    let own = match &payout {
+        Some(payout) => is_own_transfer(partner, payout, transfer).await?,
+        None => false,
+    };
     let mut tx = pool.begin().await?;
-    let payout: Option<(String, String)> =
-        sqlx::query_as("SELECT id, merchant_id FROM payouts WHERE id = $1")
-            .bind(&transfer.reference)
-            .fetch_optional(&mut *tx)
-            .await?;
-    let (payout_id, merchant_id) = payout.unzip();
     let inserted = sqlx::query(
         "INSERT INTO partner_events (event_id, event_type, transfer_id, merchant_id, payout_id) \
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO NOTHING",
@@ -32,37 +67,76 @@ pub async fn apply(pool: &PgPool, event: &PartnerEvent) -> sqlx::Result<Applied>
     .bind(&event.event_id)
     .bind(&event.event_type)
     .bind(&transfer.id)
-    .bind(&merchant_id)
-    .bind(&payout_id)
+    .bind(payout.as_ref().map(|payout| &payout.merchant_id))
+    .bind(payout.as_ref().map(|payout| &payout.id))
     .execute(&mut *tx)
     .await?;
     if inserted.rows_affected() == 0 {
         return Ok(Applied::Duplicate);
     }
-    if let Some(payout_id) = &payout_id {
-        match event.event_type.as_str() {
-            "transfer.paid" => {
-                payouts::mark_paid(&mut tx, payout_id, &transfer.id).await?;
+    match payout {
+        Some(payout) if own => {
+            let (id, mover) = (payout.id.as_str(), Mover::Webhook);
+            match event.event_type.as_str() {
+                "transfer.paid" => {
+                    payouts::mark_paid(&mut tx, id, mover, &transfer.id).await?;
+                }
+                "transfer.failed" => {
+                    payouts::mark_failed(&mut tx, id, mover, Some(&transfer.id), "partner_failed")
+                        .await?;
+                }
+                "transfer.reversed" => {
+                    payouts::mark_reversed(&mut tx, id, mover, &transfer.id).await?;
+                }
+                other => tracing::warn!(
+                    event_type = other,
+                    "ignoring a partner event of an unknown type"
+                ),
             }
-            "transfer.failed" => {
-                payouts::mark_failed(&mut tx, payout_id, Some(&transfer.id), "partner_failed")
-                    .await?;
-            }
-            "transfer.reversed" => {
-                payouts::mark_reversed(&mut tx, payout_id).await?;
-            }
-            other => tracing::warn!(
-                event_type = other,
-                "ignoring a partner event of an unknown type"
-            ),
         }
-    } else {
-        tracing::warn!(
+        Some(payout) => tracing::warn!(
+            transfer_id = transfer.id,
+            payout_id = payout.id,
+            event_type = event.event_type,
+            "a partner event about a transfer that is not the payout's own: the payout does not move"
+        ),
+        None => tracing::warn!(
             transfer_id = transfer.id,
             reference = transfer.reference,
             "a partner event about a transfer we never asked for"
-        );
+        ),
     }
     tx.commit().await?;
     Ok(Applied::New)
+}
+
+/// Whether `transfer` is `payout`'s own transfer (see the module's rule).
+async fn is_own_transfer(
+    partner: &PartnerClient,
+    payout: &PayoutOfEvent,
+    transfer: &Transfer,
+) -> Result<bool, EventError> {
+    if let Some(own) = &payout.partner_transfer_id {
+        return Ok(*own == transfer.id);
+    }
+    if transfer.idempotency_key != payout.partner_key {
+        return Ok(false);
+    }
+    let day = transfer.created_at.date_naive();
+    let mut made_with_key = Vec::new();
+    for date in [day - Days::new(1), day] {
+        let listed = partner
+            .transfers_on(date)
+            .await
+            .map_err(EventError::Unresolved)?;
+        made_with_key.extend(
+            listed
+                .into_iter()
+                .filter(|listed| listed.idempotency_key == payout.partner_key),
+        );
+    }
+    let earliest = made_with_key
+        .iter()
+        .min_by_key(|listed| (listed.created_at, listed.id.clone()));
+    Ok(earliest.is_some_and(|earliest| earliest.id == transfer.id))
 }

@@ -1,6 +1,6 @@
 //! Payouts: validated creation that debits the balance in the same transaction (so the balance
 //! never goes negative, whatever races), and the moves `pending → in_transit → paid`, `→ failed`
-//! (which gives the amount back) and `paid → reversed`. Every move is one conditional `UPDATE`,
+//! and `→ reversed` (both of which give the amount back). Every move is one conditional `UPDATE`,
 //! so a move made twice (a webhook and a poll, two workers) happens once; the move's webhook
 //! event is published in its transaction, so there is one event per move, never more or less.
 
@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
 
 use super::balance;
 use super::money::{Amount, Currency};
@@ -167,7 +168,26 @@ pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<P
     .await?)
 }
 
-/// A move of a payout's status, made only from the listed states.
+/// Who makes a move: the payout worker holding the job under its fencing token, or the
+/// partner's webhook (which holds no job). A worker whose lease ran out and whose job another
+/// worker took has a stale token, and its moves change nothing.
+#[derive(Debug, Clone, Copy)]
+pub enum Mover {
+    Worker(Uuid),
+    Webhook,
+}
+
+impl Mover {
+    fn lease_token(self) -> Option<Uuid> {
+        match self {
+            Self::Worker(token) => Some(token),
+            Self::Webhook => None,
+        }
+    }
+}
+
+/// A move of a payout's status, made only from the listed states and only about the payout's
+/// own transfer.
 struct Move<'a> {
     from: &'a [&'a str],
     to: &'a str,
@@ -176,22 +196,27 @@ struct Move<'a> {
     failure_code: Option<&'a str>,
     /// When the payout is next due for the worker (`None`: never again).
     next_attempt_in: Option<Duration>,
+    /// The amount goes back to the balance with the move (the money did not leave, or returned).
+    credit: bool,
 }
 
-/// Makes `change` if the payout is in one of its `from` states and its transfer (if it has one
-/// yet) is `change.transfer_id`, and publishes its event; returns the moved payout, or `None`
-/// when there was nothing to do.
+/// Makes `change` if the payout is in one of its `from` states, its transfer (if it has one
+/// yet) is `change.transfer_id`, and `mover` still holds the job when it is a worker; publishes
+/// its event and credits the balance in the same transaction when the move gives the money
+/// back. Returns the moved payout, or `None` when there was nothing to do.
 async fn apply(
     conn: &mut PgConnection,
     id: &str,
+    mover: Mover,
     change: Move<'_>,
 ) -> sqlx::Result<Option<Payout>> {
     let moved: Option<Payout> = sqlx::query_as(&format!(
         "UPDATE payouts SET status = $3, partner_transfer_id = coalesce(partner_transfer_id, $4), \
-           failure_code = coalesce($5, failure_code), locked_until = NULL, \
+           failure_code = coalesce($5, failure_code), locked_until = NULL, lease_token = NULL, \
            next_attempt_at = now() + make_interval(secs => $6), updated_at = now() \
          WHERE id = $1 AND status = ANY($2) \
            AND ($4::text IS NULL OR partner_transfer_id IS NULL OR partner_transfer_id = $4) \
+           AND ($7::uuid IS NULL OR lease_token = $7) \
          RETURNING {PAYOUT_COLUMNS}"
     ))
     .bind(id)
@@ -200,10 +225,14 @@ async fn apply(
     .bind(change.transfer_id)
     .bind(change.failure_code)
     .bind(change.next_attempt_in.map(|due| due.as_secs_f64()))
+    .bind(mover.lease_token())
     .fetch_optional(&mut *conn)
     .await?;
     if let Some(payout) = &moved {
-        publish(conn, &payout.merchant_id, change.event, payout).await?;
+        publish(&mut *conn, &payout.merchant_id, change.event, payout).await?;
+        if change.credit {
+            balance::credit(conn, &payout.merchant_id, &payout.currency, payout.amount).await?;
+        }
     }
     Ok(moved)
 }
@@ -212,6 +241,7 @@ async fn apply(
 pub async fn mark_in_transit(
     conn: &mut PgConnection,
     id: &str,
+    mover: Mover,
     transfer_id: &str,
     poll_in: Duration,
 ) -> sqlx::Result<Option<Payout>> {
@@ -222,13 +252,15 @@ pub async fn mark_in_transit(
         transfer_id: Some(transfer_id),
         failure_code: None,
         next_attempt_in: Some(poll_in),
+        credit: false,
     };
-    apply(conn, id, change).await
+    apply(conn, id, mover, change).await
 }
 
 pub async fn mark_paid(
     conn: &mut PgConnection,
     id: &str,
+    mover: Mover,
     transfer_id: &str,
 ) -> sqlx::Result<Option<Payout>> {
     let change = Move {
@@ -238,14 +270,16 @@ pub async fn mark_paid(
         transfer_id: Some(transfer_id),
         failure_code: None,
         next_attempt_in: None,
+        credit: false,
     };
-    apply(conn, id, change).await
+    apply(conn, id, mover, change).await
 }
 
 /// The payout failed for good: its amount returns to the balance, in the same transaction.
 pub async fn mark_failed(
     conn: &mut PgConnection,
     id: &str,
+    mover: Mover,
     transfer_id: Option<&str>,
     failure_code: &str,
 ) -> sqlx::Result<Option<Payout>> {
@@ -256,25 +290,30 @@ pub async fn mark_failed(
         transfer_id,
         failure_code: Some(failure_code),
         next_attempt_in: None,
+        credit: true,
     };
-    let failed = apply(&mut *conn, id, change).await?;
-    if let Some(payout) = &failed {
-        balance::credit(conn, &payout.merchant_id, &payout.currency, payout.amount).await?;
-    }
-    Ok(failed)
+    apply(conn, id, mover, change).await
 }
 
-/// A duplicate transfer of the payout was reversed.
-pub async fn mark_reversed(conn: &mut PgConnection, id: &str) -> sqlx::Result<Option<Payout>> {
+/// The payout's own transfer came back (the partner reversed it): the payout is `reversed` and
+/// its amount returns to the balance, once, whichever of the webhook and the poll sees it first.
+/// From `pending` or `in_transit` too, when the steps before were never seen.
+pub async fn mark_reversed(
+    conn: &mut PgConnection,
+    id: &str,
+    mover: Mover,
+    transfer_id: &str,
+) -> sqlx::Result<Option<Payout>> {
     let change = Move {
-        from: &["paid"],
+        from: &["pending", "in_transit", "paid"],
         to: "reversed",
         event: EventType::PayoutReversed,
-        transfer_id: None,
+        transfer_id: Some(transfer_id),
         failure_code: None,
         next_attempt_in: None,
+        credit: true,
     };
-    apply(conn, id, change).await
+    apply(conn, id, mover, change).await
 }
 
 /// Reconciliation reversed a duplicate transfer of the payout: the payout stays as it is (its

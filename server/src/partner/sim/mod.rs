@@ -216,11 +216,6 @@ async fn create_transfer(
             "The destination IBAN does not exist.",
         );
     }
-    if config.mode == Mode::Mature {
-        if let Some(existing) = sim.store.by_key(&key) {
-            return (StatusCode::OK, Json(existing)).into_response();
-        }
-    }
     let transfer = Transfer {
         id: new_id("tr"),
         status: TransferStatus::Accepted,
@@ -231,14 +226,18 @@ async fn create_transfer(
         idempotency_key: key,
         created_at: Utc::now(),
     };
-    if let Err(err) = sim.store.put(&transfer) {
-        tracing::error!(error = ?err, "the partner store failed");
-        return refusal(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "store_failed",
-            "The ledger could not be written.",
-        );
-    }
+    let transfer = match sim.store.create(config.mode == Mode::Mature, transfer) {
+        Ok((existing, false)) => return (StatusCode::OK, Json(existing)).into_response(),
+        Ok((created, true)) => created,
+        Err(err) => {
+            tracing::error!(error = ?err, "the partner store failed");
+            return refusal(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "store_failed",
+                "The ledger could not be written.",
+            );
+        }
+    };
     sim.settle_later(transfer.id.clone());
     if time_out {
         // The transfer exists, but its answer is lost: the caller's timeout fires first.

@@ -51,15 +51,6 @@ impl Store {
         })
     }
 
-    /// The transfer first made with `key`, if any.
-    pub fn by_key(&self, key: &str) -> Option<Transfer> {
-        let ledger = self.inner.lock().expect("store lock");
-        ledger
-            .by_key
-            .get(key)
-            .map(|&at| ledger.transfers[at].clone())
-    }
-
     pub fn get(&self, id: &str) -> Option<Transfer> {
         let ledger = self.inner.lock().expect("store lock");
         ledger.by_id.get(id).map(|&at| ledger.transfers[at].clone())
@@ -67,13 +58,21 @@ impl Store {
 
     /// Makes `transfer` durable (a new one or a new version of one).
     pub fn put(&self, transfer: &Transfer) -> anyhow::Result<()> {
+        self.inner.lock().expect("store lock").append(transfer)
+    }
+
+    /// Makes the transfer `make` builds durable, unless `once_per_key` and a transfer with its
+    /// key exists: then that one is returned. Checked and written under one lock, so concurrent
+    /// calls with one key make one transfer. Returns the transfer and whether it is new.
+    pub fn create(&self, once_per_key: bool, make: Transfer) -> anyhow::Result<(Transfer, bool)> {
         let mut ledger = self.inner.lock().expect("store lock");
-        let mut line = serde_json::to_vec(transfer)?;
-        line.push(b'\n');
-        ledger.file.write_all(&line)?;
-        ledger.file.sync_data()?;
-        ledger.index(transfer.clone());
-        Ok(())
+        if once_per_key {
+            if let Some(&at) = ledger.by_key.get(&make.idempotency_key) {
+                return Ok((ledger.transfers[at].clone(), false));
+            }
+        }
+        ledger.append(&make)?;
+        Ok((make, true))
     }
 
     /// Every transfer matching `keep`, oldest first.
@@ -89,6 +88,16 @@ impl Store {
 }
 
 impl Ledger {
+    /// Writes `transfer` and syncs it to disk, then indexes it.
+    fn append(&mut self, transfer: &Transfer) -> anyhow::Result<()> {
+        let mut line = serde_json::to_vec(transfer)?;
+        line.push(b'\n');
+        self.file.write_all(&line)?;
+        self.file.sync_data()?;
+        self.index(transfer.clone());
+        Ok(())
+    }
+
     fn index(&mut self, transfer: Transfer) {
         match self.by_id.get(&transfer.id) {
             Some(&at) => self.transfers[at] = transfer,

@@ -1,0 +1,214 @@
+//! A payout moves only on news about its own transfer (API.md §4, §6): a partner that makes one
+//! transfer per key however many calls race, an event about a duplicate that moves nothing even
+//! before the payout knows its own transfer, and the own transfer's reversal crediting the money
+//! back exactly once while a duplicate's reversal leaves the payout paid.
+
+mod common;
+
+use std::time::Duration;
+
+use futures::future::join_all;
+use serde_json::{json, Value};
+
+use common::{spawn_app_with, ServerProcess, TestApp};
+use server::partner::{signature, TEST_WEBHOOK_SECRET};
+
+const IBAN: &str = "DE89370400440532013000";
+
+/// An app whose own payout worker stays idle, so that only the test's events move payouts.
+async fn app_with_partner(partner_url: &str) -> TestApp {
+    spawn_app_with(&["--partner-url", partner_url, "--payout-interval", "1h"]).await
+}
+
+/// A pending payout of 600 out of a balance of 1000; returns its id and end-to-end key.
+async fn pending_payout(app: &TestApp) -> (String, String) {
+    let order: Value = common::json(
+        app.post(
+            "/v1/orders",
+            Some("fund"),
+            r#"{"amount": 1000, "currency": "EUR"}"#,
+        )
+        .await,
+    )
+    .await;
+    let order_id = order["id"].as_str().unwrap();
+    app.put(
+        &format!("/v1/orders/{order_id}"),
+        r#"{"status": "captured"}"#,
+    )
+    .await;
+    let body = json!({"amount": 600, "currency": "EUR",
+        "destination": {"account_holder": "Ada Lovelace", "iban": IBAN}});
+    let payout: Value = common::json(
+        app.post("/v1/payouts", Some("payout"), &body.to_string())
+            .await,
+    )
+    .await;
+    let id = payout["id"].as_str().unwrap().to_owned();
+    let key: String = sqlx::query_scalar("SELECT partner_key FROM payouts WHERE id = $1")
+        .bind(&id)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    (id, key)
+}
+
+fn transfer(id: &str, payout_id: &str, key: &str, status: &str) -> Value {
+    json!({"id": id, "status": status, "amount": 600, "currency": "EUR", "reference": payout_id,
+        "destination": {"account_holder": "Ada Lovelace", "iban": IBAN},
+        "idempotency_key": key, "created_at": chrono::Utc::now()})
+}
+
+/// Delivers a partner webhook signed with the partner's secret; returns the status.
+async fn deliver(app: &TestApp, event_id: &str, event_type: &str, transfer: &Value) -> u16 {
+    let body = json!({"event_id": event_id, "type": event_type,
+        "created_at": chrono::Utc::now(), "data": {"transfer": transfer}})
+    .to_string();
+    let header = signature::sign(
+        TEST_WEBHOOK_SECRET,
+        chrono::Utc::now().timestamp(),
+        body.as_bytes(),
+    );
+    app.client
+        .post(format!("{}/webhooks/partner", app.base_url))
+        .header(signature::HEADER, header)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+async fn payout(app: &TestApp, id: &str) -> Value {
+    common::json(app.get(&format!("/v1/payouts/{id}")).await).await
+}
+
+async fn available_eur(app: &TestApp) -> i64 {
+    let balance: Value = common::json(app.get("/v1/balance").await).await;
+    balance["available"][0]["amount"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn concurrent_creates_with_one_key_make_one_transfer_at_a_mature_partner() {
+    let partner = ServerProcess::partner_sim(&["--mode", "mature"]).await;
+    let client = reqwest::Client::new();
+    let request = json!({"amount": 100, "currency": "EUR", "reference": "po_race",
+        "destination": {"account_holder": "Ada Lovelace", "iban": IBAN}});
+    let answers = join_all((0..20).map(|_| async {
+        let answer: Value = client
+            .post(format!("{}/v1/transfers", partner.base_url))
+            .header("x-idempotency-key", "kxp-po_race-one-key")
+            .json(&request)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        answer["id"].as_str().unwrap().to_owned()
+    }))
+    .await;
+    let listed: Value = reqwest::get(format!("{}/v1/transfers", partner.base_url))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["data"].as_array().unwrap().len(), 1, "one transfer");
+    assert!(answers.iter().all(|id| *id == answers[0]), "one answer");
+}
+
+#[tokio::test]
+async fn an_event_about_a_duplicate_never_moves_the_payout_even_before_it_knows_its_own() {
+    let partner = ServerProcess::partner_sim(&["--mode", "immature", "--settle-after", "1h"]).await;
+    let app = app_with_partner(&partner.base_url).await;
+    let (id, key) = pending_payout(&app).await;
+    // The payout's create answer was lost twice: an immature partner made two transfers with
+    // its key, and the payout has recorded neither.
+    let mut made = Vec::new();
+    for _ in 0..2 {
+        let transfer: Value = reqwest::Client::new()
+            .post(format!("{}/v1/transfers", partner.base_url))
+            .header("x-idempotency-key", &key)
+            .json(&json!({"amount": 600, "currency": "EUR", "reference": id,
+                "destination": {"account_holder": "Ada Lovelace", "iban": IBAN}}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        made.push(transfer);
+    }
+    let (own, duplicate) = (&made[0], &made[1]);
+
+    assert_eq!(
+        deliver(&app, "evt_dup_failed", "transfer.failed", duplicate).await,
+        200
+    );
+    let after = payout(&app, &id).await;
+    assert_eq!(
+        after["status"], "pending",
+        "the duplicate's failure moves nothing"
+    );
+    assert_eq!(after["partner_transfer_id"], Value::Null);
+    assert_eq!(available_eur(&app).await, 400, "nothing credited");
+
+    let mut paid = own.clone();
+    paid["status"] = json!("paid");
+    assert_eq!(
+        deliver(&app, "evt_own_paid", "transfer.paid", &paid).await,
+        200
+    );
+    let after = payout(&app, &id).await;
+    assert_eq!(after["status"], "paid", "the own transfer's news moves it");
+    assert_eq!(after["partner_transfer_id"], own["id"]);
+}
+
+#[tokio::test]
+async fn the_own_transfer_returned_credits_once_and_a_reversed_duplicate_moves_nothing() {
+    let app = app_with_partner("http://127.0.0.1:9").await;
+    let (id, key) = pending_payout(&app).await;
+    sqlx::query("UPDATE payouts SET status = 'paid', partner_transfer_id = 'tr_own' WHERE id = $1")
+        .bind(&id)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+
+    let duplicate = transfer("tr_duplicate", &id, &key, "reversed");
+    assert_eq!(
+        deliver(&app, "evt_dup", "transfer.reversed", &duplicate).await,
+        200
+    );
+    assert_eq!(payout(&app, &id).await["status"], "paid");
+    assert_eq!(
+        available_eur(&app).await,
+        400,
+        "a duplicate's return is not the merchant's"
+    );
+
+    let own = transfer("tr_own", &id, &key, "reversed");
+    let statuses =
+        join_all((0..5).map(|_| deliver(&app, "evt_own", "transfer.reversed", &own))).await;
+    assert!(statuses.iter().all(|status| *status == 200), "{statuses:?}");
+    assert_eq!(
+        deliver(&app, "evt_own_again", "transfer.reversed", &own).await,
+        200
+    );
+
+    assert_eq!(payout(&app, &id).await["status"], "reversed");
+    assert_eq!(
+        available_eur(&app).await,
+        1000,
+        "credited back exactly once"
+    );
+    assert_eq!(
+        app.count("events WHERE event_type = 'payout.reversed'")
+            .await,
+        1
+    );
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(available_eur(&app).await, 1000);
+}
