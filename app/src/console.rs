@@ -176,6 +176,8 @@ pub struct RunRow {
     pub id: String,
     pub date: String,
     pub applied: bool,
+    /// `running`, `completed` or `partial`.
+    pub status: String,
     pub created_at: String,
 }
 

@@ -511,6 +511,7 @@ fn run_row(run: reconcile::StoredRun) -> RunRow {
         id: run.id,
         date: run.date.to_string(),
         applied: run.applied,
+        status: run.status,
         created_at: when(run.created_at),
     }
 }

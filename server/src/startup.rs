@@ -114,15 +114,20 @@ impl Application {
                 let payouts = payouts.clone();
                 async move { payouts.run_once().await }
             })),
-            tokio::spawn(every(
-                settings.reconcile_interval,
-                "reconciliation",
-                move || {
-                    let reconciler = reconciler.clone();
-                    let yesterday = Utc::now().date_naive() - Days::new(1);
-                    async move { reconciler.run(yesterday, true).await }
-                },
-            )),
+            // Not at boot: a fleet restarting together would all reconcile at once. Each check
+            // after that reconciles yesterday on whichever replica claims the day first.
+            tokio::spawn({
+                let interval = settings.reconcile_interval;
+                async move {
+                    tokio::time::sleep(interval).await;
+                    every(interval, "reconciliation", move || {
+                        let reconciler = reconciler.clone();
+                        let yesterday = Utc::now().date_naive() - Days::new(1);
+                        async move { reconciler.run_daily(yesterday).await }
+                    })
+                    .await
+                }
+            }),
             tokio::spawn(every(
                 settings.purge_interval,
                 "expired sessions",

@@ -19,7 +19,7 @@ pub fn Runs() -> impl IntoView {
                     Ok(runs) if runs.is_empty() => view! { <Empty message="No runs yet: the daily run reconciles yesterday, or run `kaadxpay reconcile --date YYYY-MM-DD`."/> }.into_any(),
                     Ok(runs) => view! {
                         <table>
-                            <thead><tr><th>"Run"</th><th>"Day"</th><th>"Applied"</th><th>"Run at"</th></tr></thead>
+                            <thead><tr><th>"Run"</th><th>"Day"</th><th>"Applied"</th><th>"Status"</th><th>"Run at"</th></tr></thead>
                             <tbody>
                                 {runs.into_iter().map(|run| {
                                     let href = format!("/reconciliation/{}", run.id);
@@ -28,6 +28,7 @@ pub fn Runs() -> impl IntoView {
                                             <td><a href=href>{run.id}</a></td>
                                             <td>{run.date}</td>
                                             <td>{if run.applied { "yes" } else { "no" }}</td>
+                                            <td><StatusBadge status=run.status/></td>
                                             <td>{run.created_at}</td>
                                         </tr>
                                     }
@@ -57,7 +58,7 @@ pub fn RunDetail() -> impl IntoView {
                     Ok(None) => not_found_view(),
                     Ok(Some((run, items))) => view! {
                         <h1>"Reconciliation " <code>{run.id}</code></h1>
-                        <p>"Day " {run.date} ", " {if run.applied { "applied" } else { "report only" }} "."</p>
+                        <p>"Day " {run.date} ", " {if run.applied { "applied" } else { "report only" }} ", " {run.status} "."</p>
                         {if items.is_empty() {
                             view! { <Empty message="No items in this run."/> }.into_any()
                         } else {

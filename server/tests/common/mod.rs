@@ -295,17 +295,16 @@ impl ServerProcess {
     }
 
     /// `kaadxpay partner-sim` with `flags`, its store in a scratch folder.
+    /// (A `--store` among `flags` replaces the scratch one.)
     pub async fn partner_sim(flags: &[&str]) -> Self {
         let port = free_port();
         let store = scratch_dir().join("partner.jsonl");
-        let child = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
-            .args([
-                "partner-sim",
-                "--addr",
-                &format!("127.0.0.1:{port}"),
-                "--store",
-                store.to_str().unwrap(),
-            ])
+        let mut command = Command::new(env!("CARGO_BIN_EXE_kaadxpay"));
+        command.args(["partner-sim", "--addr", &format!("127.0.0.1:{port}")]);
+        if !flags.contains(&"--store") {
+            command.args(["--store", store.to_str().unwrap()]);
+        }
+        let child = command
             .args(flags)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())

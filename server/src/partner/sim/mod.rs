@@ -3,14 +3,16 @@
 //! new transfer), settles each accepted transfer shortly after (`transfer.paid`, or
 //! `transfer.failed` for an account holder containing `REJECT`), refuses a bad IBAN checksum
 //! definitively (`422`), reverses paid transfers, and injects faults changeable at run time
-//! with `PUT /_sim/config`: `latency_ms`, `error_rate` (a 503, nothing done) and `timeout_rate`
-//! (the transfer is made but the answer never comes).
+//! with `PUT /_sim/config`: `latency_ms`, `error_rate` (a 503, nothing done), `timeout_rate`
+//! (the transfer is made but the answer never comes) and `refuse_reversals`. `GET /_sim/stats`
+//! counts the reversal calls it received.
 
 mod notifier;
 mod store;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -70,6 +72,8 @@ pub struct SimConfig {
     pub latency_ms: u64,
     pub error_rate: f64,
     pub timeout_rate: f64,
+    /// Refuse every reversal (`422 reversal_refused`), as a bank's back office may.
+    pub refuse_reversals: bool,
 }
 
 #[derive(Deserialize)]
@@ -78,6 +82,14 @@ struct ConfigChange {
     latency_ms: Option<u64>,
     error_rate: Option<f64>,
     timeout_rate: Option<f64>,
+    refuse_reversals: Option<bool>,
+}
+
+/// What `GET /_sim/stats` counts, for tests that prove how often we call.
+#[derive(Debug, Default)]
+struct Stats {
+    /// Every `POST /v1/transfers/{id}/reversal` received, answered or not.
+    reversal_calls: AtomicU64,
 }
 
 #[derive(Clone)]
@@ -86,6 +98,7 @@ struct Sim {
     store: Arc<Store>,
     notifier: Notifier,
     settle_after: Duration,
+    stats: Arc<Stats>,
 }
 
 /// Binds the simulator; the returned future serves it.
@@ -101,10 +114,12 @@ pub async fn bind(
             latency_ms: args.latency_ms,
             error_rate: args.error_rate,
             timeout_rate: args.timeout_rate,
+            refuse_reversals: false,
         })),
         store: Arc::new(Store::open(&args.store)?),
         notifier: Notifier::new(args.webhook_url, args.webhook_secret),
         settle_after: args.settle_after,
+        stats: Arc::default(),
     };
     // Transfers accepted before a restart still settle.
     for transfer in sim
@@ -118,6 +133,7 @@ pub async fn bind(
         .route("/v1/transfers/{id}", get(get_transfer))
         .route("/v1/transfers/{id}/reversal", post(reverse_transfer))
         .route("/_sim/config", put(set_config).get(get_config))
+        .route("/_sim/stats", get(get_stats))
         .with_state(sim);
     let listener = TcpListener::bind(args.addr).await?;
     let addr = listener.local_addr()?;
@@ -276,6 +292,14 @@ async fn get_transfer(State(sim): State<Sim>, Path(id): Path<String>) -> Respons
 
 /// Reverses a paid transfer; reversing a reversed one answers it unchanged.
 async fn reverse_transfer(State(sim): State<Sim>, Path(id): Path<String>) -> Response {
+    sim.stats.reversal_calls.fetch_add(1, Ordering::SeqCst);
+    if sim.config.read().expect("config lock").refuse_reversals {
+        return refusal(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "reversal_refused",
+            "The reversal was refused.",
+        );
+    }
     let Some(mut transfer) = sim.store.get(&id) else {
         return refusal(
             StatusCode::NOT_FOUND,
@@ -311,11 +335,16 @@ async fn set_config(State(sim): State<Sim>, Json(change): Json<ConfigChange>) ->
     config.latency_ms = change.latency_ms.unwrap_or(config.latency_ms);
     config.error_rate = change.error_rate.unwrap_or(config.error_rate);
     config.timeout_rate = change.timeout_rate.unwrap_or(config.timeout_rate);
+    config.refuse_reversals = change.refuse_reversals.unwrap_or(config.refuse_reversals);
     Json(config.clone())
 }
 
 async fn get_config(State(sim): State<Sim>) -> Json<SimConfig> {
     Json(sim.config.read().expect("config lock").clone())
+}
+
+async fn get_stats(State(sim): State<Sim>) -> Json<serde_json::Value> {
+    Json(json!({"reversal_calls": sim.stats.reversal_calls.load(Ordering::SeqCst)}))
 }
 
 #[cfg(test)]
