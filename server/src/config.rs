@@ -116,7 +116,8 @@ pub struct Settings {
     /// Let webhook endpoints be loopback, private, link-local or other internal addresses
     /// (local development and tests; the embedded mode turns it on). Off, such URLs are refused
     /// at registration and again, after DNS resolution, on every send.
-    #[arg(long, env = "KAADXPAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS", global = true)]
+    #[arg(long, env = "KAADXPAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS", default_value_t = false,
+          action = clap::ArgAction::Set, value_name = "true|false", global = true)]
     pub webhook_allow_private_networks: bool,
 
     /// The address people reach the service at, e.g. `https://pay.example.com`; with

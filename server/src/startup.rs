@@ -39,6 +39,8 @@ pub struct AppState {
     /// The partner bank, asked whose transfer a partner webhook is about when that is unknown.
     pub partner: PartnerClient,
     pub partner_webhook_secret: Arc<str>,
+    /// Webhook endpoints may be internal addresses (local development and tests).
+    pub webhook_allow_private_networks: bool,
 }
 
 pub struct Application {
@@ -77,6 +79,7 @@ impl Application {
             metrics: telemetry::metrics(),
             partner: settings.partner_client(&partner_url),
             partner_webhook_secret: settings.partner_webhook_secret()?.into(),
+            webhook_allow_private_networks: settings.webhook_allow_private_networks,
         };
         let outcomes = state.idempotency.outcomes().clone();
         let sessions = http::console::session_store(&state).await?;

@@ -102,7 +102,13 @@ fn header<'a>(received: &'a Received, name: &str) -> &'a str {
 fn dispatcher(app: &TestApp, schedule: &str) -> Dispatcher {
     Dispatcher::new(
         app.pool.clone(),
-        &settings(&["--webhook-retry-schedule", schedule]),
+        // The receivers listen on 127.0.0.1.
+        &settings(&[
+            "--webhook-retry-schedule",
+            schedule,
+            "--webhook-allow-private-networks",
+            "true",
+        ]),
     )
 }
 

@@ -14,6 +14,7 @@ use super::middleware::RequestId;
 use crate::auth::Merchant;
 use crate::idempotency::{IdempotencyKey, IdempotentRequest, StoredResponse};
 use crate::startup::AppState;
+use crate::webhooks::destination;
 use crate::webhooks::endpoints::{self, Endpoint, NewEndpoint};
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -38,6 +39,11 @@ async fn create_endpoint(
         Ok(new_endpoint) => new_endpoint,
         Err(error) => return error.into_response(),
     };
+    if !state.webhook_allow_private_networks {
+        if let Err(refusal) = destination::check_url_resolving(new_endpoint.url()).await {
+            return ApiError::invalid("url", refusal).into_response();
+        }
+    }
     let request = IdempotentRequest {
         merchant_id: &merchant.id,
         key: &key,

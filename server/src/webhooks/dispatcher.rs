@@ -4,7 +4,10 @@
 //! attempt, and records every attempt with the delivery's next state in one transaction:
 //! `2xx` delivered, `410` disables the endpoint, anything else (or no answer within 10 s)
 //! retried on the back-off schedule, honouring `Retry-After`, until the schedule runs out.
+//! Unless private networks are allowed, sends reach public addresses only: a name is resolved
+//! through the guarded resolver, an IP literal checked before each attempt.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::http::{header, HeaderMap, StatusCode};
@@ -13,6 +16,7 @@ use sqlx::PgPool;
 use tokio::task::JoinSet;
 use uuid::Uuid;
 
+use super::destination::{self, GuardedResolver};
 use super::endpoints;
 use super::schedule::RetrySchedule;
 use super::signature;
@@ -30,6 +34,8 @@ pub struct Dispatcher {
     client: reqwest::Client,
     schedule: RetrySchedule,
     lease: Duration,
+    /// Sends reach public addresses only (see [`super::destination`]).
+    guarded: bool,
 }
 
 /// A claimed delivery with what its attempt needs.
@@ -74,24 +80,20 @@ impl Next {
 
 impl Dispatcher {
     pub fn new(pool: PgPool, settings: &Settings) -> Self {
-        if settings.webhook_lease <= TIMEOUT {
-            tracing::warn!(
-                lease = ?settings.webhook_lease,
-                "the webhook lease is not longer than the 10 s send timeout: a slow endpoint \
-                 may be sent an attempt by two dispatchers at once"
-            );
-        }
-        let client = reqwest::Client::builder()
+        let guarded = !settings.webhook_allow_private_networks;
+        let mut client = reqwest::Client::builder()
             .timeout(TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("Kaadxpay-Webhooks/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .expect("the HTTP client builds");
+            .user_agent(concat!("Kaadxpay-Webhooks/", env!("CARGO_PKG_VERSION")));
+        if guarded {
+            client = client.dns_resolver(Arc::new(GuardedResolver));
+        }
         Self {
             pool,
-            client,
+            client: client.build().expect("the HTTP client builds"),
             schedule: settings.webhook_retry_schedule.clone(),
             lease: settings.webhook_lease,
+            guarded,
         }
     }
 
@@ -235,6 +237,11 @@ impl Dispatcher {
     async fn send(&self, due: &Due, attempt_id: Uuid) -> Result<Answer, String> {
         failpoints::check("webhook.before_send")
             .map_err(|_| "fail point webhook.before_send".to_owned())?;
+        // An IP literal never meets the resolver, so it is judged here, on every attempt.
+        if self.guarded {
+            destination::check_url(&due.url)
+                .map_err(|refusal| format!("the endpoint's address is not allowed: {refusal}"))?;
+        }
         let now = Utc::now();
         let event_id = due.event_id.to_string();
         let signature =

@@ -44,6 +44,10 @@ pub struct NewEndpoint {
 }
 
 impl NewEndpoint {
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
     pub fn parse(body: &JsonBody) -> Result<Self, ApiError> {
         let fields = body.fields(&["url", "events"])?;
         let url = fields.required_str("url")?;

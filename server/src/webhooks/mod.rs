@@ -1,7 +1,9 @@
 //! Webhooks to merchants (API.md §5): endpoints with their signing secrets, events written in
-//! the transaction of the change they report (the outbox), Standard Webhooks signatures, and
-//! the dispatcher that drains deliveries with retries.
+//! the transaction of the change they report (the outbox), Standard Webhooks signatures, the
+//! dispatcher that drains deliveries with retries, and the guard that keeps them off the
+//! service's own networks (`destination`).
 
+pub mod destination;
 pub mod dispatcher;
 pub mod endpoints;
 pub mod events;

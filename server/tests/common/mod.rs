@@ -150,6 +150,10 @@ pub async fn spawn_app_at(port: u16, flags: &[&str]) -> TestApp {
     if !flags.contains(&"--partner-webhook-secret") {
         all_flags.extend(["--partner-webhook-secret", TEST_WEBHOOK_SECRET]);
     }
+    // The tests' webhook receivers listen on 127.0.0.1.
+    if !flags.contains(&"--webhook-allow-private-networks") {
+        all_flags.extend(["--webhook-allow-private-networks", "true"]);
+    }
     all_flags.extend_from_slice(flags);
     let settings = settings(&all_flags);
     let pool = db::connect(&db_url, settings.db_pool_size, settings.db_acquire_timeout)
@@ -282,6 +286,7 @@ impl ServerProcess {
             .env("DATABASE_URL", db_url)
             .env("RUST_LOG", "warn")
             .env("KAADXPAY_PARTNER_WEBHOOK_SECRET", TEST_WEBHOOK_SECRET)
+            .env("KAADXPAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true")
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .spawn()
