@@ -1,6 +1,6 @@
 //! How long history is kept, and the purge that deletes what is older: webhook events (with their
 //! deliveries and attempts, once none is pending), delivery attempts, the partner's webhook
-//! events, and the hourly idempotency outcome counts. Runs beside the idempotency purge, inside
+//! events, failed console sign-ins, and the hourly idempotency outcome counts. Runs beside the idempotency purge, inside
 //! `serve` and in `kaadxpay purge`.
 //!
 //! A partner event deleted here no longer deduplicates by `event_id`; the payout moves it caused
@@ -29,6 +29,10 @@ pub struct Retention {
     #[arg(long = "partner-event-retention", env = "KAADXPAY_PARTNER_EVENT_RETENTION", default_value = "90d", value_parser = humantime::parse_duration, global = true)]
     pub partner_events: Duration,
 
+    /// How long failed console sign-ins are kept (at least the 15-minute throttle window).
+    #[arg(long = "login-failure-retention", env = "KAADXPAY_LOGIN_FAILURE_RETENTION", default_value = "1d", value_parser = humantime::parse_duration, global = true)]
+    pub login_failures: Duration,
+
     /// How long the hourly idempotency outcome counts (the console's chart) are kept.
     #[arg(long = "outcome-retention", env = "KAADXPAY_OUTCOME_RETENTION", default_value = "7d", value_parser = humantime::parse_duration, global = true)]
     pub outcome_counts: Duration,
@@ -40,13 +44,15 @@ pub struct Purged {
     pub events: u64,
     pub webhook_attempts: u64,
     pub partner_events: u64,
+    pub login_failures: u64,
     pub outcome_counts: u64,
 }
 
 impl Retention {
     /// The retentions that cannot work, one sentence each.
     pub fn problems(&self) -> Vec<String> {
-        [
+        let window = Duration::from_secs(60 * crate::users::THROTTLE_WINDOW_MINUTES as u64);
+        let mut problems: Vec<String> = [
             ("KAADXPAY_EVENT_RETENTION", self.events),
             ("KAADXPAY_WEBHOOK_ATTEMPT_RETENTION", self.webhook_attempts),
             ("KAADXPAY_PARTNER_EVENT_RETENTION", self.partner_events),
@@ -55,7 +61,14 @@ impl Retention {
         .into_iter()
         .filter(|(_, retention)| retention.is_zero())
         .map(|(name, _)| format!("{name} must be longer than zero."))
-        .collect()
+        .collect();
+        if self.login_failures < window {
+            problems.push(format!(
+                "KAADXPAY_LOGIN_FAILURE_RETENTION must be at least the {} sign-in throttle window.",
+                humantime::format_duration(window)
+            ));
+        }
+        problems
     }
 
     /// Deletes the history older than its retention.
@@ -87,6 +100,12 @@ impl Retention {
                 pool,
                 "DELETE FROM partner_events WHERE received_at < now() - make_interval(secs => $1)",
                 self.partner_events,
+            )
+            .await?,
+            login_failures: delete_older(
+                pool,
+                "DELETE FROM login_failures WHERE failed_at < now() - make_interval(secs => $1)",
+                self.login_failures,
             )
             .await?,
             outcome_counts: delete_older(

@@ -1,6 +1,6 @@
 //! History is kept for its retention and then purged: old events go with their deliveries and
 //! attempts unless a delivery is still pending, old attempts, partner events and outcome counts
-//! go on their own, and everything younger stays.
+//! and failed sign-ins go on their own, and everything younger stays.
 
 mod common;
 
@@ -62,6 +62,15 @@ async fn history_past_its_retention_is_purged_and_the_rest_kept() {
     .await
     .unwrap();
 
+    sqlx::query(
+        "INSERT INTO login_failures (email, client_addr, failed_at) VALUES \
+           ('old@example.com', '10.0.0.1', now() - interval '2 days'), \
+           ('new@example.com', '10.0.0.1', now() - interval '1 minute')",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+
     let purged = settings(&[]).retention.purge(&pool).await.unwrap();
 
     assert_eq!(purged.events, 1, "{purged:?}");
@@ -79,6 +88,11 @@ async fn history_past_its_retention_is_purged_and_the_rest_kept() {
     );
     assert_eq!(count(&pool, "partner_events").await, 1);
     assert_eq!(count(&pool, "idempotency_outcomes").await, 1);
+    assert_eq!(
+        count(&pool, "login_failures").await,
+        1,
+        "a failure inside the throttle window stays"
+    );
 
     let again = settings(&[]).retention.purge(&pool).await.unwrap();
     assert_eq!(again, Default::default(), "nothing more to purge");

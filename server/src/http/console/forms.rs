@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
@@ -73,13 +75,14 @@ pub struct LoginForm {
 
 pub async fn login(
     State(state): State<AppState>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     session: Session,
     Form(form): Form<LoginForm>,
 ) -> Response {
     if !session::csrf_matches(&session, &form.csrf).await {
         return Redirect::to("/login?error=expired").into_response();
     }
-    match users::sign_in(&state.pool, &form.email, &form.password).await {
+    match users::sign_in(&state.pool, &form.email, &form.password, client.ip()).await {
         Ok(SignIn::Accepted(user_id)) => {
             if let Err(err) = session::sign_in(&session, &user_id).await {
                 return failure(err);
