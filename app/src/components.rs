@@ -127,3 +127,41 @@ pub fn merchant_id_or_notice() -> Result<String, AnyView> {
         .into_any()),
     }
 }
+
+/// The link to an idempotency key's page: the key percent-encoded, since keys may hold `?`,
+/// `#`, `&`, `/` or `%`.
+pub fn key_href(key: &str) -> String {
+    let key = percent_encoding::utf8_percent_encode(key, percent_encoding::NON_ALPHANUMERIC);
+    format!("/keys?key={key}")
+}
+
+/// What a page says when a form came back refused: a fixed sentence per known code (and field),
+/// never text taken from the address.
+pub fn refusal_notice() -> Option<&'static str> {
+    let code = query_param("error");
+    if code.is_empty() {
+        return None;
+    }
+    Some(match (code.as_str(), query_param("param").as_str()) {
+        ("insufficient_funds", _) => "The available balance is lower than the payout amount.",
+        ("invalid_amount", _) | ("invalid_request", "amount") => {
+            "Enter the amount in the currency's units, such as 12.50 (whole numbers for JPY)."
+        }
+        ("invalid_request", "currency") => "Choose one of the currencies offered.",
+        ("invalid_request", "destination[account_holder]") => {
+            "Enter the account holder's name (up to 140 characters)."
+        }
+        ("invalid_request", "destination[iban]") => {
+            "Enter an IBAN: a country code, two check digits and up to 30 letters or digits."
+        }
+        ("invalid_request", _) => "A value in the form is missing or not valid.",
+        ("idempotency_key_invalid" | "idempotency_key_reused", _) => {
+            "This form has expired; reload the page and try again."
+        }
+        ("invalid_state_transition", _) => {
+            "It has already moved on; reload the page to see where it stands."
+        }
+        ("resource_missing", _) => "That no longer exists.",
+        _ => "That did not work; reload the page and try again.",
+    })
+}

@@ -148,7 +148,24 @@ pub enum Submission {
     /// The payout of this form (made now or by an earlier submit of the same form).
     Payout(String),
     /// A definitive refusal, to show beside the form.
-    Refused(String),
+    Refused(Refusal),
+}
+
+/// Why a form was refused: the API's error code and the field it names, if any. Pages show a
+/// fixed sentence for each known code (`components::refusal_notice`), never text from a URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub code: String,
+    pub param: Option<String>,
+}
+
+impl Refusal {
+    pub fn new(code: &str) -> Self {
+        Self {
+            code: code.to_owned(),
+            param: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -257,7 +274,7 @@ pub trait Console: Send + Sync + 'static {
         merchant_id: &str,
         id: &str,
         status: &str,
-    ) -> ConsoleResult<Result<(), String>>;
+    ) -> ConsoleResult<Result<(), Refusal>>;
     async fn key(&self, merchant_id: &str, key: &str) -> ConsoleResult<Option<KeyView>>;
     /// Support's search across merchants; read only.
     async fn search(&self, query: &SearchQuery) -> ConsoleResult<Vec<SearchHit>>;
@@ -270,7 +287,7 @@ pub trait Console: Send + Sync + 'static {
         merchant_id: &str,
         event_id: &str,
         idempotency_key: &str,
-    ) -> ConsoleResult<Result<(), String>>;
+    ) -> ConsoleResult<Result<(), Refusal>>;
     async fn runs(&self) -> ConsoleResult<Vec<RunRow>>;
     /// A run with its items: the merchant's own, or all of them for support (`None`).
     async fn run(

@@ -224,6 +224,13 @@ impl Settings {
         }
     }
 
+    /// Whether people reach the service over `https://` (its public URL says so).
+    pub fn serves_https(&self) -> bool {
+        self.public_url
+            .as_deref()
+            .is_some_and(|url| url.starts_with("https://"))
+    }
+
     /// Requests served at once before the excess is shed.
     pub fn max_in_flight(&self) -> usize {
         self.max_in_flight.unwrap_or(4 * self.db_pool_size as usize)

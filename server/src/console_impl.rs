@@ -7,7 +7,7 @@ use std::time::Duration;
 use app::console::{
     minor_units_per_major, AttemptRow, Console, ConsoleError, ConsoleResult, DeliveryRow,
     EndpointRow, EventRow, HourOutcomes, KeyView, Money, OrderRow, Overview, Page, PayoutForm,
-    PayoutRow, PayoutView, RunItem, RunRow, SearchHit, SearchQuery, Submission,
+    PayoutRow, PayoutView, Refusal, RunItem, RunRow, SearchHit, SearchQuery, Submission,
 };
 use async_trait::async_trait;
 use axum::http::StatusCode;
@@ -234,11 +234,11 @@ impl Console for PgConsole {
     ) -> ConsoleResult<Submission> {
         let key = match IdempotencyKey::parse(form.idempotency_key.as_bytes()) {
             Ok(key) => key,
-            Err(error) => return Ok(Submission::Refused(error.to_string())),
+            Err(error) => return Ok(Submission::Refused(Refusal::new(error.code()))),
         };
         let amount = match minor_units(&form.amount, &form.currency) {
             Ok(amount) => amount,
-            Err(message) => return Ok(Submission::Refused(message)),
+            Err(_) => return Ok(Submission::Refused(Refusal::new("invalid_amount"))),
         };
         let body = JsonBody(json!({
             "amount": amount,
@@ -261,10 +261,7 @@ impl Console for PgConsole {
                     tokio::time::sleep(Duration::from_millis(200)).await;
                 }
                 status if status.is_client_error() => {
-                    let message = answer["error"]["message"]
-                        .as_str()
-                        .unwrap_or("The payout was refused.");
-                    return Ok(Submission::Refused(message.to_owned()));
+                    return Ok(Submission::Refused(refusal_of(&answer)));
                 }
                 status => {
                     return Err(ConsoleError(format!(
@@ -302,7 +299,7 @@ impl Console for PgConsole {
         merchant_id: &str,
         id: &str,
         status: &str,
-    ) -> ConsoleResult<Result<(), String>> {
+    ) -> ConsoleResult<Result<(), Refusal>> {
         let target = match status {
             "captured" => Target::Captured,
             _ => Target::Cancelled,
@@ -310,7 +307,7 @@ impl Console for PgConsole {
         match orders::transition(&self.state.pool, merchant_id, id, target).await {
             Ok(_) => Ok(Ok(())),
             Err(ApiError::Internal(cause)) => Err(failed(format!("{cause:#}"))),
-            Err(refusal) => Ok(Err(refusal.to_string())),
+            Err(refusal) => Ok(Err(Refusal::new(refusal.code()))),
         }
     }
 
@@ -441,10 +438,10 @@ impl Console for PgConsole {
         merchant_id: &str,
         event_id: &str,
         idempotency_key: &str,
-    ) -> ConsoleResult<Result<(), String>> {
+    ) -> ConsoleResult<Result<(), Refusal>> {
         let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
             Ok(key) => key,
-            Err(error) => return Ok(Err(error.to_string())),
+            Err(error) => return Ok(Err(Refusal::new(error.code()))),
         };
         let response = redeliver(
             &self.state,
@@ -459,10 +456,7 @@ impl Console for PgConsole {
         let answer = body_json(response).await?;
         match status {
             status if status.is_success() => Ok(Ok(())),
-            status if status.is_client_error() => Ok(Err(answer["error"]["message"]
-                .as_str()
-                .unwrap_or("The redelivery was refused.")
-                .to_owned())),
+            status if status.is_client_error() => Ok(Err(refusal_of(&answer))),
             status => Err(ConsoleError(format!(
                 "the redelivery answered {status}: {answer}"
             ))),
@@ -503,6 +497,17 @@ impl Console for PgConsole {
                 });
             (run_row(run), items.collect())
         }))
+    }
+}
+
+/// The refusal an API error body carries.
+fn refusal_of(answer: &Value) -> Refusal {
+    Refusal {
+        code: answer["error"]["code"]
+            .as_str()
+            .unwrap_or("refused")
+            .to_owned(),
+        param: answer["error"]["param"].as_str().map(str::to_owned),
     }
 }
 

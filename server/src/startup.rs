@@ -84,7 +84,7 @@ impl Application {
         let outcomes = state.idempotency.outcomes().clone();
         let sessions = http::console::session_store(&state).await?;
         let admission = Admission::new(settings.max_in_flight(), settings.db_acquire_timeout);
-        let router = router(state, sessions.clone(), admission);
+        let router = router(state, sessions.clone(), admission, settings.serves_https());
         let dispatcher = Dispatcher::new(pool.clone(), settings);
         let payouts = PayoutWorker {
             pool: pool.clone(),
@@ -225,10 +225,15 @@ pub fn router(
     state: AppState,
     sessions: tower_sessions_sqlx_store::PostgresStore,
     admission: Admission,
+    secure_cookies: bool,
 ) -> Router {
     let (api, operations) = http::api_and_ops_routers();
     api.with_state(state.clone())
-        .merge(http::console::router(state.clone(), sessions))
+        .merge(http::console::router(
+            state.clone(),
+            sessions,
+            secure_cookies,
+        ))
         .layer(axum::middleware::from_fn_with_state(admission, admit))
         .merge(operations.with_state(state))
         .fallback(http::unknown_route)

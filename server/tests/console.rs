@@ -153,3 +153,112 @@ async fn an_unknown_email_costs_one_argon2_verification() {
         "one verification for an unknown email"
     );
 }
+
+/// A signed-in browser's session cookie.
+async fn signed_in(app: &TestApp, email: &str) -> String {
+    let visitor = Visitor::arrive(&app.base_url).await;
+    let response = visitor
+        .client
+        .post(format!("{}/login", app.base_url))
+        .header("cookie", &visitor.cookie)
+        .form(&[
+            ("csrf", visitor.csrf.as_str()),
+            ("email", email),
+            ("password", "right-password"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["location"], "/");
+    response.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
+async fn page(app: &TestApp, cookie: &str, path: &str) -> String {
+    app.client
+        .get(format!("{}{path}", app.base_url))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn refusals_show_a_fixed_sentence_never_text_from_the_address() {
+    let app = app_with_user("edsger@example.com").await;
+    let cookie = signed_in(&app, "edsger@example.com").await;
+    let forged = page(
+        &app,
+        &cookie,
+        "/payouts/new?error=Your%20account%20is%20frozen%3B%20call%20%2B1-555-0100",
+    )
+    .await;
+    assert!(
+        !forged.contains("frozen"),
+        "the address's text is not shown"
+    );
+    assert!(forged.contains("That did not work; reload the page and try again."));
+    let known = page(&app, &cookie, "/payouts/new?error=insufficient_funds").await;
+    assert!(known.contains("The available balance is lower than the payout amount."));
+}
+
+#[tokio::test]
+async fn idempotency_keys_are_url_encoded_in_console_links() {
+    let app = app_with_user("barbara@example.com").await;
+    let cookie = signed_in(&app, "barbara@example.com").await;
+    let order: serde_json::Value = common::json(
+        app.post(
+            "/v1/orders",
+            Some("fund"),
+            r#"{"amount": 500, "currency": "EUR"}"#,
+        )
+        .await,
+    )
+    .await;
+    let id = order["id"].as_str().unwrap();
+    app.put(&format!("/v1/orders/{id}"), r#"{"status": "captured"}"#)
+        .await;
+    let payout = serde_json::json!({"amount": 100, "currency": "EUR",
+        "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}});
+    let created: serde_json::Value = common::json(
+        app.post("/v1/payouts", Some("a&b?c#d/%e"), &payout.to_string())
+            .await,
+    )
+    .await;
+    let html = page(
+        &app,
+        &cookie,
+        &format!("/payouts/{}", created["id"].as_str().unwrap()),
+    )
+    .await;
+    assert!(
+        html.contains("/keys?key=a%26b%3Fc%23d%2F%25e"),
+        "the key's link is encoded"
+    );
+}
+
+#[tokio::test]
+async fn the_session_cookie_is_secure_behind_an_https_public_url() {
+    let set_cookie = |app: TestApp| async move {
+        let visitor = Client::new()
+            .get(format!("{}/login", app.base_url))
+            .send()
+            .await
+            .unwrap();
+        visitor.headers()["set-cookie"].to_str().unwrap().to_owned()
+    };
+    let plain = set_cookie(spawn_app().await).await;
+    assert!(!plain.contains("Secure"), "{plain}");
+    let https =
+        set_cookie(common::spawn_app_with(&["--public-url", "https://pay.example.com"]).await)
+            .await;
+    assert!(https.contains("Secure"), "{https}");
+}

@@ -8,9 +8,7 @@ use crate::components::{csrf_token, query_param};
 pub fn Login() -> impl IntoView {
     let error = match query_param("error").as_str() {
         "invalid" => Some("Those credentials are not right. Check them and try again."),
-        "throttled" => {
-            Some("Too many failed sign-ins for this account. Wait 15 minutes, then try again.")
-        }
+        "throttled" => Some("Too many failed sign-ins. Wait 15 minutes, then try again."),
         "expired" => Some("The form had expired. Please sign in again."),
         _ => None,
     };

@@ -5,8 +5,8 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use crate::components::{
-    console, csrf_token, failure_view, merchant_id_or_notice, not_found_view, query_param, Empty,
-    Pager, StatusBadge,
+    console, csrf_token, failure_view, merchant_id_or_notice, not_found_view, query_param,
+    refusal_notice, Empty, Pager, StatusBadge,
 };
 use crate::console::OrderRow;
 
@@ -69,7 +69,7 @@ pub fn OrderDetail() -> impl IntoView {
         .read_untracked()
         .get("id")
         .unwrap_or_default();
-    let error = Some(query_param("error")).filter(|error| !error.is_empty());
+    let error = refusal_notice();
     let csrf = csrf_token();
     let console = console();
     view! {

@@ -6,8 +6,8 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use crate::components::{
-    console, csrf_token, failure_view, merchant_id_or_notice, not_found_view, query_param, Empty,
-    Pager, StatusBadge,
+    console, csrf_token, failure_view, key_href, merchant_id_or_notice, not_found_view,
+    query_param, refusal_notice, Empty, Pager, StatusBadge,
 };
 use crate::console::PayoutRow;
 
@@ -70,7 +70,7 @@ pub fn NewPayout() -> impl IntoView {
     if let Err(notice) = merchant_id_or_notice() {
         return notice;
     }
-    let error = Some(query_param("error")).filter(|error| !error.is_empty());
+    let error = refusal_notice();
     view! {
         <h1>"New payout"</h1>
         {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
@@ -113,7 +113,7 @@ pub fn PayoutDetail() -> impl IntoView {
                     Err(error) => failure_view(error),
                     Ok(None) => not_found_view(),
                     Ok(Some(payout)) => {
-                        let key_href = format!("/keys?key={}", payout.row.idempotency_key);
+                        let key_href = key_href(&payout.row.idempotency_key);
                         view! {
                             <h1>"Payout " <code>{payout.row.id.clone()}</code></h1>
                             <dl class="card facts">

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::components::{
-    console, csrf_token, failure_view, merchant_id_or_notice, query_param, Empty, StatusBadge,
+    console, csrf_token, failure_view, merchant_id_or_notice, refusal_notice, Empty, StatusBadge,
 };
 use crate::console::{EndpointRow, EventRow};
 
@@ -80,7 +80,7 @@ pub fn Webhooks() -> impl IntoView {
         Ok(merchant_id) => merchant_id,
         Err(notice) => return notice,
     };
-    let notice = Some(query_param("error")).filter(|error| !error.is_empty());
+    let notice = refusal_notice();
     let csrf = csrf_token();
     let console = console();
     view! {

@@ -14,18 +14,23 @@ use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{Console, ConsoleResult, CurrentUser, PayoutForm, Submission};
+use app::console::{Console, ConsoleResult, CurrentUser, PayoutForm, Refusal, Submission};
 
 use super::session;
 use crate::startup::AppState;
 use crate::users::{self, SignIn};
 
-fn with_error(path: &str, message: &str) -> Response {
-    Redirect::to(&format!(
-        "{path}?error={}",
-        utf8_percent_encode(message, NON_ALPHANUMERIC)
-    ))
-    .into_response()
+/// Back to `path` with the refusal's code (and field), which the page turns into a sentence.
+fn with_refusal(path: &str, refusal: &Refusal) -> Response {
+    let mut query = format!("error={}", encode(&refusal.code));
+    if let Some(param) = &refusal.param {
+        query.push_str(&format!("&param={}", encode(param)));
+    }
+    Redirect::to(&format!("{path}?{query}")).into_response()
+}
+
+fn encode(text: &str) -> String {
+    utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()
 }
 
 fn forbidden() -> Response {
@@ -58,10 +63,10 @@ async fn acting_merchant(
 }
 
 /// Back to `page` after an action, with the refusal's message when there is one.
-fn back_to(page: &str, done: ConsoleResult<Result<(), String>>) -> Response {
+fn back_to(page: &str, done: ConsoleResult<Result<(), Refusal>>) -> Response {
     match done {
         Ok(Ok(())) => Redirect::to(page).into_response(),
-        Ok(Err(message)) => with_error(page, &message),
+        Ok(Err(refusal)) => with_refusal(page, &refusal),
         Err(error) => failure(error.0),
     }
 }
@@ -145,7 +150,7 @@ pub async fn new_payout(
     };
     match console.submit_payout(&merchant_id, submitted).await {
         Ok(Submission::Payout(id)) => Redirect::to(&format!("/payouts/{id}")).into_response(),
-        Ok(Submission::Refused(message)) => with_error("/payouts/new", &message),
+        Ok(Submission::Refused(refusal)) => with_refusal("/payouts/new", &refusal),
         Err(error) => failure(error.0),
     }
 }

@@ -40,7 +40,9 @@ pub async fn session_store(state: &AppState) -> sqlx::Result<PostgresStore> {
     Ok(store)
 }
 
-pub fn router(state: AppState, store: PostgresStore) -> Router {
+/// The console's routes; `secure_cookies` marks the session cookie `Secure` (when people reach
+/// the service over `https://`).
+pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Router {
     let options = options();
     let console: Arc<dyn Console> = Arc::new(PgConsole {
         state: state.clone(),
@@ -49,7 +51,7 @@ pub fn router(state: AppState, store: PostgresStore) -> Router {
         .with_name("kaadxpay_session")
         .with_http_only(true)
         .with_same_site(SameSite::Lax)
-        .with_secure(false)
+        .with_secure(secure_cookies)
         .with_expiry(Expiry::OnInactivity(CookieDuration::hours(12)));
     let pages = Router::<LeptosOptions>::new()
         .leptos_routes_with_context(

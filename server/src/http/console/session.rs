@@ -5,6 +5,7 @@
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
+use subtle::ConstantTimeEq;
 use tower_sessions::Session;
 
 use app::console::{CsrfToken, CurrentUser};
@@ -26,9 +27,11 @@ pub async fn csrf_token(session: &Session) -> anyhow::Result<String> {
     Ok(token)
 }
 
-/// Whether a submitted form carries this session's token.
+/// Whether a submitted form carries this session's token, compared in constant time so that
+/// timing tells nothing about how much of a guess was right.
 pub async fn csrf_matches(session: &Session, submitted: &str) -> bool {
-    matches!(session.get::<String>(CSRF).await, Ok(Some(token)) if !submitted.is_empty() && token == submitted)
+    matches!(session.get::<String>(CSRF).await, Ok(Some(token))
+        if !submitted.is_empty() && bool::from(token.as_bytes().ct_eq(submitted.as_bytes())))
 }
 
 /// Signs `user_id` in under a new session id (so a session fixed before sign-in is worthless).
