@@ -1,12 +1,19 @@
 //! A payout moves only on news about its own transfer (API.md §4, §6): a partner that makes one
 //! transfer per key however many calls race, an event about a duplicate that moves nothing even
 //! before the payout knows its own transfer, and the own transfer's reversal crediting the money
-//! back exactly once while a duplicate's reversal leaves the payout paid.
+//! back exactly once while a duplicate's reversal leaves the payout paid. Whose transfer an
+//! event is about is told by the partner's own listing, over every day since the payout was
+//! made, and an event the listing cannot place yet is deferred (`503`), not lost.
 
 mod common;
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use axum::extract::{Query, State};
+use axum::routing::get;
+use axum::{Json, Router};
+use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use serde_json::{json, Value};
 
@@ -54,9 +61,52 @@ async fn pending_payout(app: &TestApp) -> (String, String) {
 }
 
 fn transfer(id: &str, payout_id: &str, key: &str, status: &str) -> Value {
+    transfer_made_at(id, payout_id, key, status, Utc::now())
+}
+
+fn transfer_made_at(
+    id: &str,
+    payout_id: &str,
+    key: &str,
+    status: &str,
+    created_at: DateTime<Utc>,
+) -> Value {
     json!({"id": id, "status": status, "amount": 600, "currency": "EUR", "reference": payout_id,
         "destination": {"account_holder": "Ada Lovelace", "iban": IBAN},
-        "idempotency_key": key, "created_at": chrono::Utc::now()})
+        "idempotency_key": key, "created_at": created_at})
+}
+
+/// A partner (a stand-in for the bank, outside the product) that only lists the transfers the
+/// test gives it, by the day they were made: `GET /v1/transfers?date=`.
+async fn listing_partner() -> (String, Arc<Mutex<Vec<Value>>>) {
+    #[derive(serde::Deserialize)]
+    struct OfDay {
+        date: chrono::NaiveDate,
+    }
+    async fn list(
+        State(listed): State<Arc<Mutex<Vec<Value>>>>,
+        Query(of): Query<OfDay>,
+    ) -> Json<Value> {
+        let data: Vec<Value> = listed
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|transfer| {
+                let made: DateTime<Utc> = transfer["created_at"].as_str().unwrap().parse().unwrap();
+                made.date_naive() == of.date
+            })
+            .cloned()
+            .collect();
+        Json(json!({"data": data}))
+    }
+    let listed = Arc::new(Mutex::new(Vec::new()));
+    let router = Router::new()
+        .route("/v1/transfers", get(list))
+        .with_state(listed.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    (url, listed)
 }
 
 /// Delivers a partner webhook signed with the partner's secret; returns the status.
@@ -211,4 +261,71 @@ async fn the_own_transfer_returned_credits_once_and_a_reversed_duplicate_moves_n
     );
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(available_eur(&app).await, 1000);
+}
+
+#[tokio::test]
+async fn a_duplicate_made_days_after_the_first_transfer_never_moves_the_payout() {
+    let (partner_url, listed) = listing_partner().await;
+    let app = app_with_partner(&partner_url).await;
+    let (id, key) = pending_payout(&app).await;
+    // The payout was made three days ago; its first transfer's answer was lost then, and a
+    // partner that ignores keys made another one on today's retry.
+    let three_days_ago = Utc::now() - chrono::Days::new(3);
+    sqlx::query("UPDATE payouts SET created_at = $2 WHERE id = $1")
+        .bind(&id)
+        .bind(three_days_ago)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let first = transfer_made_at("tr_first", &id, &key, "paid", three_days_ago);
+    let retry = transfer("tr_retry", &id, &key, "paid");
+    listed
+        .lock()
+        .unwrap()
+        .extend([first.clone(), retry.clone()]);
+
+    assert_eq!(
+        deliver(&app, "evt_retry_paid", "transfer.paid", &retry).await,
+        200
+    );
+    let after = payout(&app, &id).await;
+    assert_eq!(
+        after["status"], "pending",
+        "the retry's transfer is a duplicate"
+    );
+    assert_eq!(after["partner_transfer_id"], Value::Null);
+
+    assert_eq!(
+        deliver(&app, "evt_first_paid", "transfer.paid", &first).await,
+        200
+    );
+    let after = payout(&app, &id).await;
+    assert_eq!(after["status"], "paid");
+    assert_eq!(after["partner_transfer_id"], "tr_first");
+}
+
+#[tokio::test]
+async fn an_event_the_partners_listing_cannot_place_yet_is_deferred_not_lost() {
+    let (partner_url, listed) = listing_partner().await;
+    let app = app_with_partner(&partner_url).await;
+    let (id, key) = pending_payout(&app).await;
+    let own = transfer("tr_own", &id, &key, "paid");
+
+    // The partner's listing lags behind its webhook: whose transfer it is cannot be told yet.
+    assert_eq!(deliver(&app, "evt_paid", "transfer.paid", &own).await, 503);
+    assert_eq!(payout(&app, &id).await["status"], "pending");
+    assert_eq!(
+        app.count("partner_events").await,
+        0,
+        "not recorded, so it can come again"
+    );
+
+    listed.lock().unwrap().push(own.clone());
+    assert_eq!(deliver(&app, "evt_paid", "transfer.paid", &own).await, 200);
+    let after = payout(&app, &id).await;
+    assert_eq!(
+        after["status"], "paid",
+        "the event sent again moves the payout"
+    );
+    assert_eq!(after["partner_transfer_id"], "tr_own");
 }
