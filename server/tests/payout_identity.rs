@@ -109,6 +109,28 @@ async fn listing_partner() -> (String, Arc<Mutex<Vec<Value>>>) {
     (url, listed)
 }
 
+/// Two transfers made with the payout's key at a partner that ignores keys (the payout's create
+/// answer was lost twice): the first, its own, and a duplicate.
+async fn own_and_duplicate(partner: &ServerProcess, payout_id: &str, key: &str) -> (Value, Value) {
+    let create = || async {
+        reqwest::Client::new()
+            .post(format!("{}/v1/transfers", partner.base_url))
+            .header("x-idempotency-key", key)
+            .json(
+                &json!({"amount": 600, "currency": "EUR", "reference": payout_id,
+                "destination": {"account_holder": "Ada Lovelace", "iban": IBAN}}),
+            )
+            .send()
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap()
+    };
+    let own = create().await;
+    (own, create().await)
+}
+
 /// Delivers a partner webhook signed with the partner's secret; returns the status.
 async fn deliver(app: &TestApp, event_id: &str, event_type: &str, transfer: &Value) -> u16 {
     let body = json!({"event_id": event_id, "type": event_type,
@@ -192,22 +214,7 @@ async fn an_event_about_a_duplicate_never_moves_the_payout_even_before_it_knows_
     let (id, key) = pending_payout(&app).await;
     // The payout's create answer was lost twice: an immature partner made two transfers with
     // its key, and the payout has recorded neither.
-    let mut made = Vec::new();
-    for _ in 0..2 {
-        let transfer: Value = reqwest::Client::new()
-            .post(format!("{}/v1/transfers", partner.base_url))
-            .header("x-idempotency-key", &key)
-            .json(&json!({"amount": 600, "currency": "EUR", "reference": id,
-                "destination": {"account_holder": "Ada Lovelace", "iban": IBAN}}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        made.push(transfer);
-    }
-    let (own, duplicate) = (&made[0], &made[1]);
+    let (own, duplicate) = &own_and_duplicate(&partner, &id, &key).await;
 
     assert_eq!(
         deliver(&app, "evt_dup_failed", "transfer.failed", duplicate).await,
@@ -343,4 +350,25 @@ async fn an_event_the_partners_listing_cannot_place_yet_is_deferred_not_lost() {
         "the event sent again moves the payout"
     );
     assert_eq!(after["partner_transfer_id"], "tr_own");
+}
+
+#[tokio::test]
+async fn a_repeated_event_answers_200_even_while_the_partner_cannot_be_asked() {
+    let partner = ServerProcess::partner_sim(&["--mode", "immature", "--settle-after", "1h"]).await;
+    let app = app_with_partner(&partner.base_url).await;
+    let (id, key) = pending_payout(&app).await;
+    let (_own, duplicate) = own_and_duplicate(&partner, &id, &key).await;
+    assert_eq!(
+        deliver(&app, "evt_dup_paid", "transfer.paid", &duplicate).await,
+        200
+    );
+
+    drop(partner);
+    assert_eq!(
+        deliver(&app, "evt_dup_paid", "transfer.paid", &duplicate).await,
+        200,
+        "a repeated event changes nothing and needs no answer from the partner"
+    );
+    assert_eq!(payout(&app, &id).await["status"], "pending");
+    assert_eq!(app.count("partner_events").await, 1);
 }

@@ -1,6 +1,7 @@
 //! The partner's webhooks, applied exactly once: the event id goes into `partner_events` under
 //! its primary key in the same transaction as the payout move it causes, so a repeated or
-//! concurrent delivery of one event finds it there and changes nothing.
+//! concurrent delivery of one event finds it there and changes nothing (a repeated one is
+//! answered before the partner is asked anything).
 //!
 //! An event moves a payout only when it is about the payout's own transfer: the one the payout
 //! recorded, or, while it has recorded none yet (its create answer was lost), the earliest
@@ -53,6 +54,15 @@ pub async fn apply(
     event: &PartnerEvent,
 ) -> Result<Applied, EventError> {
     let transfer = &event.data.transfer;
+    // A repeated event needs no answer from the partner (the insert below settles a race).
+    let seen: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM partner_events WHERE event_id = $1)")
+            .bind(&event.event_id)
+            .fetch_one(pool)
+            .await?;
+    if seen {
+        return Ok(Applied::Duplicate);
+    }
     let payout: Option<PayoutOfEvent> = sqlx::query_as(
         "SELECT id, merchant_id, partner_key, partner_transfer_id, created_at FROM payouts WHERE id = $1",
     )
