@@ -99,7 +99,9 @@ async fn a_mature_partner_with_faults_gets_exactly_one_transfer_per_payout() {
             "--error-rate",
             "0.1",
         ],
-        &[],
+        // Six hundred requests at once wait for their turn: this test is about transfers, not
+        // about shedding load (tests/overload.rs is).
+        &["--db-acquire-timeout", "60s"],
     )
     .await;
     fund(&app, 200 * 100).await;

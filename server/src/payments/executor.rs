@@ -7,6 +7,7 @@
 //! A `pending` payout is sent to the partner with its end-to-end key (the same on every
 //! attempt, so asking again after a timeout or a crash is safe), then recorded `in_transit`;
 //! an `in_transit` one is polled until the partner settles it, in case its webhook never comes.
+//! A transfer found returned (`reversed`) reverses the payout and gives its amount back.
 //! Only the partner's definitive refusal of the transfer (`422`) fails the payout and gives its
 //! amount back; anything else (timeouts, `5xx`, `401`, `404`, `409`, ...) is retried with
 //! exponential back-off and counted in `kaadxpay_partner_retries_total{cause}`.

@@ -1,20 +1,24 @@
 //! The partner's webhooks, applied exactly once: the event id goes into `partner_events` under
 //! its primary key in the same transaction as the payout move it causes, so a repeated or
-//! concurrent delivery of one event finds it there and changes nothing.
+//! concurrent delivery of one event finds it there and changes nothing (a repeated one is
+//! answered before the partner is asked anything).
 //!
 //! An event moves a payout only when it is about the payout's own transfer: the one the payout
 //! recorded, or, while it has recorded none yet (its create answer was lost), the earliest
 //! transfer the partner made with the payout's end-to-end key, which is reconciliation's rule
-//! too. That is resolved before the event is applied, by asking the partner for the transfers
-//! of the event's day and the day before; a partner that cannot answer gets an error, and sends
-//! the event again later. An event about any other transfer (a duplicate made by a partner that
-//! ignores keys) is recorded and moves nothing: reconciliation deals with duplicates.
+//! too. That is resolved before the event is applied, by asking the partner for its transfers of
+//! every day from the day before the payout was made to the transfer's day (all the transfers
+//! made with its key are among them). When the partner cannot answer, or does not list the
+//! event's transfer yet, the event is not recorded and the webhook answers `503`: the partner
+//! sends it again later, when it can be told. An event about any other transfer (a duplicate
+//! made by a partner that ignores keys) is recorded and moves nothing: reconciliation deals with
+//! duplicates.
 
-use chrono::Days;
+use chrono::{DateTime, Days, Utc};
 use sqlx::PgPool;
 
 use super::payouts::{self, Mover};
-use crate::partner::client::{PartnerClient, PartnerError};
+use crate::partner::client::PartnerClient;
 use crate::partner::wire::{PartnerEvent, Transfer};
 
 /// What became of one delivery of a partner event.
@@ -30,9 +34,9 @@ pub enum Applied {
 pub enum EventError {
     #[error(transparent)]
     Database(#[from] sqlx::Error),
-    /// Whose transfer the event is about cannot be told now.
+    /// Whose transfer the event is about cannot be told now: why.
     #[error("cannot tell whether the transfer is the payout's own: {0}")]
-    Unresolved(PartnerError),
+    Unresolved(String),
 }
 
 #[derive(sqlx::FromRow)]
@@ -41,6 +45,7 @@ struct PayoutOfEvent {
     merchant_id: String,
     partner_key: String,
     partner_transfer_id: Option<String>,
+    created_at: DateTime<Utc>,
 }
 
 pub async fn apply(
@@ -49,8 +54,17 @@ pub async fn apply(
     event: &PartnerEvent,
 ) -> Result<Applied, EventError> {
     let transfer = &event.data.transfer;
+    // A repeated event needs no answer from the partner (the insert below settles a race).
+    let seen: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM partner_events WHERE event_id = $1)")
+            .bind(&event.event_id)
+            .fetch_one(pool)
+            .await?;
+    if seen {
+        return Ok(Applied::Duplicate);
+    }
     let payout: Option<PayoutOfEvent> = sqlx::query_as(
-        "SELECT id, merchant_id, partner_key, partner_transfer_id FROM payouts WHERE id = $1",
+        "SELECT id, merchant_id, partner_key, partner_transfer_id, created_at FROM payouts WHERE id = $1",
     )
     .bind(&transfer.reference)
     .fetch_optional(pool)
@@ -122,21 +136,28 @@ async fn is_own_transfer(
     if transfer.idempotency_key != payout.partner_key {
         return Ok(false);
     }
-    let day = transfer.created_at.date_naive();
+    // The partner's clock may differ from ours by a little: one day of margin.
+    let first_day = payout.created_at.min(transfer.created_at).date_naive() - Days::new(1);
+    let last_day = transfer.created_at.date_naive();
     let mut made_with_key = Vec::new();
-    for date in [day - Days::new(1), day] {
+    for date in first_day.iter_days().take_while(|date| *date <= last_day) {
         let listed = partner
             .transfers_on(date)
             .await
-            .map_err(EventError::Unresolved)?;
+            .map_err(|err| EventError::Unresolved(err.to_string()))?;
         made_with_key.extend(
             listed
                 .into_iter()
                 .filter(|listed| listed.idempotency_key == payout.partner_key),
         );
     }
-    let earliest = made_with_key
-        .iter()
-        .min_by_key(|listed| (listed.created_at, listed.id.clone()));
+    if !made_with_key.iter().any(|listed| listed.id == transfer.id) {
+        return Err(EventError::Unresolved(format!(
+            "the partner does not list transfer {} yet",
+            transfer.id
+        )));
+    }
+    // Oldest first, as the partner lists them and reconciliation picks them.
+    let earliest = made_with_key.iter().min_by_key(|listed| listed.created_at);
     Ok(earliest.is_some_and(|earliest| earliest.id == transfer.id))
 }
