@@ -86,12 +86,15 @@ pub async fn migrations_applied(pool: &PgPool) -> bool {
 
 /// A small pool beside `pool`, on the same database, for the writes that settle a request when
 /// `pool` is exhausted (marking a claimed key failed must not queue behind the requests that
-/// exhausted it).
+/// exhausted it). Nobody waits on it but the settling itself, so it may wait longer than a
+/// request would: a settle that gives up leaves the key to the sweeper, a whole lease later.
 pub fn reserve(pool: &PgPool, size: u32) -> PgPool {
     PgPoolOptions::new()
         .max_connections(size)
-        // One kept open, so that settling never waits for a new connection's handshake.
+        // One kept open, so that settling seldom waits for a new connection's handshake.
         .min_connections(1)
-        .acquire_timeout(pool.options().get_acquire_timeout())
+        .acquire_timeout(RESERVE_ACQUIRE_TIMEOUT)
         .connect_lazy_with((*pool.connect_options()).clone())
 }
+
+const RESERVE_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);

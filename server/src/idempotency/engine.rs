@@ -12,6 +12,7 @@ use axum::http::{header, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use sqlx::{PgPool, Postgres, Transaction};
+use tracing::Instrument;
 use uuid::Uuid;
 
 use super::fingerprint::fingerprint;
@@ -195,7 +196,7 @@ impl Idempotency {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<(Transaction<'static, Postgres>, StoredResponse), ApiError>>,
     {
-        let claimed = match self.claim(request).await {
+        let claimed = match self.claim_to_the_end(request).await {
             Ok(Claim::Owned(claimed)) => claimed,
             Ok(Claim::Answered(response)) => return response,
             Err(error) => return error.into_response(),
@@ -209,9 +210,41 @@ impl Idempotency {
         }
     }
 
+    /// [`Idempotency::claim`], carried to its end even if the request is abandoned meanwhile
+    /// (its client went away and the server dropped the handler): a claim committed after that
+    /// would otherwise be left `in_progress` for the whole lease. Run as a task of its own, the
+    /// claim finishes; when nobody awaits it any more, its result is dropped, and so is the
+    /// [`ClaimedKey`] it made, which marks the record failed at once.
+    async fn claim_to_the_end(&self, request: &IdempotentRequest<'_>) -> Result<Claim, ApiError> {
+        let (engine, merchant_id, key, endpoint, body, request_id) = (
+            self.clone(),
+            request.merchant_id.to_owned(),
+            request.key.clone(),
+            request.endpoint,
+            request.body.clone(),
+            request.request_id.to_owned(),
+        );
+        let claiming = tokio::spawn(
+            async move {
+                let request = IdempotentRequest {
+                    merchant_id: &merchant_id,
+                    key: &key,
+                    endpoint,
+                    body: &body,
+                    request_id: &request_id,
+                };
+                engine.claim(&request).await
+            }
+            .in_current_span(),
+        );
+        claiming.await.map_err(|failed| {
+            ApiError::Internal(anyhow::anyhow!("the claim task failed: {failed}"))
+        })?
+    }
+
     /// Claims the key for this request, or answers for it.
     #[tracing::instrument(skip_all, fields(endpoint = request.endpoint))]
-    pub async fn claim(&self, request: &IdempotentRequest<'_>) -> Result<Claim, ApiError> {
+    async fn claim(&self, request: &IdempotentRequest<'_>) -> Result<Claim, ApiError> {
         let request_hash = fingerprint(request.endpoint, request.body);
         // A record can vanish (purge) or change (another claim) between our statements;
         // each pass re-reads it, and three passes settle any such race.
