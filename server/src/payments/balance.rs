@@ -1,4 +1,5 @@
-//! The balance: per currency, captured orders minus payouts that are not failed. It is kept as
+//! The balance: per currency, captured orders minus payouts that are neither failed nor
+//! reversed (a reversed payout's own transfer came back, and so did its money). It is kept as
 //! one row per (merchant, currency), changed only inside the transaction of the change it
 //! reflects, and a `CHECK (available >= 0)` makes an overdraft impossible.
 
