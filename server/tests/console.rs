@@ -214,18 +214,7 @@ async fn refusals_show_a_fixed_sentence_never_text_from_the_address() {
 async fn idempotency_keys_are_url_encoded_in_console_links() {
     let app = app_with_user("barbara@example.com").await;
     let cookie = signed_in(&app, "barbara@example.com").await;
-    let order: serde_json::Value = common::json(
-        app.post(
-            "/v1/orders",
-            Some("fund"),
-            r#"{"amount": 500, "currency": "EUR"}"#,
-        )
-        .await,
-    )
-    .await;
-    let id = order["id"].as_str().unwrap();
-    app.put(&format!("/v1/orders/{id}"), r#"{"status": "captured"}"#)
-        .await;
+    app.fund(500).await;
     let payout = serde_json::json!({"amount": 100, "currency": "EUR",
         "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}});
     let created: serde_json::Value = common::json(

@@ -9,7 +9,7 @@ use std::time::Duration;
 use reqwest::Client;
 use serde_json::Value;
 
-use common::{count, create_merchant, error_code, fresh_database, ServerProcess, TestMerchant};
+use common::{count, database_with_merchant, error_code, ServerProcess, TestMerchant};
 
 const ORDER: &str = r#"{"amount": 700, "currency": "GBP"}"#;
 
@@ -45,18 +45,9 @@ async fn key_record(base_url: &str, merchant: &TestMerchant, key: &str) -> Value
         .unwrap()
 }
 
-async fn setup() -> (String, sqlx::PgPool, TestMerchant) {
-    let db_url = fresh_database().await;
-    let pool = server::db::connect(&db_url, 2, std::time::Duration::from_secs(5))
-        .await
-        .unwrap();
-    let merchant = create_merchant(&pool, "Crash Test").await;
-    (db_url, pool, merchant)
-}
-
 #[tokio::test]
 async fn a_request_in_flight_answers_409_then_replays() {
-    let (db_url, pool, merchant) = setup().await;
+    let (db_url, pool, merchant) = database_with_merchant("Crash Test").await;
     let server = ServerProcess::start(
         &db_url,
         &[("FAILPOINTS", "order.before_commit=sleep(1500)")],
@@ -104,7 +95,7 @@ fn assert_people_sentence(text: &Value) {
 
 #[tokio::test]
 async fn a_transient_failure_marks_the_record_failed_and_a_retry_executes_again() {
-    let (db_url, pool, merchant) = setup().await;
+    let (db_url, pool, merchant) = database_with_merchant("Crash Test").await;
     let server =
         ServerProcess::start(&db_url, &[("FAILPOINTS", "order.before_commit=1*return")]).await;
 
@@ -133,7 +124,7 @@ async fn a_transient_failure_marks_the_record_failed_and_a_retry_executes_again(
 
 #[tokio::test]
 async fn a_process_killed_mid_request_loses_nothing_and_doubles_nothing() {
-    let (db_url, pool, merchant) = setup().await;
+    let (db_url, pool, merchant) = database_with_merchant("Crash Test").await;
     let lease = [
         ("KAADXPAY_IDEMPOTENCY_LEASE", "3s"),
         ("KAADXPAY_SWEEP_INTERVAL", "1h"),
@@ -191,7 +182,7 @@ async fn a_process_killed_mid_request_loses_nothing_and_doubles_nothing() {
 
 #[tokio::test]
 async fn a_client_that_gives_up_frees_its_key_at_once() {
-    let (db_url, pool, merchant) = setup().await;
+    let (db_url, pool, merchant) = database_with_merchant("Crash Test").await;
     let server = ServerProcess::start(
         &db_url,
         &[("FAILPOINTS", "order.before_commit=1*sleep(1000)")],
@@ -232,7 +223,7 @@ async fn a_client_that_gives_up_frees_its_key_at_once() {
 
 #[tokio::test]
 async fn a_panicking_handler_answers_500_and_leaves_its_key_failed() {
-    let (db_url, pool, merchant) = setup().await;
+    let (db_url, pool, merchant) = database_with_merchant("Crash Test").await;
     let server =
         ServerProcess::start(&db_url, &[("FAILPOINTS", "order.before_commit=1*panic")]).await;
 

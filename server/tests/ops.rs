@@ -24,15 +24,7 @@ async fn metrics_count_requests_and_idempotency_outcomes() {
     let order = r#"{"amount": 5, "currency": "JPY"}"#;
     app.post("/v1/orders", Some("m1"), order).await;
     app.post("/v1/orders", Some("m1"), order).await;
-    let text = app
-        .client
-        .get(format!("{}/metrics", app.base_url))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = app.metrics().await;
     for series in [
         "kaadxpay_http_requests_total",
         "kaadxpay_http_request_duration_seconds_bucket",

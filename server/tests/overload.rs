@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use reqwest::{Client, Response};
 use serde_json::Value;
 
-use common::{count, create_merchant, error_code, fresh_database, ServerProcess, TestMerchant};
+use common::{count, database_with_merchant, error_code, ServerProcess, TestMerchant};
 
 const ORDER: &str = r#"{"amount": 300, "currency": "EUR"}"#;
 
@@ -44,18 +44,9 @@ async fn key_status(pool: &sqlx::PgPool, key: &str) -> Option<String> {
         .unwrap()
 }
 
-async fn setup() -> (String, sqlx::PgPool, TestMerchant) {
-    let db_url = fresh_database().await;
-    let pool = server::db::connect(&db_url, 2, Duration::from_secs(5))
-        .await
-        .unwrap();
-    let merchant = create_merchant(&pool, "Overload").await;
-    (db_url, pool, merchant)
-}
-
 #[tokio::test]
 async fn a_claimed_request_that_gets_no_connection_is_answered_503_and_its_key_freed() {
-    let (db_url, pool, merchant) = setup().await;
+    let (db_url, pool, merchant) = database_with_merchant("Overload").await;
     // One connection. `b` claims its key, then waits at `idempotency.after_claim` while `a`
     // claims, opens its transaction on the only connection and holds it at `order.before_commit`.
     let server = ServerProcess::start(
@@ -102,7 +93,7 @@ async fn a_claimed_request_that_gets_no_connection_is_answered_503_and_its_key_f
 
 #[tokio::test]
 async fn requests_over_the_in_flight_limit_are_shed_at_once_and_operations_still_answer() {
-    let (db_url, pool, merchant) = setup().await;
+    let (db_url, pool, merchant) = database_with_merchant("Overload").await;
     let server = ServerProcess::start(
         &db_url,
         &[
@@ -138,7 +129,7 @@ async fn requests_over_the_in_flight_limit_are_shed_at_once_and_operations_still
 
 #[tokio::test]
 async fn readiness_follows_the_database_without_a_restart() {
-    let (db_url, pool, _) = setup().await;
+    let (db_url, pool, _) = database_with_merchant("Overload").await;
     let server = ServerProcess::start(&db_url, &[("KAADXPAY_DB_ACQUIRE_TIMEOUT", "300ms")]).await;
     let readyz = || async {
         reqwest::get(format!("{}/readyz", server.base_url))

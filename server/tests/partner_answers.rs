@@ -119,18 +119,7 @@ async fn app_with(partner_url: &str) -> TestApp {
 }
 
 async fn fund_and_pay_out(app: &TestApp, iban: &str) -> String {
-    let order: Value = common::json(
-        app.post(
-            "/v1/orders",
-            Some("fund"),
-            r#"{"amount": 1000, "currency": "EUR"}"#,
-        )
-        .await,
-    )
-    .await;
-    let id = order["id"].as_str().unwrap();
-    app.put(&format!("/v1/orders/{id}"), r#"{"status": "captured"}"#)
-        .await;
+    app.fund(1000).await;
     let payout = json!({"amount": 600, "currency": "EUR",
         "destination": {"account_holder": "Ada Lovelace", "iban": iban}});
     let created: Value = common::json(
@@ -181,15 +170,7 @@ async fn a_401_or_404_while_polling_never_gives_sent_money_back() {
     })
     .await;
     assert_eq!(available_eur(&app).await, 400);
-    let metrics = app
-        .client
-        .get(format!("{}/metrics", app.base_url))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = app.metrics().await;
     for cause in ["in_flight", "client_error"] {
         assert!(
             metrics.contains(&format!(

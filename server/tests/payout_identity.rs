@@ -29,21 +29,7 @@ async fn app_with_partner(partner_url: &str) -> TestApp {
 
 /// A pending payout of 600 out of a balance of 1000; returns its id and end-to-end key.
 async fn pending_payout(app: &TestApp) -> (String, String) {
-    let order: Value = common::json(
-        app.post(
-            "/v1/orders",
-            Some("fund"),
-            r#"{"amount": 1000, "currency": "EUR"}"#,
-        )
-        .await,
-    )
-    .await;
-    let order_id = order["id"].as_str().unwrap();
-    app.put(
-        &format!("/v1/orders/{order_id}"),
-        r#"{"status": "captured"}"#,
-    )
-    .await;
+    app.fund(1000).await;
     let body = json!({"amount": 600, "currency": "EUR",
         "destination": {"account_holder": "Ada Lovelace", "iban": IBAN}});
     let payout: Value = common::json(

@@ -22,36 +22,6 @@ fn payout_body(amount: i64) -> String {
     json!({"amount": amount, "currency": "EUR", "destination": {"account_holder": "Ada Lovelace", "iban": IBAN}}).to_string()
 }
 
-/// Credits the test merchant's EUR balance with a captured order.
-async fn fund(app: &TestApp, amount: i64) {
-    let order = json(
-        app.post(
-            "/v1/orders",
-            Some(&format!("fund-{amount}")),
-            &json!({"amount": amount, "currency": "EUR"}).to_string(),
-        )
-        .await,
-    )
-    .await;
-    let captured = app
-        .put(
-            &format!("/v1/orders/{}", order["id"].as_str().unwrap()),
-            r#"{"status": "captured"}"#,
-        )
-        .await;
-    assert_eq!(captured.status(), 200);
-}
-
-async fn partner_transfers(partner: &ServerProcess) -> Vec<Value> {
-    let list: Value = reqwest::get(format!("{}/v1/transfers", partner.base_url))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    list["data"].as_array().unwrap().clone()
-}
-
 fn transfers_per_payout(transfers: &[Value]) -> HashMap<String, usize> {
     let mut per_payout = HashMap::new();
     for transfer in transfers {
@@ -104,7 +74,7 @@ async fn a_mature_partner_with_faults_gets_exactly_one_transfer_per_payout() {
         &["--db-acquire-timeout", "60s"],
     )
     .await;
-    fund(&app, 200 * 100).await;
+    app.fund(200 * 100).await;
     let answers = join_all((0..200).flat_map(|n| {
         let app = &app;
         (0..3).map(move |_| async move {
@@ -129,7 +99,7 @@ async fn a_mature_partner_with_faults_gets_exactly_one_transfer_per_payout() {
         app.count("payouts WHERE status = 'paid'").await == 200
     })
     .await;
-    let transfers = partner_transfers(&partner).await;
+    let transfers = partner.transfers().await;
     let per_payout = transfers_per_payout(&transfers);
     assert_eq!(per_payout.len(), 200);
     assert!(
@@ -157,7 +127,7 @@ async fn reconciliation_reverses_exactly_the_duplicates_of_an_immature_partner_o
         &[],
     )
     .await;
-    fund(&app, 20 * 100).await;
+    app.fund(20 * 100).await;
     for n in 0..20 {
         assert_eq!(
             app.post("/v1/payouts", Some(&format!("po-{n}")), &payout_body(100))
@@ -174,14 +144,15 @@ async fn reconciliation_reverses_exactly_the_duplicates_of_an_immature_partner_o
         Duration::from_secs(10),
         "every transfer settled",
         || async {
-            partner_transfers(&partner)
+            partner
+                .transfers()
                 .await
                 .iter()
                 .all(|transfer| transfer["status"] == "paid")
         },
     )
     .await;
-    let transfers = partner_transfers(&partner).await;
+    let transfers = partner.transfers().await;
     let extras = transfers.len() - 20;
     assert!(
         extras > 0,
@@ -213,7 +184,7 @@ async fn reconciliation_reverses_exactly_the_duplicates_of_an_immature_partner_o
             .filter(|t| t["status"] == "reversed")
             .count()
     };
-    assert_eq!(reversed(&partner_transfers(&partner).await), extras);
+    assert_eq!(reversed(&partner.transfers().await), extras);
     assert_eq!(
         count(&app.pool, "reconciliation_items WHERE action = 'reversed'").await,
         extras as i64
@@ -222,7 +193,7 @@ async fn reconciliation_reverses_exactly_the_duplicates_of_an_immature_partner_o
     let second = reconcile();
     assert_eq!(second["counts"]["duplicate"], extras);
     assert_eq!(
-        reversed(&partner_transfers(&partner).await),
+        reversed(&partner.transfers().await),
         extras,
         "nothing is reversed twice"
     );
@@ -267,7 +238,7 @@ async fn a_server_killed_after_the_partner_call_pays_each_payout_once() {
         "1h",
     ])
     .await;
-    fund(&app, 500).await;
+    app.fund(500).await;
     let env = |failpoints: &'static str| {
         vec![
             ("KAADXPAY_PARTNER_URL", partner.base_url.clone()),
@@ -300,7 +271,7 @@ async fn a_server_killed_after_the_partner_call_pays_each_payout_once() {
     eventually(
         Duration::from_secs(20),
         "the partner to have every transfer",
-        || async { partner_transfers(&partner).await.len() == 5 },
+        || async { partner.transfers().await.len() == 5 },
     )
     .await;
     doomed.kill();
@@ -326,7 +297,7 @@ async fn a_server_killed_after_the_partner_call_pays_each_payout_once() {
         || async { count(&app.pool, "payouts WHERE status = 'paid'").await == 5 },
     )
     .await;
-    let per_payout = transfers_per_payout(&partner_transfers(&partner).await);
+    let per_payout = transfers_per_payout(&partner.transfers().await);
     assert_eq!(per_payout.len(), 5);
     assert!(
         per_payout.values().all(|&transfers| transfers == 1),
@@ -337,7 +308,7 @@ async fn a_server_killed_after_the_partner_call_pays_each_payout_once() {
 /// A payout the partner accepted but has not settled (it settles after an hour).
 async fn payout_in_transit() -> (TestApp, ServerProcess, Value) {
     let (app, partner) = app_with_partner(&["--settle-after", "1h"], &[]).await;
-    fund(&app, 1000).await;
+    app.fund(1000).await;
     let payout = json(
         app.post("/v1/payouts", Some("webhooked"), &payout_body(400))
             .await,
@@ -434,7 +405,7 @@ async fn a_forged_or_stale_partner_signature_is_refused_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_payouts_never_take_the_balance_below_zero() {
     let app = spawn_app_with(&["--payout-interval", "1h"]).await;
-    fund(&app, 10_000).await;
+    app.fund(10_000).await;
     let statuses = join_all((0..50).map(|n| {
         let app = &app;
         async move {
@@ -477,7 +448,7 @@ async fn concurrent_payouts_never_take_the_balance_below_zero() {
 #[tokio::test]
 async fn a_refused_transfer_fails_the_payout_and_frees_its_amount() {
     let (app, _partner) = app_with_partner(&[], &[]).await;
-    fund(&app, 1_000).await;
+    app.fund(1_000).await;
     let bad_account = json!({"amount": 600, "currency": "EUR",
         "destination": {"account_holder": "Nobody", "iban": "DE89370400440532013001"}});
     let payout = json(
@@ -503,7 +474,7 @@ async fn a_refused_transfer_fails_the_payout_and_frees_its_amount() {
 #[tokio::test]
 async fn bad_payout_input_gets_its_400_and_changes_nothing() {
     let app = spawn_app().await;
-    fund(&app, 1_000).await;
+    app.fund(1_000).await;
     let before = (
         app.count("payouts").await,
         app.count("idempotency_keys").await,

@@ -14,7 +14,7 @@ use std::time::Duration;
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use serde_json::{json, Value};
 
-use common::{count, create_merchant, eventually, fresh_database, ServerProcess};
+use common::{count, database_with_merchant, eventually, ServerProcess};
 use server::partner::client::PartnerClient;
 use server::reconcile::Reconciler;
 
@@ -81,26 +81,16 @@ async fn reversal_calls(partner: &ServerProcess) -> u64 {
 }
 
 async fn reversed_at_partner(partner: &ServerProcess) -> usize {
-    let list: Value = reqwest::get(format!("{}/v1/transfers", partner.base_url))
+    partner
+        .transfers()
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    list["data"]
-        .as_array()
-        .unwrap()
         .iter()
         .filter(|transfer| transfer["status"] == "reversed")
         .count()
 }
 
 async fn setup() -> (String, sqlx::PgPool, String) {
-    let db_url = fresh_database().await;
-    let pool = server::db::connect(&db_url, 4, Duration::from_secs(5))
-        .await
-        .unwrap();
-    let merchant = create_merchant(&pool, "Reconciled").await;
+    let (db_url, pool, merchant) = database_with_merchant("Reconciled").await;
     (db_url, pool, merchant.id)
 }
 

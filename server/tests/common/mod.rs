@@ -231,6 +231,35 @@ impl TestApp {
             .expect("the server answers")
     }
 
+    /// Captures an order of `amount` EUR cents, crediting the test merchant's balance.
+    pub async fn fund(&self, amount: i64) {
+        let body = format!(r#"{{"amount": {amount}, "currency": "EUR"}}"#);
+        let order = json(
+            self.post("/v1/orders", Some(&format!("fund-{amount}")), &body)
+                .await,
+        )
+        .await;
+        let captured = self
+            .put(
+                &format!("/v1/orders/{}", order["id"].as_str().unwrap()),
+                r#"{"status": "captured"}"#,
+            )
+            .await;
+        assert_eq!(captured.status(), 200);
+    }
+
+    /// The `/metrics` text.
+    pub async fn metrics(&self) -> String {
+        self.client
+            .get(format!("{}/metrics", self.base_url))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+
     pub async fn count(&self, sql_from: &str) -> i64 {
         count(&self.pool, sql_from).await
     }
@@ -243,6 +272,17 @@ impl TestApp {
             self.count("balances").await,
         )
     }
+}
+
+/// A fresh database with a merchant, and a small pool on it: for tests that run the
+/// application as `kaadxpay` processes.
+pub async fn database_with_merchant(name: &str) -> (String, PgPool, TestMerchant) {
+    let db_url = fresh_database().await;
+    let pool = db::connect(&db_url, 4, Duration::from_secs(5))
+        .await
+        .unwrap();
+    let merchant = create_merchant(&pool, name).await;
+    (db_url, pool, merchant)
 }
 
 pub async fn count(pool: &PgPool, sql_from: &str) -> i64 {
@@ -321,6 +361,17 @@ impl ServerProcess {
         };
         wait_until_answering(&format!("{}/_sim/config", process.base_url)).await;
         process
+    }
+
+    /// A partner simulator's transfers, as it lists them.
+    pub async fn transfers(&self) -> Vec<Value> {
+        let list: Value = reqwest::get(format!("{}/v1/transfers", self.base_url))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        list["data"].as_array().unwrap().clone()
     }
 
     /// `SIGKILL`: no shutdown, no cleanup, like a machine losing power.
