@@ -8,23 +8,10 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use reqwest::{Client, Response};
+use reqwest::Response;
 use serde_json::Value;
 
-use common::{count, database_with_merchant, error_code, ServerProcess, TestMerchant};
-
-const ORDER: &str = r#"{"amount": 300, "currency": "EUR"}"#;
-
-async fn post_order(base_url: &str, merchant: &TestMerchant, key: &str) -> Response {
-    Client::new()
-        .post(format!("{base_url}/v1/orders"))
-        .bearer_auth(&merchant.api_key)
-        .header("idempotency-key", key)
-        .body(ORDER)
-        .send()
-        .await
-        .expect("an answer")
-}
+use common::{count, database_with_merchant, error_code, post_order, ServerProcess};
 
 async fn assert_unavailable(response: Response) {
     assert_eq!(response.status(), 503);

@@ -381,6 +381,31 @@ impl ServerProcess {
     }
 }
 
+/// The order the crash and overload tests post.
+const ORDER: &str = r#"{"amount": 700, "currency": "GBP"}"#;
+
+/// `POST /v1/orders` to a `kaadxpay` process as `merchant` with `key`; panics without an answer.
+pub async fn post_order(base_url: &str, merchant: &TestMerchant, key: &str) -> reqwest::Response {
+    try_post_order(base_url, merchant, key)
+        .await
+        .expect("the server answers")
+}
+
+/// `POST /v1/orders` to a `kaadxpay` process as `merchant` with `key`.
+pub async fn try_post_order(
+    base_url: &str,
+    merchant: &TestMerchant,
+    key: &str,
+) -> reqwest::Result<reqwest::Response> {
+    Client::new()
+        .post(format!("{base_url}/v1/orders"))
+        .bearer_auth(&merchant.api_key)
+        .header("idempotency-key", key)
+        .body(ORDER)
+        .send()
+        .await
+}
+
 /// Waits until `url` answers a 2xx.
 pub async fn wait_until_answering(url: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
