@@ -26,7 +26,7 @@ use crate::payments::executor::PayoutWorker;
 use crate::reconcile::Reconciler;
 use crate::telemetry;
 use crate::webhooks::Dispatcher;
-use crate::workers::every;
+use crate::workers::{every, every_after_one_interval};
 
 /// How often the idempotency outcome counts reach the database.
 const OUTCOMES_FLUSH_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
@@ -113,24 +113,28 @@ impl Application {
                     async move { retention.purge(&pool).await }
                 }
             })),
-            tokio::spawn(every(settings.payout_interval, "payouts", move || {
-                let payouts = payouts.clone();
-                async move { payouts.run_once().await }
-            })),
+            // The payout worker and the webhook dispatcher first run one interval after start,
+            // like every later run: work queued meanwhile waits at most that long, and their
+            // interval alone decides when they run.
+            tokio::spawn(every_after_one_interval(
+                settings.payout_interval,
+                "payouts",
+                move || {
+                    let payouts = payouts.clone();
+                    async move { payouts.run_once().await }
+                },
+            )),
             // Not at boot: a fleet restarting together would all reconcile at once. Each check
             // after that reconciles yesterday on whichever replica claims the day first.
-            tokio::spawn({
-                let interval = settings.reconcile_interval;
-                async move {
-                    tokio::time::sleep(interval).await;
-                    every(interval, "reconciliation", move || {
-                        let reconciler = reconciler.clone();
-                        let yesterday = Utc::now().date_naive() - Days::new(1);
-                        async move { reconciler.run_daily(yesterday).await }
-                    })
-                    .await
-                }
-            }),
+            tokio::spawn(every_after_one_interval(
+                settings.reconcile_interval,
+                "reconciliation",
+                move || {
+                    let reconciler = reconciler.clone();
+                    let yesterday = Utc::now().date_naive() - Days::new(1);
+                    async move { reconciler.run_daily(yesterday).await }
+                },
+            )),
             tokio::spawn(every(
                 settings.purge_interval,
                 "expired sessions",
@@ -143,7 +147,7 @@ impl Application {
                 let (outcomes, pool) = (outcomes.clone(), pool.clone());
                 async move { outcomes.flush(&pool).await }
             })),
-            tokio::spawn(every(
+            tokio::spawn(every_after_one_interval(
                 settings.webhook_interval,
                 "webhook dispatcher",
                 move || {
