@@ -11,7 +11,8 @@ use server::idempotency::maintenance;
 use server::partner::sim::{self, SimArgs};
 use server::reconcile::Reconciler;
 use server::startup::Application;
-use server::{telemetry, users};
+use server::telemetry::{self, LogTarget};
+use server::users;
 
 #[derive(Parser)]
 #[command(
@@ -106,8 +107,12 @@ async fn main() -> anyhow::Result<()> {
     #[cfg(feature = "failpoints")]
     let _failpoints = fail::FailScenario::setup();
     let cli = Cli::parse();
-    telemetry::init_logs(cli.settings.log_format);
     let command = cli.command.unwrap_or(Command::Serve(cli.serve));
+    let log_target = match command {
+        Command::Serve(_) | Command::PartnerSim(_) => LogTarget::Stdout,
+        _ => LogTarget::Stderr,
+    };
+    telemetry::init_logs(cli.settings.log_format, log_target);
     let problems = match command {
         Command::Serve(_) => cli.settings.serve_problems(),
         _ => cli.settings.problems(),

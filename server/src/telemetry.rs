@@ -7,9 +7,27 @@ use tracing_subscriber::EnvFilter;
 
 use crate::config::LogFormat;
 
-pub fn init_logs(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+/// Where log lines go: stdout for the long-running services, stderr for one-shot commands, whose
+/// stdout is their answer (`merchants create --json` prints exactly one JSON object).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogTarget {
+    Stdout,
+    Stderr,
+}
+
+/// `RUST_LOG`, or by default `info` without PostgreSQL's notices (such as a migration's
+/// "already exists, skipping"), which are not news to anyone.
+pub fn init_logs(format: LogFormat, target: LogTarget) {
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,sqlx::postgres::notice=warn"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(move || -> Box<dyn std::io::Write> {
+            match target {
+                LogTarget::Stdout => Box::new(std::io::stdout()),
+                LogTarget::Stderr => Box::new(std::io::stderr()),
+            }
+        });
     match format {
         LogFormat::Json => builder
             .json()

@@ -1,0 +1,52 @@
+//! One-shot commands answer on stdout and log on stderr, so that `kaadxpay merchants create
+//! --json | jq` works; and PostgreSQL's notices (a migration's "already exists, skipping") stay
+//! out of the logs.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::fresh_database;
+
+fn kaadxpay(db_url: &str, args: &[&str], log_filter: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kaadxpay"));
+    command.args(args).env("DATABASE_URL", db_url);
+    match log_filter {
+        Some(filter) => command.env("RUST_LOG", filter),
+        None => command.env_remove("RUST_LOG"),
+    };
+    let output = command.output().expect("kaadxpay runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+#[tokio::test]
+async fn merchants_create_json_prints_exactly_one_json_object_on_stdout() {
+    let db_url = fresh_database().await;
+    // Everything logged, to be sure the logs are somewhere else.
+    let output = kaadxpay(
+        &db_url,
+        &["merchants", "create", "--name", "Piped", "--json"],
+        Some("trace"),
+    );
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let answer: serde_json::Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|err| panic!("stdout is not one JSON object ({err}): {stdout}"));
+    assert!(answer["merchant_id"].as_str().unwrap().starts_with("mer_"));
+    assert!(answer["api_key"].as_str().unwrap().starts_with("sk_test_"));
+    assert!(!output.stderr.is_empty(), "the logs went to stderr");
+}
+
+#[tokio::test]
+async fn migrating_an_up_to_date_database_logs_no_notices() {
+    let db_url = fresh_database().await;
+    let output = kaadxpay(&db_url, &["migrate"], None);
+    let all = [output.stdout, output.stderr].concat();
+    let all = String::from_utf8_lossy(&all);
+    assert!(!all.contains("already exists"), "{all}");
+    assert_eq!(all.trim(), "migrations applied");
+}
