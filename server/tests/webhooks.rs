@@ -372,15 +372,16 @@ async fn a_process_killed_between_commit_and_send_delivers_after_restart() {
         base_url: restarted.base_url.clone(),
         ..app
     };
-    let event = json(
-        app.get(&format!(
-            "/v1/events/{}",
-            body["event_id"].as_str().unwrap()
-        ))
-        .await,
+    // The receiver has the request; the dispatcher records its answer a moment later.
+    let event_path = format!("/v1/events/{}", body["event_id"].as_str().unwrap());
+    common::eventually(
+        Duration::from_secs(10),
+        "the delivery is recorded delivered",
+        || async {
+            json(app.get(&event_path).await).await["deliveries"][0]["status"] == "delivered"
+        },
     )
     .await;
-    assert_eq!(event["deliveries"][0]["status"], "delivered");
     assert_eq!(
         app.count(
             "orders o WHERE NOT EXISTS (SELECT 1 FROM events e \
