@@ -74,18 +74,18 @@ fn is_public_v4(ip: Ipv4Addr) -> bool {
 }
 
 /// Public IPv6 addresses are global unicast (`2000::/3`) outside its special blocks; an
-/// address carrying an IPv4 one is judged by that.
+/// address carrying an IPv4 one is judged by that. Everything else is internal: loopback,
+/// unspecified, IPv4-compatible and translated forms, unique local, link-local, site-local,
+/// multicast, local-use NAT64.
 fn is_public_v6(ip: Ipv6Addr) -> bool {
     if let Some(embedded) = embedded_v4(ip) {
         return is_public_v4(embedded);
     }
     let [first, second, ..] = ip.segments();
     let global_unicast = (first & 0xe000) == 0x2000;
-    let special = (first == 0x2001 && second < 0x0200) // IETF protocol assignments, Teredo
-        || (first == 0x2001 && second == 0x0db8) // documentation
-        || (first & 0xfff0) == 0x3ff0; // documentation
-                                       // Everything else (`::/8` with loopback, unspecified, IPv4-compatible and translated
-                                       // forms; unique local, link-local, site-local, multicast, local-use NAT64) is internal.
+    // IETF protocol assignments (Teredo among them) and documentation.
+    let special = (first == 0x2001 && (second < 0x0200 || second == 0x0db8))
+        || (first == 0x3fff && second < 0x1000);
     global_unicast && !special
 }
 
@@ -250,6 +250,7 @@ mod tests {
         ("http://[2002:7f00:1::]/", "2002:7f00:1::"),
         ("http://[2001::1]/", "2001::1"),
         ("http://[2001:db8::1]/", "2001:db8::1"),
+        ("http://[3fff::1]/", "3fff::1"),
         ("http://[100::1]/", "100::1"),
         ("http://[fc00::1]/", "fc00::1"),
         ("http://[fd12:3456::1]/", "fd12:3456::1"),
