@@ -40,8 +40,10 @@ async fn create_endpoint(
         Err(error) => return error.into_response(),
     };
     if !state.webhook_allow_private_networks {
-        if let Err(refusal) = destination::check_url_resolving(new_endpoint.url()).await {
-            return ApiError::invalid("url", refusal).into_response();
+        if let Err(refusal) = destination::check_for_registration(new_endpoint.destination()).await
+        {
+            return ApiError::invalid("url", format!("url is not allowed: {refusal}."))
+                .into_response();
         }
     }
     let request = IdempotentRequest {

@@ -1,22 +1,50 @@
-//! Where webhooks may go: never to the service's own networks. A merchant's endpoint URL whose
-//! host is, or resolves to, a loopback, private (RFC 1918, RFC 4193), link-local (cloud
-//! metadata at 169.254.169.254 among them), CGNAT, unspecified, broadcast, multicast, reserved or
-//! documentation address is refused at registration; and every send resolves the name again
-//! through [`GuardedResolver`], which drops such addresses, so a name that turns private after
-//! registration (DNS rebinding) reaches nothing. IP literals, which need no resolution, are
-//! judged by [`check_url`] before each send. Spellings such as `http://2130706433/`,
-//! `http://0x7f.1/` or `http://[::ffff:127.0.0.1]/` are normalised by the URL parser to the
-//! address they mean before they are judged.
+//! Where webhooks may go: the public internet only, never the service's own networks. This
+//! module owns the address policy ([`is_public`]) and the two places it is applied:
 //!
-//! `KAADXPAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS` turns the guard off (local development, tests).
+//! - at registration, [`check_for_registration`] refuses a URL whose host is, or resolves to,
+//!   a loopback, private (RFC 1918, RFC 4193), link-local (cloud metadata at 169.254.169.254
+//!   among them), CGNAT, unspecified, broadcast, multicast, reserved or documentation address,
+//!   or is a name for this machine (`localhost`, `*.localhost`);
+//! - on every send, the dispatcher's HTTP client resolves names through [`GuardedResolver`],
+//!   which drops such addresses and fails when none is left, so a name that turns private
+//!   after registration (DNS rebinding) reaches nothing; IP literals, which no resolver sees,
+//!   are judged by [`check_before_send`].
+//!
+//! The URL parser normalises every spelling of an IP address (`http://2130706433/`,
+//! `http://0x7f.1/`, `http://0177.0.0.1/`, `http://127.0.0.1./`, `http://[::ffff:7f00:1]/`) to
+//! the address it means before it is judged, and an IPv6 address that carries an IPv4 one
+//! (mapped, NAT64, 6to4) is judged by the IPv4 address.
+//!
+//! `KAADXPAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS` turns all of this off (local development, tests).
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::time::Duration;
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::Url;
 
-/// Why an endpoint URL may not be used, in a sentence for the merchant.
-pub type Refusal = String;
+/// How long a name may take to resolve.
+const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why webhooks may not go to an endpoint, in words for the merchant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("{0} is an internal address (loopback, private, link-local or the like); webhooks go to the public internet only")]
+    InternalAddress(IpAddr),
+    #[error("{name} resolves to {address}, an internal address (loopback, private, link-local or the like); webhooks go to the public internet only")]
+    ResolvesInternal { name: String, address: IpAddr },
+    #[error("{0} names this machine; webhooks go to the public internet only")]
+    LocalName(String),
+    #[error("{0} does not resolve")]
+    Unresolved(String),
+}
+
+/// An endpoint URL as the sender reads it: absolute, `http` or `https`, with a host.
+pub fn parse(url: &str) -> Option<Url> {
+    Url::parse(url)
+        .ok()
+        .filter(|url| matches!(url.scheme(), "http" | "https") && url.host_str().is_some())
+}
 
 /// Whether webhooks may reach `ip`: only addresses on the public internet.
 pub fn is_public(ip: IpAddr) -> bool {
@@ -45,111 +73,128 @@ fn is_public_v4(ip: Ipv4Addr) -> bool {
     !special
 }
 
+/// Public IPv6 addresses are global unicast (`2000::/3`) outside its special blocks; an
+/// address carrying an IPv4 one is judged by that. Everything else is internal: loopback,
+/// unspecified, IPv4-compatible and translated forms, unique local, link-local, site-local,
+/// multicast, local-use NAT64.
 fn is_public_v6(ip: Ipv6Addr) -> bool {
     if let Some(embedded) = embedded_v4(ip) {
         return is_public_v4(embedded);
     }
-    let first = ip.segments()[0];
-    let special = ip.is_unspecified()
-        || ip.is_loopback()
-        || (first & 0xfe00) == 0xfc00 // unique local
-        || (first & 0xffc0) == 0xfe80 // link-local
-        || (first & 0xffc0) == 0xfec0 // site-local
-        || (first & 0xff00) == 0xff00 // multicast
-        || (first == 0x2001 && ip.segments()[1] == 0x0db8) // documentation
-        || first == 0x0100; // discard
-    !special
+    let [first, second, ..] = ip.segments();
+    let global_unicast = (first & 0xe000) == 0x2000;
+    // IETF protocol assignments (Teredo among them) and documentation.
+    let special = (first == 0x2001 && (second < 0x0200 || second == 0x0db8))
+        || (first == 0x3fff && second < 0x1000);
+    global_unicast && !special
 }
 
-/// The IPv4 address an IPv6 address carries: mapped (`::ffff:a.b.c.d`), compatible
-/// (`::a.b.c.d`), NAT64 (`64:ff9b::a.b.c.d`) or 6to4 (`2002:aabb:ccdd::`).
+/// The IPv4 address an IPv6 address carries: mapped (`::ffff:a.b.c.d`), NAT64
+/// (`64:ff9b::a.b.c.d`) or 6to4 (`2002:aabb:ccdd::`).
 fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
-    let segments = ip.segments();
-    let low = |high: u16, low: u16| Ipv4Addr::from(((high as u32) << 16) | low as u32);
-    match segments {
-        [0, 0, 0, 0, 0, 0xffff, high, low_] => Some(low(high, low_)),
-        [0, 0, 0, 0, 0, 0, high, low_] if !ip.is_loopback() && !ip.is_unspecified() => {
-            Some(low(high, low_))
-        }
-        [0x64, 0xff9b, 0, 0, 0, 0, high, low_] => Some(low(high, low_)),
-        [0x2002, high, low_, ..] => Some(low(high, low_)),
+    let v4 = |high: u16, low: u16| Ipv4Addr::from((u32::from(high) << 16) | u32::from(low));
+    match ip.segments() {
+        [0, 0, 0, 0, 0, 0xffff, high, low] => Some(v4(high, low)),
+        [0x64, 0xff9b, 0, 0, 0, 0, high, low] => Some(v4(high, low)),
+        [0x2002, high, low, ..] => Some(v4(high, low)),
         _ => None,
     }
 }
 
-/// Checks an endpoint URL as far as it can be without DNS: an `http(s)` URL with a host that is
-/// not a local name and not a non-public IP literal. Returns the host name still to resolve,
-/// if it is one.
-pub fn check_url(url: &str) -> Result<Option<(String, u16)>, Refusal> {
-    let parsed = Url::parse(url)
-        .ok()
-        .filter(|parsed| matches!(parsed.scheme(), "http" | "https"))
-        .ok_or_else(|| "url must be an absolute http:// or https:// URL.".to_owned())?;
-    let port = parsed.port_or_known_default().unwrap_or(80);
-    // The parser has normalised the host: an IP address in any spelling is written plainly
-    // (IPv6 in brackets), anything else is a lower-case name.
-    let host = parsed
-        .host_str()
-        .ok_or_else(|| "url must name a host.".to_owned())?;
-    let literal = host.trim_start_matches('[').trim_end_matches(']');
-    if let Ok(ip) = literal.parse::<IpAddr>() {
-        return refuse_unless_public(ip).map(|()| None);
-    }
-    let name = host.trim_end_matches('.');
-    if name == "localhost" || name.ends_with(".localhost") || name.is_empty() {
-        return Err(format!(
-            "url may not point at {host}: webhooks go to the public internet only."
-        ));
-    }
-    Ok(Some((name.to_owned(), port)))
+/// A URL's host: an IP address (the parser has normalised its spelling) or a name.
+enum Host<'a> {
+    Address(IpAddr),
+    Name(&'a str),
 }
 
-fn refuse_unless_public(ip: IpAddr) -> Result<(), Refusal> {
+fn host(url: &Url) -> Host<'_> {
+    let host = url.host_str().unwrap_or_default();
+    match host.trim_start_matches('[').trim_end_matches(']').parse() {
+        Ok(ip) => Host::Address(ip),
+        Err(_) => Host::Name(host),
+    }
+}
+
+fn judge(ip: IpAddr) -> Result<(), Refusal> {
     if is_public(ip) {
         Ok(())
     } else {
-        Err(format!(
-            "url may not point at {ip}, a loopback, private, link-local or otherwise internal address: webhooks go to the public internet only."
-        ))
+        Err(Refusal::InternalAddress(ip))
     }
 }
 
-/// Checks an endpoint URL fully, resolving its host: every address it resolves to must be
-/// public. For registration.
-pub async fn check_url_resolving(url: &str) -> Result<(), Refusal> {
-    let Some((name, port)) = check_url(url)? else {
-        return Ok(());
-    };
-    let addresses: Vec<SocketAddr> = tokio::net::lookup_host((name.as_str(), port))
-        .await
-        .map_err(|_| format!("url's host {name} does not resolve."))?
-        .collect();
-    if addresses.is_empty() {
-        return Err(format!("url's host {name} does not resolve."));
+/// Before each send: an IP literal, which no resolver sees, must be public. Names are judged
+/// as they are resolved, by [`GuardedResolver`].
+pub fn check_before_send(url: &Url) -> Result<(), Refusal> {
+    match host(url) {
+        Host::Address(ip) => judge(ip),
+        Host::Name(_) => Ok(()),
     }
-    addresses
-        .iter()
-        .try_for_each(|address| refuse_unless_public(address.ip()))
+}
+
+/// At registration: the host must be a public address, or a name that resolves, every one
+/// of its addresses public.
+pub async fn check_for_registration(url: &Url) -> Result<(), Refusal> {
+    let name = match host(url) {
+        Host::Address(ip) => return judge(ip),
+        Host::Name(name) => name.trim_end_matches('.'),
+    };
+    if name == "localhost" || name.ends_with(".localhost") {
+        return Err(Refusal::LocalName(name.to_owned()));
+    }
+    every_address_public(name, &lookup(name).await?)
+}
+
+/// Registration's rule for a name's answers: any internal address among them refuses it.
+fn every_address_public(name: &str, addresses: &[SocketAddr]) -> Result<(), Refusal> {
+    match addresses.iter().find(|address| !is_public(address.ip())) {
+        Some(internal) => Err(Refusal::ResolvesInternal {
+            name: name.to_owned(),
+            address: internal.ip(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The sender's rule for a name's answers: the public ones, and a refusal when there are none.
+fn public_addresses(name: &str, addresses: Vec<SocketAddr>) -> Result<Vec<SocketAddr>, Refusal> {
+    let (public, internal): (Vec<SocketAddr>, Vec<SocketAddr>) = addresses
+        .into_iter()
+        .partition(|address| is_public(address.ip()));
+    match internal.first() {
+        Some(internal) if public.is_empty() => Err(Refusal::ResolvesInternal {
+            name: name.to_owned(),
+            address: internal.ip(),
+        }),
+        _ => Ok(public),
+    }
+}
+
+/// The addresses `name` resolves to (at least one), with port 0.
+async fn lookup(name: &str) -> Result<Vec<SocketAddr>, Refusal> {
+    let unresolved = || Refusal::Unresolved(name.to_owned());
+    let addresses: Vec<SocketAddr> =
+        tokio::time::timeout(RESOLVE_TIMEOUT, tokio::net::lookup_host((name, 0)))
+            .await
+            .map_err(|_| unresolved())?
+            .map_err(|_| unresolved())?
+            .collect();
+    if addresses.is_empty() {
+        return Err(unresolved());
+    }
+    Ok(addresses)
 }
 
 /// The dispatcher's resolver: the system's answers without the addresses webhooks may not
-/// reach; a name left with none fails to resolve.
+/// reach; a name left with none fails to resolve, with the [`Refusal`] as the error.
 #[derive(Debug, Default)]
 pub struct GuardedResolver;
 
 impl Resolve for GuardedResolver {
     fn resolve(&self, name: Name) -> Resolving {
         Box::pin(async move {
-            let host = name.as_str().to_owned();
-            let resolved = tokio::net::lookup_host((host.as_str(), 0)).await?;
-            let public: Vec<SocketAddr> =
-                resolved.filter(|address| is_public(address.ip())).collect();
-            if public.is_empty() {
-                return Err(format!(
-                    "{host} resolves to no public address: webhooks go to the public internet only"
-                )
-                .into());
-            }
+            let name = name.as_str();
+            let public = public_addresses(name, lookup(name).await?)?;
             Ok(Box::new(public.into_iter()) as Addrs)
         })
     }
@@ -159,61 +204,159 @@ impl Resolve for GuardedResolver {
 mod tests {
     use super::*;
 
-    #[test]
-    fn internal_addresses_in_every_spelling_are_refused() {
-        for url in [
-            "http://127.0.0.1/hook",
-            "http://127.1/",
-            "http://2130706433/",
-            "http://0x7f000001/",
-            "http://0x7f.1/",
-            "http://0177.0.0.1/",
-            "http://0.0.0.0/",
-            "http://0/",
-            "http://10.1.2.3/",
-            "http://172.16.0.1/",
-            "http://172.31.255.255/",
-            "http://192.168.1.1:8080/",
+    fn url(url: &str) -> Url {
+        parse(url).unwrap_or_else(|| panic!("{url} parses"))
+    }
+
+    /// Every spelling, with the address it means.
+    const INTERNAL: &[(&str, &str)] = &[
+        ("http://127.0.0.1/hook", "127.0.0.1"),
+        ("http://127.1/", "127.0.0.1"),
+        ("http://2130706433/", "127.0.0.1"),
+        ("http://0x7f000001/", "127.0.0.1"),
+        ("http://0x7f.1/", "127.0.0.1"),
+        ("http://0x7f.0.0.1/", "127.0.0.1"),
+        ("http://0177.0.0.1/", "127.0.0.1"),
+        ("http://127.0.0.1./", "127.0.0.1"),
+        ("http://127.0.0.1.:8080/", "127.0.0.1"),
+        ("http://user:pass@127.0.0.1/", "127.0.0.1"),
+        ("http://0.0.0.0/", "0.0.0.0"),
+        ("http://0/", "0.0.0.0"),
+        ("http://10.1.2.3/", "10.1.2.3"),
+        ("http://172.16.0.1/", "172.16.0.1"),
+        ("http://172.31.255.255/", "172.31.255.255"),
+        ("http://192.168.1.1:8080/", "192.168.1.1"),
+        (
             "http://169.254.169.254/latest/meta-data/",
-            "http://100.64.0.1/",
-            "http://224.0.0.1/",
-            "http://255.255.255.255/",
-            "http://[::1]/",
-            "http://[::]/",
-            "http://[::ffff:127.0.0.1]/",
-            "http://[::ffff:7f00:1]/",
-            "http://[::ffff:169.254.169.254]/",
-            "http://[64:ff9b::a9fe:a9fe]/",
-            "http://[2002:7f00:1::]/",
-            "http://[fc00::1]/",
-            "http://[fd12:3456::1]/",
-            "http://[fe80::1]/",
-            "http://[ff02::1]/",
-            "http://localhost/",
-            "http://LOCALHOST./",
-            "http://api.localhost/",
-            "ftp://8.8.8.8/",
-            "file:///etc/passwd",
-            "not a url",
+            "169.254.169.254",
+        ),
+        ("http://0xa9fea9fe/", "169.254.169.254"),
+        ("http://100.64.0.1/", "100.64.0.1"),
+        ("http://198.18.0.1/", "198.18.0.1"),
+        ("http://192.0.0.8/", "192.0.0.8"),
+        ("http://224.0.0.1/", "224.0.0.1"),
+        ("http://240.0.0.1/", "240.0.0.1"),
+        ("http://255.255.255.255/", "255.255.255.255"),
+        ("http://[::1]/", "::1"),
+        ("http://[0:0:0:0:0:0:0:1]/", "::1"),
+        ("http://[::]/", "::"),
+        ("http://[::ffff:127.0.0.1]/", "::ffff:127.0.0.1"),
+        ("http://[::ffff:7f00:1]/", "::ffff:127.0.0.1"),
+        ("http://[::ffff:169.254.169.254]/", "::ffff:169.254.169.254"),
+        ("http://[::127.0.0.1]/", "::127.0.0.1"),
+        ("http://[::ffff:0:7f00:1]/", "::ffff:0:7f00:1"),
+        ("http://[64:ff9b::a9fe:a9fe]/", "64:ff9b::a9fe:a9fe"),
+        ("http://[64:ff9b:1::7f00:1]/", "64:ff9b:1::7f00:1"),
+        ("http://[2002:7f00:1::]/", "2002:7f00:1::"),
+        ("http://[2001::1]/", "2001::1"),
+        ("http://[2001:db8::1]/", "2001:db8::1"),
+        ("http://[3fff::1]/", "3fff::1"),
+        ("http://[100::1]/", "100::1"),
+        ("http://[fc00::1]/", "fc00::1"),
+        ("http://[fd12:3456::1]/", "fd12:3456::1"),
+        ("http://[fe80::1]/", "fe80::1"),
+        ("http://[fec0::1]/", "fec0::1"),
+        ("http://[ff02::1]/", "ff02::1"),
+    ];
+
+    #[tokio::test]
+    async fn internal_addresses_in_every_spelling_are_refused_as_the_address_they_mean() {
+        let mut wrong = Vec::new();
+        for &(spelling, address) in INTERNAL {
+            let expected = Err(Refusal::InternalAddress(address.parse().unwrap()));
+            let before_send = check_before_send(&url(spelling));
+            let at_registration = check_for_registration(&url(spelling)).await;
+            if before_send != expected || at_registration != expected {
+                wrong.push(format!("{spelling}: {before_send:?}, {at_registration:?}"));
+            }
+        }
+        assert!(wrong.is_empty(), "judged wrongly: {wrong:#?}");
+    }
+
+    #[tokio::test]
+    async fn names_for_this_machine_are_refused_at_registration() {
+        for (spelling, name) in [
+            ("http://localhost/", "localhost"),
+            ("http://LOCALHOST./", "localhost"),
+            ("http://api.localhost:8080/", "api.localhost"),
         ] {
-            assert!(check_url(url).is_err(), "{url} must be refused");
+            assert_eq!(
+                check_for_registration(&url(spelling)).await,
+                Err(Refusal::LocalName(name.to_owned())),
+                "{spelling}"
+            );
         }
     }
 
     #[test]
-    fn public_addresses_and_names_pass() {
-        for url in [
+    fn only_absolute_http_urls_parse() {
+        for spelling in ["ftp://8.8.8.8/", "file:///etc/passwd", "not a url", "http:"] {
+            assert!(parse(spelling).is_none(), "{spelling}");
+        }
+    }
+
+    #[tokio::test]
+    async fn public_addresses_pass() {
+        for spelling in [
             "https://93.184.216.34/hook",
             "http://8.8.8.8:8080/",
             "https://[2606:4700:4700::1111]/",
+            "http://[::ffff:8.8.8.8]/",
+            "http://[2002:808:808::]/",
             "http://172.32.0.1/",
             "http://100.128.0.1/",
         ] {
-            assert_eq!(check_url(url), Ok(None), "{url}");
+            assert_eq!(check_before_send(&url(spelling)), Ok(()), "{spelling}");
+            assert_eq!(
+                check_for_registration(&url(spelling)).await,
+                Ok(()),
+                "{spelling}"
+            );
         }
+        // A name waits for its resolution.
         assert_eq!(
-            check_url("https://hooks.example.com/kaadxpay"),
-            Ok(Some(("hooks.example.com".to_owned(), 443)))
+            check_before_send(&url("https://hooks.example.com/kaadxpay")),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn a_name_with_any_internal_answer_is_refused_at_registration_and_sent_to_its_public_ones() {
+        let answers: Vec<SocketAddr> = ["8.8.8.8:0", "10.0.0.1:0", "[::1]:0"]
+            .iter()
+            .map(|address| address.parse().unwrap())
+            .collect();
+        let internal = Refusal::ResolvesInternal {
+            name: "rebound.example".to_owned(),
+            address: "10.0.0.1".parse().unwrap(),
+        };
+        assert_eq!(
+            every_address_public("rebound.example", &answers),
+            Err(internal.clone())
+        );
+        assert_eq!(
+            public_addresses("rebound.example", answers.clone()),
+            Ok(vec![answers[0]])
+        );
+        assert_eq!(
+            public_addresses("rebound.example", answers[1..].to_vec()),
+            Err(internal)
+        );
+        assert_eq!(every_address_public("hooks.example", &answers[..1]), Ok(()));
+    }
+
+    #[tokio::test]
+    async fn the_resolver_leaves_a_name_for_this_machine_nothing_to_reach() {
+        let error = match GuardedResolver.resolve("localhost".parse().unwrap()).await {
+            Ok(addresses) => panic!("resolved to {:?}", addresses.collect::<Vec<_>>()),
+            Err(error) => error,
+        };
+        assert!(
+            matches!(
+                error.downcast_ref::<Refusal>(),
+                Some(Refusal::ResolvesInternal { name, .. }) if name == "localhost"
+            ),
+            "{error}"
         );
     }
 }

@@ -4,19 +4,25 @@
 //! attempt, and records every attempt with the delivery's next state in one transaction:
 //! `2xx` delivered, `410` disables the endpoint, anything else (or no answer within 10 s)
 //! retried on the back-off schedule, honouring `Retry-After`, until the schedule runs out.
-//! Unless private networks are allowed, sends reach public addresses only: a name is resolved
-//! through the guarded resolver, an IP literal checked before each attempt.
+//! Unless private networks are allowed, sends reach public addresses only (see
+//! [`super::destination`]): a name is resolved through the guarded resolver, an IP literal
+//! checked before each attempt, and no proxy from the environment is used (it would resolve
+//! the name itself, past the guard). A refused send is a failed attempt like a refused
+//! connection, retried on the schedule: a name's answers may turn public again, and the
+//! allowance may be turned on.
 
+use std::error::Error;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::http::{header, HeaderMap, StatusCode};
 use chrono::{SecondsFormat, Utc};
+use reqwest::Url;
 use sqlx::PgPool;
 use tokio::task::JoinSet;
 use uuid::Uuid;
 
-use super::destination::{self, GuardedResolver};
+use super::destination::{self, GuardedResolver, Refusal};
 use super::endpoints;
 use super::schedule::RetrySchedule;
 use super::signature;
@@ -86,7 +92,7 @@ impl Dispatcher {
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("Kaadxpay-Webhooks/", env!("CARGO_PKG_VERSION")));
         if guarded {
-            client = client.dns_resolver(Arc::new(GuardedResolver));
+            client = client.dns_resolver(Arc::new(GuardedResolver)).no_proxy();
         }
         Self {
             pool,
@@ -237,10 +243,9 @@ impl Dispatcher {
     async fn send(&self, due: &Due, attempt_id: Uuid) -> Result<Answer, String> {
         failpoints::check("webhook.before_send")
             .map_err(|_| "fail point webhook.before_send".to_owned())?;
-        // An IP literal never meets the resolver, so it is judged here, on every attempt.
+        let url = Url::parse(&due.url).map_err(|err| format!("the endpoint's URL: {err}"))?;
         if self.guarded {
-            destination::check_url(&due.url)
-                .map_err(|refusal| format!("the endpoint's address is not allowed: {refusal}"))?;
+            destination::check_before_send(&url).map_err(|refusal| refused(&refusal))?;
         }
         let now = Utc::now();
         let event_id = due.event_id.to_string();
@@ -249,7 +254,7 @@ impl Dispatcher {
                 .map_err(|err| err.to_string())?;
         let response = self
             .client
-            .post(&due.url)
+            .post(url)
             .header(header::CONTENT_TYPE, "application/json")
             .header("webhook-id", &event_id)
             .header("webhook-timestamp", now.timestamp().to_string())
@@ -263,12 +268,35 @@ impl Dispatcher {
             .body(due.body.clone())
             .send()
             .await
-            .map_err(|err| format!("{:#}", anyhow::Error::from(err)))?;
+            .map_err(|err| match refusal_in(&err) {
+                Some(refusal) => refused(refusal),
+                None => format!("{:#}", anyhow::Error::from(err)),
+            })?;
         Ok(Answer {
             status: response.status(),
             retry_after: retry_after(response.headers()),
         })
     }
+}
+
+/// A send the address policy stopped, in words for the attempt's record.
+fn refused(refusal: &Refusal) -> String {
+    match refusal {
+        Refusal::Unresolved(_) => format!("the endpoint's host {refusal}"),
+        _ => format!("the endpoint's address is not allowed: {refusal}"),
+    }
+}
+
+/// The guarded resolver's refusal, if that is why a send failed.
+fn refusal_in(err: &reqwest::Error) -> Option<&Refusal> {
+    let mut cause: Option<&(dyn Error + 'static)> = Some(err);
+    while let Some(err) = cause {
+        if let Some(refusal) = err.downcast_ref::<Refusal>() {
+            return Some(refusal);
+        }
+        cause = err.source();
+    }
+    None
 }
 
 /// `Retry-After` as seconds or as an HTTP date.

@@ -3,9 +3,11 @@
 //! answers `410 Gone` (disabled); its pending deliveries stop with it, its history stays.
 
 use chrono::{DateTime, Utc};
+use reqwest::Url;
 use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 
+use super::destination;
 use super::outbox::EventType;
 use super::signature;
 use crate::http::body::{as_str, JsonBody};
@@ -39,29 +41,27 @@ const ENDPOINT_COLUMNS: &str = "id, 'webhook_endpoint' AS object, url, events, \
 
 /// A validated `POST /v1/webhook-endpoints` body.
 pub struct NewEndpoint {
+    /// As the merchant wrote it, which is what is stored and shown.
     url: String,
+    /// As the sender reads it (see [`destination::parse`]).
+    destination: Url,
     events: Vec<String>,
 }
 
 impl NewEndpoint {
-    pub fn url(&self) -> &str {
-        &self.url
+    pub fn destination(&self) -> &Url {
+        &self.destination
     }
 
     pub fn parse(body: &JsonBody) -> Result<Self, ApiError> {
         let fields = body.fields(&["url", "events"])?;
         let url = fields.required_str("url")?;
-        let parsed = reqwest::Url::parse(url).ok().filter(|parsed| {
-            matches!(parsed.scheme(), "http" | "https") && parsed.host_str().is_some()
-        });
-        if parsed.is_none() {
-            return Err(ApiError::invalid(
-                "url",
-                "url must be an absolute http:// or https:// URL.",
-            ));
-        }
+        let destination = destination::parse(url).ok_or_else(|| {
+            ApiError::invalid("url", "url must be an absolute http:// or https:// URL.")
+        })?;
         Ok(Self {
             url: url.to_owned(),
+            destination,
             events: parse_events(fields.optional("events"))?,
         })
     }
