@@ -207,7 +207,11 @@ async fn a_refused_reversal_is_recorded_and_retried_by_the_next_run() {
     assert_eq!(refused.len(), 2, "the run kept its items");
     for (action, detail) in &refused {
         assert_eq!(action, "refused");
-        assert_eq!(detail.as_deref(), Some("reversal_refused"), "the partner's code");
+        assert_eq!(
+            detail.as_deref(),
+            Some("reversal_refused"),
+            "the partner's code"
+        );
     }
 
     reqwest::Client::new()
