@@ -206,6 +206,8 @@ pub struct RunItem {
     pub transfer_id: Option<String>,
     pub money: Option<Money>,
     pub action: Option<String>,
+    /// Why a reversal was not made: the partner's code, or what went wrong.
+    pub detail: Option<String>,
 }
 
 #[derive(Debug, Clone)]

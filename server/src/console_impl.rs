@@ -494,6 +494,7 @@ impl Console for PgConsole {
                         .zip(item.currency)
                         .map(|(amount, currency)| Money { amount, currency }),
                     action: item.action,
+                    detail: item.detail,
                 });
             (run_row(run), items.collect())
         }))

@@ -11,8 +11,9 @@
 //!   lease) before the partner is called, and its outcome recorded, so runs of neighbouring days
 //!   never both call, and a claimer that crashed is taken over once its lease runs out (asking
 //!   the partner again is safe: reversing a reversed transfer answers it unchanged);
-//! - a reversal the partner refuses is recorded on its item, the run finishes `partial`, and
-//!   the next run retries only what is unfinished.
+//! - a reversal the partner refuses (or does not answer usefully) is recorded on its item with
+//!   a short code, never an internal error text, the run finishes `partial`, and the next run
+//!   retries only what is unfinished.
 //!
 //! Inside `serve`, the daily job reconciles yesterday on one replica only: each day is claimed
 //! in `scheduled_runs`; a partial run leaves the day to be claimed again at the next check.
@@ -27,7 +28,7 @@ use sqlx::{Connection, PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::ids::new_id;
-use crate::partner::client::PartnerClient;
+use crate::partner::client::{PartnerClient, PartnerError};
 use crate::partner::wire::Transfer;
 use crate::payments::payouts::{self, partner_key};
 
@@ -48,10 +49,12 @@ pub struct Item {
     pub transfer_id: Option<String>,
     pub amount: Option<i64>,
     pub currency: Option<String>,
-    /// For a duplicate: `reversed` by this run, `already_reversed`, `refused` by the partner
-    /// (retried by the next run), `in_progress` in another run, or null when not applied.
+    /// For a duplicate: `reversed` by this run, `already_reversed`, `refused` by the partner,
+    /// `failed` when the partner gave no useful answer (both retried by the next run),
+    /// `in_progress` in another run, or null when not applied.
     pub action: Option<String>,
-    /// Why a reversal was refused: the partner's code.
+    /// Why a reversal was not made: the partner's code when it refused (`reversal_refused`),
+    /// else what went wrong (`timeout`, `connection`, `server_error`, `in_flight`, ...).
     pub detail: Option<String>,
 }
 
@@ -82,7 +85,10 @@ struct SentPayout {
 enum Reversal {
     Reversed,
     AlreadyReversed,
+    /// The partner said no (`422`): its code.
     Refused(String),
+    /// No useful answer (a timeout, a `5xx`, another `4xx`...): what went wrong.
+    Failed(&'static str),
     /// Another run holds its claim right now.
     InProgress,
 }
@@ -93,12 +99,22 @@ impl Reversal {
             Self::Reversed => "reversed",
             Self::AlreadyReversed => "already_reversed",
             Self::Refused(_) => "refused",
+            Self::Failed(_) => "failed",
             Self::InProgress => "in_progress",
         }
     }
 
     fn finished(&self) -> bool {
         matches!(self, Self::Reversed | Self::AlreadyReversed)
+    }
+
+    /// What the item shows about an unmade reversal: a code, for people and for the API.
+    fn detail(&self) -> Option<String> {
+        match self {
+            Self::Refused(code) => Some(code.clone()),
+            Self::Failed(kind) => Some((*kind).to_owned()),
+            Self::Reversed | Self::AlreadyReversed | Self::InProgress => None,
+        }
     }
 }
 
@@ -202,9 +218,7 @@ impl Reconciler {
                 let reversal = self.reverse_duplicate(&run_id, item).await?;
                 unfinished += usize::from(!reversal.finished());
                 item.action = Some(reversal.action().to_owned());
-                if let Reversal::Refused(code) = reversal {
-                    item.detail = Some(code);
-                }
+                item.detail = reversal.detail();
             }
         }
         let status = if unfinished == 0 {
@@ -286,8 +300,12 @@ impl Reconciler {
                 tracing::info!(event = "reconciliation.reversed", transfer_id, payout_id, status = ?transfer.status, "duplicate transfer reversed");
                 Reversal::Reversed
             }
-            Err(refusal) => {
-                let code = refusal.to_string();
+            Err(error) => {
+                let reversal = match &error {
+                    PartnerError::Refused(code) => Reversal::Refused(code.clone()),
+                    PartnerError::Transient { kind, .. } => Reversal::Failed(kind),
+                };
+                let code = reversal.detail();
                 sqlx::query(
                     "UPDATE partner_reversals SET state = 'refused', claimed_until = NULL, last_error = $3 \
                      WHERE transfer_id = $1 AND claim_token = $2",
@@ -301,10 +319,10 @@ impl Reconciler {
                     event = "reconciliation.refused",
                     transfer_id,
                     payout_id,
-                    cause = code,
+                    error = %error,
                     "the partner did not reverse a duplicate; the next run retries"
                 );
-                Reversal::Refused(code)
+                reversal
             }
         };
         Ok(reversal)

@@ -207,7 +207,11 @@ async fn a_refused_reversal_is_recorded_and_retried_by_the_next_run() {
     assert_eq!(refused.len(), 2, "the run kept its items");
     for (action, detail) in &refused {
         assert_eq!(action, "refused");
-        assert!(detail.as_deref().unwrap().contains("reversal_refused"));
+        assert_eq!(
+            detail.as_deref(),
+            Some("reversal_refused"),
+            "the partner's code"
+        );
     }
 
     reqwest::Client::new()
@@ -226,6 +230,59 @@ async fn a_refused_reversal_is_recorded_and_retried_by_the_next_run() {
         4,
         "two refused, two made, none after"
     );
+}
+
+/// A duplicate the partner cannot reverse yet (it is still in flight: `409 not_reversible`) is left to
+/// the next run like a refusal, and its item says so with a short code: the run's JSON (what the
+/// API and the console show) carries no internal error text.
+#[tokio::test]
+async fn a_reversal_without_a_useful_answer_is_retried_and_shown_without_internal_detail() {
+    let (_, pool, merchant_id) = setup().await;
+    let day = yesterday();
+    let sent = [Sent {
+        payout_id: "po_unsettled",
+        created_at: at(day, "11:00:00"),
+        transfers: vec![at(day, "11:00:01"), at(day, "11:02:00")],
+    }];
+    let store = world(&pool, &merchant_id, &sent).await;
+    // The duplicate is still being settled, and stays so while the test runs.
+    let ledger: Vec<String> = std::fs::read_to_string(&store)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut transfer: Value = serde_json::from_str(line).unwrap();
+            if transfer["id"] == "tr_po_unsettled_1" {
+                transfer["status"] = json!("accepted");
+            }
+            transfer.to_string()
+        })
+        .collect();
+    std::fs::write(&store, ledger.join("\n") + "\n").unwrap();
+    let partner = ServerProcess::partner_sim(&["--store", &store, "--settle-after", "1h"]).await;
+
+    let run = reconciler(&pool, &partner).run(day, true).await.unwrap();
+    assert_eq!(run.status, "partial");
+    let stored = server::reconcile::run_with_items(&pool, &run.id, Some(&merchant_id))
+        .await
+        .unwrap()
+        .unwrap();
+    let shown = serde_json::to_value(&stored).unwrap();
+    let duplicate = shown["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["kind"] == "duplicate")
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert_eq!(duplicate["action"], "failed", "{shown}");
+    assert_eq!(duplicate["detail"], "in_flight", "{shown}");
+    assert_eq!(
+        count(&pool, "partner_reversals WHERE state = 'refused'").await,
+        1
+    );
+
+    let again = reconciler(&pool, &partner).run(day, true).await.unwrap();
+    assert_eq!(again.status, "partial");
+    assert_eq!(reversal_calls(&partner).await, 2, "each run asks again");
 }
 
 #[tokio::test]

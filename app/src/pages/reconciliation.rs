@@ -72,7 +72,7 @@ pub fn RunDetail() -> impl IntoView {
                                                 <td>{item.payout_id.unwrap_or_default()}</td>
                                                 <td>{item.transfer_id.unwrap_or_default()}</td>
                                                 <td>{item.money.map(|money| money.to_string()).unwrap_or_default()}</td>
-                                                <td>{item.action.unwrap_or_default()}</td>
+                                                <td>{action_text(item.action, item.detail)}</td>
                                             </tr>
                                         }).collect_view()}
                                     </tbody>
@@ -84,5 +84,13 @@ pub fn RunDetail() -> impl IntoView {
                 }
             })}
         </Suspense>
+    }
+}
+
+/// An item's action, with why a reversal was not made: "refused (reversal_refused)".
+fn action_text(action: Option<String>, detail: Option<String>) -> String {
+    match (action, detail) {
+        (Some(action), Some(detail)) => format!("{action} ({detail})"),
+        (action, _) => action.unwrap_or_default(),
     }
 }
