@@ -1,15 +1,11 @@
 //! Merchants and their API keys. A key is `sk_test_` plus 43 random characters; only its
 //! SHA-256 is stored (a fast hash is right for a high-entropy secret, unlike a password).
-//! [`Merchant`] is the extractor that authenticates `Authorization: Bearer sk_test_...`.
+//! [`authenticate`] finds the merchant an API key belongs to.
 
-use axum::extract::FromRequestParts;
-use axum::http::{header, request::Parts};
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
-use crate::http::error::ApiError;
 use crate::ids::{new_id, random_token};
-use crate::startup::AppState;
 
 /// The merchant a request was authenticated as.
 #[derive(Debug, Clone)]
@@ -52,23 +48,11 @@ pub async fn ensure_merchant(
     Ok(())
 }
 
-impl FromRequestParts<AppState> for Merchant {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let api_key = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.strip_prefix("Bearer "))
-            .ok_or(ApiError::Unauthorized)?;
-        let id: Option<String> =
-            sqlx::query_scalar("SELECT id FROM merchants WHERE api_key_hash = $1")
-                .bind(hash_api_key(api_key.trim()))
-                .fetch_optional(&state.pool)
-                .await?;
-        let id = id.ok_or(ApiError::Unauthorized)?;
-        tracing::Span::current().record("merchant_id", id.as_str());
-        Ok(Self { id })
-    }
+/// The merchant whose API key this is, if any.
+pub async fn authenticate(pool: &PgPool, api_key: &str) -> sqlx::Result<Option<Merchant>> {
+    let id: Option<String> = sqlx::query_scalar("SELECT id FROM merchants WHERE api_key_hash = $1")
+        .bind(hash_api_key(api_key.trim()))
+        .fetch_optional(pool)
+        .await?;
+    Ok(id.map(|id| Merchant { id }))
 }

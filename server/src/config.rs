@@ -9,6 +9,9 @@ use clap::{Args, ValueEnum};
 
 use crate::webhooks::schedule::RetrySchedule;
 
+/// How long a merchant's webhook endpoint has to answer.
+pub const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
     Json,
@@ -182,11 +185,11 @@ impl Settings {
                 humantime::format_duration(self.partner_timeout)
             ));
         }
-        if self.webhook_lease <= crate::webhooks::dispatcher::TIMEOUT {
+        if self.webhook_lease <= WEBHOOK_TIMEOUT {
             problems.push(format!(
                 "KAADXPAY_WEBHOOK_LEASE ({}) must be longer than the {} webhook send timeout.",
                 humantime::format_duration(self.webhook_lease),
-                humantime::format_duration(crate::webhooks::dispatcher::TIMEOUT)
+                humantime::format_duration(WEBHOOK_TIMEOUT)
             ));
         }
         if let Some(url) = &self.public_url {

@@ -1,6 +1,8 @@
-//! The `Console` trait over Postgres: the console's pages read through the same domain
-//! functions as the JSON API, and its payout form goes through the same idempotency engine as
-//! `POST /v1/payouts`, so a console payout's key shows up in the key look-up and the API.
+//! The console's adapter: the `Console` trait over the domain. Its pages read through the same
+//! domain functions as the JSON API, and its payout form and Redeliver button run the same
+//! commands through the same engine (`commands::run`) as `POST /v1/payouts` and
+//! `POST /v1/events/{event_id}/redeliver`, so a console payout's key shows up in the key
+//! look-up and the API. It renders what became of a command as a page, never as HTTP.
 
 use std::time::Duration;
 
@@ -10,21 +12,19 @@ use app::console::{
     PayoutRow, PayoutView, Refusal, RunItem, RunRow, SearchHit, SearchQuery, Submission,
 };
 use async_trait::async_trait;
-use axum::http::StatusCode;
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
-use serde_json::{json, Value};
 
-use crate::http::body::JsonBody;
-use crate::http::error::ApiError;
-use crate::http::events::redeliver;
-use crate::http::list::Page as ListPage;
-use crate::http::payouts::submit;
-use crate::idempotency::{record, IdempotencyKey};
+use crate::commands::{self, Caller, Command};
+use crate::error::Error;
+use crate::idempotency::{record, IdempotencyKey, Outcome, StoredResponse};
+use crate::input;
+use crate::pagination::Page as ListPage;
 use crate::payments::balance;
 use crate::payments::orders::{self, Order, Target};
-use crate::payments::payouts::{self, Payout};
+use crate::payments::payouts::{self, CreatePayout, Payout};
 use crate::reconcile;
-use crate::startup::AppState;
+use crate::state::AppState;
+use crate::webhooks::events::RedeliverEvent;
 use crate::webhooks::{endpoints, events};
 
 const PAGE_SIZE: i64 = 20;
@@ -120,11 +120,66 @@ fn minor_units(amount: &str, currency: &str) -> Result<i64, String> {
         .ok_or_else(refused)
 }
 
-async fn body_json(response: axum::response::Response) -> ConsoleResult<Value> {
-    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
-        .await
-        .map_err(failed)?;
-    serde_json::from_slice(&bytes).map_err(failed)
+/// What became of a command run from the console: the answer it stored (or replayed), or the
+/// refusal of a key that was reused or a request that failed validation.
+enum Answer {
+    Stored(StoredResponse),
+    Refused(Refusal),
+}
+
+impl PgConsole {
+    /// Runs `command` under `key`; an earlier run of the same form that is still in flight is
+    /// waited for (up to [`IN_FLIGHT_WAIT`]), so a double click shows the one result.
+    async fn run<C: Command>(
+        &self,
+        merchant_id: &str,
+        key: &IdempotencyKey,
+        command: &C,
+    ) -> ConsoleResult<Answer> {
+        let caller = Caller {
+            merchant_id,
+            key,
+            request_id: "console",
+        };
+        let deadline = tokio::time::Instant::now() + IN_FLIGHT_WAIT;
+        loop {
+            match commands::run(&self.state, &caller, command).await {
+                Ok(Outcome::Executed(stored) | Outcome::Replayed(stored)) => {
+                    return Ok(match stored.refusal() {
+                        Some((code, param)) => Answer::Refused(Refusal { code, param }),
+                        None => Answer::Stored(stored),
+                    })
+                }
+                Ok(Outcome::InProgress) if tokio::time::Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                Ok(Outcome::InProgress) => {
+                    return Ok(Answer::Refused(refusal(
+                        &Error::IdempotencyRequestInProgress,
+                    )))
+                }
+                Ok(Outcome::KeyReused(reuse)) => {
+                    return Ok(Answer::Refused(refusal(&reuse.error())))
+                }
+                Ok(Outcome::Interrupted(error)) | Err(error) if error.is_definitive() => {
+                    return Ok(Answer::Refused(refusal(&error)))
+                }
+                Ok(Outcome::Interrupted(error)) | Err(error) => return Err(failed(error)),
+            }
+        }
+    }
+}
+
+/// The refusal an error makes on a console page.
+fn refusal(error: &Error) -> Refusal {
+    let param = match error {
+        Error::InvalidRequest { param, .. } => param.clone(),
+        _ => None,
+    };
+    Refusal {
+        code: error.code().to_owned(),
+        param,
+    }
 }
 
 #[async_trait]
@@ -240,36 +295,24 @@ impl Console for PgConsole {
             Ok(amount) => amount,
             Err(_) => return Ok(Submission::Refused(Refusal::new("invalid_amount"))),
         };
-        let body = JsonBody(json!({
+        let body = serde_json::json!({
             "amount": amount,
             "currency": form.currency,
             "destination": {"account_holder": form.account_holder, "iban": form.iban},
-        }));
-        let deadline = tokio::time::Instant::now() + IN_FLIGHT_WAIT;
-        loop {
-            let response = submit(&self.state, merchant_id, &key, &body, "console").await;
-            let status = response.status();
-            let answer = body_json(response).await?;
-            match status {
-                StatusCode::CREATED => {
-                    return Ok(Submission::Payout(
-                        answer["id"].as_str().unwrap_or_default().to_owned(),
-                    ))
-                }
-                // An earlier submit of this form is still being processed: wait for its payout.
-                StatusCode::CONFLICT if tokio::time::Instant::now() < deadline => {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-                status if status.is_client_error() => {
-                    return Ok(Submission::Refused(refusal_of(&answer)));
-                }
-                status => {
-                    return Err(ConsoleError(format!(
-                        "the payout answered {status}: {answer}"
-                    )))
-                }
-            }
-        }
+        });
+        let command: CreatePayout = match input::command(&body) {
+            Ok(command) => command,
+            Err(error) => return Ok(Submission::Refused(refusal(&error))),
+        };
+        Ok(match self.run(merchant_id, &key, &command).await? {
+            Answer::Stored(stored) => Submission::Payout(
+                stored
+                    .resource
+                    .map(|resource| resource.id)
+                    .unwrap_or_default(),
+            ),
+            Answer::Refused(refusal) => Submission::Refused(refusal),
+        })
     }
 
     async fn orders(
@@ -306,7 +349,7 @@ impl Console for PgConsole {
         };
         match orders::transition(&self.state.pool, merchant_id, id, target).await {
             Ok(_) => Ok(Ok(())),
-            Err(ApiError::Internal(cause)) => Err(failed(format!("{cause:#}"))),
+            Err(Error::Internal(cause)) => Err(failed(format!("{cause:#}"))),
             Err(refusal) => Ok(Err(Refusal::new(refusal.code()))),
         }
     }
@@ -379,7 +422,7 @@ impl Console for PgConsole {
         merchant_id: &str,
     ) -> ConsoleResult<(Vec<EndpointRow>, Vec<EventRow>)> {
         let pool = &self.state.pool;
-        let failed_api = |error: ApiError| failed(error.to_string());
+        let failed_api = |error: Error| failed(error.to_string());
         let endpoints = endpoints::list(pool, merchant_id, &page(None, PAGE_SIZE))
             .await
             .map_err(failed_api)?;
@@ -443,24 +486,18 @@ impl Console for PgConsole {
             Ok(key) => key,
             Err(error) => return Ok(Err(Refusal::new(error.code()))),
         };
-        let response = redeliver(
-            &self.state,
-            merchant_id,
-            &key,
-            event_id,
-            &JsonBody(json!({})),
-            "console",
+        let Ok(event_id) = events::parse_id(event_id) else {
+            return Ok(Err(refusal(&Error::ResourceMissing("event"))));
+        };
+        Ok(
+            match self
+                .run(merchant_id, &key, &RedeliverEvent { event_id })
+                .await?
+            {
+                Answer::Stored(_) => Ok(()),
+                Answer::Refused(refusal) => Err(refusal),
+            },
         )
-        .await;
-        let status = response.status();
-        let answer = body_json(response).await?;
-        match status {
-            status if status.is_success() => Ok(Ok(())),
-            status if status.is_client_error() => Ok(Err(refusal_of(&answer))),
-            status => Err(ConsoleError(format!(
-                "the redelivery answered {status}: {answer}"
-            ))),
-        }
     }
 
     async fn runs(&self) -> ConsoleResult<Vec<RunRow>> {
@@ -498,17 +535,6 @@ impl Console for PgConsole {
                 });
             (run_row(run), items.collect())
         }))
-    }
-}
-
-/// The refusal an API error body carries.
-fn refusal_of(answer: &Value) -> Refusal {
-    Refusal {
-        code: answer["error"]["code"]
-            .as_str()
-            .unwrap_or("refused")
-            .to_owned(),
-        param: answer["error"]["param"].as_str().map(str::to_owned),
     }
 }
 

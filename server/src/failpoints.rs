@@ -5,14 +5,14 @@
 //! `sleep(ms)` blocks its thread, so on a multi-threaded runtime the point is evaluated in
 //! `block_in_place`: the other requests keep being served while one sleeps at the point.
 
-use crate::http::error::ApiError;
+use crate::error::Error;
 
 /// Evaluates the fail point `name`: `Err` when it is configured to `return`.
-pub fn check(name: &'static str) -> Result<(), ApiError> {
+pub fn check(name: &'static str) -> Result<(), Error> {
     #[cfg(feature = "failpoints")]
     {
         let evaluate = || {
-            fail::fail_point!(name, |_| Err(ApiError::Internal(anyhow::anyhow!(
+            fail::fail_point!(name, |_| Err(Error::Internal(anyhow::anyhow!(
                 "fail point {name}"
             ))));
             Ok(())

@@ -2,19 +2,25 @@
 //! (`main.rs`) is a thin command line over this library.
 
 pub mod auth;
+pub mod commands;
 pub mod config;
 pub mod console_impl;
 pub mod db;
 pub mod embedded_pg;
+pub mod error;
 pub mod failpoints;
 pub mod http;
 pub mod idempotency;
 pub mod ids;
+pub mod input;
+pub mod pagination;
 pub mod partner;
+pub mod partner_sim;
 pub mod payments;
 pub mod reconcile;
 pub mod retention;
 pub mod startup;
+pub mod state;
 pub mod telemetry;
 pub mod users;
 pub mod webhooks;

@@ -8,7 +8,7 @@ use server::auth::{self, NewMerchant};
 use server::config::{ServeArgs, Settings};
 use server::db::Database;
 use server::idempotency::maintenance;
-use server::partner::sim::{self, SimArgs};
+use server::partner_sim::{self as sim, SimArgs};
 use server::reconcile::Reconciler;
 use server::startup::Application;
 use server::telemetry::{self, LogTarget};
@@ -124,7 +124,7 @@ async fn main() -> anyhow::Result<()> {
         std::process::exit(2);
     }
     if let Command::PartnerSim(args) = command {
-        let (addr, serving) = sim::bind(args).await?;
+        let (addr, serving) = sim::bind(args, &cli.settings.data_dir).await?;
         println!("partner simulator listening on http://{addr}");
         return Ok(serving.await?);
     }

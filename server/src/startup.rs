@@ -1,5 +1,4 @@
-//! Building the application: the shared state, the router (API, operations, console) with its
-//! middleware, the background workers (sweeper, purge, payouts, reconciliation, webhook
+//! Building the application: the shared state, the router (from `http`), the background workers (sweeper, purge, payouts, reconciliation, webhook
 //! dispatcher), and the listener (port 0 in tests). Without a partner URL it also starts the
 //! partner simulator in-process, sending its webhooks back to us.
 
@@ -8,40 +7,26 @@ use std::sync::Arc;
 
 use axum::Router;
 use chrono::{Days, Utc};
-use metrics_exporter_prometheus::PrometheusHandle;
 use sqlx::PgPool;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
-use tower_http::catch_panic::CatchPanicLayer;
 use tower_sessions::ExpiredDeletion;
 
 use crate::config::{Settings, LOCAL_PARTNER_ADDR};
 use crate::http;
-use crate::http::middleware::{admit, Admission};
+use crate::http::middleware::Admission;
 use crate::idempotency::maintenance::{purge, sweep};
 use crate::idempotency::Idempotency;
-use crate::partner::client::PartnerClient;
-use crate::partner::sim::{self, Mode, SimArgs};
+use crate::partner_sim::{self as sim, Mode, SimArgs};
 use crate::payments::executor::PayoutWorker;
 use crate::reconcile::Reconciler;
+use crate::state::AppState;
 use crate::telemetry;
 use crate::webhooks::Dispatcher;
 use crate::workers::{every, every_after_one_interval};
 
 /// How often the idempotency outcome counts reach the database.
 const OUTCOMES_FLUSH_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
-
-#[derive(Clone)]
-pub struct AppState {
-    pub pool: PgPool,
-    pub idempotency: Idempotency,
-    pub metrics: PrometheusHandle,
-    /// The partner bank, asked whose transfer a partner webhook is about when that is unknown.
-    pub partner: PartnerClient,
-    pub partner_webhook_secret: Arc<str>,
-    /// Webhook endpoints may be internal addresses (local development and tests).
-    pub webhook_allow_private_networks: bool,
-}
 
 pub struct Application {
     listener: TcpListener,
@@ -84,7 +69,7 @@ impl Application {
         let outcomes = state.idempotency.outcomes().clone();
         let sessions = http::console::session_store(&state).await?;
         let admission = Admission::new(settings.max_in_flight(), settings.db_acquire_timeout);
-        let router = router(state, sessions.clone(), admission, settings.serves_https());
+        let router = http::router(state, sessions.clone(), admission, settings.serves_https());
         let dispatcher = Dispatcher::new(pool.clone(), settings);
         let payouts = PayoutWorker {
             pool: pool.clone(),
@@ -208,13 +193,19 @@ async fn start_local_partner(
         timeout_rate: 0.0,
         webhook_url: Some(format!("http://{app_addr}/webhooks/partner")),
         webhook_secret: webhook_secret.to_owned(),
-        store: settings.data_dir.join("partner-sim.jsonl"),
+        store: None,
         settle_after: std::time::Duration::from_millis(200),
     };
     let local: SocketAddr = LOCAL_PARTNER_ADDR.parse().expect("a valid address");
-    let (addr, serving) = match sim::bind(args(local)).await {
+    let (addr, serving) = match sim::bind(args(local), &settings.data_dir).await {
         Ok(bound) => bound,
-        Err(_) => sim::bind(args(SocketAddr::from(([127, 0, 0, 1], 0)))).await?,
+        Err(_) => {
+            sim::bind(
+                args(SocketAddr::from(([127, 0, 0, 1], 0))),
+                &settings.data_dir,
+            )
+            .await?
+        }
     };
     tracing::info!(%addr, "partner simulator started in-process");
     let task = tokio::spawn(async move {
@@ -223,24 +214,4 @@ async fn start_local_partner(
         }
     });
     Ok((format!("http://{addr}"), task))
-}
-
-pub fn router(
-    state: AppState,
-    sessions: tower_sessions_sqlx_store::PostgresStore,
-    admission: Admission,
-    secure_cookies: bool,
-) -> Router {
-    let (api, operations) = http::api_and_ops_routers();
-    api.with_state(state.clone())
-        .merge(http::console::router(
-            state.clone(),
-            sessions,
-            secure_cookies,
-        ))
-        .layer(axum::middleware::from_fn_with_state(admission, admit))
-        .merge(operations.with_state(state))
-        .fallback(http::unknown_route)
-        .layer(CatchPanicLayer::custom(http::error::panic_response))
-        .layer(axum::middleware::from_fn(http::middleware::observe))
 }

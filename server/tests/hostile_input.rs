@@ -10,12 +10,13 @@ use proptest::prelude::*;
 use serde_json::{Map, Value};
 
 use common::{error_code, json, spawn_app};
-use server::http::body::JsonBody;
-use server::http::error::ApiError;
+use server::error::Error;
+use server::http::body::Body;
 use server::idempotency::fingerprint::fingerprint;
-use server::payments::orders::{NewOrder, Target};
-use server::payments::payouts::NewPayout;
-use server::webhooks::endpoints::NewEndpoint;
+use server::input::command;
+use server::payments::orders::{CreateOrder, UpdateOrder};
+use server::payments::payouts::CreatePayout;
+use server::webhooks::endpoints::CreateEndpoint;
 
 /// Any JSON value, nested a few levels, with strings that include non-ASCII characters.
 fn any_json() -> impl Strategy<Value = Value> {
@@ -64,10 +65,10 @@ fn any_body() -> impl Strategy<Value = Value> {
         .prop_map(|map| Value::Object(map.into_iter().collect::<Map<_, _>>()))
 }
 
-fn assert_named_400(parser: &str, body: &Value, error: ApiError) {
+fn assert_named_400(parser: &str, body: &Value, error: Error) {
     assert_eq!(error.status(), 400, "{parser} on {body}: {error}");
     match error {
-        ApiError::InvalidRequest { param: Some(_), .. } => {}
+        Error::InvalidRequest { param: Some(_), .. } => {}
         other => panic!("{parser} on {body}: a rejection without its param: {other:?}"),
     }
 }
@@ -77,18 +78,17 @@ proptest! {
 
     #[test]
     fn body_parsers_never_panic_and_name_the_param_they_refuse(body in any_body()) {
-        let parsed = JsonBody(body.clone());
-        if let Err(error) = NewOrder::parse(&parsed) {
-            assert_named_400("NewOrder", &body, error);
+        if let Err(error) = command::<CreateOrder>(&body) {
+            assert_named_400("CreateOrder", &body, error);
         }
-        if let Err(error) = NewPayout::parse(&parsed) {
-            assert_named_400("NewPayout", &body, error);
+        if let Err(error) = command::<CreatePayout>(&body) {
+            assert_named_400("CreatePayout", &body, error);
         }
-        if let Err(error) = NewEndpoint::parse(&parsed) {
-            assert_named_400("NewEndpoint", &body, error);
+        if let Err(error) = command::<CreateEndpoint>(&body) {
+            assert_named_400("CreateEndpoint", &body, error);
         }
-        if let Err(error) = Target::parse(&parsed) {
-            assert_named_400("Target", &body, error);
+        if let Err(error) = command::<UpdateOrder>(&body) {
+            assert_named_400("UpdateOrder", &body, error);
         }
         assert_eq!(fingerprint("POST /v1/orders", &body).len(), 32);
     }
@@ -102,8 +102,8 @@ proptest! {
             "amount": 100, "currency": "EUR",
             "destination": {"account_holder": holder, "iban": iban},
         });
-        if let Err(error) = NewPayout::parse(&JsonBody(body.clone())) {
-            assert_named_400("NewPayout", &body, error);
+        if let Err(error) = command::<CreatePayout>(&body) {
+            assert_named_400("CreatePayout", &body, error);
         }
     }
 
@@ -111,7 +111,7 @@ proptest! {
     fn any_bytes_as_a_body_are_parsed_or_refused_with_a_400(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
         let request = axum::extract::Request::new(axum::body::Body::from(bytes));
-        if let Err(error) = runtime.block_on(JsonBody::from_request(request, &())) {
+        if let Err(error) = runtime.block_on(Body::<serde_json::Map<String, Value>>::from_request(request, &())) {
             assert_eq!(error.status(), 400, "{error}");
         }
     }

@@ -5,18 +5,19 @@
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::body::JsonBody;
-use super::error::{ApiError, ApiResult};
-use super::list::{List, Page, PageQuery};
+use super::body::{Body, NoParameters};
+use super::error::ApiResult;
+use super::list::PageQuery;
 use super::middleware::RequestId;
+use super::outcome::execute;
 use crate::auth::Merchant;
-use crate::idempotency::{IdempotencyKey, IdempotentRequest, Resource, StoredResponse};
-use crate::startup::AppState;
-use crate::webhooks::events::{self, Event};
-use crate::webhooks::outbox;
+use crate::error::Error;
+use crate::idempotency::IdempotencyKey;
+use crate::pagination::{List, Page};
+use crate::state::AppState;
+use crate::webhooks::events::{self, Event, RedeliverEvent};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -50,7 +51,7 @@ async fn get_event(
     events::find(&mut conn, &merchant.id, id)
         .await?
         .map(Json)
-        .ok_or(ApiError::ResourceMissing("event"))
+        .ok_or(Error::ResourceMissing("event"))
 }
 
 /// Sends the event again, as a new delivery to each live endpoint subscribed to it; answers
@@ -64,56 +65,13 @@ async fn redeliver_event(
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
     Path(event_id): Path<String>,
-    body: JsonBody,
+    Body(NoParameters {}): Body<NoParameters>,
 ) -> Response {
-    redeliver(&state, &merchant.id, &key, &event_id, &body, &request_id).await
-}
-
-/// `POST /v1/events/{event_id}/redeliver` for `merchant_id`: the API's handler, and the
-/// console's Redeliver button, which goes through the same engine with the form's key.
-pub async fn redeliver(
-    state: &AppState,
-    merchant_id: &str,
-    key: &IdempotencyKey,
-    event_id: &str,
-    body: &JsonBody,
-    request_id: &str,
-) -> Response {
-    let id = match events::parse_id(event_id) {
-        Ok(id) => id,
-        Err(error) => return error.into_response(),
-    };
-    if let Err(error) = body.fields(&[]) {
-        return error.into_response();
+    match events::parse_id(&event_id) {
+        Ok(event_id) => {
+            let command = RedeliverEvent { event_id };
+            execute(&state, &merchant, &key, &request_id, command).await
+        }
+        Err(missing) => missing.into_response(),
     }
-    match events::exists(&state.pool, merchant_id, id).await {
-        Ok(true) => {}
-        Ok(false) => return ApiError::ResourceMissing("event").into_response(),
-        Err(error) => return ApiError::from(error).into_response(),
-    }
-    // The route template is the same for every event: the event is part of what makes two
-    // requests the same request.
-    let fingerprinted = json!({"event_id": id, "body": body.0});
-    let request = IdempotentRequest {
-        merchant_id,
-        key,
-        endpoint: "POST /v1/events/{event_id}/redeliver",
-        body: &fingerprinted,
-        request_id,
-    };
-    state
-        .idempotency
-        .execute(&request, || async {
-            let mut tx = state.pool.begin().await?;
-            outbox::enqueue(&mut tx, merchant_id, id).await?;
-            let event = events::find(&mut tx, merchant_id, id)
-                .await?
-                .ok_or(ApiError::ResourceMissing("event"))?;
-            let resource = Resource {
-                kind: "event",
-                id: id.to_string(),
-            };
-            Ok((tx, StoredResponse::ok(&event, resource)))
-        })
-        .await
 }

@@ -4,10 +4,11 @@ use axum::extract::{Path, State};
 use axum::Json;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::error::{ApiError, ApiResult};
+use super::error::ApiResult;
 use crate::auth::Merchant;
+use crate::error::Error;
 use crate::idempotency::record::{self, KeyRecord};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(get_key))
@@ -24,5 +25,5 @@ async fn get_key(
     record::find(&state.pool, &merchant.id, &key)
         .await?
         .map(Json)
-        .ok_or(ApiError::ResourceMissing("idempotency key"))
+        .ok_or(Error::ResourceMissing("idempotency key"))
 }

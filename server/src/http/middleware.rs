@@ -98,7 +98,7 @@ pub async fn admit(State(admission): State<Admission>, request: Request, next: N
         Ok(Ok(_serving)) => next.run(request).await,
         _ => {
             metrics::counter!("kaadxpay_http_requests_shed_total").increment(1);
-            super::error::ApiError::ServiceUnavailable.into_response()
+            crate::error::Error::ServiceUnavailable.into_response()
         }
     }
 }

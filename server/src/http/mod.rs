@@ -1,27 +1,32 @@
-//! The HTTP API: one module per resource, each with its `router()`, merged here with the
-//! operational routes and the generated OpenAPI document.
+//! The HTTP adapter: one module per resource, each with its `router()`, merged here with the
+//! operational routes, the console and the generated OpenAPI document, under the middleware.
+//! Handlers turn requests into typed commands for the domain and its answers into responses.
 
 pub mod balance;
 pub mod body;
 pub mod console;
 pub mod error;
 pub mod events;
+pub mod extract;
 pub mod keys;
 pub mod list;
 pub mod middleware;
 pub mod ops;
 pub mod orders;
+pub mod outcome;
 pub mod partner_webhooks;
 pub mod payouts;
 pub mod reconciliation;
 pub mod webhook_endpoints;
 
 use axum::Router;
+use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::startup::AppState;
+use crate::state::AppState;
+use middleware::{admit, Admission};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -63,7 +68,25 @@ pub async fn unknown_route(request: axum::extract::Request) -> axum::response::R
     use axum::response::IntoResponse;
     let path = request.uri().path();
     if path == "/v1" || path.starts_with("/v1/") {
-        return error::ApiError::UnknownRoute(path.to_owned()).into_response();
+        return crate::error::Error::UnknownRoute(path.to_owned()).into_response();
     }
     console::not_found(request).await
+}
+
+/// The whole application: the API (behind admission control), the console, and the operational
+/// routes (never shed), with panics caught and every request observed.
+pub fn router(
+    state: AppState,
+    sessions: tower_sessions_sqlx_store::PostgresStore,
+    admission: Admission,
+    secure_cookies: bool,
+) -> Router {
+    let (api, operations) = api_and_ops_routers();
+    api.with_state(state.clone())
+        .merge(console::router(state.clone(), sessions, secure_cookies))
+        .layer(axum::middleware::from_fn_with_state(admission, admit))
+        .merge(operations.with_state(state))
+        .fallback(unknown_route)
+        .layer(CatchPanicLayer::custom(error::panic_response))
+        .layer(axum::middleware::from_fn(middleware::observe))
 }

@@ -8,7 +8,7 @@ use axum::{Json, Router};
 use serde_json::json;
 
 use crate::db;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 pub fn router(openapi: utoipa::openapi::OpenApi) -> Router<AppState> {
     Router::new()

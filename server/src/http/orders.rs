@@ -2,20 +2,21 @@
 //! read, list, and `PUT` to capture or cancel.
 
 use axum::extract::{Path, State};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::Json;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::body::JsonBody;
-use super::error::{ApiError, ApiResult};
-use super::list::{List, Page, PageQuery};
+use super::body::Body;
+use super::error::ApiResult;
+use super::list::PageQuery;
 use super::middleware::RequestId;
+use super::outcome::execute;
 use crate::auth::Merchant;
-use crate::failpoints;
-use crate::idempotency::{IdempotencyKey, IdempotentRequest, StoredResponse};
-use crate::payments::orders::{self, NewOrder, Order, Target};
-use crate::startup::AppState;
-use crate::webhooks::outbox::{self, EventType};
+use crate::error::Error;
+use crate::idempotency::IdempotencyKey;
+use crate::pagination::{List, Page};
+use crate::payments::orders::{self, CreateOrder, Order, UpdateOrder};
+use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -32,30 +33,9 @@ async fn create_order(
     merchant: Merchant,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
-    body: JsonBody,
+    Body(command): Body<CreateOrder>,
 ) -> Response {
-    let new_order = match NewOrder::parse(&body) {
-        Ok(new_order) => new_order,
-        Err(error) => return error.into_response(),
-    };
-    let request = IdempotentRequest {
-        merchant_id: &merchant.id,
-        key: &key,
-        endpoint: "POST /v1/orders",
-        body: &body.0,
-        request_id: &request_id,
-    };
-    state
-        .idempotency
-        .execute(&request, || async {
-            let mut tx = state.pool.begin().await?;
-            let order = orders::insert(&mut tx, &merchant.id, &new_order).await?;
-            outbox::publish(&mut tx, &merchant.id, EventType::OrderCreated, &order).await?;
-            failpoints::check("order.before_commit")?;
-            let response = StoredResponse::created("/v1/orders", "order", &order.id, &order);
-            Ok((tx, response))
-        })
-        .await
+    execute(&state, &merchant, &key, &request_id, command).await
 }
 
 /// The merchant's orders, newest first.
@@ -80,7 +60,7 @@ async fn get_order(
     orders::find(&state.pool, &merchant.id, &id)
         .await?
         .map(Json)
-        .ok_or(ApiError::ResourceMissing("order"))
+        .ok_or(Error::ResourceMissing("order"))
 }
 
 /// Captures or cancels a pending order; naturally idempotent, so no key is needed.
@@ -90,10 +70,9 @@ async fn update_order(
     State(state): State<AppState>,
     merchant: Merchant,
     Path(id): Path<String>,
-    body: JsonBody,
+    Body(update): Body<UpdateOrder>,
 ) -> ApiResult<Json<Order>> {
-    let target = Target::parse(&body)?;
     Ok(Json(
-        orders::transition(&state.pool, &merchant.id, &id, target).await?,
+        orders::transition(&state.pool, &merchant.id, &id, update.status).await?,
     ))
 }

@@ -10,11 +10,11 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::json;
 
-use super::error::ApiError;
+use crate::error::Error;
 use crate::partner::signature;
 use crate::partner::wire::PartnerEvent;
 use crate::payments::partner_events::{self, Applied, EventError};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/webhooks/partner", post(receive))
@@ -38,18 +38,18 @@ async fn receive(State(state): State<AppState>, headers: HeaderMap, body: Bytes)
     let event: PartnerEvent = match serde_json::from_slice(&body) {
         Ok(event) => event,
         Err(err) => {
-            return ApiError::invalid_body(format!("The partner event is not understood: {err}."))
+            return Error::invalid_body(format!("The partner event is not understood: {err}."))
                 .into_response()
         }
     };
     match partner_events::apply(&state.pool, &state.partner, &event).await {
         Ok(applied) => Json(json!({"received": true, "duplicate": applied == Applied::Duplicate}))
             .into_response(),
-        Err(EventError::Database(err)) => ApiError::from(err).into_response(),
+        Err(EventError::Database(err)) => Error::from(err).into_response(),
         // The partner sends the event again later, when whose transfer it is can be told.
         Err(unresolved @ EventError::Unresolved(_)) => {
             tracing::warn!(error = %unresolved, event_id = event.event_id, "partner event deferred");
-            ApiError::ServiceUnavailable.into_response()
+            Error::ServiceUnavailable.into_response()
         }
     }
 }

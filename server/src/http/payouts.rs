@@ -3,18 +3,21 @@
 //! record; the payout worker then carries it to the partner.
 
 use axum::extract::{Path, State};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::Json;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::body::JsonBody;
-use super::error::{ApiError, ApiResult};
-use super::list::{List, Page, PageQuery};
+use super::body::Body;
+use super::error::ApiResult;
+use super::list::PageQuery;
 use super::middleware::RequestId;
+use super::outcome::execute;
 use crate::auth::Merchant;
-use crate::idempotency::{IdempotencyKey, IdempotentRequest, StoredResponse};
-use crate::payments::payouts::{self, NewPayout, Payout};
-use crate::startup::AppState;
+use crate::error::Error;
+use crate::idempotency::IdempotencyKey;
+use crate::pagination::{List, Page};
+use crate::payments::payouts::{self, CreatePayout, Payout};
+use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -31,40 +34,9 @@ async fn create_payout(
     merchant: Merchant,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
-    body: JsonBody,
+    Body(command): Body<CreatePayout>,
 ) -> Response {
-    submit(&state, &merchant.id, &key, &body, &request_id).await
-}
-
-/// `POST /v1/payouts` for `merchant_id`: the API's handler, and the console's payout form,
-/// which goes through the same engine with the form's key.
-pub async fn submit(
-    state: &AppState,
-    merchant_id: &str,
-    key: &IdempotencyKey,
-    body: &JsonBody,
-    request_id: &str,
-) -> Response {
-    let new_payout = match NewPayout::parse(body) {
-        Ok(new_payout) => new_payout,
-        Err(error) => return error.into_response(),
-    };
-    let request = IdempotentRequest {
-        merchant_id,
-        key,
-        endpoint: "POST /v1/payouts",
-        body: &body.0,
-        request_id,
-    };
-    state
-        .idempotency
-        .execute(&request, || async {
-            let mut tx = state.pool.begin().await?;
-            let payout = payouts::create(&mut tx, merchant_id, key.as_str(), &new_payout).await?;
-            let response = StoredResponse::created("/v1/payouts", "payout", &payout.id, &payout);
-            Ok((tx, response))
-        })
-        .await
+    execute(&state, &merchant, &key, &request_id, command).await
 }
 
 /// The merchant's payouts, newest first.
@@ -89,5 +61,5 @@ async fn get_payout(
     payouts::find(&state.pool, &merchant.id, &id)
         .await?
         .map(Json)
-        .ok_or(ApiError::ResourceMissing("payout"))
+        .ok_or(Error::ResourceMissing("payout"))
 }

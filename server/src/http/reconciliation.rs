@@ -4,11 +4,13 @@ use axum::extract::{Path, State};
 use axum::Json;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::error::{ApiError, ApiResult};
-use super::list::{List, Page, PageQuery};
+use super::error::ApiResult;
+use super::list::PageQuery;
 use crate::auth::Merchant;
+use crate::error::Error;
+use crate::pagination::{List, Page};
 use crate::reconcile::{self, StoredRun};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -44,5 +46,5 @@ async fn get_run(
     reconcile::run_with_items(&state.pool, &id, Some(&merchant.id))
         .await?
         .map(Json)
-        .ok_or(ApiError::ResourceMissing("reconciliation run"))
+        .ok_or(Error::ResourceMissing("reconciliation run"))
 }

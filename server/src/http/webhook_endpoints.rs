@@ -2,20 +2,22 @@
 //! read and delete a merchant's webhook endpoints.
 
 use axum::extract::{Path, State};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::Json;
 use serde::Serialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::body::JsonBody;
-use super::error::{ApiError, ApiResult};
-use super::list::{List, Page, PageQuery};
+use super::body::Body;
+use super::error::ApiResult;
+use super::list::PageQuery;
 use super::middleware::RequestId;
+use super::outcome::execute;
 use crate::auth::Merchant;
-use crate::idempotency::{IdempotencyKey, IdempotentRequest, StoredResponse};
-use crate::startup::AppState;
-use crate::webhooks::destination;
-use crate::webhooks::endpoints::{self, Endpoint, NewEndpoint};
+use crate::error::Error;
+use crate::idempotency::IdempotencyKey;
+use crate::pagination::{List, Page};
+use crate::state::AppState;
+use crate::webhooks::endpoints::{self, CreateEndpoint, Endpoint};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -33,40 +35,9 @@ async fn create_endpoint(
     merchant: Merchant,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
-    body: JsonBody,
+    Body(command): Body<CreateEndpoint>,
 ) -> Response {
-    let new_endpoint = match NewEndpoint::parse(&body) {
-        Ok(new_endpoint) => new_endpoint,
-        Err(error) => return error.into_response(),
-    };
-    if !state.webhook_allow_private_networks {
-        if let Err(refusal) = destination::check_for_registration(new_endpoint.destination()).await
-        {
-            return ApiError::invalid("url", format!("url is not allowed: {refusal}."))
-                .into_response();
-        }
-    }
-    let request = IdempotentRequest {
-        merchant_id: &merchant.id,
-        key: &key,
-        endpoint: "POST /v1/webhook-endpoints",
-        body: &body.0,
-        request_id: &request_id,
-    };
-    state
-        .idempotency
-        .execute(&request, || async {
-            let mut tx = state.pool.begin().await?;
-            let endpoint = endpoints::insert(&mut tx, &merchant.id, &new_endpoint).await?;
-            let response = StoredResponse::created(
-                "/v1/webhook-endpoints",
-                "webhook_endpoint",
-                &endpoint.id,
-                &endpoint,
-            );
-            Ok((tx, response))
-        })
-        .await
+    execute(&state, &merchant, &key, &request_id, command).await
 }
 
 /// The merchant's endpoints, newest first, without their secrets.
@@ -91,7 +62,7 @@ async fn get_endpoint(
     endpoints::find(&state.pool, &merchant.id, &id)
         .await?
         .map(Json)
-        .ok_or(ApiError::ResourceMissing("webhook endpoint"))
+        .ok_or(Error::ResourceMissing("webhook endpoint"))
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -111,7 +82,7 @@ async fn delete_endpoint(
     Path(id): Path<String>,
 ) -> ApiResult<Json<Deleted>> {
     if !endpoints::delete(&state.pool, &merchant.id, &id).await? {
-        return Err(ApiError::ResourceMissing("webhook endpoint"));
+        return Err(Error::ResourceMissing("webhook endpoint"));
     }
     Ok(Json(Deleted {
         id,

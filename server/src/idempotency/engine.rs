@@ -8,8 +8,6 @@
 use std::future::Future;
 use std::time::Duration;
 
-use axum::http::{header, HeaderName, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use sqlx::{PgPool, Postgres, Transaction};
 use tracing::Instrument;
@@ -18,10 +16,7 @@ use uuid::Uuid;
 use super::fingerprint::fingerprint;
 use super::key::IdempotencyKey;
 use super::outcomes::Outcomes;
-use crate::http::error::ApiError;
-
-pub const KEY_STATUS: HeaderName = HeaderName::from_static("idempotency-key-status");
-pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+use crate::error::Error;
 
 #[derive(Clone)]
 pub struct Idempotency {
@@ -40,6 +35,7 @@ pub struct IdempotentRequest<'a> {
     pub key: &'a IdempotencyKey,
     /// The method and route template, e.g. `POST /v1/orders`.
     pub endpoint: &'static str,
+    /// What makes two requests with one key the same request: the command, as JSON.
     pub body: &'a Value,
     pub request_id: &'a str,
 }
@@ -47,14 +43,14 @@ pub struct IdempotentRequest<'a> {
 /// The resource a request created or acted on, linked from its record.
 #[derive(Debug, Clone)]
 pub struct Resource {
-    pub kind: &'static str,
+    pub kind: String,
     pub id: String,
 }
 
 /// An answer as it is stored and replayed: status, `Location` and the exact body bytes.
 #[derive(Debug, Clone)]
 pub struct StoredResponse {
-    pub status: StatusCode,
+    pub status: u16,
     pub location: Option<String>,
     pub body: Vec<u8>,
     pub resource: Option<Resource>,
@@ -69,11 +65,11 @@ impl StoredResponse {
         body: &impl serde::Serialize,
     ) -> Self {
         Self {
-            status: StatusCode::CREATED,
+            status: 201,
             location: Some(format!("{collection}/{id}")),
             body: serde_json::to_vec(body).expect("a response body serialises"),
             resource: Some(Resource {
-                kind,
+                kind: kind.to_owned(),
                 id: id.to_owned(),
             }),
         }
@@ -82,14 +78,14 @@ impl StoredResponse {
     /// A `200` answer about an existing resource (an action on it, not its creation).
     pub fn ok(body: &impl serde::Serialize, resource: Resource) -> Self {
         Self {
-            status: StatusCode::OK,
+            status: 200,
             location: None,
             body: serde_json::to_vec(body).expect("a response body serialises"),
             resource: Some(resource),
         }
     }
 
-    fn from_error(error: &ApiError) -> Self {
+    fn from_error(error: &Error) -> Self {
         Self {
             status: error.status(),
             location: None,
@@ -98,22 +94,72 @@ impl StoredResponse {
         }
     }
 
-    fn into_response(self, key_status: &'static str) -> Response {
-        let mut response = (
-            self.status,
-            [(header::CONTENT_TYPE, "application/json")],
-            self.body,
-        )
-            .into_response();
-        let headers = response.headers_mut();
-        if let Some(location) = self.location.and_then(|l| HeaderValue::from_str(&l).ok()) {
-            headers.insert(header::LOCATION, location);
+    /// The code and `param` of a stored refusal (a `4xx` answer), read from its error body.
+    pub fn refusal(&self) -> Option<(String, Option<String>)> {
+        if !(400..500).contains(&self.status) {
+            return None;
         }
-        headers.insert(KEY_STATUS, HeaderValue::from_static(key_status));
-        if key_status == "replayed" {
-            headers.insert(REPLAYED, HeaderValue::from_static("true"));
+        let body: Value = serde_json::from_slice(&self.body).ok()?;
+        let code = body["error"]["code"].as_str()?.to_owned();
+        Some((code, body["error"]["param"].as_str().map(str::to_owned)))
+    }
+}
+
+/// What became of a request that carried a key.
+#[derive(Debug)]
+pub enum Outcome {
+    /// This request ran the command; its answer (a success or a definitive refusal) is stored.
+    Executed(StoredResponse),
+    /// An earlier request with this key ran it; this is the answer it stored, byte for byte.
+    Replayed(StoredResponse),
+    /// A request with this key is still running (or took over while this one's lease ran out).
+    InProgress,
+    /// The key was first used for another endpoint or another body.
+    KeyReused(Reuse),
+    /// This request claimed the key but stopped with `Error` (a fault, not a refusal): nothing
+    /// it did was kept, and a retry with the key executes it again.
+    Interrupted(Error),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reuse {
+    Endpoint,
+    Body,
+}
+
+impl Reuse {
+    pub fn error(self) -> Error {
+        match self {
+            Self::Endpoint => Error::IdempotencyKeyReusedEndpoint,
+            Self::Body => Error::IdempotencyKeyReusedBody,
         }
-        response
+    }
+}
+
+/// Why the engine could not take a request in hand at all (its key was not claimed).
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("the database is out of reach")]
+    Unavailable,
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+impl From<sqlx::Error> for EngineError {
+    fn from(err: sqlx::Error) -> Self {
+        match Error::from(err) {
+            Error::Internal(cause) => Self::Internal(cause),
+            _ => Self::Unavailable,
+        }
+    }
+}
+
+impl From<EngineError> for Error {
+    fn from(err: EngineError) -> Self {
+        match err {
+            EngineError::Unavailable => Self::ServiceUnavailable,
+            EngineError::Internal(cause) => Self::Internal(cause),
+        }
     }
 }
 
@@ -121,7 +167,7 @@ impl StoredResponse {
 /// engine has already answered (replay, conflict, mismatch).
 pub enum Claim {
     Owned(ClaimedKey),
-    Answered(Response),
+    Answered(Outcome),
 }
 
 /// The claim statement's answer: whether it inserted the record, else the record it found
@@ -138,6 +184,8 @@ struct ClaimRow {
     response_status: Option<i16>,
     response_location: Option<String>,
     response_body: Option<Vec<u8>>,
+    resource_type: Option<String>,
+    resource_id: Option<String>,
 }
 
 impl ClaimRow {
@@ -152,6 +200,7 @@ impl ClaimRow {
             response_status: self.response_status,
             response_location: self.response_location,
             response_body: self.response_body,
+            resource: self.resource_type.zip(self.resource_id),
         })
     }
 }
@@ -166,6 +215,8 @@ struct ExistingRecord {
     response_status: Option<i16>,
     response_location: Option<String>,
     response_body: Option<Vec<u8>>,
+    /// The kind and id of the resource the completed request made or acted on.
+    resource: Option<(String, String)>,
 }
 
 impl Idempotency {
@@ -191,23 +242,26 @@ impl Idempotency {
     /// Claims the key, runs `effect` (which returns the open transaction holding its changes and
     /// the response to store) and completes the record in that transaction; or, when the key is
     /// not ours to execute, answers for it (replay, conflict, mismatch).
-    pub async fn execute<F, Fut>(&self, request: &IdempotentRequest<'_>, effect: F) -> Response
+    pub async fn execute<F, Fut>(
+        &self,
+        request: &IdempotentRequest<'_>,
+        effect: F,
+    ) -> Result<Outcome, EngineError>
     where
         F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<(Transaction<'static, Postgres>, StoredResponse), ApiError>>,
+        Fut: Future<Output = Result<(Transaction<'static, Postgres>, StoredResponse), Error>>,
     {
-        let claimed = match self.claim_to_the_end(request).await {
-            Ok(Claim::Owned(claimed)) => claimed,
-            Ok(Claim::Answered(response)) => return response,
-            Err(error) => return error.into_response(),
+        let claimed = match self.claim_to_the_end(request).await? {
+            Claim::Owned(claimed) => claimed,
+            Claim::Answered(outcome) => return Ok(outcome),
         };
         if let Err(error) = crate::failpoints::check("idempotency.after_claim") {
-            return claimed.fail(error).await;
+            return Ok(claimed.fail(error).await);
         }
-        match effect().await {
+        Ok(match effect().await {
             Ok((tx, response)) => claimed.complete(tx, response).await,
             Err(error) => claimed.fail(error).await,
-        }
+        })
     }
 
     /// [`Idempotency::claim`], carried to its end even if the request is abandoned meanwhile
@@ -215,7 +269,10 @@ impl Idempotency {
     /// would otherwise be left `in_progress` for the whole lease. Run as a task of its own, the
     /// claim finishes; when nobody awaits it any more, its result is dropped, and so is the
     /// [`ClaimedKey`] it made, which marks the record failed at once.
-    async fn claim_to_the_end(&self, request: &IdempotentRequest<'_>) -> Result<Claim, ApiError> {
+    async fn claim_to_the_end(
+        &self,
+        request: &IdempotentRequest<'_>,
+    ) -> Result<Claim, EngineError> {
         let (engine, merchant_id, key, endpoint, body, request_id) = (
             self.clone(),
             request.merchant_id.to_owned(),
@@ -237,14 +294,14 @@ impl Idempotency {
             }
             .in_current_span(),
         );
-        claiming.await.map_err(|failed| {
-            ApiError::Internal(anyhow::anyhow!("the claim task failed: {failed}"))
-        })?
+        claiming
+            .await
+            .map_err(|failed| anyhow::anyhow!("the claim task failed: {failed}"))?
     }
 
     /// Claims the key for this request, or answers for it.
     #[tracing::instrument(skip_all, fields(endpoint = request.endpoint))]
-    async fn claim(&self, request: &IdempotentRequest<'_>) -> Result<Claim, ApiError> {
+    async fn claim(&self, request: &IdempotentRequest<'_>) -> Result<Claim, EngineError> {
         let request_hash = fingerprint(request.endpoint, request.body);
         // A record can vanish (purge) or change (another claim) between our statements;
         // each pass re-reads it, and three passes settle any such race.
@@ -262,7 +319,8 @@ impl Idempotency {
                  SELECT EXISTS (SELECT 1 FROM claim) AS claimed, \
                    k.endpoint, k.request_hash, k.status, k.lease_token, \
                    coalesce(k.locked_until > now(), false) AS lease_live, k.expires_at <= now() AS expired, \
-                   k.response_status, k.response_location, k.response_body \
+                   k.response_status, k.response_location, k.response_body, \
+                   k.resource_type, k.resource_id \
                  FROM (SELECT 1) AS one \
                  LEFT JOIN idempotency_keys k ON k.merchant_id = $1 AND k.key = $2",
             )
@@ -306,9 +364,10 @@ impl Idempotency {
                 return Ok(Claim::Owned(claimed));
             }
         }
-        Err(ApiError::Internal(anyhow::anyhow!(
-            "the idempotency record kept changing under three claims in a row"
-        )))
+        Err(
+            anyhow::anyhow!("the idempotency record kept changing under three claims in a row")
+                .into(),
+        )
     }
 
     /// Moves a failed, abandoned or expired record to `in_progress` under a new lease, if it is
@@ -320,7 +379,7 @@ impl Idempotency {
         request_hash: &[u8],
         seen_token: Uuid,
         fresh: bool,
-    ) -> Result<Option<ClaimedKey>, ApiError> {
+    ) -> Result<Option<ClaimedKey>, EngineError> {
         let lease_token = Uuid::new_v4();
         let taken: Option<String> = sqlx::query_scalar(
             "UPDATE idempotency_keys SET \
@@ -377,7 +436,7 @@ impl Idempotency {
         }
     }
 
-    fn replay(&self, request: &IdempotentRequest<'_>, existing: ExistingRecord) -> Response {
+    fn replay(&self, request: &IdempotentRequest<'_>, existing: ExistingRecord) -> Outcome {
         self.outcomes.count(request.merchant_id, "replayed");
         tracing::info!(
             event = "idempotency.replayed",
@@ -387,20 +446,18 @@ impl Idempotency {
             request_id = request.request_id,
             "replaying the stored response"
         );
-        let status = existing
-            .response_status
-            .and_then(|status| StatusCode::from_u16(status as u16).ok())
-            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        StoredResponse {
-            status,
+        Outcome::Replayed(StoredResponse {
+            status: existing
+                .response_status
+                .and_then(|status| u16::try_from(status).ok())
+                .unwrap_or(500),
             location: existing.response_location,
             body: existing.response_body.unwrap_or_default(),
-            resource: None,
-        }
-        .into_response("replayed")
+            resource: existing.resource.map(|(kind, id)| Resource { kind, id }),
+        })
     }
 
-    fn in_progress(&self, request: &IdempotentRequest<'_>) -> Response {
+    fn in_progress(&self, request: &IdempotentRequest<'_>) -> Outcome {
         self.outcomes.count(request.merchant_id, "in_progress");
         tracing::info!(
             event = "idempotency.conflict",
@@ -410,15 +467,15 @@ impl Idempotency {
             request_id = request.request_id,
             "a request with this key is still in progress"
         );
-        keyed_error(ApiError::IdempotencyRequestInProgress, "in_progress")
+        Outcome::InProgress
     }
 
-    fn mismatch(&self, request: &IdempotentRequest<'_>, existing: &ExistingRecord) -> Response {
+    fn mismatch(&self, request: &IdempotentRequest<'_>, existing: &ExistingRecord) -> Outcome {
         self.outcomes.count(request.merchant_id, "mismatch");
-        let error = if existing.endpoint != request.endpoint {
-            ApiError::IdempotencyKeyReusedEndpoint
+        let reuse = if existing.endpoint != request.endpoint {
+            Reuse::Endpoint
         } else {
-            ApiError::IdempotencyKeyReusedBody
+            Reuse::Body
         };
         tracing::warn!(
             event = "idempotency.mismatch",
@@ -427,18 +484,11 @@ impl Idempotency {
             route = request.endpoint,
             first_route = existing.endpoint,
             request_id = request.request_id,
-            "{error}"
+            "{}",
+            reuse.error()
         );
-        keyed_error(error, "mismatch")
+        Outcome::KeyReused(reuse)
     }
-}
-
-fn keyed_error(error: ApiError, key_status: &'static str) -> Response {
-    let mut response = error.into_response();
-    response
-        .headers_mut()
-        .insert(KEY_STATUS, HeaderValue::from_static(key_status));
-    response
 }
 
 /// Connections each process keeps in reserve for marking claimed keys failed.
@@ -515,7 +565,7 @@ impl ClaimedKey {
         mut self,
         mut tx: Transaction<'_, Postgres>,
         response: StoredResponse,
-    ) -> Response {
+    ) -> Outcome {
         match self.store_outcome(&mut tx, &response).await {
             Ok(true) => {}
             Ok(false) => return self.lost_lease(),
@@ -525,12 +575,12 @@ impl ClaimedKey {
             return self.fail(err.into()).await;
         }
         self.settled = true;
-        response.into_response("new")
+        Outcome::Executed(response)
     }
 
     /// Ends the attempt with an error. A definitive answer (validation, `402`, ...) is stored and
     /// replayed like a success; a fault leaves the record `failed`, so a retry executes again.
-    pub async fn fail(mut self, error: ApiError) -> Response {
+    pub async fn fail(mut self, error: Error) -> Outcome {
         if error.is_definitive() {
             let stored = StoredResponse::from_error(&error);
             let result = async {
@@ -543,20 +593,20 @@ impl ClaimedKey {
             return match result {
                 Ok(true) => {
                     self.settled = true;
-                    stored.into_response("new")
+                    Outcome::Executed(stored)
                 }
                 Ok(false) => self.lost_lease(),
-                Err(err) => self.mark_failed(ApiError::from(err)).await,
+                Err(err) => self.mark_failed(Error::from(err)).await,
             };
         }
         self.mark_failed(error).await
     }
 
-    async fn mark_failed(mut self, error: ApiError) -> Response {
+    async fn mark_failed(mut self, error: Error) -> Outcome {
         // A sentence for people: the internal cause goes to the log (with the request id, from
         // the request's span) when the error is rendered, never into the record.
         let cause = match &error {
-            ApiError::Internal(_) => INTERNAL_FAILURE.to_owned(),
+            Error::Internal(_) => INTERNAL_FAILURE.to_owned(),
             other => other.to_string(),
         };
         self.settled = true;
@@ -572,7 +622,7 @@ impl ClaimedKey {
             // The lease runs out and the sweeper marks the record failed instead.
             tracing::error!(error = ?err, idempotency_key = self.key, "could not mark the record failed");
         }
-        keyed_error(error, "new")
+        Outcome::Interrupted(error)
     }
 
     async fn store_outcome(
@@ -581,7 +631,7 @@ impl ClaimedKey {
         response: &StoredResponse,
     ) -> sqlx::Result<bool> {
         let (resource_type, resource_id) = match &response.resource {
-            Some(resource) => (Some(resource.kind), Some(resource.id.as_str())),
+            Some(resource) => (Some(resource.kind.as_str()), Some(resource.id.as_str())),
             None => (None, None),
         };
         let updated = sqlx::query(
@@ -594,7 +644,7 @@ impl ClaimedKey {
         .bind(&self.merchant_id)
         .bind(&self.key)
         .bind(self.lease_token)
-        .bind(response.status.as_u16() as i16)
+        .bind(response.status as i16)
         .bind(response.location.as_deref())
         .bind(&response.body)
         .bind(resource_type)
@@ -606,7 +656,7 @@ impl ClaimedKey {
 
     /// Our lease ran out and another attempt took the key over: our effect is rolled back
     /// (the transaction is dropped) and the client is told to retry, which replays theirs.
-    fn lost_lease(&mut self) -> Response {
+    fn lost_lease(&mut self) -> Outcome {
         self.settled = true;
         tracing::warn!(
             event = "idempotency.lease_lost",
@@ -614,6 +664,6 @@ impl ClaimedKey {
             idempotency_key = self.key,
             "the lease ran out before completion; the effect was rolled back"
         );
-        keyed_error(ApiError::IdempotencyRequestInProgress, "in_progress")
+        Outcome::InProgress
     }
 }

@@ -1,10 +1,7 @@
 //! The `Idempotency-Key` header: 1 to 255 visible ASCII characters, also accepted in its
 //! RFC 8941 string form (`"abc"`), which is unquoted first.
 
-use axum::extract::FromRequestParts;
-use axum::http::request::Parts;
-
-use crate::http::error::ApiError;
+use crate::error::Error;
 
 pub const HEADER: &str = "idempotency-key";
 pub const MAX_LEN: usize = 255;
@@ -13,22 +10,22 @@ pub const MAX_LEN: usize = 255;
 pub struct IdempotencyKey(String);
 
 impl IdempotencyKey {
-    pub fn parse(raw: &[u8]) -> Result<Self, ApiError> {
+    pub fn parse(raw: &[u8]) -> Result<Self, Error> {
         let key = unquote_sf_string(raw).unwrap_or(raw);
         if key.is_empty() {
-            return Err(ApiError::IdempotencyKeyInvalid(
+            return Err(Error::IdempotencyKeyInvalid(
                 "The Idempotency-Key header is empty; send 1 to 255 visible ASCII characters."
                     .into(),
             ));
         }
         if key.len() > MAX_LEN {
-            return Err(ApiError::IdempotencyKeyInvalid(format!(
+            return Err(Error::IdempotencyKeyInvalid(format!(
                 "The Idempotency-Key header is {} characters long; the limit is {MAX_LEN}.",
                 key.len()
             )));
         }
         if let Some(bad) = key.iter().find(|byte| !(0x21..=0x7e).contains(*byte)) {
-            return Err(ApiError::IdempotencyKeyInvalid(format!(
+            return Err(Error::IdempotencyKeyInvalid(format!(
                 "The Idempotency-Key header contains the byte 0x{bad:02x}; only visible ASCII characters (0x21 to 0x7E) are allowed."
             )));
         }
@@ -47,20 +44,6 @@ impl IdempotencyKey {
 fn unquote_sf_string(raw: &[u8]) -> Option<&[u8]> {
     let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
     (!inner.contains(&b'"') && !inner.contains(&b'\\')).then_some(inner)
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
-        let raw = parts
-            .headers
-            .get(HEADER)
-            .ok_or(ApiError::IdempotencyKeyMissing)?;
-        let key = Self::parse(raw.as_bytes())?;
-        tracing::Span::current().record("idempotency_key", key.as_str());
-        Ok(key)
-    }
 }
 
 #[cfg(test)]
@@ -93,7 +76,7 @@ mod tests {
             assert!(
                 matches!(
                     IdempotencyKey::parse(bad),
-                    Err(ApiError::IdempotencyKeyInvalid(_))
+                    Err(Error::IdempotencyKeyInvalid(_))
                 ),
                 "{bad:?}"
             );

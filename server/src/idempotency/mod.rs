@@ -8,5 +8,8 @@ pub mod maintenance;
 pub mod outcomes;
 pub mod record;
 
-pub use engine::{Claim, ClaimedKey, Idempotency, IdempotentRequest, Resource, StoredResponse};
+pub use engine::{
+    Claim, ClaimedKey, EngineError, Idempotency, IdempotentRequest, Outcome, Resource, Reuse,
+    StoredResponse,
+};
 pub use key::IdempotencyKey;

@@ -1,10 +1,8 @@
 //! The partner bank that payouts leave through: the wire format both sides speak, the client
-//! we call it with, the signature on its webhooks, and `kaadxpay partner-sim`, a faithful
-//! simulator of one (durable store, mature and immature key handling, injected faults).
+//! we call it with, and the signature on its webhooks. (`partner_sim` is a simulator of one.)
 
 pub mod client;
 pub mod signature;
-pub mod sim;
 pub mod wire;
 
 /// The secret the simulator signs its webhooks with unless told otherwise; the server expects

@@ -2,6 +2,7 @@
 
 pub mod balance;
 pub mod executor;
+pub mod fields;
 pub mod money;
 pub mod orders;
 pub mod partner_events;

@@ -1,11 +1,12 @@
 //! Money at the edge: an [`Amount`] in minor units within the contract's range and an upper-case
-//! ISO 4217 [`Currency`]. Holding one means it was validated.
+//! ISO 4217 [`Currency`] we settle. Holding one means it was validated: both deserialise only
+//! through their checks, so a typed request that holds them is valid.
 
 use std::fmt;
 
-use serde_json::Value;
-
-use crate::http::error::ApiError;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type};
+use utoipa::openapi::RefOr;
 
 pub const MAX_AMOUNT: i64 = 100_000_000_000;
 
@@ -15,50 +16,99 @@ pub const CURRENCIES: &[&str] = &[
     "NZD", "PLN", "SEK", "SGD", "USD",
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A positive amount in minor units (cents), at most [`MAX_AMOUNT`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "i64", into = "i64")]
 pub struct Amount(i64);
 
-impl Amount {
-    pub fn parse(param: &str, value: &Value) -> Result<Self, ApiError> {
-        let out_of_range = || {
-            ApiError::invalid(
-                param,
-                format!("{param} must be an integer number of minor units from 1 to {MAX_AMOUNT}."),
-            )
-        };
-        let amount = value.as_i64().ok_or_else(out_of_range)?;
-        if !(1..=MAX_AMOUNT).contains(&amount) {
-            return Err(out_of_range());
-        }
-        Ok(Self(amount))
+impl utoipa::PartialSchema for Amount {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+            .description(Some("In minor units (cents)."))
+            .minimum(Some(1))
+            .maximum(Some(MAX_AMOUNT))
+            .examples([1000])
+            .into()
     }
+}
 
+impl utoipa::ToSchema for Amount {}
+
+impl TryFrom<i64> for Amount {
+    type Error = String;
+
+    fn try_from(amount: i64) -> Result<Self, String> {
+        if (1..=MAX_AMOUNT).contains(&amount) {
+            Ok(Self(amount))
+        } else {
+            Err(format!(
+                "must be an integer number of minor units from 1 to {MAX_AMOUNT}"
+            ))
+        }
+    }
+}
+
+impl From<Amount> for i64 {
+    fn from(amount: Amount) -> i64 {
+        amount.0
+    }
+}
+
+impl Amount {
     pub fn minor_units(self) -> i64 {
         self.0
     }
 }
 
+/// One of [`CURRENCIES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Currency(&'static str);
 
-impl Currency {
-    pub fn parse(param: &str, value: &Value) -> Result<Self, ApiError> {
-        let code = value.as_str().unwrap_or_default();
+impl<'de> Deserialize<'de> for Currency {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Self::try_from(String::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl TryFrom<String> for Currency {
+    type Error = String;
+
+    fn try_from(code: String) -> Result<Self, String> {
         CURRENCIES
             .iter()
             .find(|known| **known == code)
             .map(|known| Self(known))
             .ok_or_else(|| {
-                ApiError::invalid(
-                    param,
-                    format!(
-                        "{param} must be an upper-case ISO 4217 code we support: {}.",
-                        CURRENCIES.join(", ")
-                    ),
+                format!(
+                    "must be an upper-case ISO 4217 code we support: {}",
+                    CURRENCIES.join(", ")
                 )
             })
     }
+}
 
+impl Serialize for Currency {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0)
+    }
+}
+
+impl utoipa::PartialSchema for Currency {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some("An upper-case ISO 4217 code that we settle."))
+            .enum_values(Some(CURRENCIES.iter().copied()))
+            .examples(["EUR"])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Currency {}
+
+impl Currency {
     pub fn code(self) -> &'static str {
         self.0
     }
@@ -84,24 +134,24 @@ mod tests {
             json!(1.5),
             json!("10"),
         ] {
-            assert!(Amount::parse("amount", &bad).is_err(), "{bad}");
+            assert!(
+                serde_json::from_value::<Amount>(bad.clone()).is_err(),
+                "{bad}"
+            );
         }
-        assert_eq!(
-            Amount::parse("amount", &json!(MAX_AMOUNT))
-                .unwrap()
-                .minor_units(),
-            MAX_AMOUNT
-        );
+        let max: Amount = serde_json::from_value(json!(MAX_AMOUNT)).unwrap();
+        assert_eq!(max.minor_units(), MAX_AMOUNT);
     }
 
     #[test]
     fn currencies_must_be_known_and_upper_case() {
-        assert_eq!(
-            Currency::parse("currency", &json!("EUR")).unwrap().code(),
-            "EUR"
-        );
+        let euro: Currency = serde_json::from_value(json!("EUR")).unwrap();
+        assert_eq!(euro.code(), "EUR");
         for bad in [json!("eur"), json!("XXX"), json!(978), json!("")] {
-            assert!(Currency::parse("currency", &bad).is_err(), "{bad}");
+            assert!(
+                serde_json::from_value::<Currency>(bad.clone()).is_err(),
+                "{bad}"
+            );
         }
     }
 }

@@ -5,22 +5,20 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 
 use super::balance;
+use super::fields::{Description, Metadata};
 use super::money::{Amount, Currency};
-use crate::http::body::{as_str, JsonBody};
-use crate::http::error::ApiError;
-use crate::http::list::Page;
+use crate::commands::{Caller, Command};
+use crate::error::Error;
+use crate::failpoints;
+use crate::idempotency::StoredResponse;
 use crate::ids::new_id;
+use crate::pagination::Page;
 use crate::webhooks::outbox::{self, EventType};
-
-const MAX_DESCRIPTION_CHARS: usize = 1000;
-const MAX_METADATA_KEYS: usize = 20;
-const MAX_METADATA_KEY_CHARS: usize = 40;
-const MAX_METADATA_VALUE_CHARS: usize = 500;
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Order {
@@ -41,75 +39,55 @@ pub struct Order {
 const ORDER_COLUMNS: &str =
     "id, 'order' AS object, amount, currency, status, description, metadata, created_at, updated_at";
 
-/// A validated `POST /v1/orders` body.
-pub struct NewOrder {
-    amount: Amount,
-    currency: Currency,
-    description: Option<String>,
-    metadata: BTreeMap<String, String>,
+/// `POST /v1/orders`: a pending order. Holding one means its body was valid.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateOrder {
+    pub amount: Amount,
+    pub currency: Currency,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<Description>,
+    /// String pairs kept on the order for the merchant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
 }
 
-impl NewOrder {
-    pub fn parse(body: &JsonBody) -> Result<Self, ApiError> {
-        let fields = body.fields(&["amount", "currency", "description", "metadata"])?;
-        Ok(Self {
-            amount: Amount::parse("amount", fields.required("amount")?)?,
-            currency: Currency::parse("currency", fields.required("currency")?)?,
-            description: fields.optional_text("description", MAX_DESCRIPTION_CHARS)?,
-            metadata: parse_metadata(fields.optional("metadata"))?,
-        })
+impl Command for CreateOrder {
+    const ENDPOINT: &'static str = "POST /v1/orders";
+
+    async fn apply(
+        &self,
+        conn: &mut PgConnection,
+        caller: &Caller<'_>,
+    ) -> Result<StoredResponse, Error> {
+        let order = insert(conn, caller.merchant_id, self).await?;
+        outbox::publish(conn, caller.merchant_id, EventType::OrderCreated, &order).await?;
+        failpoints::check("order.before_commit")?;
+        Ok(StoredResponse::created(
+            "/v1/orders",
+            "order",
+            &order.id,
+            &order,
+        ))
     }
 }
 
-fn parse_metadata(value: Option<&serde_json::Value>) -> Result<BTreeMap<String, String>, ApiError> {
-    let Some(value) = value else {
-        return Ok(BTreeMap::new());
-    };
-    let object = value
-        .as_object()
-        .ok_or_else(|| ApiError::invalid("metadata", "metadata must be an object of strings."))?;
-    if object.len() > MAX_METADATA_KEYS {
-        return Err(ApiError::invalid(
-            "metadata",
-            format!("metadata can have at most {MAX_METADATA_KEYS} keys."),
-        ));
-    }
-    object
-        .iter()
-        .map(|(key, value)| {
-            let param = format!("metadata[{key}]");
-            let text = as_str(&param, value)?;
-            if key.chars().count() > MAX_METADATA_KEY_CHARS || text.chars().count() > MAX_METADATA_VALUE_CHARS {
-                return Err(ApiError::invalid(
-                    &param,
-                    format!("metadata keys are limited to {MAX_METADATA_KEY_CHARS} characters and values to {MAX_METADATA_VALUE_CHARS}."),
-                ));
-            }
-            Ok((key.clone(), text.to_owned()))
-        })
-        .collect()
+/// `PUT /v1/orders/{id}`: move a pending order to `status`.
+#[derive(Debug, Clone, Copy, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateOrder {
+    pub status: Target,
 }
 
 /// The states an order can be asked to move to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Target {
     Captured,
     Cancelled,
 }
 
 impl Target {
-    pub fn parse(body: &JsonBody) -> Result<Self, ApiError> {
-        let fields = body.fields(&["status"])?;
-        match fields.required_str("status")? {
-            "captured" => Ok(Self::Captured),
-            "cancelled" => Ok(Self::Cancelled),
-            _ => Err(ApiError::invalid(
-                "status",
-                "status must be `captured` or `cancelled`.",
-            )),
-        }
-    }
-
     fn as_str(self) -> &'static str {
         match self {
             Self::Captured => "captured",
@@ -128,7 +106,7 @@ impl Target {
 pub async fn insert(
     conn: &mut PgConnection,
     merchant_id: &str,
-    order: &NewOrder,
+    order: &CreateOrder,
 ) -> sqlx::Result<Order> {
     sqlx::query_as(&format!(
         "INSERT INTO orders (id, merchant_id, amount, currency, status, description, metadata) \
@@ -138,8 +116,14 @@ pub async fn insert(
     .bind(merchant_id)
     .bind(order.amount.minor_units())
     .bind(order.currency.code())
-    .bind(&order.description)
-    .bind(Json(&order.metadata))
+    .bind(order.description.as_ref().map(Description::as_str))
+    .bind(Json(
+        order
+            .metadata
+            .as_ref()
+            .map(Metadata::pairs)
+            .unwrap_or(&BTreeMap::new()),
+    ))
     .fetch_one(conn)
     .await
 }
@@ -154,7 +138,7 @@ pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Op
     .await
 }
 
-pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Order>, ApiError> {
+pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Order>, Error> {
     page.check_cursor(pool, "orders", merchant_id).await?;
     Ok(sqlx::query_as(&format!(
         "SELECT {ORDER_COLUMNS} FROM orders WHERE merchant_id = $1 {}",
@@ -176,7 +160,7 @@ pub async fn transition(
     merchant_id: &str,
     id: &str,
     target: Target,
-) -> Result<Order, ApiError> {
+) -> Result<Order, Error> {
     let mut tx = pool.begin().await?;
     let moved: Option<Order> = sqlx::query_as(&format!(
         "UPDATE orders SET status = $3, updated_at = now() \
@@ -198,11 +182,11 @@ pub async fn transition(
     drop(tx);
     let order = find(pool, merchant_id, id)
         .await?
-        .ok_or(ApiError::ResourceMissing("order"))?;
+        .ok_or(Error::ResourceMissing("order"))?;
     if order.status == target.as_str() {
         return Ok(order);
     }
-    Err(ApiError::InvalidStateTransition(format!(
+    Err(Error::InvalidStateTransition(format!(
         "Order {id} is {}; it can no longer become {}.",
         order.status,
         target.as_str()

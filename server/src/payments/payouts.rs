@@ -7,22 +7,21 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::balance;
+use super::fields::{BankAccount, Description};
 use super::money::{Amount, Currency};
-use crate::http::body::JsonBody;
-use crate::http::error::ApiError;
-use crate::http::list::Page;
+use crate::commands::{Caller, Command};
+use crate::error::Error;
+use crate::idempotency::StoredResponse;
 use crate::ids::new_id;
+use crate::pagination::Page;
 use crate::partner::wire::Destination;
 use crate::webhooks::{publish, EventType};
-
-const MAX_DESCRIPTION_CHARS: usize = 1000;
-const MAX_HOLDER_CHARS: usize = 140;
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Payout {
@@ -57,50 +56,33 @@ pub fn partner_key(payout_id: &str, idempotency_key: &str) -> String {
     format!("kxp-{payout_id}-{idempotency_key}")
 }
 
-/// A validated `POST /v1/payouts` body.
-pub struct NewPayout {
-    amount: Amount,
-    currency: Currency,
-    destination: Destination,
-    description: Option<String>,
+/// `POST /v1/payouts`: pay part of the balance out to a bank account. Holding one means its
+/// body was valid.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreatePayout {
+    pub amount: Amount,
+    pub currency: Currency,
+    pub destination: BankAccount,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<Description>,
 }
 
-impl NewPayout {
-    pub fn parse(body: &JsonBody) -> Result<Self, ApiError> {
-        let fields = body.fields(&["amount", "currency", "destination", "description"])?;
-        let destination = fields.object("destination", &["account_holder", "iban"])?;
-        let account_holder = destination.required_str("account_holder")?.trim();
-        if account_holder.is_empty() || account_holder.chars().count() > MAX_HOLDER_CHARS {
-            return Err(ApiError::invalid(
-                "destination[account_holder]",
-                format!("destination[account_holder] must be 1 to {MAX_HOLDER_CHARS} characters."),
-            ));
-        }
-        let iban: String = destination
-            .required_str("iban")?
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
-        // ASCII first: the slices below are byte offsets, which must fall between characters.
-        let well_formed = iban.chars().all(|c| c.is_ascii_alphanumeric())
-            && (15..=34).contains(&iban.len())
-            && iban[..2].chars().all(|c| c.is_ascii_uppercase())
-            && iban[2..4].chars().all(|c| c.is_ascii_digit());
-        if !well_formed {
-            return Err(ApiError::invalid(
-                "destination[iban]",
-                "destination[iban] must be an IBAN: a country code, two check digits and up to 30 letters or digits.",
-            ));
-        }
-        Ok(Self {
-            amount: Amount::parse("amount", fields.required("amount")?)?,
-            currency: Currency::parse("currency", fields.required("currency")?)?,
-            destination: Destination {
-                account_holder: account_holder.to_owned(),
-                iban,
-            },
-            description: fields.optional_text("description", MAX_DESCRIPTION_CHARS)?,
-        })
+impl Command for CreatePayout {
+    const ENDPOINT: &'static str = "POST /v1/payouts";
+
+    async fn apply(
+        &self,
+        conn: &mut PgConnection,
+        caller: &Caller<'_>,
+    ) -> Result<StoredResponse, Error> {
+        let payout = create(conn, caller.merchant_id, caller.key.as_str(), self).await?;
+        Ok(StoredResponse::created(
+            "/v1/payouts",
+            "payout",
+            &payout.id,
+            &payout,
+        ))
     }
 }
 
@@ -109,8 +91,8 @@ pub async fn create(
     conn: &mut PgConnection,
     merchant_id: &str,
     idempotency_key: &str,
-    payout: &NewPayout,
-) -> Result<Payout, ApiError> {
+    payout: &CreatePayout,
+) -> Result<Payout, Error> {
     let debited = sqlx::query(
         "UPDATE balances SET available = available - $3, updated_at = now() \
          WHERE merchant_id = $1 AND currency = $2 AND available >= $3",
@@ -121,9 +103,7 @@ pub async fn create(
     .execute(&mut *conn)
     .await?;
     if debited.rows_affected() == 0 {
-        return Err(ApiError::InsufficientFunds(
-            payout.currency.code().to_owned(),
-        ));
+        return Err(Error::InsufficientFunds(payout.currency.code().to_owned()));
     }
     let id = new_id("po");
     let created: Payout = sqlx::query_as(&format!(
@@ -135,8 +115,8 @@ pub async fn create(
     .bind(merchant_id)
     .bind(payout.amount.minor_units())
     .bind(payout.currency.code())
-    .bind(Json(&payout.destination))
-    .bind(&payout.description)
+    .bind(Json(Destination::from(payout.destination.clone())))
+    .bind(payout.description.as_ref().map(Description::as_str))
     .bind(idempotency_key)
     .bind(partner_key(&id, idempotency_key))
     .fetch_one(&mut *conn)
@@ -155,7 +135,7 @@ pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Op
     .await
 }
 
-pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Payout>, ApiError> {
+pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Payout>, Error> {
     page.check_cursor(pool, "payouts", merchant_id).await?;
     Ok(sqlx::query_as(&format!(
         "SELECT {PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 {}",

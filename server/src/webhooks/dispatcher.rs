@@ -15,8 +15,9 @@ use std::error::Error;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::http::{header, HeaderMap, StatusCode};
 use chrono::{SecondsFormat, Utc};
+use reqwest::header::{self, HeaderMap};
+use reqwest::StatusCode;
 use reqwest::Url;
 use sqlx::PgPool;
 use tokio::task::JoinSet;
@@ -26,11 +27,9 @@ use super::destination::{self, GuardedResolver, Refusal};
 use super::endpoints;
 use super::schedule::RetrySchedule;
 use super::signature;
-use crate::config::Settings;
+use crate::config::{Settings, WEBHOOK_TIMEOUT};
 use crate::failpoints;
 
-/// How long an endpoint has to answer.
-pub const TIMEOUT: Duration = Duration::from_secs(10);
 /// Deliveries claimed, and sent concurrently, per run.
 const BATCH: i64 = 100;
 
@@ -88,7 +87,7 @@ impl Dispatcher {
     pub fn new(pool: PgPool, settings: &Settings) -> Self {
         let guarded = !settings.webhook_allow_private_networks;
         let mut client = reqwest::Client::builder()
-            .timeout(TIMEOUT)
+            .timeout(WEBHOOK_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("Kaadxpay-Webhooks/", env!("CARGO_PKG_VERSION")));
         if guarded {

@@ -4,16 +4,20 @@
 
 use chrono::{DateTime, Utc};
 use reqwest::Url;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sqlx::{PgConnection, PgPool};
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaFormat, Type};
+use utoipa::openapi::RefOr;
 
 use super::destination;
 use super::outbox::EventType;
 use super::signature;
-use crate::http::body::{as_str, JsonBody};
-use crate::http::error::ApiError;
-use crate::http::list::Page;
+use crate::commands::{Caller, Command};
+use crate::error::Error;
+use crate::idempotency::StoredResponse;
 use crate::ids::new_id;
+use crate::pagination::Page;
+use crate::state::AppState;
 
 /// Subscribes to every event type.
 const ALL_EVENTS: &str = "*";
@@ -39,70 +43,169 @@ const ENDPOINT_COLUMNS: &str = "id, 'webhook_endpoint' AS object, url, events, \
     CASE WHEN disabled_at IS NULL THEN 'enabled' ELSE 'disabled' END AS status, \
     created_at, disabled_at";
 
-/// A validated `POST /v1/webhook-endpoints` body.
-pub struct NewEndpoint {
-    /// As the merchant wrote it, which is what is stored and shown.
-    url: String,
-    /// As the sender reads it (see [`destination::parse`]).
-    destination: Url,
-    events: Vec<String>,
+/// `POST /v1/webhook-endpoints`: an endpoint that receives the given event types (all of them
+/// when `events` is left out). Holding one means its body was valid.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateEndpoint {
+    pub url: WebhookUrl,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<Subscriptions>,
 }
 
-impl NewEndpoint {
-    pub fn destination(&self) -> &Url {
-        &self.destination
+impl CreateEndpoint {
+    fn events(&self) -> Vec<String> {
+        match &self.events {
+            Some(Subscriptions(names)) => names.clone(),
+            None => vec![ALL_EVENTS.to_owned()],
+        }
+    }
+}
+
+impl Command for CreateEndpoint {
+    const ENDPOINT: &'static str = "POST /v1/webhook-endpoints";
+
+    /// Unless private networks are allowed, the URL must reach the public internet only.
+    async fn check(&self, state: &AppState, _merchant_id: &str) -> Result<(), Error> {
+        if state.webhook_allow_private_networks {
+            return Ok(());
+        }
+        destination::check_for_registration(&self.url.destination)
+            .await
+            .map_err(|refusal| Error::invalid("url", format!("url is not allowed: {refusal}.")))
     }
 
-    pub fn parse(body: &JsonBody) -> Result<Self, ApiError> {
-        let fields = body.fields(&["url", "events"])?;
-        let url = fields.required_str("url")?;
-        let destination = destination::parse(url).ok_or_else(|| {
-            ApiError::invalid("url", "url must be an absolute http:// or https:// URL.")
-        })?;
+    async fn apply(
+        &self,
+        conn: &mut PgConnection,
+        caller: &Caller<'_>,
+    ) -> Result<StoredResponse, Error> {
+        let endpoint = insert(conn, caller.merchant_id, self).await?;
+        Ok(StoredResponse::created(
+            "/v1/webhook-endpoints",
+            "webhook_endpoint",
+            &endpoint.id,
+            &endpoint,
+        ))
+    }
+}
+
+/// An absolute `http://` or `https://` URL, kept as the merchant wrote it (which is what is
+/// stored and shown) beside the form the sender reads (see [`destination::parse`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(try_from = "String")]
+pub struct WebhookUrl {
+    written: String,
+    destination: Url,
+}
+
+impl TryFrom<String> for WebhookUrl {
+    type Error = &'static str;
+
+    fn try_from(written: String) -> Result<Self, &'static str> {
+        let destination =
+            destination::parse(&written).ok_or("must be an absolute http:// or https:// URL")?;
         Ok(Self {
-            url: url.to_owned(),
+            written,
             destination,
-            events: parse_events(fields.optional("events"))?,
         })
     }
 }
 
-fn parse_events(value: Option<&serde_json::Value>) -> Result<Vec<String>, ApiError> {
-    let Some(value) = value else {
-        return Ok(vec![ALL_EVENTS.to_owned()]);
-    };
-    let names = value
-        .as_array()
-        .filter(|names| !names.is_empty())
-        .ok_or_else(|| {
-            ApiError::invalid("events", "events must be a non-empty array of event types.")
-        })?;
-    let mut events: Vec<String> = Vec::with_capacity(names.len());
-    for (index, name) in names.iter().enumerate() {
-        let param = format!("events[{index}]");
-        let name = as_str(&param, name)?;
-        if name != ALL_EVENTS && EventType::parse(name).is_none() {
-            let known: Vec<&str> = EventType::ALL.iter().map(|kind| kind.as_str()).collect();
-            return Err(ApiError::invalid(
-                &param,
-                format!(
-                    "Unknown event type {name}; use `*` or one of {}.",
-                    known.join(", ")
-                ),
+impl utoipa::PartialSchema for WebhookUrl {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::Custom("uri".to_owned())))
+            .pattern(Some("^https?://[^/?#@:]+(:[0-9]{1,5})?([/?#].*)?$"))
+            .examples(["https://example.com/webhooks"])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for WebhookUrl {}
+
+impl Serialize for WebhookUrl {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.written)
+    }
+}
+
+/// The event types an endpoint receives, each named once: `*` or known types, at least one.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(try_from = "Vec<EventName>")]
+pub struct Subscriptions(Vec<String>);
+
+impl utoipa::PartialSchema for Subscriptions {
+    fn schema() -> RefOr<Schema> {
+        ArrayBuilder::new()
+            .items(EventName::schema())
+            .min_items(Some(1))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Subscriptions {}
+
+impl TryFrom<Vec<EventName>> for Subscriptions {
+    type Error = &'static str;
+
+    fn try_from(names: Vec<EventName>) -> Result<Self, &'static str> {
+        if names.is_empty() {
+            return Err("must be a non-empty array of event types");
+        }
+        let mut events: Vec<String> = Vec::with_capacity(names.len());
+        for EventName(name) in names {
+            if !events.contains(&name) {
+                events.push(name);
+            }
+        }
+        Ok(Self(events))
+    }
+}
+
+/// `*` (every type) or one event type.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(try_from = "String")]
+pub struct EventName(String);
+
+impl TryFrom<String> for EventName {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        if name != ALL_EVENTS && EventType::parse(&name).is_none() {
+            return Err(format!(
+                "unknown event type {name}; use `*` or one of {}",
+                known_event_names().join(", ")
             ));
         }
-        if !events.iter().any(|seen| seen == name) {
-            events.push(name.to_owned());
-        }
+        Ok(Self(name))
     }
-    Ok(events)
 }
+
+fn known_event_names() -> Vec<&'static str> {
+    EventType::ALL.iter().map(|kind| kind.as_str()).collect()
+}
+
+impl utoipa::PartialSchema for EventName {
+    fn schema() -> RefOr<Schema> {
+        let mut names = vec![ALL_EVENTS];
+        names.extend(known_event_names());
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some("`*` for every event type, or one event type."))
+            .enum_values(Some(names))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for EventName {}
 
 /// Creates the endpoint with a new secret; the answer is the only one that carries it.
 pub async fn insert(
     conn: &mut PgConnection,
     merchant_id: &str,
-    endpoint: &NewEndpoint,
+    endpoint: &CreateEndpoint,
 ) -> sqlx::Result<Endpoint> {
     sqlx::query_as(&format!(
         "INSERT INTO webhook_endpoints (id, merchant_id, url, events, secret) \
@@ -110,8 +213,8 @@ pub async fn insert(
     ))
     .bind(new_id("whe"))
     .bind(merchant_id)
-    .bind(&endpoint.url)
-    .bind(&endpoint.events)
+    .bind(&endpoint.url.written)
+    .bind(endpoint.events())
     .bind(signature::new_secret())
     .fetch_one(conn)
     .await
@@ -129,11 +232,7 @@ pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Op
 }
 
 /// The merchant's endpoints that are not deleted, newest first.
-pub async fn list(
-    pool: &PgPool,
-    merchant_id: &str,
-    page: &Page,
-) -> Result<Vec<Endpoint>, ApiError> {
+pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Endpoint>, Error> {
     page.check_cursor(pool, "webhook_endpoints", merchant_id)
         .await?;
     Ok(sqlx::query_as(&format!(

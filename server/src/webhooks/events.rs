@@ -8,8 +8,12 @@ use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use crate::http::error::ApiError;
-use crate::http::list::Page;
+use super::outbox;
+use crate::commands::{Caller, Command};
+use crate::error::Error;
+use crate::idempotency::{Resource, StoredResponse};
+use crate::pagination::Page;
+use crate::state::AppState;
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Event {
@@ -80,12 +84,12 @@ impl From<EventRow> for Event {
 const EVENT_COLUMNS: &str = "id, event_type, created_at, payload -> 'data' AS data";
 
 /// An event id from a path: anything that is not a UUID names no event.
-pub fn parse_id(id: &str) -> Result<Uuid, ApiError> {
-    Uuid::parse_str(id).map_err(|_| ApiError::ResourceMissing("event"))
+pub fn parse_id(id: &str) -> Result<Uuid, Error> {
+    Uuid::parse_str(id).map_err(|_| Error::ResourceMissing("event"))
 }
 
 /// The merchant's events, newest first.
-pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Event>, ApiError> {
+pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Event>, Error> {
     page.check_cursor(pool, "events", merchant_id).await?;
     let cursor = page.starting_after.as_deref().map(parse_id).transpose()?;
     let rows: Vec<EventRow> = sqlx::query_as(&format!(
@@ -149,4 +153,41 @@ pub async fn exists(pool: &PgPool, merchant_id: &str, id: Uuid) -> sqlx::Result<
         .bind(id)
         .fetch_one(pool)
         .await
+}
+
+/// `POST /v1/events/{event_id}/redeliver`: send the event again, as a new delivery to each
+/// live endpoint subscribed to it. The event is part of what makes two requests the same
+/// request, since the route template is the same for every event.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct RedeliverEvent {
+    pub event_id: Uuid,
+}
+
+impl Command for RedeliverEvent {
+    const ENDPOINT: &'static str = "POST /v1/events/{event_id}/redeliver";
+
+    /// An event the merchant does not have is a `404` that leaves no record.
+    async fn check(&self, state: &AppState, merchant_id: &str) -> Result<(), Error> {
+        if exists(&state.pool, merchant_id, self.event_id).await? {
+            Ok(())
+        } else {
+            Err(Error::ResourceMissing("event"))
+        }
+    }
+
+    async fn apply(
+        &self,
+        conn: &mut PgConnection,
+        caller: &Caller<'_>,
+    ) -> Result<StoredResponse, Error> {
+        outbox::enqueue(conn, caller.merchant_id, self.event_id).await?;
+        let event = find(conn, caller.merchant_id, self.event_id)
+            .await?
+            .ok_or(Error::ResourceMissing("event"))?;
+        let resource = Resource {
+            kind: "event".to_owned(),
+            id: self.event_id.to_string(),
+        };
+        Ok(StoredResponse::ok(&event, resource))
+    }
 }

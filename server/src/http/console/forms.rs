@@ -17,7 +17,7 @@ use tower_sessions::Session;
 use app::console::{Console, ConsoleResult, CurrentUser, PayoutForm, Refusal, Submission};
 
 use super::session;
-use crate::startup::AppState;
+use crate::state::AppState;
 use crate::users::{self, SignIn};
 
 /// Back to `path` with the refusal's code (and field), which the page turns into a sentence.

@@ -25,7 +25,7 @@ use app::console::Console;
 use app::{shell, App};
 
 use crate::console_impl::PgConsole;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 const STYLESHEET: &str = include_str!("../../../../style/main.css");
 

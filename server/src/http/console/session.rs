@@ -11,7 +11,7 @@ use tower_sessions::Session;
 use app::console::{CsrfToken, CurrentUser};
 
 use crate::ids::random_token;
-use crate::startup::AppState;
+use crate::state::AppState;
 use crate::users;
 
 const USER_ID: &str = "user_id";
@@ -69,7 +69,7 @@ pub async fn authenticate(
 ) -> Response {
     let user = match current_user(&state, &session).await {
         Ok(user) => user,
-        Err(err) => return crate::http::error::ApiError::Internal(err).into_response(),
+        Err(err) => return crate::error::Error::Internal(err).into_response(),
     };
     match user {
         Some(user) => {
@@ -79,7 +79,7 @@ pub async fn authenticate(
             Ok(token) => {
                 request.extensions_mut().insert(CsrfToken(token));
             }
-            Err(err) => return crate::http::error::ApiError::Internal(err).into_response(),
+            Err(err) => return crate::error::Error::Internal(err).into_response(),
         },
         None => return Redirect::to("/login").into_response(),
     }

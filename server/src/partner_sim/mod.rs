@@ -30,8 +30,8 @@ use tokio::net::TcpListener;
 
 use self::notifier::Notifier;
 use self::store::Store;
-use super::wire::{Transfer, TransferList, TransferRequest, TransferStatus};
 use crate::ids::new_id;
+use crate::partner::wire::{Transfer, TransferList, TransferRequest, TransferStatus};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "snake_case")]
@@ -55,11 +55,11 @@ pub struct SimArgs {
     /// Where to send `transfer.*` webhooks.
     #[arg(long)]
     pub webhook_url: Option<String>,
-    #[arg(long, env = "KAADXPAY_PARTNER_WEBHOOK_SECRET", default_value = super::TEST_WEBHOOK_SECRET)]
+    #[arg(long, env = "KAADXPAY_PARTNER_WEBHOOK_SECRET", default_value = crate::partner::TEST_WEBHOOK_SECRET)]
     pub webhook_secret: String,
-    /// The durable store (JSON lines).
-    #[arg(long, default_value = ".data/partner-sim.jsonl")]
-    pub store: PathBuf,
+    /// The durable store (JSON lines); by default `partner-sim.jsonl` in the data folder.
+    #[arg(long)]
+    pub store: Option<PathBuf>,
     /// How long after acceptance a transfer settles.
     #[arg(long, default_value = "200ms", value_parser = humantime::parse_duration)]
     pub settle_after: Duration,
@@ -102,8 +102,10 @@ struct Sim {
 }
 
 /// Binds the simulator; the returned future serves it.
+/// Binds the simulator on `args.addr`, its store in `data_dir` unless `args.store` names one.
 pub async fn bind(
     args: SimArgs,
+    data_dir: &std::path::Path,
 ) -> anyhow::Result<(
     SocketAddr,
     impl std::future::Future<Output = std::io::Result<()>>,
@@ -116,7 +118,11 @@ pub async fn bind(
             timeout_rate: args.timeout_rate,
             refuse_reversals: false,
         })),
-        store: Arc::new(Store::open(&args.store)?),
+        store: Arc::new(Store::open(
+            &args
+                .store
+                .unwrap_or_else(|| data_dir.join("partner-sim.jsonl")),
+        )?),
         notifier: Notifier::new(args.webhook_url, args.webhook_secret),
         settle_after: args.settle_after,
         stats: Arc::default(),

@@ -1,0 +1,174 @@
+//! The contract's errors: one enum for every outcome that is not a success, each with its
+//! `code`, its status and the `{"error": {"code", "message", "param"?}}` body that carries it.
+//! The domain and the engine return it; the adapters render it (the HTTP adapter as a response,
+//! the console as a page). Internal causes are logged, never sent to clients.
+
+use serde_json::json;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(
+        "Provide a valid API key in the Authorization header: `Authorization: Bearer sk_test_...`."
+    )]
+    Unauthorized,
+    #[error("{message}")]
+    InvalidRequest {
+        message: String,
+        param: Option<String>,
+    },
+    #[error("This endpoint requires an Idempotency-Key header: a unique string of 1 to 255 visible ASCII characters per intended operation.")]
+    IdempotencyKeyMissing,
+    #[error("{0}")]
+    IdempotencyKeyInvalid(String),
+    #[error(
+        "A request with this Idempotency-Key is still being processed; retry after it completes."
+    )]
+    IdempotencyRequestInProgress,
+    #[error("Idempotency-Key reused with different request body")]
+    IdempotencyKeyReusedBody,
+    #[error("Idempotency-Key reused with different endpoint")]
+    IdempotencyKeyReusedEndpoint,
+    #[error("Unrecognized request URL {0}; see /openapi.json for the routes.")]
+    UnknownRoute(String),
+    #[error("No such {0}.")]
+    ResourceMissing(&'static str),
+    #[error("{0}")]
+    InvalidStateTransition(String),
+    #[error("The available {0} balance is lower than the payout amount.")]
+    InsufficientFunds(String),
+    #[error("The service is busy or cannot reach its database right now; retry after the Retry-After delay (with the same Idempotency-Key).")]
+    ServiceUnavailable,
+    #[error("The request body is larger than the limit of {0} bytes.")]
+    RequestTooLarge(usize),
+    #[error(
+        "Something went wrong on our side; it is safe to retry with the same Idempotency-Key."
+    )]
+    Internal(#[source] anyhow::Error),
+}
+
+impl Error {
+    pub fn invalid(param: &str, message: impl Into<String>) -> Self {
+        Self::InvalidRequest {
+            message: message.into(),
+            param: Some(param.to_owned()),
+        }
+    }
+
+    pub fn invalid_body(message: impl Into<String>) -> Self {
+        Self::InvalidRequest {
+            message: message.into(),
+            param: None,
+        }
+    }
+
+    /// The status code the contract gives this error (a number: what it means on the wire is
+    /// the adapters' business, and a stored refusal replays it).
+    pub fn status(&self) -> u16 {
+        match self {
+            Self::Unauthorized => 401,
+            Self::InvalidRequest { .. }
+            | Self::IdempotencyKeyMissing
+            | Self::IdempotencyKeyInvalid(_) => 400,
+            Self::IdempotencyRequestInProgress | Self::InvalidStateTransition(_) => 409,
+            Self::IdempotencyKeyReusedBody | Self::IdempotencyKeyReusedEndpoint => 422,
+            Self::ResourceMissing(_) | Self::UnknownRoute(_) => 404,
+            Self::InsufficientFunds(_) => 402,
+            Self::RequestTooLarge(_) => 413,
+            Self::ServiceUnavailable => 503,
+            Self::Internal(_) => 500,
+        }
+    }
+
+    /// How many seconds a client should wait before retrying, for the errors that say so.
+    pub fn retry_after_seconds(&self) -> Option<u32> {
+        match self {
+            Self::IdempotencyRequestInProgress => Some(2),
+            Self::ServiceUnavailable => Some(1),
+            _ => None,
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Unauthorized => "unauthorized",
+            Self::InvalidRequest { .. } => "invalid_request",
+            Self::IdempotencyKeyMissing => "idempotency_key_missing",
+            Self::IdempotencyKeyInvalid(_) => "idempotency_key_invalid",
+            Self::IdempotencyRequestInProgress => "idempotency_request_in_progress",
+            Self::IdempotencyKeyReusedBody | Self::IdempotencyKeyReusedEndpoint => {
+                "idempotency_key_reused"
+            }
+            Self::ResourceMissing(_) | Self::UnknownRoute(_) => "resource_missing",
+            Self::InvalidStateTransition(_) => "invalid_state_transition",
+            Self::InsufficientFunds(_) => "insufficient_funds",
+            Self::RequestTooLarge(_) => "request_too_large",
+            Self::ServiceUnavailable => "service_unavailable",
+            Self::Internal(_) => "internal_error",
+        }
+    }
+
+    /// A definitive answer is part of the request's outcome: the idempotency engine stores it
+    /// and replays it. Anything else (a fault on our side) leaves the key free to retry.
+    pub fn is_definitive(&self) -> bool {
+        !matches!(
+            self,
+            Self::Internal(_) | Self::IdempotencyRequestInProgress | Self::ServiceUnavailable
+        )
+    }
+
+    /// The exact bytes of the error body, so that a stored error replays byte for byte.
+    pub fn body_bytes(&self) -> Vec<u8> {
+        let mut error = json!({"code": self.code(), "message": self.to_string()});
+        if let Self::InvalidRequest {
+            param: Some(param), ..
+        } = self
+        {
+            error["param"] = json!(param);
+        }
+        serde_json::to_vec(&json!({ "error": error })).expect("a JSON value serialises")
+    }
+}
+
+impl From<sqlx::Error> for Error {
+    /// No connection within the acquire timeout, a connection that broke, or a database that is
+    /// shutting down, starting up or read-only (a failover in progress) is an outage the client
+    /// should wait out (`503`); anything else is a fault of ours (`500`).
+    fn from(err: sqlx::Error) -> Self {
+        if is_outage(&err) {
+            tracing::warn!(error = %err, "the database is out of reach");
+            return Self::ServiceUnavailable;
+        }
+        Self::Internal(err.into())
+    }
+}
+
+impl From<anyhow::Error> for Error {
+    fn from(err: anyhow::Error) -> Self {
+        Self::Internal(err)
+    }
+}
+
+/// Whether `err` says the database is out of reach for now rather than that the statement is
+/// wrong: no connection in time, a broken connection, or a server that is shutting down,
+/// starting up, or read-only (a standby that a failover has not promoted yet). Such a request
+/// may be retried once the database is back.
+pub fn is_outage(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            // 08: connection exception; 57P01-57P03: admin shutdown, crash shutdown, cannot
+            // connect now; 25006: read-only transaction; 53300: too many connections.
+            code.starts_with("08")
+                || matches!(
+                    code.as_ref(),
+                    "57P01" | "57P02" | "57P03" | "25006" | "53300"
+                )
+        }),
+        _ => false,
+    }
+}

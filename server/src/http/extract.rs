@@ -1,0 +1,43 @@
+//! What handlers take from a request's head: the authenticated [`Merchant`] (from
+//! `Authorization: Bearer sk_test_...`) and the [`IdempotencyKey`] header. Each refusal is the
+//! contract's error, and each value found is recorded on the request's span.
+
+use axum::extract::FromRequestParts;
+use axum::http::{header, request::Parts};
+
+use crate::auth::{authenticate, Merchant};
+use crate::error::Error;
+use crate::idempotency::key::{IdempotencyKey, HEADER};
+use crate::state::AppState;
+
+impl FromRequestParts<AppState> for Merchant {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        let api_key = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.strip_prefix("Bearer "))
+            .ok_or(Error::Unauthorized)?;
+        let merchant = authenticate(&state.pool, api_key)
+            .await?
+            .ok_or(Error::Unauthorized)?;
+        tracing::Span::current().record("merchant_id", merchant.id.as_str());
+        Ok(merchant)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Error> {
+        let raw = parts
+            .headers
+            .get(HEADER)
+            .ok_or(Error::IdempotencyKeyMissing)?;
+        let key = Self::parse(raw.as_bytes())?;
+        tracing::Span::current().record("idempotency_key", key.as_str());
+        Ok(key)
+    }
+}

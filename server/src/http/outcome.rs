@@ -1,0 +1,77 @@
+//! Commands over HTTP: [`execute`] runs one through the engine and renders what became of it,
+//! with `Idempotency-Key-Status` on every answer that passed through the engine and
+//! `Idempotent-Replayed: true` (and the stored `Location`) on a replay.
+
+use axum::http::{header, HeaderName, HeaderValue};
+use axum::response::{IntoResponse, Response};
+
+use super::error::status_code;
+use crate::auth::Merchant;
+use crate::commands::{self, Caller, Command};
+use crate::idempotency::{IdempotencyKey, Outcome, StoredResponse};
+use crate::state::AppState;
+
+pub const KEY_STATUS: HeaderName = HeaderName::from_static("idempotency-key-status");
+pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
+/// The one path of every `POST` that takes an `Idempotency-Key`.
+pub async fn execute<C: Command>(
+    state: &AppState,
+    merchant: &Merchant,
+    key: &IdempotencyKey,
+    request_id: &str,
+    command: C,
+) -> Response {
+    let caller = Caller {
+        merchant_id: &merchant.id,
+        key,
+        request_id,
+    };
+    match commands::run(state, &caller, &command).await {
+        Ok(outcome) => render(outcome),
+        Err(refused) => refused.into_response(),
+    }
+}
+
+fn render(outcome: Outcome) -> Response {
+    match outcome {
+        Outcome::Executed(stored) => with_key_status(stored_response(stored), "new"),
+        Outcome::Replayed(stored) => {
+            let mut response = with_key_status(stored_response(stored), "replayed");
+            response
+                .headers_mut()
+                .insert(REPLAYED, HeaderValue::from_static("true"));
+            response
+        }
+        Outcome::InProgress => with_key_status(
+            crate::error::Error::IdempotencyRequestInProgress.into_response(),
+            "in_progress",
+        ),
+        Outcome::KeyReused(reuse) => with_key_status(reuse.error().into_response(), "mismatch"),
+        Outcome::Interrupted(error) => with_key_status(error.into_response(), "new"),
+    }
+}
+
+/// A stored answer, byte for byte, with its `Location`.
+fn stored_response(stored: StoredResponse) -> Response {
+    let mut response = (
+        status_code(stored.status),
+        [(header::CONTENT_TYPE, "application/json")],
+        stored.body,
+    )
+        .into_response();
+    if let Some(location) = stored
+        .location
+        .and_then(|location| HeaderValue::from_str(&location).ok())
+    {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    response
+}
+
+fn with_key_status(mut response: Response, key_status: &'static str) -> Response {
+    response
+        .headers_mut()
+        .insert(KEY_STATUS, HeaderValue::from_static(key_status));
+    response
+}
