@@ -57,8 +57,9 @@ async fn get_event(
 /// Sends the event again, as a new delivery to each live endpoint subscribed to it; answers
 /// the event with its deliveries.
 #[utoipa::path(post, path = "/v1/events/{event_id}/redeliver", tag = "webhooks",
-    params(("Idempotency-Key" = String, Header, description = "One key per intended redelivery")),
-    responses((status = 200, body = Event), (status = 404), (status = 409), (status = 422)))]
+    params(("Idempotency-Key" = String, Header)),
+    request_body(content = NoParameters, description = "Nothing, or `{}`."),
+    responses((status = 200, description = "The event with its deliveries, the new ones included.", body = Event)))]
 async fn redeliver_event(
     State(state): State<AppState>,
     merchant: Merchant,

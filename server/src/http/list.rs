@@ -8,10 +8,13 @@ use crate::error::Error;
 use crate::pagination::{Page, DEFAULT_LIMIT, MAX_LIMIT};
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct PageQuery {
-    /// How many objects to return, 1 to 100 (default 20).
+    /// How many objects to return, 1 to 100 (default 20). Read as text, so that a bad value
+    /// gets the contract's `400` naming `limit`.
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
     limit: Option<String>,
-    /// The id of the last object of the previous page.
+    /// The id of the last object of the previous page: one of the merchant's own objects.
     starting_after: Option<String>,
 }
 

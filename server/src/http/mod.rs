@@ -11,6 +11,7 @@ pub mod extract;
 pub mod keys;
 pub mod list;
 pub mod middleware;
+pub mod openapi;
 pub mod ops;
 pub mod orders;
 pub mod outcome;
@@ -21,37 +22,16 @@ pub mod webhook_endpoints;
 
 use axum::Router;
 use tower_http::catch_panic::CatchPanicLayer;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::{Modify, OpenApi};
+use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::state::AppState;
 use middleware::{admit, Admission};
 
-#[derive(OpenApi)]
-#[openapi(
-    info(title = "Kaadxpay API", description = "Payments whose every POST takes effect at most once per Idempotency-Key."),
-    modifiers(&BearerAuth),
-    security(("api_key" = []))
-)]
-struct ApiDoc;
-
-struct BearerAuth;
-
-impl Modify for BearerAuth {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        let components = openapi.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            "api_key",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
-        );
-    }
-}
-
 /// The `/v1` API (with the partner's webhooks), and the operational routes apart, so that
 /// admission control can shed the first and never the second.
 pub fn api_and_ops_routers() -> (Router<AppState>, Router<AppState>) {
-    let (v1, openapi) = OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let (v1, openapi) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(orders::router())
         .merge(balance::router())
         .merge(keys::router())
@@ -60,7 +40,10 @@ pub fn api_and_ops_routers() -> (Router<AppState>, Router<AppState>) {
         .merge(webhook_endpoints::router())
         .merge(events::router())
         .split_for_parts();
-    (v1.merge(partner_webhooks::router()), ops::router(openapi))
+    (
+        v1.merge(partner_webhooks::router()),
+        ops::router(openapi::document(openapi)),
+    )
 }
 
 /// What no route matches: a JSON error under `/v1`, the console's 404 page elsewhere.

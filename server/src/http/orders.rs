@@ -26,8 +26,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// Creates a pending order.
 #[utoipa::path(post, path = "/v1/orders", tag = "orders",
-    params(("Idempotency-Key" = String, Header, description = "One key per intended order")),
-    responses((status = 201, body = Order), (status = 400), (status = 409), (status = 422)))]
+    params(("Idempotency-Key" = String, Header)), request_body = CreateOrder,
+    responses((status = 201, description = "The order, created pending.", body = Order)))]
 async fn create_order(
     State(state): State<AppState>,
     merchant: Merchant,
@@ -64,8 +64,9 @@ async fn get_order(
 }
 
 /// Captures or cancels a pending order; naturally idempotent, so no key is needed.
-#[utoipa::path(put, path = "/v1/orders/{id}", tag = "orders",
-    responses((status = 200, body = Order), (status = 404), (status = 409)))]
+#[utoipa::path(put, path = "/v1/orders/{id}", tag = "orders", request_body = UpdateOrder,
+    responses((status = 200, description = "The order in the state asked for.", body = Order),
+        (status = 409, description = "The order is no longer pending (`invalid_state_transition`).")))]
 async fn update_order(
     State(state): State<AppState>,
     merchant: Merchant,

@@ -27,8 +27,9 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// Pays out part of the balance to a bank account.
 #[utoipa::path(post, path = "/v1/payouts", tag = "payouts",
-    params(("Idempotency-Key" = String, Header, description = "One key per intended payout")),
-    responses((status = 201, body = Payout), (status = 400), (status = 402), (status = 409), (status = 422)))]
+    params(("Idempotency-Key" = String, Header)), request_body = CreatePayout,
+    responses((status = 201, description = "The payout, queued for the partner bank.", body = Payout),
+        (status = 402, description = "The balance in this currency is lower than the amount (`insufficient_funds`, stored and replayed).")))]
 async fn create_payout(
     State(state): State<AppState>,
     merchant: Merchant,

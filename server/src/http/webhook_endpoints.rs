@@ -28,8 +28,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// Creates an endpoint that receives the given event types (all of them when `events` is
 /// left out), with its signing secret.
 #[utoipa::path(post, path = "/v1/webhook-endpoints", tag = "webhooks",
-    params(("Idempotency-Key" = String, Header, description = "One key per intended endpoint")),
-    responses((status = 201, body = Endpoint), (status = 400), (status = 409), (status = 422)))]
+    params(("Idempotency-Key" = String, Header)), request_body = CreateEndpoint,
+    responses((status = 201, description = "The endpoint, with its signing secret (shown only here).", body = Endpoint)))]
 async fn create_endpoint(
     State(state): State<AppState>,
     merchant: Merchant,

@@ -18,7 +18,7 @@ pub const CURRENCIES: &[&str] = &[
 
 /// A positive amount in minor units (cents), at most [`MAX_AMOUNT`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "i64", into = "i64")]
+#[serde(try_from = "serde_json::Number", into = "i64")]
 pub struct Amount(i64);
 
 impl utoipa::PartialSchema for Amount {
@@ -36,16 +36,23 @@ impl utoipa::PartialSchema for Amount {
 
 impl utoipa::ToSchema for Amount {}
 
-impl TryFrom<i64> for Amount {
+/// A JSON number that is an integer (`1000`, or `1000.0`, which JSON Schema counts as one)
+/// within the range.
+impl TryFrom<serde_json::Number> for Amount {
     type Error = String;
 
-    fn try_from(amount: i64) -> Result<Self, String> {
-        if (1..=MAX_AMOUNT).contains(&amount) {
-            Ok(Self(amount))
-        } else {
-            Err(format!(
+    fn try_from(number: serde_json::Number) -> Result<Self, String> {
+        let integral = number.as_i64().or_else(|| {
+            number
+                .as_f64()
+                .filter(|float| float.fract() == 0.0 && float.abs() <= MAX_AMOUNT as f64)
+                .map(|float| float as i64)
+        });
+        match integral {
+            Some(amount) if (1..=MAX_AMOUNT).contains(&amount) => Ok(Self(amount)),
+            _ => Err(format!(
                 "must be an integer number of minor units from 1 to {MAX_AMOUNT}"
-            ))
+            )),
         }
     }
 }
@@ -133,6 +140,7 @@ mod tests {
             json!(MAX_AMOUNT + 1),
             json!(1.5),
             json!("10"),
+            json!(1e300),
         ] {
             assert!(
                 serde_json::from_value::<Amount>(bad.clone()).is_err(),
@@ -141,6 +149,8 @@ mod tests {
         }
         let max: Amount = serde_json::from_value(json!(MAX_AMOUNT)).unwrap();
         assert_eq!(max.minor_units(), MAX_AMOUNT);
+        let integral_float: Amount = serde_json::from_value(json!(1000.0)).unwrap();
+        assert_eq!(integral_float.minor_units(), 1000);
     }
 
     #[test]
