@@ -6,10 +6,10 @@
 use std::future::Future;
 
 use serde::Serialize;
-use sqlx::PgConnection;
+use sqlx::PgPool;
 
 use crate::error::Error;
-use crate::idempotency::{IdempotencyKey, IdempotentRequest, Outcome, StoredResponse};
+use crate::idempotency::{Effected, IdempotencyKey, IdempotentRequest, Lease, Outcome};
 use crate::state::AppState;
 
 /// Who asks, and under which key.
@@ -36,14 +36,18 @@ pub trait Command: Serialize + Send + Sync {
         async { Ok(()) }
     }
 
-    /// The effect, inside the transaction that also completes the key's record; the answer it
-    /// returns is stored and replayed. An `Err` that is definitive (a refusal such as
-    /// `402 insufficient_funds`) is stored too; any other leaves the key free for a retry.
+    /// The effect, under the claim's `lease`: either its changes in an open transaction, in
+    /// which the engine completes the key's record ([`Effected::InTransaction`]), or, for an
+    /// effect that is local SQL, one statement that makes the changes and completes the record
+    /// itself ([`Effected::Completed`], with [`Lease::COMPLETING`]). The answer is stored and
+    /// replayed. An `Err` that is definitive (a refusal such as `402 insufficient_funds`) is
+    /// stored too; any other leaves the key free for a retry.
     fn apply(
         &self,
-        conn: &mut PgConnection,
+        pool: &PgPool,
+        lease: Lease,
         caller: &Caller<'_>,
-    ) -> impl Future<Output = Result<StoredResponse, Error>> + Send;
+    ) -> impl Future<Output = Result<Effected, Error>> + Send;
 }
 
 /// Runs `command` for `caller` through the idempotency engine.
@@ -64,11 +68,7 @@ pub async fn run<C: Command>(
     };
     let outcome = state
         .idempotency
-        .execute(&request, || async {
-            let mut tx = state.pool.begin().await?;
-            let response = command.apply(&mut tx, caller).await?;
-            Ok((tx, response))
-        })
+        .execute(&request, |lease| command.apply(&state.pool, lease, caller))
         .await?;
     Ok(outcome)
 }

@@ -9,6 +9,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use serde_json::Value;
+use sqlx::postgres::PgArguments;
 use sqlx::{PgPool, Postgres, Transaction};
 use tracing::Instrument;
 use uuid::Uuid;
@@ -163,6 +164,61 @@ impl From<EngineError> for Error {
     }
 }
 
+/// What an effect hands back to the engine.
+pub enum Effected {
+    /// Its changes, in an open transaction, and the answer: the engine completes the record in
+    /// that transaction and commits both.
+    InTransaction(Transaction<'static, Postgres>, StoredResponse),
+    /// The effect completed the record itself, in the statement that made its changes
+    /// ([`Lease::COMPLETING`]), and that statement committed: one round trip for all of it.
+    Completed(StoredResponse),
+    /// The effect's statement found the lease gone (another attempt took the key over) and
+    /// changed nothing.
+    LeaseLost,
+}
+
+/// The claim an effect runs under: what completes the record in the effect's own statement.
+pub struct Lease {
+    merchant_id: String,
+    key: String,
+    token: Uuid,
+}
+
+impl Lease {
+    /// The CTE `completed`, which completes the record with the answer if this lease still holds
+    /// it, from the parameters `$1` to `$8` ([`Lease::bind`]); a statement that begins with it
+    /// goes on from `$9`, makes each of its writes depend on a row of `completed`, and so changes
+    /// nothing when the lease is gone. `$1` is the merchant's id.
+    pub const COMPLETING: &'static str =
+        "completed AS (UPDATE idempotency_keys SET status = 'completed', \
+           recovery_point = 'finished', response_status = $4, response_location = $5, \
+           response_body = $6, resource_type = coalesce($7, resource_type), \
+           resource_id = coalesce($8, resource_id), locked_until = NULL, updated_at = now() \
+         WHERE merchant_id = $1 AND key = $2 AND lease_token = $3 AND status = 'in_progress' \
+         RETURNING 1)";
+
+    /// Binds `$1` to `$8` of [`Lease::COMPLETING`] for completing with `response`.
+    pub fn bind<'q>(
+        &'q self,
+        query: sqlx::query::Query<'q, Postgres, PgArguments>,
+        response: &'q StoredResponse,
+    ) -> sqlx::query::Query<'q, Postgres, PgArguments> {
+        let (resource_type, resource_id) = match &response.resource {
+            Some(resource) => (Some(resource.kind.as_str()), Some(resource.id.as_str())),
+            None => (None, None),
+        };
+        query
+            .bind(&self.merchant_id)
+            .bind(&self.key)
+            .bind(self.token)
+            .bind(response.status as i16)
+            .bind(response.location.as_deref())
+            .bind(&response.body)
+            .bind(resource_type)
+            .bind(resource_id)
+    }
+}
+
 /// The outcome of a claim: either this request now owns the key and must execute, or the
 /// engine has already answered (replay, conflict, mismatch).
 pub enum Claim {
@@ -239,27 +295,29 @@ impl Idempotency {
         &self.pool
     }
 
-    /// Claims the key, runs `effect` (which returns the open transaction holding its changes and
-    /// the response to store) and completes the record in that transaction; or, when the key is
-    /// not ours to execute, answers for it (replay, conflict, mismatch).
+    /// Claims the key, runs `effect` under the claim's [`Lease`] and completes the record with
+    /// it (see [`Effected`]); or, when the key is not ours to execute, answers for it (replay,
+    /// conflict, mismatch).
     pub async fn execute<F, Fut>(
         &self,
         request: &IdempotentRequest<'_>,
         effect: F,
     ) -> Result<Outcome, EngineError>
     where
-        F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<(Transaction<'static, Postgres>, StoredResponse), Error>>,
+        F: FnOnce(Lease) -> Fut,
+        Fut: Future<Output = Result<Effected, Error>>,
     {
-        let claimed = match self.claim_to_the_end(request).await? {
+        let mut claimed = match self.claim_to_the_end(request).await? {
             Claim::Owned(claimed) => claimed,
             Claim::Answered(outcome) => return Ok(outcome),
         };
         if let Err(error) = crate::failpoints::check("idempotency.after_claim") {
             return Ok(claimed.fail(error).await);
         }
-        Ok(match effect().await {
-            Ok((tx, response)) => claimed.complete(tx, response).await,
+        Ok(match effect(claimed.lease()).await {
+            Ok(Effected::InTransaction(tx, response)) => claimed.complete(tx, response).await,
+            Ok(Effected::Completed(response)) => claimed.completed(response),
+            Ok(Effected::LeaseLost) => claimed.lost_lease(),
             Err(error) => claimed.fail(error).await,
         })
     }
@@ -559,6 +617,20 @@ async fn record_failure(
 }
 
 impl ClaimedKey {
+    fn lease(&self) -> Lease {
+        Lease {
+            merchant_id: self.merchant_id.clone(),
+            key: self.key.clone(),
+            token: self.lease_token,
+        }
+    }
+
+    /// The effect completed the record in its own committed statement.
+    fn completed(mut self, response: StoredResponse) -> Outcome {
+        self.settled = true;
+        Outcome::Executed(response)
+    }
+
     /// Stores `response` as the record's outcome inside `tx`, the transaction that holds the
     /// effect, and commits both together.
     pub async fn complete(
@@ -630,28 +702,13 @@ impl ClaimedKey {
         tx: &mut Transaction<'_, Postgres>,
         response: &StoredResponse,
     ) -> sqlx::Result<bool> {
-        let (resource_type, resource_id) = match &response.resource {
-            Some(resource) => (Some(resource.kind.as_str()), Some(resource.id.as_str())),
-            None => (None, None),
-        };
-        let updated = sqlx::query(
-            "UPDATE idempotency_keys SET status = 'completed', recovery_point = 'finished', \
-               response_status = $4, response_location = $5, response_body = $6, \
-               resource_type = coalesce($7, resource_type), resource_id = coalesce($8, resource_id), \
-               locked_until = NULL, updated_at = now() \
-             WHERE merchant_id = $1 AND key = $2 AND lease_token = $3 AND status = 'in_progress'",
-        )
-        .bind(&self.merchant_id)
-        .bind(&self.key)
-        .bind(self.lease_token)
-        .bind(response.status as i16)
-        .bind(response.location.as_deref())
-        .bind(&response.body)
-        .bind(resource_type)
-        .bind(resource_id)
-        .execute(&mut **tx)
-        .await?;
-        Ok(updated.rows_affected() == 1)
+        let statement = format!("WITH {} SELECT 1 FROM completed", Lease::COMPLETING);
+        let lease = self.lease();
+        let completed = lease
+            .bind(sqlx::query(&statement), response)
+            .fetch_optional(&mut **tx)
+            .await?;
+        Ok(completed.is_some())
     }
 
     /// Our lease ran out and another attempt took the key over: our effect is rolled back

@@ -9,7 +9,7 @@ pub mod outcomes;
 pub mod record;
 
 pub use engine::{
-    Claim, ClaimedKey, EngineError, Idempotency, IdempotentRequest, Outcome, Resource, Reuse,
-    StoredResponse,
+    Claim, ClaimedKey, Effected, EngineError, Idempotency, IdempotentRequest, Lease, Outcome,
+    Resource, Reuse, StoredResponse,
 };
 pub use key::IdempotencyKey;

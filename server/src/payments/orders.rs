@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
 use sqlx::types::Json;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgPool;
 
 use super::balance;
 use super::fields::{Description, Metadata};
@@ -15,10 +15,10 @@ use super::money::{Amount, Currency};
 use crate::commands::{Caller, Command};
 use crate::error::Error;
 use crate::failpoints;
-use crate::idempotency::StoredResponse;
+use crate::idempotency::{Effected, Lease, StoredResponse};
 use crate::ids::new_id;
 use crate::pagination::Page;
-use crate::webhooks::outbox::{self, EventType};
+use crate::webhooks::outbox::{self, EventType, NewEvent};
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Order {
@@ -55,20 +55,64 @@ pub struct CreateOrder {
 impl Command for CreateOrder {
     const ENDPOINT: &'static str = "POST /v1/orders";
 
+    /// Local SQL, so one statement (its own transaction) completes the key's record, inserts
+    /// the order and publishes `order.created` with its deliveries, all or nothing: the order,
+    /// its answer and its event are made here, and the statement only writes them.
     async fn apply(
         &self,
-        conn: &mut PgConnection,
-        caller: &Caller<'_>,
-    ) -> Result<StoredResponse, Error> {
-        let order = insert(conn, caller.merchant_id, self).await?;
-        outbox::publish(conn, caller.merchant_id, EventType::OrderCreated, &order).await?;
+        pool: &PgPool,
+        lease: Lease,
+        _caller: &Caller<'_>,
+    ) -> Result<Effected, Error> {
+        let order = self.pending_order();
+        let event = NewEvent::of(EventType::OrderCreated, &order);
+        let response = StoredResponse::created("/v1/orders", "order", &order.id, &order);
+        let mut conn = pool.acquire().await?;
+        // Holding the connection, as a transaction about to commit would.
         failpoints::check("order.before_commit")?;
-        Ok(StoredResponse::created(
-            "/v1/orders",
-            "order",
-            &order.id,
-            &order,
-        ))
+        let statement = format!(
+            "WITH {}, new_order AS ( \
+               INSERT INTO orders \
+                 (id, merchant_id, amount, currency, status, description, metadata, created_at, updated_at) \
+               SELECT $9, $1, $10, $11, 'pending', $12, $13, $14, $14 FROM completed RETURNING 1), \
+             {} \
+             SELECT 1 FROM completed",
+            Lease::COMPLETING,
+            outbox::publishing("new_order", 1, 15)
+        );
+        let query = lease
+            .bind(sqlx::query(&statement), &response)
+            .bind(&order.id)
+            .bind(order.amount)
+            .bind(&order.currency)
+            .bind(&order.description)
+            .bind(&order.metadata)
+            .bind(order.created_at);
+        let completed = outbox::bind_event(query, &event)
+            .fetch_optional(&mut *conn)
+            .await?;
+        Ok(match completed {
+            Some(_) => Effected::Completed(response),
+            None => Effected::LeaseLost,
+        })
+    }
+}
+
+impl CreateOrder {
+    /// The order this command creates, as it will be stored (PostgreSQL keeps microseconds).
+    fn pending_order(&self) -> Order {
+        let now = Utc::now().trunc_subsecs(6);
+        Order {
+            id: new_id("ord"),
+            object: "order".to_owned(),
+            amount: self.amount.minor_units(),
+            currency: self.currency.code().to_owned(),
+            status: "pending".to_owned(),
+            description: self.description.as_ref().map(|d| d.as_str().to_owned()),
+            metadata: Json(self.metadata.clone().unwrap_or_default().into()),
+            created_at: now,
+            updated_at: now,
+        }
     }
 }
 
@@ -101,31 +145,6 @@ impl Target {
             Self::Cancelled => EventType::OrderCancelled,
         }
     }
-}
-
-pub async fn insert(
-    conn: &mut PgConnection,
-    merchant_id: &str,
-    order: &CreateOrder,
-) -> sqlx::Result<Order> {
-    sqlx::query_as(&format!(
-        "INSERT INTO orders (id, merchant_id, amount, currency, status, description, metadata) \
-         VALUES ($1, $2, $3, $4, 'pending', $5, $6) RETURNING {ORDER_COLUMNS}"
-    ))
-    .bind(new_id("ord"))
-    .bind(merchant_id)
-    .bind(order.amount.minor_units())
-    .bind(order.currency.code())
-    .bind(order.description.as_ref().map(Description::as_str))
-    .bind(Json(
-        order
-            .metadata
-            .as_ref()
-            .map(Metadata::pairs)
-            .unwrap_or(&BTreeMap::new()),
-    ))
-    .fetch_one(conn)
-    .await
 }
 
 pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Option<Order>> {

@@ -17,7 +17,7 @@ use super::fields::{BankAccount, Description};
 use super::money::{Amount, Currency};
 use crate::commands::{Caller, Command};
 use crate::error::Error;
-use crate::idempotency::StoredResponse;
+use crate::idempotency::{Effected, Lease, StoredResponse};
 use crate::ids::new_id;
 use crate::pagination::Page;
 use crate::partner::wire::Destination;
@@ -73,16 +73,14 @@ impl Command for CreatePayout {
 
     async fn apply(
         &self,
-        conn: &mut PgConnection,
+        pool: &PgPool,
+        _lease: Lease,
         caller: &Caller<'_>,
-    ) -> Result<StoredResponse, Error> {
-        let payout = create(conn, caller.merchant_id, caller.key.as_str(), self).await?;
-        Ok(StoredResponse::created(
-            "/v1/payouts",
-            "payout",
-            &payout.id,
-            &payout,
-        ))
+    ) -> Result<Effected, Error> {
+        let mut tx = pool.begin().await?;
+        let payout = create(&mut tx, caller.merchant_id, caller.key.as_str(), self).await?;
+        let response = StoredResponse::created("/v1/payouts", "payout", &payout.id, &payout);
+        Ok(Effected::InTransaction(tx, response))
     }
 }
 

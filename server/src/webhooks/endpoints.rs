@@ -14,7 +14,7 @@ use super::outbox::EventType;
 use super::signature;
 use crate::commands::{Caller, Command};
 use crate::error::Error;
-use crate::idempotency::StoredResponse;
+use crate::idempotency::{Effected, Lease, StoredResponse};
 use crate::ids::new_id;
 use crate::pagination::Page;
 use crate::state::AppState;
@@ -77,16 +77,19 @@ impl Command for CreateEndpoint {
 
     async fn apply(
         &self,
-        conn: &mut PgConnection,
+        pool: &PgPool,
+        _lease: Lease,
         caller: &Caller<'_>,
-    ) -> Result<StoredResponse, Error> {
-        let endpoint = insert(conn, caller.merchant_id, self).await?;
-        Ok(StoredResponse::created(
+    ) -> Result<Effected, Error> {
+        let mut tx = pool.begin().await?;
+        let endpoint = insert(&mut tx, caller.merchant_id, self).await?;
+        let response = StoredResponse::created(
             "/v1/webhook-endpoints",
             "webhook_endpoint",
             &endpoint.id,
             &endpoint,
-        ))
+        );
+        Ok(Effected::InTransaction(tx, response))
     }
 }
 

@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::outbox;
 use crate::commands::{Caller, Command};
 use crate::error::Error;
-use crate::idempotency::{Resource, StoredResponse};
+use crate::idempotency::{Effected, Lease, Resource, StoredResponse};
 use crate::pagination::Page;
 use crate::state::AppState;
 
@@ -177,17 +177,22 @@ impl Command for RedeliverEvent {
 
     async fn apply(
         &self,
-        conn: &mut PgConnection,
+        pool: &PgPool,
+        _lease: Lease,
         caller: &Caller<'_>,
-    ) -> Result<StoredResponse, Error> {
-        outbox::enqueue(conn, caller.merchant_id, self.event_id).await?;
-        let event = find(conn, caller.merchant_id, self.event_id)
+    ) -> Result<Effected, Error> {
+        let mut tx = pool.begin().await?;
+        outbox::enqueue(&mut tx, caller.merchant_id, self.event_id).await?;
+        let event = find(&mut tx, caller.merchant_id, self.event_id)
             .await?
             .ok_or(Error::ResourceMissing("event"))?;
         let resource = Resource {
             kind: "event".to_owned(),
             id: self.event_id.to_string(),
         };
-        Ok(StoredResponse::ok(&event, resource))
+        Ok(Effected::InTransaction(
+            tx,
+            StoredResponse::ok(&event, resource),
+        ))
     }
 }

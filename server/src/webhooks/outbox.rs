@@ -1,11 +1,12 @@
 //! The transactional outbox: [`publish`] writes an event and one pending delivery per
 //! subscribed endpoint on the caller's connection, inside the caller's transaction, so that an
-//! event exists exactly when the change it reports was committed. The dispatcher sends later.
+//! event exists exactly when the change it reports was committed; [`publishing`] does the same
+//! inside a larger statement. The dispatcher sends later.
 
 use chrono::{DateTime, SubsecRound, Utc};
 use serde::Serialize;
-use sqlx::types::Json;
-use sqlx::PgConnection;
+use sqlx::postgres::PgArguments;
+use sqlx::{PgConnection, Postgres};
 use uuid::Uuid;
 
 /// What happened; its name (`order.created`, ...) is the `event_type` merchants see.
@@ -65,56 +66,110 @@ struct Data<'a, T: Serialize> {
     object: &'a T,
 }
 
+/// An event about to be written: its id, its instant and the body every attempt will send.
+pub struct NewEvent {
+    pub id: Uuid,
+    pub event_type: EventType,
+    pub created_at: DateTime<Utc>,
+    pub payload: serde_json::Value,
+}
+
+impl NewEvent {
+    /// That `event_type` happened to `object`, now.
+    pub fn of(event_type: EventType, object: &impl Serialize) -> Self {
+        let id = Uuid::new_v4();
+        // PostgreSQL keeps microseconds: the body and the column then say the same instant.
+        let created_at = Utc::now().trunc_subsecs(6);
+        let envelope = Envelope {
+            event_id: id,
+            event_type: event_type.as_str(),
+            created_at,
+            data: Data { object },
+        };
+        Self {
+            id,
+            event_type,
+            created_at,
+            payload: serde_json::to_value(envelope).expect("an event serialises"),
+        }
+    }
+}
+
+/// The end of a statement that publishes a [`NewEvent`] once for each row of the CTE `gate`
+/// (none when `gate` is empty): the CTE `new_event` writes the event from the parameters
+/// `$merchant` (the merchant's id) and `$first` to `$first + 3` (id, type, payload, instant),
+/// and `new_deliveries` its pending deliveries. Bind them with [`bind_event`].
+pub fn publishing(gate: &str, merchant: usize, first: usize) -> String {
+    let [id, kind, payload, at] = [first, first + 1, first + 2, first + 3];
+    format!(
+        "new_event AS ( \
+           INSERT INTO events (id, merchant_id, event_type, payload, created_at) \
+           SELECT ${id}, ${merchant}, ${kind}, ${payload}, ${at} FROM {gate} \
+           RETURNING id, merchant_id, event_type), \
+         new_deliveries AS ({}) ",
+        deliveries_of("new_event e")
+    )
+}
+
+/// Binds a [`NewEvent`] to the four parameters of [`publishing`].
+pub fn bind_event<'q>(
+    query: sqlx::query::Query<'q, Postgres, PgArguments>,
+    event: &'q NewEvent,
+) -> sqlx::query::Query<'q, Postgres, PgArguments> {
+    query
+        .bind(event.id)
+        .bind(event.event_type.as_str())
+        .bind(&event.payload)
+        .bind(event.created_at)
+}
+
+/// A pending delivery of each event of `events` (a relation aliased `e`) to each live endpoint
+/// of its merchant that subscribes to its type.
+fn deliveries_of(events: &str) -> String {
+    format!(
+        "INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, status) \
+         SELECT gen_random_uuid(), w.merchant_id, e.id, w.id, 'pending' \
+         FROM {events} JOIN webhook_endpoints w ON w.merchant_id = e.merchant_id \
+         WHERE w.disabled_at IS NULL AND w.deleted_at IS NULL \
+           AND ('*' = ANY (w.events) OR e.event_type = ANY (w.events)) \
+         RETURNING 1"
+    )
+}
+
 /// Records that `event_type` happened to `object`, in the caller's transaction, with a
-/// pending delivery for each of the merchant's live endpoints that subscribe to it.
+/// pending delivery for each of the merchant's live endpoints that subscribe to it: one
+/// statement.
 pub async fn publish(
     conn: &mut PgConnection,
     merchant_id: &str,
     event_type: EventType,
     object: &impl Serialize,
 ) -> sqlx::Result<Uuid> {
-    let event_id = Uuid::new_v4();
-    // PostgreSQL keeps microseconds: the body and the column then say the same instant.
-    let created_at = Utc::now().trunc_subsecs(6);
-    let envelope = Envelope {
-        event_id,
-        event_type: event_type.as_str(),
-        created_at,
-        data: Data { object },
-    };
-    sqlx::query(
-        "INSERT INTO events (id, merchant_id, event_type, payload, created_at) \
-         VALUES ($1, $2, $3, $4, $5)",
-    )
-    .bind(event_id)
-    .bind(merchant_id)
-    .bind(event_type.as_str())
-    .bind(Json(&envelope))
-    .bind(created_at)
-    .execute(&mut *conn)
-    .await?;
-    enqueue(conn, merchant_id, event_id).await?;
-    Ok(event_id)
+    let event = NewEvent::of(event_type, object);
+    let statement = format!(
+        "WITH one AS (SELECT 1), {} SELECT 1",
+        publishing("one", 1, 2)
+    );
+    bind_event(sqlx::query(&statement).bind(merchant_id), &event)
+        .execute(conn)
+        .await?;
+    Ok(event.id)
 }
 
 /// Makes a new pending delivery of the event to each live endpoint subscribed to its type;
-/// returns how many. Used when the event is published and when it is redelivered.
+/// returns how many. Used when an event is redelivered.
 pub async fn enqueue(
     conn: &mut PgConnection,
     merchant_id: &str,
     event_id: Uuid,
 ) -> sqlx::Result<u64> {
-    Ok(sqlx::query(
-        "INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, status) \
-         SELECT gen_random_uuid(), w.merchant_id, e.id, w.id, 'pending' \
-         FROM events e JOIN webhook_endpoints w ON w.merchant_id = e.merchant_id \
-         WHERE e.merchant_id = $1 AND e.id = $2 \
-           AND w.disabled_at IS NULL AND w.deleted_at IS NULL \
-           AND ('*' = ANY (w.events) OR e.event_type = ANY (w.events))",
-    )
-    .bind(merchant_id)
-    .bind(event_id)
-    .execute(conn)
-    .await?
-    .rows_affected())
+    let statement = deliveries_of(
+        "(SELECT id, merchant_id, event_type FROM events WHERE merchant_id = $1 AND id = $2) e",
+    );
+    Ok(sqlx::query(&statement)
+        .bind(merchant_id)
+        .bind(event_id)
+        .execute(conn)
+        .await?
+        .rows_affected())
 }
