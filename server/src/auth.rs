@@ -1,6 +1,10 @@
 //! Merchants and their API keys. A key is `sk_test_` plus 43 random characters; only its
 //! SHA-256 is stored (a fast hash is right for a high-entropy secret, unlike a password).
-//! [`Merchant`] is the extractor that authenticates `Authorization: Bearer sk_test_...`.
+//! [`Merchant`] is the extractor that authenticates `Authorization: Bearer sk_test_...`; its
+//! lookups are cached in process for a few seconds, and revocations reach every replica at once
+//! (see [`cache`]).
+
+pub mod cache;
 
 use axum::extract::FromRequestParts;
 use axum::http::{header, request::Parts};
@@ -62,13 +66,26 @@ impl FromRequestParts<AppState> for Merchant {
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.strip_prefix("Bearer "))
             .ok_or(ApiError::Unauthorized)?;
-        let id: Option<String> =
-            sqlx::query_scalar("SELECT id FROM merchants WHERE api_key_hash = $1")
-                .bind(hash_api_key(api_key.trim()))
-                .fetch_optional(&state.pool)
-                .await?;
+        let id = lookup(&state.pool, hash_api_key(api_key.trim())).await?;
         let id = id.ok_or(ApiError::Unauthorized)?;
         tracing::Span::current().record("merchant_id", id.as_str());
         Ok(Self { id })
     }
+}
+
+/// The merchant whose API key hashes to `hash`, from the cache or else the database.
+async fn lookup(pool: &PgPool, hash: Vec<u8>) -> sqlx::Result<Option<String>> {
+    let cache = cache::for_pool(pool);
+    if let Some(id) = cache.get(&hash) {
+        return Ok(Some(id));
+    }
+    let epoch = cache.epoch();
+    let id: Option<String> = sqlx::query_scalar("SELECT id FROM merchants WHERE api_key_hash = $1")
+        .bind(&hash)
+        .fetch_optional(pool)
+        .await?;
+    if let Some(id) = &id {
+        cache.insert(hash, id.clone(), epoch);
+    }
+    Ok(id)
 }
