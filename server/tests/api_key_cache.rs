@@ -31,12 +31,18 @@ async fn announce_revocations(pool: &PgPool, on: bool) {
 }
 
 /// Posts until the answer is not `201`; returns that status and when it came.
-async fn until_refused(base_url: &str, merchant: &TestMerchant, within: Duration) -> (u16, Instant) {
+async fn until_refused(
+    base_url: &str,
+    merchant: &TestMerchant,
+    within: Duration,
+) -> (u16, Instant) {
     let deadline = Instant::now() + within;
     let mut n = 0;
     loop {
         n += 1;
-        let status = post_order(base_url, merchant, &format!("poll-{n}")).await.status();
+        let status = post_order(base_url, merchant, &format!("poll-{n}"))
+            .await
+            .status();
         if status != 201 || Instant::now() > deadline {
             return (status.as_u16(), Instant::now());
         }
@@ -57,12 +63,22 @@ async fn a_revoked_key_stops_working_on_every_process_within_the_bound() {
     let deadline = Instant::now() + Duration::from_secs(60);
     let cached_at = loop {
         let warmed_at = Instant::now();
-        assert_eq!(post_order(&second.base_url, &quiet, "warm").await.status(), 201);
+        assert_eq!(
+            post_order(&second.base_url, &quiet, "warm").await.status(),
+            201
+        );
         set_key(&pool, &quiet, "sk_test_revoked_quietly").await;
-        if post_order(&second.base_url, &quiet, "cached").await.status() == 201 {
+        if post_order(&second.base_url, &quiet, "cached")
+            .await
+            .status()
+            == 201
+        {
             break warmed_at;
         }
-        assert!(Instant::now() < deadline, "the key was never served from the cache");
+        assert!(
+            Instant::now() < deadline,
+            "the key was never served from the cache"
+        );
         set_key(&pool, &quiet, &quiet.api_key).await;
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
@@ -79,7 +95,12 @@ async fn a_revoked_key_stops_working_on_every_process_within_the_bound() {
     // process listens (it cached above), so this lookup is cached too.
     let warmed_at = Instant::now();
     for process in [&first, &second] {
-        assert_eq!(post_order(&process.base_url, &announced, "warm").await.status(), 201);
+        assert_eq!(
+            post_order(&process.base_url, &announced, "warm")
+                .await
+                .status(),
+            201
+        );
     }
     set_key(&pool, &announced, "sk_test_revoked").await;
     for process in [&second, &first] {

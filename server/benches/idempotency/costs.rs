@@ -42,7 +42,9 @@ pub async fn round_trips(stack: &Stack, replay_keys: &[String]) -> anyhow::Resul
     let server = Server::start(&proxy.url("postgres")).await?;
     let client = reqwest::Client::new();
     // Warm up: the pool opens its connections and prepares its statements outside the windows.
-    let warm: Vec<String> = (0..4 * CONCURRENCY).map(|n| format!("rt-warm-{n}")).collect();
+    let warm: Vec<String> = (0..4 * CONCURRENCY)
+        .map(|n| format!("rt-warm-{n}"))
+        .collect();
     send(stack, &server, &client, &warm).await;
     let new: Vec<String> = (0..REQUESTS).map(|n| format!("rt-new-{n}")).collect();
     let new_key = window(stack, &proxy, &server, &client, &new).await?;
@@ -86,7 +88,10 @@ async fn statements(stack: &Stack) -> anyhow::Result<Option<i64>> {
 async fn send(stack: &Stack, server: &Server, client: &reqwest::Client, keys: &[String]) -> usize {
     futures::stream::iter(keys)
         .map(|key| async move {
-            let answer = stack.post_order_to(&server.base_url, client, key).send().await;
+            let answer = stack
+                .post_order_to(&server.base_url, client, key)
+                .send()
+                .await;
             matches!(answer, Ok(response) if response.status() == 201)
         })
         .buffer_unordered(CONCURRENCY)
@@ -107,7 +112,10 @@ pub fn cpu_time(pid: u32) -> anyhow::Result<Duration> {
         .split_whitespace()
         .collect();
     let ticks = |n: usize| -> anyhow::Result<u64> {
-        Ok(fields.get(n - 3).context("short /proc/<pid>/stat")?.parse()?)
+        Ok(fields
+            .get(n - 3)
+            .context("short /proc/<pid>/stat")?
+            .parse()?)
     };
     let ticks = ticks(14)? + ticks(15)?;
     Ok(Duration::from_secs_f64(ticks as f64 / clock_ticks()?))

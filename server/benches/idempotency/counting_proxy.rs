@@ -113,7 +113,10 @@ async fn forward(client: UnixStream, server: UnixStream, round_trips: Arc<Atomic
 
 /// `<host>/.s.PGSQL.<port>` from a libpq-style URL's `host` and `port` parameters.
 fn socket_path(url: &str) -> anyhow::Result<PathBuf> {
-    let query = url.split_once('?').map(|(_, query)| query).unwrap_or_default();
+    let query = url
+        .split_once('?')
+        .map(|(_, query)| query)
+        .unwrap_or_default();
     let param = |name: &str| {
         query.split('&').find_map(|pair| {
             let (key, value) = pair.split_once('=')?;

@@ -149,7 +149,11 @@ async fn measure(
     let steady_all = steady.all();
     table.target(
         format!("p99 at {STEADY_RATE} req/s, open loop"),
-        format!("{} ({})", report::millis(steady_all.p99), report::load(&steady_all)),
+        format!(
+            "{} ({})",
+            report::millis(steady_all.p99),
+            report::load(&steady_all)
+        ),
         "< 8 ms",
         steady_all.p99 < Duration::from_millis(8) && steady_all.errors == 0,
     );
@@ -159,7 +163,10 @@ async fn measure(
     ] {
         table.target(
             format!("round trips per {name} (counting proxy)"),
-            format!("{:.2} ({} errors)", per_request.round_trips, per_request.errors),
+            format!(
+                "{:.2} ({} errors)",
+                per_request.round_trips, per_request.errors
+            ),
             format!("<= {limit}"),
             per_request.round_trips <= limit,
         );
@@ -192,7 +199,10 @@ async fn measure(
         footprint.total() <= 400.0,
     );
 
-    table.fact("overload: closed-loop capacity", format!("{capacity:.0} req/s (the new-key wrk run)"));
+    table.fact(
+        "overload: closed-loop capacity",
+        format!("{capacity:.0} req/s (the new-key wrk run)"),
+    );
     let half_all = half.all();
     table.fact(
         format!("half load, {half_rate} req/s, open loop"),
@@ -212,13 +222,21 @@ async fn measure(
     let goodput = created.throughput() / capacity;
     table.target(
         "2x load: goodput / capacity",
-        format!("{:.0} req/s = {:.0} %", created.throughput(), goodput * 100.0),
+        format!(
+            "{:.0} req/s = {:.0} %",
+            created.throughput(),
+            goodput * 100.0
+        ),
         ">= 90 %",
         goodput >= 0.9,
     );
     table.target(
         "2x load: shed answers p99",
-        if double.shed.is_empty() { "none shed".into() } else { report::millis(shed.p99) },
+        if double.shed.is_empty() {
+            "none shed".into()
+        } else {
+            report::millis(shed.p99)
+        },
         "< 50 ms",
         shed.p99 < Duration::from_millis(50),
     );

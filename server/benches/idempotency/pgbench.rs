@@ -28,11 +28,13 @@ pub async fn run(
     sqlx::raw_sql(SCHEMA).execute(&stack.pool).await?;
     let api_key = "sk_test_reference";
     let merchant = "mer_reference";
-    sqlx::query("INSERT INTO reference.merchants (id, name, api_key_hash) VALUES ($1, $1, sha256($2))")
-        .bind(merchant)
-        .bind(api_key.as_bytes())
-        .execute(&stack.pool)
-        .await?;
+    sqlx::query(
+        "INSERT INTO reference.merchants (id, name, api_key_hash) VALUES ($1, $1, sha256($2))",
+    )
+    .bind(merchant)
+    .bind(api_key.as_bytes())
+    .execute(&stack.pool)
+    .await?;
     let logs = std::env::temp_dir().join(format!("kaadxpay-pgbench-{}", std::process::id()));
     std::fs::create_dir_all(&logs)?;
     let output = tools::run(

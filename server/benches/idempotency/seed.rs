@@ -11,8 +11,9 @@ use tokio::time::Instant;
 use crate::stack::Stack;
 
 pub const REPLAY_KEYS: usize = 1000;
-/// How long one key may keep being retried.
-const PATIENCE: Duration = Duration::from_secs(60);
+/// How long one key may keep being retried: beyond the server's default 60 s lease, after
+/// which a key left `in_progress` by a lost attempt is taken over.
+const PATIENCE: Duration = Duration::from_secs(90);
 
 /// `<prefix>-1 ..= <prefix>-REPLAY_KEYS`.
 pub fn replay_keys(prefix: &str) -> Vec<String> {
@@ -37,9 +38,15 @@ pub async fn seed_replay_keys(stack: &Stack, prefix: &str) -> anyhow::Result<Vec
 async fn create(stack: &Stack, client: &reqwest::Client, key: &str) -> anyhow::Result<()> {
     let deadline = Instant::now() + PATIENCE;
     let mut pause = Duration::from_millis(100);
+    let mut first = None;
     loop {
-        let last = match stack.post_order(client, key).send().await {
-            Ok(response) if response.status() == 201 => return Ok(()),
+        let answer = match stack.post_order(client, key).send().await {
+            Ok(response) if response.status() == 201 => {
+                if let Some(first) = first {
+                    eprintln!("  replay key {key} was created after a retry; first {first}");
+                }
+                return Ok(());
+            }
             Ok(response) => {
                 let status = response.status();
                 let body = response.text().await.unwrap_or_default();
@@ -50,8 +57,11 @@ async fn create(stack: &Stack, client: &reqwest::Client, key: &str) -> anyhow::R
             }
             Err(error) => format!("no answer: {error}"),
         };
+        let first = first.get_or_insert_with(|| answer.clone());
         if Instant::now() + pause > deadline {
-            bail!("seeding replay key {key}: still failing after {PATIENCE:?}, last {last}");
+            bail!(
+                "seeding replay key {key}: still failing after {PATIENCE:?}; first {first}, last {answer}"
+            );
         }
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(Duration::from_secs(2));
