@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use percent_encoding::{percent_decode_str, utf8_percent_encode, NON_ALPHANUMERIC};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::task::JoinHandle;
 
@@ -74,41 +74,38 @@ impl Drop for CountingProxy {
 /// starts a round trip. The client only speaks again once it has read the server's answer,
 /// which was forwarded after `server_spoke` was set, so no round trip is missed.
 async fn forward(client: UnixStream, server: UnixStream, round_trips: Arc<AtomicU64>) {
-    let server_spoke = Arc::new(AtomicBool::new(true));
-    let (mut client_read, mut client_write) = client.into_split();
-    let (mut server_read, mut server_write) = server.into_split();
-    let spoke = server_spoke.clone();
-    let requests = async move {
-        let mut buf = vec![0; 64 * 1024];
-        loop {
-            let n = match client_read.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            if spoke.swap(false, Ordering::SeqCst) {
-                round_trips.fetch_add(1, Ordering::SeqCst);
-            }
-            if server_write.write_all(&buf[..n]).await.is_err() {
-                break;
-            }
+    let server_spoke = AtomicBool::new(true);
+    let (client_read, client_write) = client.into_split();
+    let (server_read, server_write) = server.into_split();
+    let requests = pump(client_read, server_write, || {
+        if server_spoke.swap(false, Ordering::SeqCst) {
+            round_trips.fetch_add(1, Ordering::SeqCst);
         }
-        let _ = server_write.shutdown().await;
-    };
-    let answers = async move {
-        let mut buf = vec![0; 64 * 1024];
-        loop {
-            let n = match server_read.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            server_spoke.store(true, Ordering::SeqCst);
-            if client_write.write_all(&buf[..n]).await.is_err() {
-                break;
-            }
-        }
-        let _ = client_write.shutdown().await;
-    };
+    });
+    let answers = pump(server_read, client_write, || {
+        server_spoke.store(true, Ordering::SeqCst)
+    });
     tokio::join!(requests, answers);
+}
+
+/// Copies `from` to `to` until either ends, calling `before_write` for each chunk.
+async fn pump(
+    mut from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
+    mut before_write: impl FnMut(),
+) {
+    let mut buf = vec![0; 64 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        before_write();
+        if to.write_all(&buf[..n]).await.is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown().await;
 }
 
 /// `<host>/.s.PGSQL.<port>` from a libpq-style URL's `host` and `port` parameters.
