@@ -1,6 +1,11 @@
 //! Merchants and their API keys. A key is `sk_test_` plus 43 random characters; only its
 //! SHA-256 is stored (a fast hash is right for a high-entropy secret, unlike a password).
-//! [`authenticate`] finds the merchant an API key belongs to.
+//! [`authenticate`] finds the merchant an API key belongs to; its lookups are cached in process
+//! for a few seconds, and revocations reach every replica at once (see [`cache`]).
+
+pub mod cache;
+
+use cache::ApiKeyCache;
 
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
@@ -48,11 +53,23 @@ pub async fn ensure_merchant(
     Ok(())
 }
 
-/// The merchant whose API key this is, if any.
-pub async fn authenticate(pool: &PgPool, api_key: &str) -> sqlx::Result<Option<Merchant>> {
+/// The merchant whose API key this is, if any: from `cache`, or else the database.
+pub async fn authenticate(
+    pool: &PgPool,
+    cache: &ApiKeyCache,
+    api_key: &str,
+) -> sqlx::Result<Option<Merchant>> {
+    let hash = hash_api_key(api_key.trim());
+    if let Some(id) = cache.get(&hash) {
+        return Ok(Some(Merchant { id }));
+    }
+    let epoch = cache.epoch();
     let id: Option<String> = sqlx::query_scalar("SELECT id FROM merchants WHERE api_key_hash = $1")
-        .bind(hash_api_key(api_key.trim()))
+        .bind(&hash)
         .fetch_optional(pool)
         .await?;
+    if let Some(id) = &id {
+        cache.insert(hash, id.clone(), epoch);
+    }
     Ok(id.map(|id| Merchant { id }))
 }

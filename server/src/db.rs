@@ -57,6 +57,9 @@ pub async fn connect(url: &str, size: u32, acquire_timeout: Duration) -> anyhow:
     PgPoolOptions::new()
         .max_connections(size)
         .acquire_timeout(acquire_timeout)
+        // No ping before each use (a round trip per acquire): a broken connection fails the
+        // statement instead, which answers `503` and is dropped from the pool.
+        .test_before_acquire(false)
         .connect(url)
         .await
         .with_context(|| format!("cannot connect to the database at {}", redact(url)))
@@ -84,10 +87,11 @@ pub async fn migrations_applied(pool: &PgPool) -> bool {
     matches!(applied, Ok(Some(version)) if version >= latest)
 }
 
-/// A small pool beside `pool`, on the same database, for the writes that settle a request when
-/// `pool` is exhausted (marking a claimed key failed must not queue behind the requests that
-/// exhausted it). Nobody waits on it but the settling itself, so it may wait longer than a
-/// request would: a settle that gives up leaves the key to the sweeper, a whole lease later.
+/// A small pool beside `pool`, on the same database, for work that must not queue behind the
+/// requests that exhaust `pool`: the writes that settle a request (marking a claimed key
+/// failed), and the API-key revocation listener, which keeps its connection. Nobody waits on it
+/// but that work, so it may wait longer than a request would: a settle that gives up leaves the
+/// key to the sweeper, a whole lease later.
 pub fn reserve(pool: &PgPool, size: u32) -> PgPool {
     PgPoolOptions::new()
         .max_connections(size)

@@ -24,6 +24,7 @@ use crate::state::AppState;
 use crate::telemetry;
 use crate::webhooks::Dispatcher;
 use crate::workers::{every, every_after_one_interval};
+use crate::{auth, db};
 
 /// How often the idempotency outcome counts reach the database.
 const OUTCOMES_FLUSH_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
@@ -61,14 +62,19 @@ impl Application {
                 settings.idempotency_lease,
             ),
             pool: pool.clone(),
+            api_keys: Arc::default(),
             metrics: telemetry::metrics(),
             partner: settings.partner_client(&partner_url),
             partner_webhook_secret: settings.partner_webhook_secret()?.into(),
             webhook_allow_private_networks: settings.webhook_allow_private_networks,
         };
         let outcomes = state.idempotency.outcomes().clone();
+        workers.push(tokio::spawn(auth::cache::listen(
+            state.api_keys.clone(),
+            db::reserve(&pool, 1),
+        )));
         let sessions = http::console::session_store(&state).await?;
-        let admission = Admission::new(settings.max_in_flight(), settings.db_acquire_timeout);
+        let admission = Admission::new(settings.max_in_flight());
         let router = http::router(state, sessions.clone(), admission, settings.serves_https());
         let dispatcher = Dispatcher::new(pool.clone(), settings);
         let payouts = PayoutWorker {

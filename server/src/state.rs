@@ -7,12 +7,15 @@ use std::sync::Arc;
 use metrics_exporter_prometheus::PrometheusHandle;
 use sqlx::PgPool;
 
+use crate::auth::cache::ApiKeyCache;
 use crate::idempotency::Idempotency;
 use crate::partner::client::PartnerClient;
 
 #[derive(Clone)]
 pub struct AppState {
     pub pool: PgPool,
+    /// API-key lookups, remembered for a few seconds.
+    pub api_keys: Arc<ApiKeyCache>,
     pub idempotency: Idempotency,
     pub metrics: PrometheusHandle,
     /// The partner bank, asked whose transfer a partner webhook is about when that is unknown.

@@ -1,25 +1,62 @@
-//! What the run left in the database: bytes per idempotency record, indexes included, and the
-//! duplicate check (every order has exactly one completed key, and every completed key one order).
+//! What the run left in the database: bytes per idempotency record (heap, indexes, TOAST), the
+//! duplicate check (every order has exactly one completed key, and every completed key one
+//! order), keys left in progress, and the statement count of `pg_stat_statements`.
 
 use sqlx::PgPool;
 
 pub struct Footprint {
     pub records: i64,
-    pub bytes_per_record: f64,
+    /// Per record: the table's main fork, its indexes, and its TOAST table with its index.
+    pub heap: f64,
+    pub indexes: f64,
+    pub toast: f64,
 }
 
-/// `pg_total_relation_size` (heap, TOAST, indexes) over the rows, as the run left the table:
-/// including the dead row versions the completing `UPDATE`s leave until autovacuum reuses them.
+impl Footprint {
+    pub fn total(&self) -> f64 {
+        self.heap + self.indexes + self.toast
+    }
+}
+
+/// Sizes over rows as the run left the table: including the dead row versions the completing
+/// `UPDATE`s leave until they are pruned or vacuumed.
 pub async fn footprint(pool: &PgPool) -> sqlx::Result<Footprint> {
-    let (records, bytes): (i64, i64) = sqlx::query_as(
-        "SELECT count(*), pg_total_relation_size('idempotency_keys') FROM idempotency_keys",
+    let (records, heap, indexes, toast): (i64, i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM idempotency_keys), \
+           pg_relation_size(c.oid), pg_indexes_size(c.oid), \
+           coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) \
+         FROM pg_class c WHERE c.oid = 'idempotency_keys'::regclass",
     )
     .fetch_one(pool)
     .await?;
+    let per_record = |bytes: i64| bytes as f64 / records.max(1) as f64;
     Ok(Footprint {
         records,
-        bytes_per_record: bytes as f64 / records.max(1) as f64,
+        heap: per_record(heap),
+        indexes: per_record(indexes),
+        toast: per_record(toast),
     })
+}
+
+/// Records whose key starts with `prefix` that are still `in_progress`.
+pub async fn in_progress(pool: &PgPool, prefix: &str) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM idempotency_keys WHERE status = 'in_progress' AND starts_with(key, $1)",
+    )
+    .bind(prefix)
+    .fetch_one(pool)
+    .await
+}
+
+/// Statements executed in this database so far, as `pg_stat_statements` counts them
+/// (`BEGIN` and `COMMIT` included).
+pub async fn statement_calls(pool: &PgPool) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements \
+         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
+    )
+    .fetch_one(pool)
+    .await
 }
 
 pub struct Duplicates {

@@ -2,32 +2,38 @@
 //! "Benchmark"). In one run it starts a durable embedded PostgreSQL and the real `kaadxpay
 //! serve` on it, then measures, side by side:
 //!
-//! - new-key `POST /v1/orders` at a fixed concurrency (wrk), against the same SQL through
-//!   pgbench at that concurrency (the database's ceiling);
+//! - new-key `POST /v1/orders` at a fixed concurrency (wrk), against the fixed reference SQL
+//!   through pgbench at that concurrency (the database's ceiling);
 //! - replays of completed keys (wrk);
-//! - p99 at fixed arrival rates (open loop);
+//! - per request: the server's CPU time, and round trips and statements to PostgreSQL;
+//! - p99 at 150 req/s (open loop), and overload: open loops at half and twice the closed-loop
+//!   capacity, with shed answers, admitted latency and keys left in progress;
 //! - bytes per idempotency record and the duplicate check.
 //!
 //! `BENCH_SECONDS` (default 20) and `BENCH_CONNECTIONS` (default 32) shorten or widen a run.
-//! The targets of the issue are reported, not asserted: this is a measurement, not a test.
+//! The targets of the issue are reported as `met` or `MISSED` in one table, never asserted:
+//! this is a measurement, not a test.
 
+mod costs;
+mod counting_proxy;
 mod database;
 mod load;
 mod open_loop;
 mod pgbench;
+mod report;
+mod seed;
 mod stack;
 mod tools;
 mod wrk;
 
 use std::time::Duration;
 
-use futures::StreamExt;
-
 use load::{ms, Load};
+use report::Table;
 use stack::Stack;
 
-const REPLAY_KEYS: usize = 1000;
-const OPEN_LOOP_RATES: [u32; 2] = [150, 750];
+/// The fixed arrival rate of the seed's p99 figure.
+const STEADY_RATE: u32 = 150;
 
 fn setting(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -48,7 +54,25 @@ async fn main() -> anyhow::Result<()> {
         Err(error) => Err(error),
     };
     stack.stop().await;
-    result
+    let table = result?;
+    println!();
+    print!("{}", table.render());
+    Ok(())
+}
+
+/// A wrk run with the server's CPU time over it, per request.
+async fn wrk_with_cpu(
+    stack: &Stack,
+    wrk: &std::path::Path,
+    mode: wrk::Mode<'_>,
+    connections: usize,
+    duration: Duration,
+) -> anyhow::Result<(Load, Duration)> {
+    let before = costs::cpu_time(stack.server.pid())?;
+    let load = wrk::run(wrk, stack, mode, connections, duration)?;
+    let used = costs::cpu_time(stack.server.pid())? - before;
+    let per_request = used / load.requests.max(1) as u32;
+    Ok((load, per_request))
 }
 
 async fn measure(
@@ -57,126 +81,194 @@ async fn measure(
     pgbench: &std::path::Path,
     connections: usize,
     duration: Duration,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Table> {
     eprintln!(
         "kaadxpay at {}, {connections} connections, {}s per run",
         stack.base_url,
         duration.as_secs()
     );
     eprintln!("new keys (wrk)...");
-    let new_keys = wrk::run(
-        wrk,
-        stack,
-        wrk::Mode::New { prefix: "new" },
-        connections,
-        duration,
-    )?;
-    eprintln!("seeding {REPLAY_KEYS} keys to replay...");
-    seed_replay_keys(stack, "replay").await?;
+    let new_mode = wrk::Mode::New { prefix: "new" };
+    let (new_keys, cpu_new) = wrk_with_cpu(stack, wrk, new_mode, connections, duration).await?;
+    eprintln!("seeding {} keys to replay...", seed::REPLAY_KEYS);
+    let replay_keys = seed::seed_replay_keys(stack, "replay").await?;
     eprintln!("replays (wrk)...");
-    let replays = wrk::run(
-        wrk,
-        stack,
-        wrk::Mode::Replay {
-            prefix: "replay",
-            count: REPLAY_KEYS,
-        },
-        connections,
-        duration,
-    )?;
-    let mut open = Vec::new();
-    for rate in OPEN_LOOP_RATES {
-        eprintln!("open loop at {rate} requests/s...");
-        open.push((rate, open_loop::run(stack, rate, duration).await?));
-    }
+    let replay_mode = wrk::Mode::Replay {
+        prefix: "replay",
+        count: replay_keys.len(),
+    };
+    let (replays, cpu_replay) =
+        wrk_with_cpu(stack, wrk, replay_mode, connections, duration).await?;
+    eprintln!("round trips per request (a second server behind a counting proxy)...");
+    let trips = costs::round_trips(stack, &replay_keys).await?;
+    eprintln!("open loop at {STEADY_RATE} requests/s...");
+    let steady = open_loop::run(stack, "steady", STEADY_RATE, duration).await?;
+
+    let capacity = new_keys.throughput();
+    let half_rate = (capacity / 2.0).round().max(1.0) as u32;
+    let double_rate = (capacity * 2.0).round().max(1.0) as u32;
+    eprintln!("open loop at half the capacity, {half_rate} requests/s...");
+    let half = open_loop::run(stack, "half", half_rate, duration).await?;
+    eprintln!("open loop at twice the capacity, {double_rate} requests/s...");
+    let double = open_loop::run(stack, "overload", double_rate, duration).await?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let left_in_progress = database::in_progress(&stack.pool, "overload-").await?;
+
     let footprint = database::footprint(&stack.pool).await?;
     let duplicates = database::duplicates(&stack.pool, &stack.merchant.merchant_id).await?;
-    eprintln!("the same SQL through pgbench...");
+    eprintln!("the reference SQL through pgbench...");
     let ceiling = pgbench::run(pgbench, stack, connections, duration).await?;
 
-    println!();
-    println!(
-        "{:<44} {:>9} {:>7} {:>8} {:>8} {:>8}",
-        "", "req/s", "errors", "p50 ms", "p99 ms", "p99.9 ms"
+    let mut table = Table::default();
+    table.fact(
+        format!("new keys, {connections} conns (wrk)"),
+        report::load(&new_keys),
     );
-    let row = |name: &str, load: &Load| {
-        println!(
-            "{name:<44} {:>9.0} {:>7} {:>8.2} {:>8.2} {:>8.2}",
-            load.throughput(),
-            load.errors,
-            ms(load.p50),
-            ms(load.p99),
-            ms(load.p999)
+    table.fact(
+        format!("reference SQL, {connections} clients (pgbench)"),
+        report::load(&ceiling),
+    );
+    table.fact(
+        format!("replays, {connections} conns (wrk)"),
+        report::load(&replays),
+    );
+    let share = new_keys.throughput() / ceiling.throughput();
+    table.target(
+        "new-key throughput / reference",
+        format!("{:.0} %", share * 100.0),
+        ">= 90 %",
+        share >= 0.9,
+    );
+    let replay_ratio = replays.throughput() / new_keys.throughput();
+    table.target(
+        "replay throughput / new-key",
+        format!("{replay_ratio:.2}x"),
+        ">= 5x",
+        replay_ratio >= 5.0,
+    );
+    let steady_all = steady.all();
+    table.target(
+        format!("p99 at {STEADY_RATE} req/s, open loop"),
+        format!(
+            "{} ({})",
+            report::millis(steady_all.p99),
+            report::load(&steady_all)
+        ),
+        "< 8 ms",
+        steady_all.p99 < Duration::from_millis(8) && steady_all.errors == 0,
+    );
+    for (name, per_request, limit) in [
+        ("new key", &trips.new_key, 3.0),
+        ("replay", &trips.replay, 2.0),
+    ] {
+        table.target(
+            format!("round trips per {name} (counting proxy)"),
+            format!(
+                "{:.2} ({} errors)",
+                per_request.round_trips, per_request.errors
+            ),
+            format!("<= {limit}"),
+            per_request.round_trips <= limit,
         );
-    };
-    row(
-        &format!("new-key POST /v1/orders, {connections} conns (wrk)"),
-        &new_keys,
-    );
-    row(
-        &format!("same SQL, {connections} clients (pgbench)"),
-        &ceiling,
-    );
-    row(
-        &format!("replay of completed keys, {connections} conns (wrk)"),
-        &replays,
-    );
-    for (rate, load) in &open {
-        row(&format!("new-key at {rate} req/s, open loop"), load);
-    }
-    println!();
-    let app_vs_db = new_keys.throughput() / ceiling.throughput();
-    let replay_vs_new = replays.throughput() / new_keys.throughput();
-    println!(
-        "bytes per idempotency record (indexes included): {:.0} over {} records",
-        footprint.bytes_per_record, footprint.records
-    );
-    println!(
-        "orders {}, completed keys {}, in-progress keys {}, failed keys {}, duplicates {}",
-        duplicates.orders,
-        duplicates.completed_keys,
-        duplicates.in_progress_keys,
-        duplicates.failed_keys,
-        duplicates.duplicates
-    );
-    println!();
-    println!("targets (issue 2):");
-    let verdict = |met: bool| if met { "met" } else { "MISSED" };
-    println!(
-        "  new-key throughput >= 80 % of pgbench: {:.0} %  {}",
-        app_vs_db * 100.0,
-        verdict(app_vs_db >= 0.8)
-    );
-    if let Some((_, at_750)) = open.iter().find(|(rate, _)| *rate == 750) {
-        println!(
-            "  p99 < 8 ms at 750 req/s:              {:.2} ms  {}",
-            ms(at_750.p99),
-            verdict(at_750.p99 < Duration::from_millis(8))
+        table.fact(
+            format!("statements per {name} (pg_stat_statements)"),
+            per_request
+                .statements
+                .map_or("not preloaded".into(), |n| format!("{n:.2}")),
         );
     }
-    println!(
-        "  replay throughput >= 3x new-key:       {:.2}x  {}",
-        replay_vs_new,
-        verdict(replay_vs_new >= 3.0)
+    for (name, cpu, limit) in [("new key", cpu_new, 250), ("replay", cpu_replay, 100)] {
+        table.target(
+            format!("server CPU per {name} (/proc utime+stime)"),
+            format!("{} µs", cpu.as_micros()),
+            format!("<= {limit} µs"),
+            cpu <= Duration::from_micros(limit),
+        );
+    }
+    table.target(
+        "bytes per idempotency record",
+        format!(
+            "{:.0} (heap {:.0}, indexes {:.0}, TOAST {:.0}; {} records)",
+            footprint.total(),
+            footprint.heap,
+            footprint.indexes,
+            footprint.toast,
+            footprint.records
+        ),
+        "<= 400",
+        footprint.total() <= 400.0,
     );
-    println!(
-        "  zero duplicates:                       {}  {}",
-        duplicates.duplicates,
-        verdict(duplicates.duplicates == 0 && duplicates.orders == duplicates.completed_keys)
-    );
-    Ok(())
-}
 
-/// Completes `<prefix>-1 ..= <prefix>-REPLAY_KEYS`, a few requests at a time.
-async fn seed_replay_keys(stack: &Stack, prefix: &str) -> anyhow::Result<()> {
-    let client = reqwest::Client::new();
-    let statuses: Vec<_> = futures::stream::iter(1..=REPLAY_KEYS)
-        .map(|n| stack.post_order(&client, &format!("{prefix}-{n}")).send())
-        .buffer_unordered(8)
-        .collect()
-        .await;
-    for status in statuses {
-        anyhow::ensure!(status?.status() == 201, "a replay key was not created");
-    }
-    Ok(())
+    table.fact(
+        "overload: closed-loop capacity",
+        format!("{capacity:.0} req/s (the new-key wrk run)"),
+    );
+    let half_all = half.all();
+    table.fact(
+        format!("half load, {half_rate} req/s, open loop"),
+        report::load(&half_all),
+    );
+    let created = double.created();
+    let shed = double.shed();
+    table.fact(
+        format!("2x load, {double_rate} req/s, open loop"),
+        format!(
+            "{} created, {} shed (503), {} other errors",
+            double.created.len(),
+            double.shed.len(),
+            double.failed.len()
+        ),
+    );
+    let goodput = created.throughput() / capacity;
+    table.target(
+        "2x load: goodput / capacity",
+        format!(
+            "{:.0} req/s = {:.0} %",
+            created.throughput(),
+            goodput * 100.0
+        ),
+        ">= 90 %",
+        goodput >= 0.9,
+    );
+    table.target(
+        "2x load: shed answers p99",
+        if double.shed.is_empty() {
+            "none shed".into()
+        } else {
+            report::millis(shed.p99)
+        },
+        "< 50 ms",
+        shed.p99 < Duration::from_millis(50),
+    );
+    let stretch = ms(created.p99) / ms(half_all.p99).max(0.001);
+    table.target(
+        "2x load: admitted p99 / half-load p99",
+        format!(
+            "{} / {} = {stretch:.1}x",
+            report::millis(created.p99),
+            report::millis(half_all.p99)
+        ),
+        "<= 3x",
+        stretch <= 3.0,
+    );
+    table.target(
+        "2x load: keys in_progress 1 s after",
+        left_in_progress.to_string(),
+        "0",
+        left_in_progress == 0,
+    );
+    table.target(
+        "duplicates (orders vs completed keys)",
+        format!(
+            "{} ({} orders, {} completed, {} in progress, {} failed keys)",
+            duplicates.duplicates,
+            duplicates.orders,
+            duplicates.completed_keys,
+            duplicates.in_progress_keys,
+            duplicates.failed_keys
+        ),
+        "0",
+        duplicates.duplicates == 0 && duplicates.orders == duplicates.completed_keys,
+    );
+    Ok(table)
 }

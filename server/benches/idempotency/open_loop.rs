@@ -2,6 +2,7 @@
 //! seconds), each on its own task, whatever the earlier ones are doing. A request's latency
 //! counts from its intended send time, so a stall of the server (or of this generator) shows
 //! up in the percentiles instead of silently lowering the rate (no coordinated omission).
+//! Answers are kept apart by kind: created (`201`), shed (`503`), anything else.
 //!
 //! Written here because no installable tool does this with a unique header per request:
 //! wrk2 is not packaged in Debian, oha sends the same headers on every request, and
@@ -15,32 +16,80 @@ use tokio::time::Instant;
 use crate::load::Load;
 use crate::stack::Stack;
 
-pub async fn run(stack: &Stack, rate: u32, duration: Duration) -> anyhow::Result<Load> {
+pub struct OpenLoop {
+    /// Latencies of the `201` answers.
+    pub created: Vec<Duration>,
+    /// Latencies of the `503` answers (shed or out of database connections).
+    pub shed: Vec<Duration>,
+    /// Other answers, and requests without one within 10 s.
+    pub failed: Vec<Duration>,
+    /// From the first intended send to the last answer.
+    pub elapsed: Duration,
+}
+
+impl OpenLoop {
+    /// Every request, a non-`201` counted as an error.
+    pub fn all(&self) -> Load {
+        let latencies = [&self.created, &self.shed, &self.failed]
+            .into_iter()
+            .flatten()
+            .copied()
+            .collect();
+        Load::from_latencies(
+            latencies,
+            (self.shed.len() + self.failed.len()) as u64,
+            self.elapsed,
+        )
+    }
+
+    /// The created orders only: their rate is the goodput.
+    pub fn created(&self) -> Load {
+        Load::from_latencies(self.created.clone(), 0, self.elapsed)
+    }
+
+    pub fn shed(&self) -> Load {
+        Load::from_latencies(self.shed.clone(), 0, self.elapsed)
+    }
+}
+
+/// Sends `rate` requests a second for `duration`, keys `<prefix>-<n>`.
+pub async fn run(
+    stack: &Stack,
+    prefix: &str,
+    rate: u32,
+    duration: Duration,
+) -> anyhow::Result<OpenLoop> {
     let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(1024)
+        .pool_max_idle_per_host(4096)
         .timeout(Duration::from_secs(10))
         .build()?;
     let total = rate as u64 * duration.as_secs();
-    let interval = Duration::from_secs(1) / rate;
+    let interval = Duration::from_secs(1) / rate.max(1);
     let start = Instant::now() + Duration::from_millis(100);
     let mut requests = Vec::with_capacity(total as usize);
     for n in 0..total {
         let intended = start + interval * n as u32;
         tokio::time::sleep_until(intended).await;
-        let request = stack
-            .post_order(&client, &format!("open-{rate}-{n}"))
-            .send();
+        let request = stack.post_order(&client, &format!("{prefix}-{n}")).send();
         requests.push(tokio::spawn(async move {
-            let created = matches!(request.await, Ok(response) if response.status() == 201);
-            (intended.elapsed(), created)
+            let status = request.await.map(|response| response.status().as_u16());
+            (intended.elapsed(), status.unwrap_or(0))
         }));
     }
-    let mut latencies = Vec::with_capacity(requests.len());
-    let mut errors = 0;
+    let mut outcome = OpenLoop {
+        created: Vec::new(),
+        shed: Vec::new(),
+        failed: Vec::new(),
+        elapsed: Duration::ZERO,
+    };
     for request in requests {
-        let (latency, created) = request.await?;
-        latencies.push(latency);
-        errors += u64::from(!created);
+        let (latency, status) = request.await?;
+        match status {
+            201 => outcome.created.push(latency),
+            503 => outcome.shed.push(latency),
+            _ => outcome.failed.push(latency),
+        }
     }
-    Ok(Load::from_latencies(latencies, errors, start.elapsed()))
+    outcome.elapsed = start.elapsed();
+    Ok(outcome)
 }

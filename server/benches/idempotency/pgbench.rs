@@ -1,6 +1,6 @@
-//! The ceiling: the engine's statements for one new-key request (`engine_new_key.sql`) run by
-//! `pgbench` at the same concurrency, on the same database, as a merchant of its own. Each
-//! transaction's latency is read from pgbench's per-transaction log.
+//! The ceiling: the fixed reference SQL for one new-key request (`reference_new_key.sql`, on
+//! the fixed tables of `reference_schema.sql`) run by `pgbench` at the wrk run's concurrency,
+//! on the same database. Each transaction's latency is read from pgbench's per-transaction log.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,9 +13,10 @@ use crate::load::Load;
 use crate::stack::Stack;
 use crate::tools;
 
+const SCHEMA: &str = include_str!("reference_schema.sql");
 const SCRIPT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/benches/idempotency/engine_new_key.sql"
+    "/benches/idempotency/reference_new_key.sql"
 );
 
 pub async fn run(
@@ -24,7 +25,16 @@ pub async fn run(
     clients: usize,
     duration: Duration,
 ) -> anyhow::Result<Load> {
-    let merchant = server::auth::create_merchant(&stack.pool, "pgbench Merchant").await?;
+    sqlx::raw_sql(SCHEMA).execute(&stack.pool).await?;
+    let api_key = "sk_test_reference";
+    let merchant = "mer_reference";
+    sqlx::query(
+        "INSERT INTO reference.merchants (id, name, api_key_hash) VALUES ($1, $1, sha256($2))",
+    )
+    .bind(merchant)
+    .bind(api_key.as_bytes())
+    .execute(&stack.pool)
+    .await?;
     let logs = std::env::temp_dir().join(format!("kaadxpay-pgbench-{}", std::process::id()));
     std::fs::create_dir_all(&logs)?;
     let output = tools::run(
@@ -40,9 +50,9 @@ pub async fn run(
             ])
             .args(["-T", &duration.as_secs().to_string(), "-f", SCRIPT])
             .arg("-D")
-            .arg(format!("api_key_hash={}", hex(&merchant.api_key)))
+            .arg(format!("api_key_hash={}", hex(api_key)))
             .arg("-D")
-            .arg(format!("merchant={}", merchant.merchant_id))
+            .arg(format!("merchant={merchant}"))
             .arg("-D")
             .arg(format!("request_hash={}", hex("POST /v1/orders {}")))
             .arg("-l")

@@ -1,7 +1,8 @@
 //! The system under test: a durable embedded PostgreSQL in a throw-away folder under the
-//! project's `.data/`, the real `kaadxpay serve` binary on it, and a merchant to call it as.
+//! project's `.data/` (with `pg_stat_statements` preloaded when the installation has it), the
+//! real `kaadxpay serve` binary on it, and a merchant to call it as.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -15,9 +16,48 @@ pub struct Stack {
     pub db_url: String,
     pub pool: PgPool,
     pub merchant: NewMerchant,
-    server: Child,
+    /// Whether `pg_stat_statements` counts the statements (see [`crate::database::statements`]).
+    pub statement_stats: bool,
+    pub server: Server,
     cluster: EmbeddedPostgres,
     data_dir: PathBuf,
+}
+
+/// A `kaadxpay serve` process, killed when dropped.
+pub struct Server {
+    pub base_url: String,
+    child: Child,
+}
+
+impl Server {
+    /// Starts `kaadxpay serve` on `db_url` and waits until it is ready.
+    pub async fn start(db_url: &str) -> anyhow::Result<Self> {
+        let addr = format!("127.0.0.1:{}", free_port()?);
+        let child = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+            .args(["serve", "--addr", &addr])
+            .env("DATABASE_URL", db_url)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .spawn()
+            .context("cannot start kaadxpay serve")?;
+        let server = Self {
+            base_url: format!("http://{addr}"),
+            child,
+        };
+        wait_ready(&server.base_url).await?;
+        Ok(server)
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Stack {
@@ -25,49 +65,87 @@ impl Stack {
         let data_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.data"))
             .join(format!("bench-{}", std::process::id()));
         // Durable: fsync and synchronous commit as in production, unlike the tests' cluster.
-        let cluster = EmbeddedPostgres::start(&data_dir, Durability::Durable)?;
+        let (cluster, statement_stats) = start_cluster(&data_dir).await?;
         let db_url = cluster.url("postgres");
-        let addr = format!("127.0.0.1:{}", free_port()?);
-        let server = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
-            .args(["serve", "--addr", &addr])
-            .env("DATABASE_URL", &db_url)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .spawn()
-            .context("cannot start kaadxpay serve")?;
-        let base_url = format!("http://{addr}");
-        wait_ready(&base_url).await?;
-        let pool = server::db::connect(&db_url, 4, std::time::Duration::from_secs(5)).await?;
+        let server = Server::start(&db_url).await?;
+        let pool = server::db::connect(&db_url, 4, Duration::from_secs(5)).await?;
         let merchant = auth::create_merchant(&pool, "Benchmark Merchant").await?;
         Ok(Self {
-            base_url,
+            base_url: server.base_url.clone(),
             db_url,
             pool,
             merchant,
+            statement_stats,
             server,
             cluster,
             data_dir,
         })
     }
 
-    /// A new-key `POST /v1/orders` as the benchmark merchant, the body `post_orders.lua` sends.
-    pub fn post_order(&self, client: &reqwest::Client, key: &str) -> reqwest::RequestBuilder {
+    /// A new-key `POST /v1/orders` as the benchmark merchant to `base_url`, the body
+    /// `post_orders.lua` sends.
+    pub fn post_order_to(
+        &self,
+        base_url: &str,
+        client: &reqwest::Client,
+        key: &str,
+    ) -> reqwest::RequestBuilder {
         client
-            .post(format!("{}/v1/orders", self.base_url))
+            .post(format!("{base_url}/v1/orders"))
             .bearer_auth(&self.merchant.api_key)
             .header("content-type", "application/json")
             .header("idempotency-key", key)
             .body(r#"{"amount": 1000, "currency": "EUR", "description": "benchmark order"}"#)
     }
 
+    /// [`Self::post_order_to`] the main server.
+    pub fn post_order(&self, client: &reqwest::Client, key: &str) -> reqwest::RequestBuilder {
+        self.post_order_to(&self.base_url, client, key)
+    }
+
     /// Stops the server and the cluster and deletes the cluster's folder.
-    pub async fn stop(mut self) {
-        let _ = self.server.kill();
-        let _ = self.server.wait();
+    pub async fn stop(self) {
+        drop(self.server);
         self.pool.close().await;
         self.cluster.stop();
         let _ = std::fs::remove_dir_all(&self.data_dir);
     }
+}
+
+/// Starts the cluster and, when the installation ships `pg_stat_statements` but does not
+/// preload it, preloads it with `ALTER SYSTEM` and a restart. Returns whether it counts.
+async fn start_cluster(data_dir: &Path) -> anyhow::Result<(EmbeddedPostgres, bool)> {
+    let cluster = EmbeddedPostgres::start(data_dir, Durability::Durable)?;
+    let pool = server::db::connect(&cluster.url("postgres"), 1, Duration::from_secs(5)).await?;
+    let available: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_stat_statements')",
+    )
+    .fetch_one(&pool)
+    .await?;
+    let preloaded: String = sqlx::query_scalar("SHOW shared_preload_libraries")
+        .fetch_one(&pool)
+        .await?;
+    if !available {
+        pool.close().await;
+        return Ok((cluster, false));
+    }
+    let cluster = if preloaded.contains("pg_stat_statements") {
+        pool.close().await;
+        cluster
+    } else {
+        sqlx::query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+            .execute(&pool)
+            .await?;
+        pool.close().await;
+        cluster.stop();
+        EmbeddedPostgres::start(data_dir, Durability::Durable)?
+    };
+    let pool = server::db::connect(&cluster.url("postgres"), 1, Duration::from_secs(5)).await?;
+    sqlx::query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        .execute(&pool)
+        .await?;
+    pool.close().await;
+    Ok((cluster, true))
 }
 
 async fn wait_ready(base_url: &str) -> anyhow::Result<()> {
@@ -80,7 +158,7 @@ async fn wait_ready(base_url: &str) -> anyhow::Result<()> {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    bail!("kaadxpay serve was not ready within 60 s")
+    bail!("kaadxpay serve at {base_url} was not ready within 60 s")
 }
 
 fn free_port() -> std::io::Result<u16> {

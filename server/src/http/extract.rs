@@ -20,7 +20,7 @@ impl FromRequestParts<AppState> for Merchant {
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.strip_prefix("Bearer "))
             .ok_or(Error::Unauthorized)?;
-        let merchant = authenticate(&state.pool, api_key)
+        let merchant = authenticate(&state.pool, &state.api_keys, api_key)
             .await?
             .ok_or(Error::Unauthorized)?;
         tracing::Span::current().record("merchant_id", merchant.id.as_str());

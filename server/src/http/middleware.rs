@@ -3,7 +3,7 @@
 //! and console requests pass through: admission control.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use axum::extract::{FromRequestParts, MatchedPath, Request, State};
 use axum::http::request::Parts;
@@ -74,29 +74,27 @@ pub async fn observe(mut request: Request, next: Next) -> Response {
 }
 
 /// Admission control: at most a fixed number of requests are served at once by this process;
-/// one that cannot be admitted within `wait` is answered `503` with `Retry-After` rather than
-/// queued without bound, so an overload costs the excess a fast refusal instead of costing
-/// everyone a timeout. Cloned into every route, the one semaphore is shared by all of them.
+/// the excess is answered `503` with `Retry-After` at once rather than queued, so an overload
+/// costs the excess a fast refusal instead of costing everyone a timeout. (Admitted requests
+/// still wait, at most the acquire timeout, for a database connection.) Cloned into every
+/// route, the one semaphore is shared by all of them.
 #[derive(Clone)]
 pub struct Admission {
     permits: Arc<Semaphore>,
-    wait: Duration,
 }
 
 impl Admission {
-    pub fn new(max_in_flight: usize, wait: Duration) -> Self {
+    pub fn new(max_in_flight: usize) -> Self {
         Self {
             permits: Arc::new(Semaphore::new(max_in_flight)),
-            wait,
         }
     }
 }
 
 pub async fn admit(State(admission): State<Admission>, request: Request, next: Next) -> Response {
-    let permit = tokio::time::timeout(admission.wait, admission.permits.acquire_owned()).await;
-    match permit {
-        Ok(Ok(_serving)) => next.run(request).await,
-        _ => {
+    match admission.permits.clone().try_acquire_owned() {
+        Ok(_serving) => next.run(request).await,
+        Err(_) => {
             metrics::counter!("kaadxpay_http_requests_shed_total").increment(1);
             crate::error::Error::ServiceUnavailable.into_response()
         }

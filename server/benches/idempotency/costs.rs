@@ -1,0 +1,128 @@
+//! What one request costs, in figures that hold from machine to machine:
+//! - the server's CPU time, from `/proc/<pid>/stat` (utime + stime) over a load run;
+//! - round trips to PostgreSQL, counted by a [`CountingProxy`] in front of a second
+//!   `kaadxpay serve` on the same database, and the statements `pg_stat_statements` saw
+//!   meanwhile (when the cluster preloads it).
+//!
+//! Both servers' background workers also run during a window, a handful of statements a
+//! second against thousands of requests.
+
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::Context;
+use futures::StreamExt;
+
+use crate::counting_proxy::CountingProxy;
+use crate::database;
+use crate::stack::{Server, Stack};
+
+/// Requests per window, and how many are in flight at once.
+const REQUESTS: usize = 2000;
+const CONCURRENCY: usize = 8;
+
+/// Per request, over one window.
+pub struct PerRequest {
+    pub round_trips: f64,
+    /// `None` without `pg_stat_statements`.
+    pub statements: Option<f64>,
+    /// Requests that did not get the expected answer (they still count in the denominator).
+    pub errors: usize,
+}
+
+pub struct RoundTrips {
+    pub new_key: PerRequest,
+    pub replay: PerRequest,
+}
+
+/// Sends [`REQUESTS`] new keys, then as many replays of `replay_keys` (completed keys),
+/// through a proxied server.
+pub async fn round_trips(stack: &Stack, replay_keys: &[String]) -> anyhow::Result<RoundTrips> {
+    let proxy = CountingProxy::start(&stack.db_url)?;
+    let server = Server::start(&proxy.url("postgres")).await?;
+    let client = reqwest::Client::new();
+    // Warm up: the pool opens its connections and prepares its statements outside the windows.
+    let warm: Vec<String> = (0..4 * CONCURRENCY)
+        .map(|n| format!("rt-warm-{n}"))
+        .collect();
+    send(stack, &server, &client, &warm).await;
+    let new: Vec<String> = (0..REQUESTS).map(|n| format!("rt-new-{n}")).collect();
+    let new_key = window(stack, &proxy, &server, &client, &new).await?;
+    let replays: Vec<String> = replay_keys.iter().cycle().take(REQUESTS).cloned().collect();
+    let replay = window(stack, &proxy, &server, &client, &replays).await?;
+    Ok(RoundTrips { new_key, replay })
+}
+
+async fn window(
+    stack: &Stack,
+    proxy: &CountingProxy,
+    server: &Server,
+    client: &reqwest::Client,
+    keys: &[String],
+) -> anyhow::Result<PerRequest> {
+    let statements_before = statements(stack).await?;
+    let before = proxy.round_trips();
+    let errors = send(stack, server, client, keys).await;
+    let round_trips = proxy.round_trips() - before;
+    let statements_after = statements(stack).await?;
+    let requests = keys.len() as f64;
+    Ok(PerRequest {
+        round_trips: round_trips as f64 / requests,
+        // Less the one statement that read the count before.
+        statements: statements_before
+            .zip(statements_after)
+            .map(|(before, after)| (after - before - 1) as f64 / requests),
+        errors,
+    })
+}
+
+async fn statements(stack: &Stack) -> anyhow::Result<Option<i64>> {
+    if !stack.statement_stats {
+        return Ok(None);
+    }
+    Ok(Some(database::statement_calls(&stack.pool).await?))
+}
+
+/// Posts one order per key, [`CONCURRENCY`] at a time; returns how many did not answer `201`
+/// (a new key's order, or its replay).
+async fn send(stack: &Stack, server: &Server, client: &reqwest::Client, keys: &[String]) -> usize {
+    futures::stream::iter(keys)
+        .map(|key| async move {
+            let answer = stack
+                .post_order_to(&server.base_url, client, key)
+                .send()
+                .await;
+            matches!(answer, Ok(response) if response.status() == 201)
+        })
+        .buffer_unordered(CONCURRENCY)
+        .filter(|ok| std::future::ready(!ok))
+        .count()
+        .await
+}
+
+/// The CPU time (user and system) process `pid` has used so far.
+pub fn cpu_time(pid: u32) -> anyhow::Result<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // Fields after the command name (which may hold spaces), from the 3rd: state, ppid, ...;
+    // utime and stime are the 14th and 15th.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .context("unexpected /proc/<pid>/stat")?
+        .1
+        .split_whitespace()
+        .collect();
+    let ticks = |n: usize| -> anyhow::Result<u64> {
+        Ok(fields
+            .get(n - 3)
+            .context("short /proc/<pid>/stat")?
+            .parse()?)
+    };
+    let ticks = ticks(14)? + ticks(15)?;
+    Ok(Duration::from_secs_f64(ticks as f64 / clock_ticks()?))
+}
+
+/// Clock ticks per second, the unit of `/proc/<pid>/stat` times.
+fn clock_ticks() -> anyhow::Result<f64> {
+    let output = Command::new("getconf").arg("CLK_TCK").output()?;
+    Ok(String::from_utf8_lossy(&output.stdout).trim().parse()?)
+}
