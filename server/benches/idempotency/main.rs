@@ -90,6 +90,9 @@ async fn measure(
     eprintln!("new keys (wrk)...");
     let new_mode = wrk::Mode::New { prefix: "new" };
     let (new_keys, cpu_new) = wrk_with_cpu(stack, wrk, new_mode, connections, duration).await?;
+    // Right after the engine's run, so that both see the same machine as nearly as can be.
+    eprintln!("the reference SQL through pgbench...");
+    let ceiling = pgbench::run(pgbench, stack, connections, duration).await?;
     eprintln!("seeding {} keys to replay...", seed::REPLAY_KEYS);
     let replay_keys = seed::seed_replay_keys(stack, "replay").await?;
     eprintln!("replays (wrk)...");
@@ -116,8 +119,6 @@ async fn measure(
 
     let footprint = database::footprint(&stack.pool).await?;
     let duplicates = database::duplicates(&stack.pool, &stack.merchant.merchant_id).await?;
-    eprintln!("the reference SQL through pgbench...");
-    let ceiling = pgbench::run(pgbench, stack, connections, duration).await?;
 
     let mut table = Table::default();
     table.fact(
