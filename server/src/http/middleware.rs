@@ -3,14 +3,14 @@
 //! and console requests pass through: admission control.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::extract::{FromRequestParts, MatchedPath, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tracing::Instrument;
 use uuid::Uuid;
 
@@ -73,28 +73,43 @@ pub async fn observe(mut request: Request, next: Next) -> Response {
     response
 }
 
-/// Admission control: at most a fixed number of requests are served at once by this process;
-/// the excess is answered `503` with `Retry-After` at once rather than queued, so an overload
-/// costs the excess a fast refusal instead of costing everyone a timeout. (Admitted requests
-/// still wait, at most the acquire timeout, for a database connection.) Cloned into every
-/// route, the one semaphore is shared by all of them.
+/// Admission control: at most a fixed number of requests are served at once by this process,
+/// and as many more may wait, each at most `wait`, for a turn; beyond that the excess is
+/// answered `503` with `Retry-After` at once. A burst is absorbed, an overload is refused fast
+/// instead of queued without bound. Cloned into every route, the semaphores are shared by all.
 #[derive(Clone)]
 pub struct Admission {
-    permits: Arc<Semaphore>,
+    serving: Arc<Semaphore>,
+    waiting: Arc<Semaphore>,
+    wait: Duration,
 }
 
 impl Admission {
-    pub fn new(max_in_flight: usize) -> Self {
+    pub fn new(max_in_flight: usize, wait: Duration) -> Self {
         Self {
-            permits: Arc::new(Semaphore::new(max_in_flight)),
+            serving: Arc::new(Semaphore::new(max_in_flight)),
+            waiting: Arc::new(Semaphore::new(max_in_flight)),
+            wait,
         }
+    }
+
+    /// A turn: at once if one is free, else after waiting in line if the line has room.
+    async fn turn(&self) -> Option<OwnedSemaphorePermit> {
+        if let Ok(turn) = self.serving.clone().try_acquire_owned() {
+            return Some(turn);
+        }
+        let _in_line = self.waiting.clone().try_acquire_owned().ok()?;
+        tokio::time::timeout(self.wait, self.serving.clone().acquire_owned())
+            .await
+            .ok()?
+            .ok()
     }
 }
 
 pub async fn admit(State(admission): State<Admission>, request: Request, next: Next) -> Response {
-    match admission.permits.clone().try_acquire_owned() {
-        Ok(_serving) => next.run(request).await,
-        Err(_) => {
+    match admission.turn().await {
+        Some(_serving) => next.run(request).await,
+        None => {
             metrics::counter!("kaadxpay_http_requests_shed_total").increment(1);
             crate::error::Error::ServiceUnavailable.into_response()
         }

@@ -170,10 +170,10 @@ pub enum Effected {
     /// that transaction and commits both.
     InTransaction(Transaction<'static, Postgres>, StoredResponse),
     /// The effect completed the record itself, in the statement that made its changes
-    /// ([`Lease::COMPLETING`]), and that statement committed: one round trip for all of it.
+    /// ([`Lease::COMPLETING`]), and committed: one statement for all of it.
     Completed(StoredResponse),
     /// The effect's statement found the lease gone (another attempt took the key over) and
-    /// changed nothing.
+    /// changed nothing; its transaction is rolled back.
     LeaseLost,
 }
 

@@ -55,9 +55,10 @@ pub struct CreateOrder {
 impl Command for CreateOrder {
     const ENDPOINT: &'static str = "POST /v1/orders";
 
-    /// Local SQL, so one statement (its own transaction) completes the key's record, inserts
-    /// the order and publishes `order.created` with its deliveries, all or nothing: the order,
-    /// its answer and its event are made here, and the statement only writes them.
+    /// Local SQL, so one statement completes the key's record, inserts the order and publishes
+    /// `order.created` with its deliveries: the order, its answer and its event are made here,
+    /// and the statement only writes them. It runs in a transaction of its own, so that a
+    /// request abandoned before its commit leaves nothing behind.
     async fn apply(
         &self,
         pool: &PgPool,
@@ -67,8 +68,7 @@ impl Command for CreateOrder {
         let order = self.pending_order();
         let event = NewEvent::of(EventType::OrderCreated, &order);
         let response = StoredResponse::created("/v1/orders", "order", &order.id, &order);
-        let mut conn = pool.acquire().await?;
-        // Holding the connection, as a transaction about to commit would.
+        let mut tx = pool.begin().await?;
         failpoints::check("order.before_commit")?;
         let statement = format!(
             "WITH {}, new_order AS ( \
@@ -89,12 +89,13 @@ impl Command for CreateOrder {
             .bind(&order.metadata)
             .bind(order.created_at);
         let completed = outbox::bind_event(query, &event)
-            .fetch_optional(&mut *conn)
+            .fetch_optional(&mut *tx)
             .await?;
-        Ok(match completed {
-            Some(_) => Effected::Completed(response),
-            None => Effected::LeaseLost,
-        })
+        if completed.is_none() {
+            return Ok(Effected::LeaseLost);
+        }
+        tx.commit().await?;
+        Ok(Effected::Completed(response))
     }
 }
 
