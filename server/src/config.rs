@@ -47,10 +47,14 @@ pub struct Settings {
     #[arg(long, env = "KAADXPAY_DB_ACQUIRE_TIMEOUT", default_value = "1s", value_parser = humantime::parse_duration, global = true)]
     pub db_acquire_timeout: Duration,
 
-    /// Requests served at once by this process; one more waits for a turn at most
-    /// --db-acquire-timeout, then is answered `503`. Default: four per database connection.
+    /// Requests served at once by this process. Default: four per database connection.
     #[arg(long, env = "KAADXPAY_MAX_IN_FLIGHT", global = true)]
     pub max_in_flight: Option<usize>,
+
+    /// Requests that may wait in line for a turn, each at most --db-acquire-timeout; one that
+    /// finds the line full is answered `503` at once. Default: as many as --max-in-flight.
+    #[arg(long, env = "KAADXPAY_MAX_WAITING", global = true)]
+    pub max_waiting: Option<usize>,
 
     /// How long an idempotency record answers for its key.
     #[arg(long, env = "KAADXPAY_IDEMPOTENCY_TTL", default_value = "24h", value_parser = humantime::parse_duration, global = true)]
@@ -237,6 +241,10 @@ impl Settings {
     /// Requests served at once before the excess is shed.
     pub fn max_in_flight(&self) -> usize {
         self.max_in_flight.unwrap_or(4 * self.db_pool_size as usize)
+    }
+
+    pub fn max_waiting(&self) -> usize {
+        self.max_waiting.unwrap_or_else(|| self.max_in_flight())
     }
 
     pub fn partner_client(&self, partner_url: &str) -> crate::partner::client::PartnerClient {

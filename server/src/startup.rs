@@ -74,7 +74,11 @@ impl Application {
             db::reserve(&pool, 1),
         )));
         let sessions = http::console::session_store(&state).await?;
-        let admission = Admission::new(settings.max_in_flight(), settings.db_acquire_timeout);
+        let admission = Admission::new(
+            settings.max_in_flight(),
+            settings.max_waiting(),
+            settings.db_acquire_timeout,
+        );
         let router = http::router(state, sessions.clone(), admission, settings.serves_https());
         let dispatcher = Dispatcher::new(pool.clone(), settings);
         let payouts = PayoutWorker {

@@ -71,7 +71,7 @@ async fn a_mature_partner_with_faults_gets_exactly_one_transfer_per_payout() {
         ],
         // Six hundred requests at once wait for their turn: this test is about transfers, not
         // about shedding load (tests/overload.rs is).
-        &["--db-acquire-timeout", "60s"],
+        &["--db-acquire-timeout", "60s", "--max-waiting", "600"],
     )
     .await;
     app.fund(200 * 100).await;

@@ -74,7 +74,7 @@ pub async fn observe(mut request: Request, next: Next) -> Response {
 }
 
 /// Admission control: at most a fixed number of requests are served at once by this process,
-/// and as many more may wait, each at most `wait`, for a turn; beyond that the excess is
+/// and a fixed number more may wait, each at most `wait`, for a turn; beyond that the excess is
 /// answered `503` with `Retry-After` at once. A burst is absorbed, an overload is refused fast
 /// instead of queued without bound. Cloned into every route, the semaphores are shared by all.
 #[derive(Clone)]
@@ -85,10 +85,10 @@ pub struct Admission {
 }
 
 impl Admission {
-    pub fn new(max_in_flight: usize, wait: Duration) -> Self {
+    pub fn new(max_in_flight: usize, max_waiting: usize, wait: Duration) -> Self {
         Self {
             serving: Arc::new(Semaphore::new(max_in_flight)),
-            waiting: Arc::new(Semaphore::new(max_in_flight)),
+            waiting: Arc::new(Semaphore::new(max_waiting)),
             wait,
         }
     }
