@@ -127,7 +127,9 @@ pub fn leader_move_unavailability(stretches: &[Stretch], faults: &[Fault]) -> Ve
         .map(|fault| {
             stretches
                 .iter()
-                .filter(|stretch| stretch.from >= fault.started_at && stretch.from <= fault.ended_at)
+                .filter(|stretch| {
+                    stretch.from >= fault.started_at && stretch.from <= fault.ended_at
+                })
                 .map(Stretch::length)
                 .max()
                 .unwrap_or_default()
@@ -139,7 +141,10 @@ pub fn leader_move_unavailability(stretches: &[Stretch], faults: &[Fault]) -> Ve
 pub fn p50_max(values: &[Duration]) -> (Duration, Duration) {
     let mut sorted = values.to_vec();
     sorted.sort();
-    let p50 = sorted.get(sorted.len().saturating_sub(1) / 2).copied().unwrap_or_default();
+    let p50 = sorted
+        .get(sorted.len().saturating_sub(1) / 2)
+        .copied()
+        .unwrap_or_default();
     (p50, sorted.last().copied().unwrap_or_default())
 }
 
@@ -191,10 +196,22 @@ mod tests {
         let faults = [kill(10, 12)];
         let cases = [
             (attempt(1, answered(201, "", None)), Class::Answered),
-            (attempt(1, answered(503, "service_unavailable", Some(1))), Class::Unavailable),
-            (attempt(1, answered(409, "idempotency_request_in_progress", Some(2))), Class::InProgress),
-            (attempt(11, answered(502, "upstream_connection_lost", Some(1))), Class::KilledReplica),
-            (attempt(13, AttemptResult::Connection("reset".into())), Class::KilledReplica),
+            (
+                attempt(1, answered(503, "service_unavailable", Some(1))),
+                Class::Unavailable,
+            ),
+            (
+                attempt(1, answered(409, "idempotency_request_in_progress", Some(2))),
+                Class::InProgress,
+            ),
+            (
+                attempt(11, answered(502, "upstream_connection_lost", Some(1))),
+                Class::KilledReplica,
+            ),
+            (
+                attempt(13, AttemptResult::Connection("reset".into())),
+                Class::KilledReplica,
+            ),
         ];
         for (attempt, class) in cases {
             assert_eq!(classify(&attempt, &faults), class, "{attempt:?}");
@@ -227,7 +244,16 @@ mod tests {
         let stretches = failing_stretches(attempts.iter());
         assert_eq!(
             stretches,
-            [Stretch { from: at(2), to: at(6) }, Stretch { from: at(7), to: at(8) }]
+            [
+                Stretch {
+                    from: at(2),
+                    to: at(6)
+                },
+                Stretch {
+                    from: at(7),
+                    to: at(8)
+                }
+            ]
         );
         let switchover = Fault {
             kind: FaultKind::Switchover,
@@ -238,7 +264,11 @@ mod tests {
             [Duration::from_secs(4)]
         );
         assert_eq!(
-            p50_max(&[Duration::from_secs(3), Duration::from_secs(1), Duration::from_secs(9)]),
+            p50_max(&[
+                Duration::from_secs(3),
+                Duration::from_secs(1),
+                Duration::from_secs(9)
+            ]),
             (Duration::from_secs(3), Duration::from_secs(9))
         );
     }

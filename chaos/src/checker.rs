@@ -36,7 +36,10 @@ impl Findings {
 }
 
 async fn count(pool: &PgPool, sql: &str, merchants: &[String]) -> anyhow::Result<i64> {
-    Ok(sqlx::query_scalar(sql).bind(merchants).fetch_one(pool).await?)
+    Ok(sqlx::query_scalar(sql)
+        .bind(merchants)
+        .fetch_one(pool)
+        .await?)
 }
 
 /// Polls `check` every 500 ms for at most `within`; whether it came true.
@@ -78,7 +81,11 @@ async fn get_json(url: &str) -> anyhow::Result<Value> {
 /// Lets the cluster finish its work: payouts settle, the sweeper fails abandoned keys,
 /// reconciliation reverses duplicates (for every day the partner has transfers of), and
 /// webhooks are delivered. Returns the reconciliation summaries.
-pub async fn quiesce(cluster: &Cluster, pool: &PgPool, merchants: &[String]) -> anyhow::Result<Vec<String>> {
+pub async fn quiesce(
+    cluster: &Cluster,
+    pool: &PgPool,
+    merchants: &[String],
+) -> anyhow::Result<Vec<String>> {
     settle(Duration::from_secs(180), || async {
         Ok(count(pool, UNSETTLED_PAYOUTS, merchants).await? == 0)
     })
@@ -88,19 +95,29 @@ pub async fn quiesce(cluster: &Cluster, pool: &PgPool, merchants: &[String]) -> 
         Ok(count(pool, IN_PROGRESS_KEYS, merchants).await? == 0)
     })
     .await?;
-    let transfers = get_json(&format!("{}/v1/transfers", cluster.url("KAADXPAY_PARTNER_URL"))).await?;
+    let transfers = get_json(&format!(
+        "{}/v1/transfers",
+        cluster.url("KAADXPAY_PARTNER_URL")
+    ))
+    .await?;
     let mut dates: Vec<String> = transfers["data"]
         .as_array()
         .context("the partner's transfer list")?
         .iter()
-        .filter_map(|transfer| transfer["created_at"].as_str().map(|at| at[..10].to_owned()))
+        .filter_map(|transfer| {
+            transfer["created_at"]
+                .as_str()
+                .map(|at| at[..10].to_owned())
+        })
         .collect::<HashSet<_>>()
         .into_iter()
         .collect();
     dates.sort();
     let mut summaries = Vec::new();
     for date in dates {
-        let out = cluster.kaadxpay(&["reconcile", "--date", &date, "--apply"]).await?;
+        let out = cluster
+            .kaadxpay(&["reconcile", "--date", &date, "--apply"])
+            .await?;
         summaries.push(format!("{date}: {}", out.trim()));
     }
     // The reversals' webhooks reach the payouts; every delivery is made.
@@ -140,17 +157,21 @@ pub async fn check(
         .map(|call| (call.merchant.as_str(), call.key.as_str()))
         .collect();
     if !unacknowledged.is_empty() {
-        findings.violation(format!("{} calls never got a definitive answer", unacknowledged.len()));
+        findings.violation(format!(
+            "{} calls never got a definitive answer",
+            unacknowledged.len()
+        ));
     }
 
     // Orders: one per acknowledged key, none lost, none extra; captures held.
-    let orders: HashMap<String, String> =
-        sqlx::query_as::<_, (String, String)>("SELECT id, status FROM orders WHERE merchant_id = ANY($1)")
-            .bind(merchants)
-            .fetch_all(pool)
-            .await?
-            .into_iter()
-            .collect();
+    let orders: HashMap<String, String> = sqlx::query_as::<_, (String, String)>(
+        "SELECT id, status FROM orders WHERE merchant_id = ANY($1)",
+    )
+    .bind(merchants)
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .collect();
     let keys: HashMap<(String, String), (String, Option<String>)> =
         sqlx::query_as::<_, (String, String, String, Option<String>)>(
             "SELECT merchant_id, key, status, resource_id FROM idempotency_keys WHERE merchant_id = ANY($1)",
@@ -167,11 +188,17 @@ pub async fn check(
         findings.orders += 1;
         if !orders.contains_key(&id) {
             findings.lost += 1;
-            findings.violation(format!("order {id} (key {}) acknowledged but not stored", call.key));
+            findings.violation(format!(
+                "order {id} (key {}) acknowledged but not stored",
+                call.key
+            ));
         }
         let record = keys.get(&(call.merchant.clone(), call.key.clone()));
         if record.and_then(|(_, resource)| resource.as_deref()) != Some(id.as_str()) {
-            findings.violation(format!("key {} answered {id} but its record says {record:?}", call.key));
+            findings.violation(format!(
+                "key {} answered {id} but its record says {record:?}",
+                call.key
+            ));
         }
         acked_orders.insert(id);
     }
@@ -183,14 +210,19 @@ pub async fn check(
     for id in orders.keys() {
         if !acked_orders.contains(id) && !unacknowledged_resources.contains(id.as_str()) {
             findings.duplicates += 1;
-            findings.violation(format!("order {id} exists but no client was answered with it"));
+            findings.violation(format!(
+                "order {id} exists but no client was answered with it"
+            ));
         }
     }
     for call in acked(Op::Capture, 200) {
         findings.captures += 1;
         if orders.get(&call.key).map(String::as_str) != Some("captured") {
             findings.lost += 1;
-            findings.violation(format!("capture of {} acknowledged but the order is not captured", call.key));
+            findings.violation(format!(
+                "capture of {} acknowledged but the order is not captured",
+                call.key
+            ));
         }
     }
 
@@ -209,12 +241,17 @@ pub async fn check(
         findings.payouts += 1;
         if !payout_ids.contains(id.as_str()) {
             findings.lost += 1;
-            findings.violation(format!("payout {id} (key {}) acknowledged but not stored", call.key));
+            findings.violation(format!(
+                "payout {id} (key {}) acknowledged but not stored",
+                call.key
+            ));
         }
         acked_payouts.insert(id);
     }
     for payout in &payouts {
-        if !acked_payouts.contains(&payout.id) && !unacknowledged_resources.contains(payout.id.as_str()) {
+        if !acked_payouts.contains(&payout.id)
+            && !unacknowledged_resources.contains(payout.id.as_str())
+        {
             findings.duplicates += 1;
             findings.violation(format!(
                 "payout {} (key {}) exists but no client was answered with it",
@@ -270,7 +307,11 @@ pub async fn check(
 
 /// Each payout has exactly one live transfer at the partner (none when failed), every other
 /// transfer for it is reversed, once, and counted on the payout.
-async fn check_partner(cluster: &Cluster, payouts: &[PayoutRow], findings: &mut Findings) -> anyhow::Result<()> {
+async fn check_partner(
+    cluster: &Cluster,
+    payouts: &[PayoutRow],
+    findings: &mut Findings,
+) -> anyhow::Result<()> {
     let partner = cluster.url("KAADXPAY_PARTNER_URL");
     let list = get_json(&format!("{partner}/v1/transfers")).await?;
     let stats = get_json(&format!("{partner}/_sim/stats")).await?;
@@ -300,7 +341,9 @@ async fn check_partner(cluster: &Cluster, payouts: &[PayoutRow], findings: &mut 
                 payout.status,
                 live.len()
             ));
-        } else if payout.status == "paid" && live.first().copied() != payout.partner_transfer_id.as_deref() {
+        } else if payout.status == "paid"
+            && live.first().copied() != payout.partner_transfer_id.as_deref()
+        {
             findings.violation(format!(
                 "payout {}'s live transfer {live:?} is not its own {:?}",
                 payout.id, payout.partner_transfer_id
@@ -373,23 +416,44 @@ async fn check_events(
     }
     for ((object, event_type), seen) in &per_object {
         // A payout may skip `in_transit` when the partner's `paid` arrives first.
-        let wanted = expected.get(&(object, event_type)).copied().unwrap_or_default();
+        let wanted = expected
+            .get(&(object, event_type))
+            .copied()
+            .unwrap_or_default();
         let optional = *event_type == "payout.in_transit" && *seen <= 1;
         if *seen != wanted && !optional {
-            findings.violation(format!("{seen} {event_type} events for {object} (expected {wanted})"));
+            findings.violation(format!(
+                "{seen} {event_type} events for {object} (expected {wanted})"
+            ));
         }
     }
     for ((object, event_type), wanted) in &expected {
         if !per_object.contains_key(&(object, event_type)) && *event_type != "payout.in_transit" {
-            findings.violation(format!("no {event_type} event for {object} (expected {wanted})"));
+            findings.violation(format!(
+                "no {event_type} event for {object} (expected {wanted})"
+            ));
         }
     }
-    let received: Vec<Received> =
-        serde_json::from_value(get_json(&format!("{}/received", cluster.url("KAADXPAY_RECEIVER_URL"))).await?)?;
-    let received: HashSet<&str> = received.iter().map(|hook| hook.webhook_id.as_str()).collect();
-    let missing = events.iter().filter(|(id, _, _)| !received.contains(id.as_str())).count();
+    let received: Vec<Received> = serde_json::from_value(
+        get_json(&format!(
+            "{}/received",
+            cluster.url("KAADXPAY_RECEIVER_URL")
+        ))
+        .await?,
+    )?;
+    let received: HashSet<&str> = received
+        .iter()
+        .map(|hook| hook.webhook_id.as_str())
+        .collect();
+    let missing = events
+        .iter()
+        .filter(|(id, _, _)| !received.contains(id.as_str()))
+        .count();
     if missing > 0 {
-        findings.violation(format!("{missing} of {} events never reached the receiver", events.len()));
+        findings.violation(format!(
+            "{missing} of {} events never reached the receiver",
+            events.len()
+        ));
     }
     Ok(())
 }

@@ -21,6 +21,8 @@ pub struct ClusterOptions {
     pub dir: PathBuf,
     /// Keep the cluster running when this handle is dropped (to look at it afterwards).
     pub keep: bool,
+    /// More environment for `deploy/cluster` (its `KAADXPAY_SIM_*` and serve settings).
+    pub env: Vec<(String, String)>,
 }
 
 /// A running cluster.
@@ -103,6 +105,7 @@ impl Cluster {
             .env("KAADXPAY_CLUSTER_PORT_BASE", self.port_base.to_string())
             .env("KAADXPAY_BIN", &self.options.kaadxpay_bin)
             .env("KAADXPAY_RECEIVER_BIN", &self.options.receiver_bin)
+            .envs(self.options.env.iter().map(|(k, v)| (k, v)))
             .output()
             .context("cannot run deploy/cluster")
     }
@@ -215,10 +218,9 @@ impl Cluster {
             "--force",
         ]
         .map(str::to_owned);
-        let output = tokio::task::spawn_blocking(move || {
-            Command::new("patronictl").args(&args).output()
-        })
-        .await??;
+        let output =
+            tokio::task::spawn_blocking(move || Command::new("patronictl").args(&args).output())
+                .await??;
         if !output.status.success() {
             bail!(
                 "patronictl switchover failed: {}{}",

@@ -6,7 +6,7 @@ use clap::Parser;
 
 use chaos::cluster::ClusterOptions;
 use chaos::nemesis::ROUND_SECONDS;
-use chaos::run::{run, scratch_dir, sibling_binary, Outcome, RunOptions};
+use chaos::run::{cluster_env, run, scratch_dir, sibling_binary, Outcome, RunOptions};
 
 #[derive(Parser)]
 struct Args {
@@ -30,6 +30,7 @@ async fn main() -> anyhow::Result<()> {
             receiver_bin: sibling_binary("KAADXPAY_RECEIVER_BIN", "webhook-receiver")?,
             dir: scratch_dir(),
             keep: args.keep,
+            env: cluster_env(),
         },
         clients: args.clients,
         rounds: u32::try_from((args.minutes * 60).div_ceil(ROUND_SECONDS).max(1))?,

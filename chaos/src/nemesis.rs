@@ -114,7 +114,9 @@ async fn inject(cluster: &Cluster, kind: FaultKind) -> anyhow::Result<Fault> {
     let mut leader_after = None;
     let detail = match kind {
         FaultKind::ReplicaKill => {
-            let app = *APPS.choose(&mut rand::thread_rng()).expect("three replicas");
+            let app = *APPS
+                .choose(&mut rand::thread_rng())
+                .expect("three replicas");
             cluster.kill(app).await?;
             cluster.start(app).await?;
             format!("{app} killed and restarted")
@@ -136,21 +138,36 @@ async fn inject(cluster: &Cluster, kind: FaultKind) -> anyhow::Result<Fault> {
             "immature: cut off 6 s, then answering 6 s".to_owned()
         }
         FaultKind::Switchover | FaultKind::Failover => {
-            let leader = cluster.leader().await.ok_or_else(|| anyhow::anyhow!("no leader"))?;
-            let other = *NODES.iter().find(|node| **node != leader).expect("two nodes");
+            let leader = cluster
+                .leader()
+                .await
+                .ok_or_else(|| anyhow::anyhow!("no leader"))?;
+            let other = *NODES
+                .iter()
+                .find(|node| **node != leader)
+                .expect("two nodes");
             if kind == FaultKind::Switchover {
                 cluster.switchover(leader, other).await?;
             } else {
                 cluster.kill(leader).await?;
             }
-            let promoted = wait_until(Duration::from_secs(60), || cluster.patroni_check(other, "primary")).await;
+            let promoted = wait_until(Duration::from_secs(60), || {
+                cluster.patroni_check(other, "primary")
+            })
+            .await;
             anyhow::ensure!(promoted, "{other} did not become the leader within 60 s");
             leader_after = Some(started.elapsed());
             if kind == FaultKind::Failover {
                 cluster.start(leader).await?;
             }
-            let rejoined = wait_until(Duration::from_secs(90), || cluster.patroni_check(leader, "sync")).await;
-            anyhow::ensure!(rejoined, "{leader} did not rejoin as sync standby within 90 s");
+            let rejoined = wait_until(Duration::from_secs(90), || {
+                cluster.patroni_check(leader, "sync")
+            })
+            .await;
+            anyhow::ensure!(
+                rejoined,
+                "{leader} did not rejoin as sync standby within 90 s"
+            );
             format!(
                 "{leader} -> {other}, leader after {:.1} s",
                 leader_after.unwrap_or_default().as_secs_f64()

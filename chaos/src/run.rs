@@ -31,7 +31,10 @@ pub enum Outcome {
     /// The cluster could not be brought up here (packages missing, not root): why.
     Skipped(String),
     /// The table, and every violation (none: the run passed).
-    Done { table: String, violations: Vec<String> },
+    Done {
+        table: String,
+        violations: Vec<String>,
+    },
 }
 
 /// The binary `name` next to the running executable (target/debug/, or target/debug/deps/'s
@@ -47,8 +50,19 @@ pub fn sibling_binary(variable: &str, name: &str) -> anyhow::Result<PathBuf> {
         .map(|dir| dir.join(name))
         .find(|path| path.exists())
         .with_context(|| {
-            format!("no {name} next to {} (cargo build -p server --bin kaadxpay, or set {variable})", exe.display())
+            format!(
+                "no {name} next to {} (cargo build -p server --bin kaadxpay, or set {variable})",
+                exe.display()
+            )
         })
+}
+
+/// The cluster settings of a chaos run: the partner settles a transfer 4 s after accepting it,
+/// later than a payout's retry after a timed-out call (2 s timeout, 0.5 s back-off), so that
+/// the immature phase really makes duplicates for reconciliation to reverse (settled sooner,
+/// the partner's webhook marks the payout paid before any retry).
+pub fn cluster_env() -> Vec<(String, String)> {
+    vec![("KAADXPAY_SIM_SETTLE_AFTER".into(), "4s".into())]
 }
 
 /// Brings the cluster up and runs the chaos; the cluster is brought down at the end unless
@@ -65,9 +79,13 @@ pub async fn run(options: RunOptions) -> anyhow::Result<Outcome> {
         .await?;
     let mut merchants = Vec::new();
     for index in 0..options.clients {
-        merchants.push(workload::create_merchant(&cluster, &format!("Chaos client {index}")).await?);
+        merchants
+            .push(workload::create_merchant(&cluster, &format!("Chaos client {index}")).await?);
     }
-    let merchant_ids: Vec<String> = merchants.iter().map(|merchant| merchant.id.clone()).collect();
+    let merchant_ids: Vec<String> = merchants
+        .iter()
+        .map(|merchant| merchant.id.clone())
+        .collect();
 
     let stop = Arc::new(AtomicBool::new(false));
     let clients: Vec<_> = merchants
@@ -94,10 +112,21 @@ pub async fn run(options: RunOptions) -> anyhow::Result<Outcome> {
     let reconciliations = checker::quiesce(&cluster, &pool, &merchant_ids).await?;
     let findings = checker::check(&cluster, &pool, &merchant_ids, &calls).await?;
     let (table, mut violations) = verdict(&calls, &faults, &findings, &reconciliations);
+    if faults
+        .iter()
+        .any(|fault| fault.kind == FaultKind::PartnerImmature)
+        && findings.duplicate_transfers == 0
+    {
+        violations
+            .push("the immature partner made no duplicate: reconciliation went untested".into());
+    }
     violations.extend(findings.violations.iter().cloned());
     let problems = cluster.app_log_problems();
     if !violations.is_empty() {
-        eprintln!("chaos: app log lines at ERROR or WARN (first 40 of {}):", problems.len());
+        eprintln!(
+            "chaos: app log lines at ERROR or WARN (first 40 of {}):",
+            problems.len()
+        );
         for line in problems.iter().take(40) {
             eprintln!("  {line}");
         }
@@ -119,7 +148,9 @@ fn verdict(
 ) -> (String, Vec<String>) {
     let mut violations = Vec::new();
     let attempts = || calls.iter().flat_map(|call| call.attempts.iter());
-    let classes: Vec<Class> = attempts().map(|attempt| analysis::classify(attempt, faults)).collect();
+    let classes: Vec<Class> = attempts()
+        .map(|attempt| analysis::classify(attempt, faults))
+        .collect();
     let tally = analysis::tally(classes.iter());
     for (class, count) in &tally {
         if let Class::Unexpected(what) = class {
@@ -127,8 +158,15 @@ fn verdict(
         }
     }
     let stretches = analysis::failing_stretches(attempts());
-    let longest = stretches.iter().map(|stretch| stretch.length()).max().unwrap_or_default();
-    let leader_times: Vec<Duration> = faults.iter().filter_map(|fault| fault.leader_after).collect();
+    let longest = stretches
+        .iter()
+        .map(|stretch| stretch.length())
+        .max()
+        .unwrap_or_default();
+    let leader_times: Vec<Duration> = faults
+        .iter()
+        .filter_map(|fault| fault.leader_after)
+        .collect();
     let failover_time = faults
         .iter()
         .filter(|fault| fault.kind == FaultKind::Failover)
@@ -157,7 +195,12 @@ fn verdict(
         .map(|(_, count)| count)
         .sum();
     let answered_500 = attempts()
-        .filter(|attempt| matches!(attempt.result, kaadxpay_client::AttemptResult::Answered { status: 500, .. }))
+        .filter(|attempt| {
+            matches!(
+                attempt.result,
+                kaadxpay_client::AttemptResult::Answered { status: 500, .. }
+            )
+        })
         .count();
     let retried_calls = calls.iter().filter(|call| call.attempts.len() > 1).count();
 
@@ -188,7 +231,12 @@ fn verdict(
     );
     row(
         "new leader after (Patroni)",
-        format!("p50 {}, max {} (failover max {})", seconds(leader_p50), seconds(leader_max), seconds(failover_time)),
+        format!(
+            "p50 {}, max {} (failover max {})",
+            seconds(leader_p50),
+            seconds(leader_max),
+            seconds(failover_time)
+        ),
     );
     row(
         "failover unavailability",
@@ -216,11 +264,20 @@ fn verdict(
             findings.transfers, findings.duplicate_transfers, findings.reversal_calls
         ),
     );
-    row("events", format!("{} (all at the receiver unless listed below)", findings.events));
+    row(
+        "events",
+        format!(
+            "{} (all at the receiver unless listed below)",
+            findings.events
+        ),
+    );
     row("duplicates", findings.duplicates.to_string());
     row("lost", findings.lost.to_string());
     row("stuck", findings.stuck.to_string());
-    row("violations", (violations.len() + findings.violations.len()).to_string());
+    row(
+        "violations",
+        (violations.len() + findings.violations.len()).to_string(),
+    );
     for reconciliation in reconciliations {
         let _ = writeln!(table, "reconcile {}", reconciliation.replace('\n', " "));
     }

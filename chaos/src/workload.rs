@@ -44,7 +44,13 @@ pub struct Call {
 }
 
 impl Call {
-    fn new(merchant: &Merchant, op: Op, key: String, amount: i64, result: Result<Answer, GaveUp>) -> Self {
+    fn new(
+        merchant: &Merchant,
+        op: Op,
+        key: String,
+        amount: i64,
+        result: Result<Answer, GaveUp>,
+    ) -> Self {
         let (status, body, attempts) = match result {
             Ok(answer) => (Some(answer.status.as_u16()), answer.body, answer.attempts),
             Err(gave_up) => (None, Value::Null, gave_up.attempts),
@@ -78,7 +84,10 @@ pub async fn create_merchant(cluster: &Cluster, name: &str) -> anyhow::Result<Me
         .await?;
     let created: Value = serde_json::from_str(out.trim()).context("merchants create --json")?;
     Ok(Merchant {
-        id: created["merchant_id"].as_str().context("merchant_id")?.to_owned(),
+        id: created["merchant_id"]
+            .as_str()
+            .context("merchant_id")?
+            .to_owned(),
         api_key: created["api_key"].as_str().context("api_key")?.to_owned(),
     })
 }
@@ -120,7 +129,10 @@ pub async fn run_client(
         calls.push(order);
         if let Some(order_id) = order_id {
             let answer = client
-                .put(&format!("/v1/orders/{order_id}"), &json!({"status": "captured"}))
+                .put(
+                    &format!("/v1/orders/{order_id}"),
+                    &json!({"status": "captured"}),
+                )
                 .await;
             calls.push(Call::new(&merchant, Op::Capture, order_id, amount, answer));
         }

@@ -4,7 +4,7 @@
 //! packages are missing and cannot be installed (not root).
 
 use chaos::cluster::ClusterOptions;
-use chaos::run::{run, scratch_dir, sibling_binary, Outcome, RunOptions};
+use chaos::run::{cluster_env, run, scratch_dir, sibling_binary, Outcome, RunOptions};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn nothing_is_lost_or_doubled_through_failovers_kills_and_partner_faults() {
@@ -14,17 +14,24 @@ async fn nothing_is_lost_or_doubled_through_failovers_kills_and_partner_faults()
             receiver_bin: env!("CARGO_BIN_EXE_webhook-receiver").into(),
             dir: scratch_dir(),
             keep: std::env::var_os("KAADXPAY_CHAOS_KEEP").is_some(),
+            env: cluster_env(),
         },
         clients: 8,
         rounds: 1,
     };
     match run(options).await.expect("the chaos run completes") {
         Outcome::Skipped(reason) => {
-            eprintln!("SKIPPED: the chaos test needs etcd, Patroni, HAProxy and PostgreSQL 15: {reason}");
+            eprintln!(
+                "SKIPPED: the chaos test needs etcd, Patroni, HAProxy and PostgreSQL 15: {reason}"
+            );
         }
         Outcome::Done { table, violations } => {
             println!("{table}");
-            assert!(violations.is_empty(), "violations:\n{}", violations.join("\n"));
+            assert!(
+                violations.is_empty(),
+                "violations:\n{}",
+                violations.join("\n")
+            );
         }
     }
 }

@@ -47,7 +47,8 @@ impl AttemptResult {
             Self::Answered { status, code, .. } => {
                 *status >= 500
                     || *status == 429
-                    || (*status == 409 && code.as_deref() == Some("idempotency_request_in_progress"))
+                    || (*status == 409
+                        && code.as_deref() == Some("idempotency_request_in_progress"))
             }
         }
     }

@@ -202,7 +202,13 @@ impl Client {
 
 /// `Retry-After` in seconds (the service never sends an HTTP date).
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let seconds: u64 = headers.get(RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()?;
+    let seconds: u64 = headers
+        .get(RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
     Some(Duration::from_secs(seconds))
 }
 

@@ -23,13 +23,17 @@ async fn scripted(answers: Vec<(u16, Option<&'static str>, &'static str)>) -> (S
         .route(
             "/v1/orders",
             post(
-                |State((seen, answers)): State<(Seen, Arc<Vec<(u16, Option<&'static str>, &'static str)>>)>,
+                |State((seen, answers)): State<(
+                    Seen,
+                    Arc<Vec<(u16, Option<&'static str>, &'static str)>>,
+                )>,
                  headers: HeaderMap,
                  body: String| async move {
                     let key = headers["idempotency-key"].to_str().unwrap().to_owned();
                     let mut seen = seen.lock().unwrap();
                     seen.push((key, body));
-                    let (status, retry_after, body) = answers[(seen.len() - 1).min(answers.len() - 1)];
+                    let (status, retry_after, body) =
+                        answers[(seen.len() - 1).min(answers.len() - 1)];
                     let mut response: Response =
                         (StatusCode::from_u16(status).unwrap(), body).into_response();
                     if let Some(seconds) = retry_after {
@@ -100,7 +104,10 @@ async fn business_answers_are_definitive() {
     let conflict = r#"{"error": {"code": "invalid_state_transition", "message": "m"}}"#;
     let (url, seen) = scripted(vec![(409, None, conflict)]).await;
     let client = Client::new(&url, "sk_test", policy());
-    let answer = client.post("/v1/orders", "key-2", &json!({})).await.unwrap();
+    let answer = client
+        .post("/v1/orders", "key-2", &json!({}))
+        .await
+        .unwrap();
     assert_eq!(answer.status, StatusCode::CONFLICT);
     assert_eq!(answer.retries(), 0);
     assert_eq!(seen.lock().unwrap().len(), 1);
