@@ -136,7 +136,7 @@ pub async fn run_client(
                 .await;
             calls.push(Call::new(&merchant, Op::Capture, order_id, amount, answer));
         }
-        if funded && round % 2 == 0 {
+        if funded && round.is_multiple_of(2) {
             let amount = rand::thread_rng().gen_range(50..1_000);
             let key = format!("c{index}-payout-{round}");
             let body = json!({

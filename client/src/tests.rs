@@ -14,6 +14,8 @@ use super::*;
 
 /// What the server received: each attempt's key and body.
 type Seen = Arc<Mutex<Vec<(String, String)>>>;
+/// What the server answers, in turn: status, Retry-After and body.
+type Script = Arc<Vec<(u16, Option<&'static str>, &'static str)>>;
 
 /// Serves `answers` in turn to `POST /v1/orders` (the last one for ever).
 async fn scripted(answers: Vec<(u16, Option<&'static str>, &'static str)>) -> (String, Seen) {
@@ -23,10 +25,7 @@ async fn scripted(answers: Vec<(u16, Option<&'static str>, &'static str)>) -> (S
         .route(
             "/v1/orders",
             post(
-                |State((seen, answers)): State<(
-                    Seen,
-                    Arc<Vec<(u16, Option<&'static str>, &'static str)>>,
-                )>,
+                |State((seen, answers)): State<(Seen, Script)>,
                  headers: HeaderMap,
                  body: String| async move {
                     let key = headers["idempotency-key"].to_str().unwrap().to_owned();
