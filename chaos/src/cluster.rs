@@ -166,17 +166,45 @@ impl Cluster {
         }
     }
 
-    /// Changes the partner simulator's faults (`PUT /_sim/config`).
+    /// Changes the partner simulator's faults (`PUT /_sim/config`), retrying for up to a
+    /// minute: under load the simulator can be slow to answer (it syncs its ledger on every
+    /// write).
     pub async fn partner_faults(&self, config: serde_json::Value) -> anyhow::Result<()> {
         let url = format!("{}/_sim/config", self.url("KAADXPAY_PARTNER_URL"));
-        reqwest::Client::new()
-            .put(url)
-            .json(&config)
-            .timeout(Duration::from_secs(5))
-            .send()
-            .await?
-            .error_for_status()?;
-        Ok(())
+        let client = reqwest::Client::new();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let sent = client
+                .put(&url)
+                .json(&config)
+                .timeout(Duration::from_secs(10))
+                .send()
+                .await
+                .and_then(reqwest::Response::error_for_status);
+            match sent {
+                Ok(_) => return Ok(()),
+                Err(err) if std::time::Instant::now() > deadline => {
+                    return Err(err).context("the partner simulator's config")
+                }
+                Err(err) => eprintln!("chaos: PUT /_sim/config: {err}; again"),
+            }
+        }
+    }
+
+    /// Copies the logs out of the scratch folder (which `down` removes); where they are.
+    pub fn preserve_logs(&self) -> PathBuf {
+        let mut kept = self.options.dir.clone().into_os_string();
+        kept.push("-logs");
+        let kept = PathBuf::from(kept);
+        let copied = Command::new("cp")
+            .arg("-r")
+            .arg(self.options.dir.join("log"))
+            .arg(&kept)
+            .status();
+        if !copied.is_ok_and(|status| status.success()) {
+            eprintln!("chaos: could not copy the logs to {}", kept.display());
+        }
+        kept
     }
 
     fn patroni_url(&self, node: &str) -> &str {

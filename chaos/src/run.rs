@@ -72,6 +72,22 @@ pub async fn run(options: RunOptions) -> anyhow::Result<Outcome> {
         Startup::Up(cluster) => cluster,
         Startup::Unavailable(reason) => return Ok(Outcome::Skipped(reason)),
     };
+    let outcome = exercise(&cluster, &options).await;
+    let failed = match &outcome {
+        Ok(Outcome::Done { violations, .. }) => !violations.is_empty(),
+        _ => true,
+    };
+    if failed {
+        eprintln!(
+            "chaos: the cluster's logs are kept in {}",
+            cluster.preserve_logs().display()
+        );
+    }
+    outcome
+}
+
+/// The clients and the nemesis, then the checker, on a running cluster.
+async fn exercise(cluster: &Cluster, options: &RunOptions) -> anyhow::Result<Outcome> {
     let pool = PgPoolOptions::new()
         .max_connections(2)
         .acquire_timeout(Duration::from_secs(30))
@@ -79,8 +95,7 @@ pub async fn run(options: RunOptions) -> anyhow::Result<Outcome> {
         .await?;
     let mut merchants = Vec::new();
     for index in 0..options.clients {
-        merchants
-            .push(workload::create_merchant(&cluster, &format!("Chaos client {index}")).await?);
+        merchants.push(workload::create_merchant(cluster, &format!("Chaos client {index}")).await?);
     }
     let merchant_ids: Vec<String> = merchants
         .iter()
@@ -101,7 +116,7 @@ pub async fn run(options: RunOptions) -> anyhow::Result<Outcome> {
             ))
         })
         .collect();
-    let faults = nemesis::run(&cluster, options.rounds).await;
+    let faults = nemesis::run(cluster, options.rounds).await;
     stop.store(true, Ordering::SeqCst);
     let mut calls = Vec::new();
     for client in clients {
@@ -109,8 +124,8 @@ pub async fn run(options: RunOptions) -> anyhow::Result<Outcome> {
     }
     let faults = faults?;
     eprintln!("chaos: {} calls made; quiescing", calls.len());
-    let reconciliations = checker::quiesce(&cluster, &pool, &merchant_ids).await?;
-    let findings = checker::check(&cluster, &pool, &merchant_ids, &calls).await?;
+    let reconciliations = checker::quiesce(cluster, &pool, &merchant_ids).await?;
+    let findings = checker::check(cluster, &pool, &merchant_ids, &calls).await?;
     let (table, mut violations) = verdict(&calls, &faults, &findings, &reconciliations);
     if faults
         .iter()
@@ -121,8 +136,8 @@ pub async fn run(options: RunOptions) -> anyhow::Result<Outcome> {
             .push("the immature partner made no duplicate: reconciliation went untested".into());
     }
     violations.extend(findings.violations.iter().cloned());
-    let problems = cluster.app_log_problems();
     if !violations.is_empty() {
+        let problems = cluster.app_log_problems();
         eprintln!(
             "chaos: app log lines at ERROR or WARN (first 40 of {}):",
             problems.len()
