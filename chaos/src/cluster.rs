@@ -1,0 +1,307 @@
+//! The cluster under test, driven through `deploy/cluster`: brought up in a scratch folder on
+//! free ports, its components killed and started again, the partner's faults changed, the
+//! Patroni leader asked, `kaadxpay` one-shot commands run against it, and brought down on drop.
+
+use std::collections::HashMap;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+
+/// What `deploy/cluster up` needs.
+#[derive(Debug, Clone)]
+pub struct ClusterOptions {
+    /// The `kaadxpay` binary.
+    pub kaadxpay_bin: PathBuf,
+    /// The `webhook-receiver` binary.
+    pub receiver_bin: PathBuf,
+    /// The scratch folder (removed by `down`).
+    pub dir: PathBuf,
+    /// Keep the cluster running when this handle is dropped (to look at it afterwards).
+    pub keep: bool,
+    /// More environment for `deploy/cluster` (its `KAADXPAY_SIM_*` and serve settings).
+    pub env: Vec<(String, String)>,
+}
+
+/// A running cluster.
+pub struct Cluster {
+    options: ClusterOptions,
+    port_base: u16,
+    /// `cluster.env`: the URLs of the API, the database, the partner, the receiver, …
+    env: HashMap<String, String>,
+    /// The serve replicas' environment (`conf/kaadxpay.env`), for one-shot commands.
+    app_env: Vec<(String, String)>,
+}
+
+/// `deploy/cluster up`'s answer.
+pub enum Startup {
+    Up(Cluster),
+    /// The Debian packages are missing and cannot be installed (not root): the reason.
+    Unavailable(String),
+}
+
+/// The PostgreSQL nodes and the app replicas, as `deploy/cluster` names them.
+pub const NODES: [&str; 2] = ["pg1", "pg2"];
+pub const APPS: [&str; 3] = ["app1", "app2", "app3"];
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/cluster")
+}
+
+/// A base port with the 50 ports above it free (the cluster uses offsets up to 33).
+fn free_port_base() -> anyhow::Result<u16> {
+    (0..40)
+        .map(|i| 25400 + i * 50)
+        .find(|base| (*base..base + 50).all(|port| TcpListener::bind(("127.0.0.1", port)).is_ok()))
+        .context("no block of 50 free ports between 25400 and 27400")
+}
+
+fn parse_env(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .collect()
+}
+
+impl Cluster {
+    /// Brings the whole cluster up (installing Debian packages when missing, as root).
+    pub fn up(options: ClusterOptions) -> anyhow::Result<Startup> {
+        let port_base = free_port_base()?;
+        let cluster = Cluster {
+            options,
+            port_base,
+            env: HashMap::new(),
+            app_env: Vec::new(),
+        };
+        let output = cluster.script(&["up"])?;
+        match output.status.code() {
+            Some(0) => {}
+            Some(3) => {
+                return Ok(Startup::Unavailable(
+                    String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+                ))
+            }
+            _ => bail!(
+                "deploy/cluster up failed ({}):\n{}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            ),
+        }
+        let mut cluster = cluster;
+        let dir = &cluster.options.dir;
+        cluster.env = parse_env(&std::fs::read_to_string(dir.join("cluster.env"))?)
+            .into_iter()
+            .collect();
+        cluster.app_env = parse_env(&std::fs::read_to_string(dir.join("conf/kaadxpay.env"))?);
+        Ok(Startup::Up(cluster))
+    }
+
+    fn script(&self, args: &[&str]) -> anyhow::Result<Output> {
+        Command::new(script())
+            .args(args)
+            .env("KAADXPAY_CLUSTER_DIR", &self.options.dir)
+            .env("KAADXPAY_CLUSTER_PORT_BASE", self.port_base.to_string())
+            .env("KAADXPAY_BIN", &self.options.kaadxpay_bin)
+            .env("KAADXPAY_RECEIVER_BIN", &self.options.receiver_bin)
+            .envs(self.options.env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .context("cannot run deploy/cluster")
+    }
+
+    fn script_ok(&self, args: &[&str]) -> anyhow::Result<()> {
+        let output = self.script(args)?;
+        if !output.status.success() {
+            bail!(
+                "deploy/cluster {} failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        Ok(())
+    }
+
+    /// A value of `cluster.env`, e.g. `KAADXPAY_API_URL`.
+    pub fn url(&self, name: &str) -> &str {
+        self.env
+            .get(name)
+            .unwrap_or_else(|| panic!("cluster.env has no {name}"))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.options.dir
+    }
+
+    /// SIGKILLs a component (for a PostgreSQL node: its Patroni and its postmaster).
+    pub async fn kill(&self, name: &str) -> anyhow::Result<()> {
+        self.blocking(&["kill", name]).await
+    }
+
+    /// Starts a component again and waits until it is up.
+    pub async fn start(&self, name: &str) -> anyhow::Result<()> {
+        self.blocking(&["start", name]).await
+    }
+
+    async fn blocking(&self, args: &[&str]) -> anyhow::Result<()> {
+        let this = self.handle();
+        let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        tokio::task::spawn_blocking(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            this.script_ok(&args)
+        })
+        .await?
+    }
+
+    /// A second handle on the same cluster that never brings it down (for blocking calls).
+    fn handle(&self) -> Cluster {
+        Cluster {
+            options: ClusterOptions {
+                keep: true,
+                ..self.options.clone()
+            },
+            port_base: self.port_base,
+            env: self.env.clone(),
+            app_env: self.app_env.clone(),
+        }
+    }
+
+    /// Changes the partner simulator's faults (`PUT /_sim/config`), retrying for up to a
+    /// minute: under load the simulator can be slow to answer (it syncs its ledger on every
+    /// write).
+    pub async fn partner_faults(&self, config: serde_json::Value) -> anyhow::Result<()> {
+        let url = format!("{}/_sim/config", self.url("KAADXPAY_PARTNER_URL"));
+        let client = reqwest::Client::new();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let sent = client
+                .put(&url)
+                .json(&config)
+                .timeout(Duration::from_secs(10))
+                .send()
+                .await
+                .and_then(reqwest::Response::error_for_status);
+            match sent {
+                Ok(_) => return Ok(()),
+                Err(err) if std::time::Instant::now() > deadline => {
+                    return Err(err).context("the partner simulator's config")
+                }
+                Err(err) => eprintln!("chaos: PUT /_sim/config: {err}; again"),
+            }
+        }
+    }
+
+    /// Copies the logs out of the scratch folder (which `down` removes); where they are.
+    pub fn preserve_logs(&self) -> PathBuf {
+        let mut kept = self.options.dir.clone().into_os_string();
+        kept.push("-logs");
+        let kept = PathBuf::from(kept);
+        let copied = Command::new("cp")
+            .arg("-r")
+            .arg(self.options.dir.join("log"))
+            .arg(&kept)
+            .status();
+        if !copied.is_ok_and(|status| status.success()) {
+            eprintln!("chaos: could not copy the logs to {}", kept.display());
+        }
+        kept
+    }
+
+    fn patroni_url(&self, node: &str) -> &str {
+        self.url(&format!("PATRONI_{}_URL", node.to_uppercase()))
+    }
+
+    /// Whether Patroni's REST `path` (`primary`, `sync`) answers 200 on `node`.
+    pub async fn patroni_check(&self, node: &str, path: &str) -> bool {
+        let url = format!("{}/{path}", self.patroni_url(node));
+        reqwest::Client::new()
+            .get(url)
+            .timeout(Duration::from_secs(2))
+            .send()
+            .await
+            .is_ok_and(|response| response.status().is_success())
+    }
+
+    /// The node Patroni reports as leader.
+    pub async fn leader(&self) -> Option<&'static str> {
+        for node in NODES {
+            if self.patroni_check(node, "primary").await {
+                return Some(node);
+            }
+        }
+        None
+    }
+
+    /// `patronictl switchover` from `leader` to `candidate`.
+    pub async fn switchover(&self, leader: &str, candidate: &str) -> anyhow::Result<()> {
+        let config = self.url("PATRONI_CONFIG").to_owned();
+        let args = [
+            "-c",
+            &config,
+            "switchover",
+            "--leader",
+            leader,
+            "--candidate",
+            candidate,
+            "--force",
+        ]
+        .map(str::to_owned);
+        let output =
+            tokio::task::spawn_blocking(move || Command::new("patronictl").args(&args).output())
+                .await??;
+        if !output.status.success() {
+            bail!(
+                "patronictl switchover failed: {}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        Ok(())
+    }
+
+    /// Runs `kaadxpay args…` against the cluster (its database and partner); its stdout.
+    pub async fn kaadxpay(&self, args: &[&str]) -> anyhow::Result<String> {
+        let mut command = tokio::process::Command::new(&self.options.kaadxpay_bin);
+        command
+            .args(args)
+            .envs(self.app_env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env("RUST_LOG", "warn");
+        let output = command.output().await?;
+        if !output.status.success() {
+            bail!(
+                "kaadxpay {} failed ({}): {}",
+                args.join(" "),
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+
+    /// Lines of the app replicas' logs at level ERROR or WARN (evidence for the report).
+    pub fn app_log_problems(&self) -> Vec<String> {
+        APPS.iter()
+            .flat_map(|app| {
+                let log = std::fs::read_to_string(self.dir().join(format!("log/{app}.log")))
+                    .unwrap_or_default();
+                log.lines()
+                    .filter(|line| {
+                        line.contains(r#""level":"ERROR""#) || line.contains(r#""level":"WARN""#)
+                    })
+                    .map(|line| format!("{app}: {line}"))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        if self.options.keep {
+            return;
+        }
+        if let Err(err) = self.script_ok(&["down"]) {
+            eprintln!("chaos: {err}");
+        }
+    }
+}
