@@ -57,9 +57,6 @@ pub async fn connect(url: &str, size: u32, acquire_timeout: Duration) -> anyhow:
     PgPoolOptions::new()
         .max_connections(size)
         .acquire_timeout(acquire_timeout)
-        // No ping before each use (a round trip per acquire): a broken connection fails the
-        // statement instead, which answers `503` and is dropped from the pool.
-        .test_before_acquire(false)
         .connect(url)
         .await
         .with_context(|| format!("cannot connect to the database at {}", redact(url)))
