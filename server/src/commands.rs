@@ -39,8 +39,8 @@ pub trait Command: Serialize + Send + Sync {
     /// The effect, under the claim's `lease`: either its changes in an open transaction, in
     /// which the engine completes the key's record ([`Effected::InTransaction`]), or, for an
     /// effect that is local SQL, one statement that makes the changes and completes the record
-    /// itself, committed by the effect ([`Effected::Completed`], with [`Lease::COMPLETING`]). The answer is stored and
-    /// replayed. An `Err` that is definitive (a refusal such as `402 insufficient_funds`) is
+    /// itself, committed by the effect ([`Effected::Completed`], with [`Lease::COMPLETING`]).
+    /// The answer is stored and replayed. An `Err` that is definitive (a refusal such as `402 insufficient_funds`) is
     /// stored too; any other leaves the key free for a retry.
     fn apply(
         &self,

@@ -6,6 +6,7 @@
 //! the record, so a process whose lease ran out and was taken over cannot overwrite the outcome.
 
 use std::future::Future;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -221,7 +222,7 @@ impl Lease {
 
 /// The outcome of a claim: either this request now owns the key and must execute, or the
 /// engine has already answered (replay, conflict, mismatch).
-pub enum Claim {
+enum Claim {
     Owned(ClaimedKey),
     Answered(Outcome),
 }
@@ -289,10 +290,6 @@ impl Idempotency {
     /// The outcome counts this engine gathers, for their flushing worker.
     pub fn outcomes(&self) -> &Outcomes {
         &self.outcomes
-    }
-
-    pub fn pool(&self) -> &PgPool {
-        &self.pool
     }
 
     /// Claims the key, runs `effect` under the claim's [`Lease`] and completes the record with
@@ -561,7 +558,7 @@ const INTERNAL_FAILURE: &str =
 /// If it is dropped unsettled (the client went away and axum dropped the handler), the record
 /// is marked `failed` at once rather than left `in_progress` until the lease runs out; the
 /// uncommitted effect was rolled back with its transaction, so a retry executes afresh.
-pub struct ClaimedKey {
+struct ClaimedKey {
     pool: PgPool,
     settle_pool: PgPool,
     merchant_id: String,
@@ -633,7 +630,7 @@ impl ClaimedKey {
 
     /// Stores `response` as the record's outcome inside `tx`, the transaction that holds the
     /// effect, and commits both together.
-    pub async fn complete(
+    async fn complete(
         mut self,
         mut tx: Transaction<'_, Postgres>,
         response: StoredResponse,
@@ -652,7 +649,7 @@ impl ClaimedKey {
 
     /// Ends the attempt with an error. A definitive answer (validation, `402`, ...) is stored and
     /// replayed like a success; a fault leaves the record `failed`, so a retry executes again.
-    pub async fn fail(mut self, error: Error) -> Outcome {
+    async fn fail(mut self, error: Error) -> Outcome {
         if error.is_definitive() {
             let stored = StoredResponse::from_error(&error);
             let result = async {
@@ -702,10 +699,11 @@ impl ClaimedKey {
         tx: &mut Transaction<'_, Postgres>,
         response: &StoredResponse,
     ) -> sqlx::Result<bool> {
-        let statement = format!("WITH {} SELECT 1 FROM completed", Lease::COMPLETING);
+        static STATEMENT: LazyLock<String> =
+            LazyLock::new(|| format!("WITH {} SELECT 1 FROM completed", Lease::COMPLETING));
         let lease = self.lease();
         let completed = lease
-            .bind(sqlx::query(&statement), response)
+            .bind(sqlx::query(&STATEMENT), response)
             .fetch_optional(&mut **tx)
             .await?;
         Ok(completed.is_some())

@@ -9,7 +9,7 @@ pub mod outcomes;
 pub mod record;
 
 pub use engine::{
-    Claim, ClaimedKey, Effected, EngineError, Idempotency, IdempotentRequest, Lease, Outcome,
-    Resource, Reuse, StoredResponse,
+    Effected, EngineError, Idempotency, IdempotentRequest, Lease, Outcome, Resource, Reuse,
+    StoredResponse,
 };
 pub use key::IdempotencyKey;

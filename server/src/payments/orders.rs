@@ -3,6 +3,7 @@
 //! `order.captured` / `order.cancelled` event of each move, published in the move's transaction.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
@@ -70,18 +71,20 @@ impl Command for CreateOrder {
         let response = StoredResponse::created("/v1/orders", "order", &order.id, &order);
         let mut tx = pool.begin().await?;
         failpoints::check("order.before_commit")?;
-        let statement = format!(
-            "WITH {}, new_order AS ( \
-               INSERT INTO orders \
-                 (id, merchant_id, amount, currency, status, description, metadata, created_at, updated_at) \
-               SELECT $9, $1, $10, $11, 'pending', $12, $13, $14, $14 FROM completed RETURNING 1), \
-             {} \
-             SELECT 1 FROM completed",
-            Lease::COMPLETING,
-            outbox::publishing("new_order", 1, 15)
-        );
+        static STATEMENT: LazyLock<String> = LazyLock::new(|| {
+            format!(
+                "WITH {}, new_order AS ( \
+                   INSERT INTO orders \
+                     (id, merchant_id, amount, currency, status, description, metadata, created_at, updated_at) \
+                   SELECT $9, $1, $10, $11, 'pending', $12, $13, $14, $14 FROM completed RETURNING 1), \
+                 {} \
+                 SELECT 1 FROM completed",
+                Lease::COMPLETING,
+                outbox::publishing("new_order", 1, 15)
+            )
+        });
         let query = lease
-            .bind(sqlx::query(&statement), &response)
+            .bind(sqlx::query(&STATEMENT), &response)
             .bind(&order.id)
             .bind(order.amount)
             .bind(&order.currency)

@@ -3,6 +3,8 @@
 //! event exists exactly when the change it reports was committed; [`publishing`] does the same
 //! inside a larger statement. The dispatcher sends later.
 
+use std::sync::LazyLock;
+
 use chrono::{DateTime, SubsecRound, Utc};
 use serde::Serialize;
 use sqlx::postgres::PgArguments;
@@ -146,11 +148,13 @@ pub async fn publish(
     object: &impl Serialize,
 ) -> sqlx::Result<Uuid> {
     let event = NewEvent::of(event_type, object);
-    let statement = format!(
-        "WITH one AS (SELECT 1), {} SELECT 1",
-        publishing("one", 1, 2)
-    );
-    bind_event(sqlx::query(&statement).bind(merchant_id), &event)
+    static STATEMENT: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "WITH one AS (SELECT 1), {} SELECT 1",
+            publishing("one", 1, 2)
+        )
+    });
+    bind_event(sqlx::query(&STATEMENT).bind(merchant_id), &event)
         .execute(conn)
         .await?;
     Ok(event.id)
@@ -163,10 +167,12 @@ pub async fn enqueue(
     merchant_id: &str,
     event_id: Uuid,
 ) -> sqlx::Result<u64> {
-    let statement = deliveries_of(
-        "(SELECT id, merchant_id, event_type FROM events WHERE merchant_id = $1 AND id = $2) e",
-    );
-    Ok(sqlx::query(&statement)
+    static STATEMENT: LazyLock<String> = LazyLock::new(|| {
+        deliveries_of(
+            "(SELECT id, merchant_id, event_type FROM events WHERE merchant_id = $1 AND id = $2) e",
+        )
+    });
+    Ok(sqlx::query(&STATEMENT)
         .bind(merchant_id)
         .bind(event_id)
         .execute(conn)
