@@ -132,11 +132,19 @@ impl Error {
 impl From<sqlx::Error> for Error {
     /// No connection within the acquire timeout, a connection that broke, or a database that is
     /// shutting down, starting up or read-only (a failover in progress) is an outage the client
-    /// should wait out (`503`); anything else is a fault of ours (`500`).
+    /// should wait out (`503`); text the database cannot store is the request's fault (`400`;
+    /// the door refuses it first, naming the parameter, so this is a backstop); anything else is
+    /// a fault of ours (`500`).
     fn from(err: sqlx::Error) -> Self {
         if is_outage(&err) {
             tracing::warn!(error = %err, "the database is out of reach");
             return Self::ServiceUnavailable;
+        }
+        if is_unstorable_text(&err) {
+            tracing::warn!(error = %err, "the database refused the request's text");
+            return Self::invalid_body(
+                "The request holds text that cannot be stored (the NUL character, U+0000).",
+            );
         }
         Self::Internal(err.into())
     }
@@ -146,6 +154,13 @@ impl From<anyhow::Error> for Error {
     fn from(err: anyhow::Error) -> Self {
         Self::Internal(err)
     }
+}
+
+/// Whether `err` is the database refusing text it cannot store: 22021 (a NUL in text), 22P05
+/// (`\u0000` in JSON).
+fn is_unstorable_text(err: &sqlx::Error) -> bool {
+    matches!(err, sqlx::Error::Database(db)
+        if db.code().is_some_and(|code| matches!(code.as_ref(), "22021" | "22P05")))
 }
 
 /// Whether `err` says the database is out of reach for now rather than that the statement is

@@ -2,7 +2,9 @@
 //! [`MAX_BODY_BYTES`], deserialised into its command's struct, and every refusal is a
 //! `400 invalid_request` that names its `param` as the API spells it (`amount`,
 //! `destination[iban]`, `events[0]`, `metadata[sku]`). The rules of each field live with its
-//! type (`Amount`, `Currency`, `Iban`, ...), whose `TryFrom` gives the sentence.
+//! type (`Amount`, `Currency`, `Iban`, ...), whose `TryFrom` gives the sentence. Text
+//! PostgreSQL cannot store (U+0000, in any key or value) is refused here for every command,
+//! before any field's own rule.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -34,6 +36,11 @@ pub fn json_object(bytes: &[u8]) -> Result<Value, Error> {
 
 /// `body` as the command `T`, or the refusal that names the first field at fault.
 pub fn command<T: DeserializeOwned>(body: &Value) -> Result<T, Error> {
+    if let Some(path) = nul_at(body) {
+        let param = param_name(path.into_iter().rev());
+        let message = format!("Invalid {param}: text may not contain the NUL character (U+0000).");
+        return Err(Error::invalid(&param, message));
+    }
     serde_path_to_error::deserialize(body).map_err(|err| {
         let param = param_of(err.path());
         let cause = err.into_inner().to_string();
@@ -41,16 +48,44 @@ pub fn command<T: DeserializeOwned>(body: &Value) -> Result<T, Error> {
     })
 }
 
+/// Where in `value` the first text holding U+0000 is (an object key counts as its own
+/// field, named with U+FFFD in its place so that no refusal carries the NUL on), innermost
+/// segment first; `None` when there is none.
+fn nul_at(value: &Value) -> Option<Vec<String>> {
+    match value {
+        Value::String(text) => text.contains('\0').then(Vec::new),
+        Value::Array(items) => items.iter().enumerate().find_map(|(index, item)| {
+            let mut path = nul_at(item)?;
+            path.push(index.to_string());
+            Some(path)
+        }),
+        Value::Object(fields) => fields.iter().find_map(|(key, field)| {
+            let mut path = if key.contains('\0') {
+                Vec::new()
+            } else {
+                nul_at(field)?
+            };
+            path.push(key.replace('\0', "\u{FFFD}"));
+            Some(path)
+        }),
+        Value::Null | Value::Bool(_) | Value::Number(_) => None,
+    }
+}
+
 /// The API's name of the field at `path`: the first segment bare, the rest in brackets.
 fn param_of(path: &serde_path_to_error::Path) -> String {
+    param_name(path.iter().map(|segment| match segment {
+        Segment::Map { key } => key.clone(),
+        Segment::Seq { index } => index.to_string(),
+        Segment::Enum { variant } => variant.clone(),
+        Segment::Unknown => "?".to_owned(),
+    }))
+}
+
+/// `a`, `b`, `c` as the API spells a nested field: `a[b][c]`.
+pub fn param_name(segments: impl IntoIterator<Item = String>) -> String {
     let mut param = String::new();
-    for segment in path.iter() {
-        let name = match segment {
-            Segment::Map { key } => key.clone(),
-            Segment::Seq { index } => index.to_string(),
-            Segment::Enum { variant } => variant.clone(),
-            Segment::Unknown => "?".to_owned(),
-        };
+    for name in segments {
         if param.is_empty() {
             param = name;
         } else {
@@ -154,6 +189,26 @@ mod tests {
         assert_eq!(
             param(json!({"amount": 1, "metadata": {"a": 1}})),
             "metadata[a]"
+        );
+    }
+
+    #[test]
+    fn text_holding_nul_is_refused_where_it_stands() {
+        assert_eq!(
+            param(json!({"amount": 1, "tags": ["a", "b\u{0}"]})),
+            "tags[1]"
+        );
+        assert_eq!(
+            param(json!({"amount": 1, "metadata": {"k": "v\u{0}"}})),
+            "metadata[k]"
+        );
+        assert_eq!(
+            param(json!({"amount": 1, "metadata": {"k\u{0}": "v"}})),
+            "metadata[k\u{FFFD}]"
+        );
+        assert_eq!(
+            param(json!({"amount": 1, "inner": {"iban": "\u{0}"}})),
+            "inner[iban]"
         );
     }
 

@@ -48,10 +48,9 @@ impl Visitor {
         }
     }
 
-    /// Submits the form; returns where it sends the browser.
-    async fn sign_in(&self, email: &str, password: &str) -> String {
-        let response = self
-            .client
+    /// Submits the form.
+    async fn submit(&self, email: &str, password: &str) -> reqwest::Response {
+        self.client
             .post(format!("{}/login", self.base_url))
             .header("cookie", &self.cookie)
             .form(&[
@@ -61,7 +60,12 @@ impl Visitor {
             ])
             .send()
             .await
-            .unwrap();
+            .unwrap()
+    }
+
+    /// Submits the form; returns where it sends the browser.
+    async fn sign_in(&self, email: &str, password: &str) -> String {
+        let response = self.submit(email, password).await;
         assert_eq!(response.status(), 303);
         response.headers()["location"].to_str().unwrap().to_owned()
     }
@@ -117,6 +121,17 @@ async fn an_address_guessing_across_accounts_is_throttled() {
         "/login?error=throttled",
         "twenty failures from one address throttle it, whichever accounts they tried"
     );
+}
+
+#[tokio::test]
+async fn an_email_holding_nul_is_refused_by_name_before_it_reaches_the_database() {
+    let app = app_with_user("nul@example.com").await;
+    let visitor = Visitor::arrive(&app.base_url).await;
+    let response = visitor.submit("nul\u{0}@example.com", "guess").await;
+    assert_eq!(response.status(), 400);
+    let answer: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(answer["error"]["param"], "email");
+    assert_eq!(count(&app.pool, "login_failures").await, 0);
 }
 
 #[tokio::test]

@@ -18,7 +18,8 @@ use server::payments::orders::{CreateOrder, UpdateOrder};
 use server::payments::payouts::CreatePayout;
 use server::webhooks::endpoints::CreateEndpoint;
 
-/// Any JSON value, nested a few levels, with strings that include non-ASCII characters.
+/// Any JSON value, nested a few levels, with strings that include non-ASCII characters, NUL
+/// and other control characters.
 fn any_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
@@ -29,6 +30,7 @@ fn any_json() -> impl Strategy<Value = Value> {
             .prop_map(Value::from),
         any::<String>().prop_map(Value::String),
         "[A-Z]{2}[0-9]{2}[A-Za-z0-9éß€ ]{0,40}".prop_map(Value::String),
+        control_text().prop_map(Value::String),
     ];
     leaf.prop_recursive(4, 32, 6, |inner| {
         prop_oneof![
@@ -37,6 +39,28 @@ fn any_json() -> impl Strategy<Value = Value> {
                 .prop_map(|map| Value::Object(map.into_iter().collect())),
         ]
     })
+}
+
+/// Short text that often holds NUL (which PostgreSQL cannot store) and other control characters.
+fn control_text() -> impl Strategy<Value = String> {
+    "[\\x00-\\x1f\\x7fa-zA-Z0-9 ]{0,12}"
+}
+
+/// What a parser accepted must be storable: no text in it holds NUL.
+fn assert_storable<T: serde::Serialize>(parser: &str, body: &Value, parsed: &T) {
+    let stored = serde_json::to_string(parsed).expect("a command serialises");
+    assert!(
+        !stored.contains("\\u0000"),
+        "{parser} accepted text PostgreSQL cannot store: {body}"
+    );
+}
+
+/// Checks one parser on `body`: a refusal is a named `400`, an acceptance is storable.
+fn check_parser<T: serde::Serialize + serde::de::DeserializeOwned>(parser: &str, body: &Value) {
+    match command::<T>(body) {
+        Ok(parsed) => assert_storable(parser, body, &parsed),
+        Err(error) => assert_named_400(parser, body, error),
+    }
 }
 
 /// Field names the parsers know, mixed with arbitrary ones.
@@ -56,6 +80,7 @@ fn field_name() -> impl Strategy<Value = String> {
         ])
         .prop_map(str::to_owned),
         any::<String>(),
+        control_text(),
     ]
 }
 
@@ -78,15 +103,9 @@ proptest! {
 
     #[test]
     fn body_parsers_never_panic_and_name_the_param_they_refuse(body in any_body()) {
-        if let Err(error) = command::<CreateOrder>(&body) {
-            assert_named_400("CreateOrder", &body, error);
-        }
-        if let Err(error) = command::<CreatePayout>(&body) {
-            assert_named_400("CreatePayout", &body, error);
-        }
-        if let Err(error) = command::<CreateEndpoint>(&body) {
-            assert_named_400("CreateEndpoint", &body, error);
-        }
+        check_parser::<CreateOrder>("CreateOrder", &body);
+        check_parser::<CreatePayout>("CreatePayout", &body);
+        check_parser::<CreateEndpoint>("CreateEndpoint", &body);
         if let Err(error) = command::<UpdateOrder>(&body) {
             assert_named_400("UpdateOrder", &body, error);
         }
@@ -95,16 +114,28 @@ proptest! {
 
     #[test]
     fn payout_destinations_of_any_text_never_panic(
-        holder in any::<String>(),
-        iban in any::<String>(),
+        holder in prop_oneof![any::<String>(), control_text()],
+        iban in prop_oneof![any::<String>(), Just("DE89370400440532013000".to_owned())],
+        description in control_text(),
     ) {
         let body = serde_json::json!({
             "amount": 100, "currency": "EUR",
             "destination": {"account_holder": holder, "iban": iban},
+            "description": description,
         });
-        if let Err(error) = command::<CreatePayout>(&body) {
-            assert_named_400("CreatePayout", &body, error);
-        }
+        check_parser::<CreatePayout>("CreatePayout", &body);
+    }
+
+    #[test]
+    fn order_texts_of_any_characters_are_storable_or_refused_by_name(
+        description in control_text(),
+        key in control_text(),
+        value in control_text(),
+    ) {
+        let body = serde_json::json!({
+            "amount": 100, "currency": "EUR", "description": description, "metadata": {key: value},
+        });
+        check_parser::<CreateOrder>("CreateOrder", &body);
     }
 
     #[test]
@@ -185,4 +216,115 @@ async fn the_database_refuses_amounts_and_currencies_the_contract_refuses() {
             "{amount} {currency} is refused"
         );
     }
+}
+
+/// U+0000, which PostgreSQL cannot store, wherever a request carries text: a body field is a
+/// `400` naming it (and its key stays free), a path id names no object (`404`), a cursor is a
+/// `400` naming `starting_after`; never a `500`.
+#[tokio::test]
+async fn nul_anywhere_is_refused_by_name_and_leaves_the_key_free() {
+    let app = spawn_app().await;
+    app.fund(10_000).await;
+    let iban = "DE89370400440532013000";
+    let refused = [
+        (
+            "/v1/orders",
+            serde_json::json!({"amount": 100, "currency": "EUR", "description": "a\u{0}b"}),
+            "description",
+        ),
+        (
+            "/v1/orders",
+            serde_json::json!({"amount": 100, "currency": "EUR", "metadata": {"sku": "\u{0}"}}),
+            "metadata[sku]",
+        ),
+        (
+            "/v1/payouts",
+            serde_json::json!({"amount": 100, "currency": "EUR", "description": "\u{0}",
+            "destination": {"account_holder": "Ada", "iban": iban}}),
+            "description",
+        ),
+        (
+            "/v1/payouts",
+            serde_json::json!({"amount": 100, "currency": "EUR",
+            "destination": {"account_holder": "Ada\u{0}", "iban": iban}}),
+            "destination[account_holder]",
+        ),
+    ];
+    for (index, (path, body, param)) in refused.iter().enumerate() {
+        let response = app
+            .post(path, Some(&format!("nul-{index}")), &body.to_string())
+            .await;
+        assert_eq!(response.status(), 400, "{body}");
+        assert_eq!(json(response).await["error"]["param"], *param, "{body}");
+    }
+    assert_eq!(
+        app.count("idempotency_keys").await,
+        1,
+        "only the funding order's key"
+    );
+    let storable = serde_json::json!({"amount": 100, "currency": "EUR", "description": "ab"});
+    let retried = app
+        .post("/v1/orders", Some("nul-0"), &storable.to_string())
+        .await;
+    assert_eq!(
+        retried.status(),
+        201,
+        "the refused request left its key free"
+    );
+
+    for path in [
+        "/v1/orders/ord_%00",
+        "/v1/payouts/po_%00",
+        "/v1/events/%00",
+        "/v1/idempotency-keys/a%00b",
+        "/v1/reconciliation-runs/rec_%00",
+    ] {
+        let response = app.get(path).await;
+        assert_eq!(response.status(), 404, "{path}");
+        assert_eq!(
+            error_code(&json(response).await),
+            "resource_missing",
+            "{path}"
+        );
+    }
+    for list in ["orders", "payouts", "events", "webhook-endpoints"] {
+        let response = app.get(&format!("/v1/{list}?starting_after=x%00")).await;
+        assert_eq!(response.status(), 400, "{list}");
+        assert_eq!(
+            json(response).await["error"]["param"],
+            "starting_after",
+            "{list}"
+        );
+    }
+}
+
+/// The backstop: text with U+0000 that reaches a statement (here in a signed partner event,
+/// which is parsed with its own type) is a `400`, not a `500` the partner would retry for ever.
+#[tokio::test]
+async fn a_signed_partner_event_holding_nul_is_a_400() {
+    use server::partner::{signature, TEST_WEBHOOK_SECRET};
+    let app = spawn_app().await;
+    let now = chrono::Utc::now();
+    let body = serde_json::to_vec(&serde_json::json!({
+        "event_id": "evt_\u{0}", "type": "transfer.paid", "created_at": now,
+        "data": {"transfer": {
+            "id": "tr_1", "status": "paid", "amount": 100, "currency": "EUR", "reference": "po_1",
+            "destination": {"account_holder": "Ada", "iban": "DE89370400440532013000"},
+            "idempotency_key": "kxp-po_1-k", "created_at": now,
+        }}
+    }))
+    .unwrap();
+    let response = app
+        .client
+        .post(format!("{}/webhooks/partner", app.base_url))
+        .header(
+            signature::HEADER,
+            signature::sign(TEST_WEBHOOK_SECRET, now.timestamp(), &body),
+        )
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    assert_eq!(app.count("partner_events").await, 0);
 }

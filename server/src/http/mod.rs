@@ -11,6 +11,7 @@ pub mod extract;
 pub mod keys;
 pub mod list;
 pub mod middleware;
+pub mod nul;
 pub mod openapi;
 pub mod ops;
 pub mod orders;
@@ -70,6 +71,7 @@ pub fn router(
         .layer(axum::middleware::from_fn_with_state(admission, admit))
         .merge(operations.with_state(state))
         .fallback(unknown_route)
+        .layer(axum::middleware::from_fn(nul::refuse_nul))
         .layer(CatchPanicLayer::custom(error::panic_response))
         .layer(axum::middleware::from_fn(middleware::observe))
 }
