@@ -523,3 +523,42 @@ async fn hits_and_mismatches_stay_log_lines_with_the_request_id() {
     assert_eq!(entry["verdict"], "replayed");
     assert_eq!(entry["client_request_id"], "mine-2");
 }
+
+#[tokio::test]
+async fn the_routes_and_their_filters_are_in_the_openapi_document() {
+    let app = spawn_app().await;
+    let document = json(
+        app.client
+            .get(format!("{}/openapi.json", app.base_url))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let list = &document["paths"]["/v1/requests"]["get"];
+    let parameters: Vec<&str> = list["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|parameter| parameter["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "idempotency_key",
+        "status",
+        "route",
+        "verdict",
+        "created[gte]",
+        "created[lte]",
+        "q",
+        "limit",
+        "starting_after",
+    ] {
+        assert!(parameters.contains(&name), "{name} in {parameters:?}");
+    }
+    assert!(list["responses"]["400"].is_object());
+    let one = &document["paths"]["/v1/requests/{id}"]["get"];
+    assert!(one["responses"]["404"].is_object());
+    assert!(
+        document["components"]["schemas"]["LoggedRequest"]["properties"]["verdict"].is_object()
+    );
+}
