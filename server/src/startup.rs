@@ -59,7 +59,7 @@ impl Application {
         let (request_log, request_log_buffer) = RequestLog::new(&settings.request_log);
         if let Some(buffer) = request_log_buffer {
             workers.push(tokio::spawn(request_log::writer::run(
-                db::reserve(&pool, 1),
+                request_log::writer::connection(&pool),
                 buffer,
             )));
         }

@@ -19,7 +19,7 @@ use common::*;
 const ORDER: &str = r#"{"amount": 1000, "currency": "EUR"}"#;
 const IBAN: &str = "DE89370400440532013000";
 
-/// Waits until `sql_from` counts `expected` rows of the request log.
+/// Waits until `sql_from` counts `expected` rows.
 async fn wait_for_rows(app: &TestApp, sql_from: &str, expected: i64) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
     loop {
@@ -388,12 +388,13 @@ async fn a_full_buffer_drops_and_counts_but_never_delays_a_request() {
     assert!(answered.iter().all(|status| *status == 200));
     let dropped_now = dropped(&app.metrics().await) - before;
     assert!(dropped_now > 0, "a full buffer drops entries");
-    assert_eq!(
-        app.count("pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'request_log' AND NOT l.granted")
-            .await,
+    wait_for_rows(
+        &app,
+        "pg_locks l JOIN pg_class c ON c.oid = l.relation \
+         WHERE c.relname = 'request_log' AND NOT l.granted",
         1,
-        "the writer waits for the lock"
-    );
+    )
+    .await;
     sqlx::query("ROLLBACK").execute(&mut blocker).await.unwrap();
     wait_for_rows(&app, "request_log", requests - dropped_now).await;
 }

@@ -53,7 +53,7 @@ pub struct Settings {
     #[arg(
         long = "request-log-buffer",
         env = "KAADXPAY_REQUEST_LOG_BUFFER",
-        default_value_t = 10_000,
+        default_value_t = 5_000,
         global = true
     )]
     pub buffer: usize,

@@ -1,10 +1,15 @@
-//! The writer: drains the request log's buffer in batches (whatever has arrived, up to
-//! [`BATCH`]), redacts each entry, and stores a batch with one multi-row `INSERT … UNNEST`. It
-//! writes on a connection of its own, so a slow write never holds one a request needs; a batch
-//! it cannot store is counted as dropped and logged. A batch for a day without a partition makes
-//! the partition and is written again.
+//! The writer: drains the request log's buffer in batches (what arrives within [`LINGER`] of
+//! the first entry, up to [`BATCH`]), redacts each entry, and stores a batch with one multi-row
+//! `INSERT … UNNEST`. It writes on a connection of its own, so a slow write never holds one a
+//! request needs, and commits asynchronously (`synchronous_commit = off`), so its commits never
+//! wait on the disk the money's commits wait on: a database crash may lose the last fraction of
+//! a second of entries, never anything else. A batch it cannot store is counted as dropped and
+//! logged. A batch for a day without a partition makes the partition and is written again.
+
+use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::postgres::PgPoolOptions;
 use sqlx::{PgConnection, PgPool};
 use tokio::sync::mpsc;
 
@@ -13,6 +18,12 @@ use super::{count_dropped, partitions, redact, Entry};
 /// The most entries one statement writes.
 pub const BATCH: usize = 500;
 
+/// How long a batch gathers after its first entry: fewer, larger statements.
+pub const LINGER: Duration = Duration::from_millis(200);
+
+/// How long the writer waits for its connection before it drops a batch.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+
 const INSERT: &str = "INSERT INTO request_log (id, created_at, merchant_id, api_key_id, user_id, \
        method, route, path, idempotency_key, verdict, status, error_code, latency_ms, \
        client_address, request_body, response_body, client_request_id) \
@@ -20,10 +31,29 @@ const INSERT: &str = "INSERT INTO request_log (id, created_at, merchant_id, api_
        $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int2[], $12::text[], \
        $13::float8[], $14::text[], $15::text[], $16::text[], $17::text[])";
 
+/// The writer's own connection to the database of `main`, kept open, committing asynchronously.
+pub fn connection(main: &PgPool) -> PgPool {
+    let options = (*main.connect_options())
+        .clone()
+        .options([("synchronous_commit", "off")]);
+    PgPoolOptions::new()
+        .max_connections(1)
+        .min_connections(1)
+        .acquire_timeout(ACQUIRE_TIMEOUT)
+        .connect_lazy_with(options)
+}
+
 /// Writes what reaches `buffer` until every sender is gone.
 pub async fn run(pool: PgPool, mut buffer: mpsc::Receiver<Entry>) {
     let mut entries = Vec::with_capacity(BATCH);
     while buffer.recv_many(&mut entries, BATCH).await > 0 {
+        tokio::time::sleep(LINGER).await;
+        while entries.len() < BATCH {
+            match buffer.try_recv() {
+                Ok(entry) => entries.push(entry),
+                Err(_) => break,
+            }
+        }
         let batch = Batch::from(entries.drain(..));
         if let Err(err) = write(&pool, &batch).await {
             tracing::error!(error = %err, entries = batch.ids.len(), "request log entries could not be written");
