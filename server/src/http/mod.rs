@@ -70,16 +70,16 @@ pub fn router(
     secure_cookies: bool,
 ) -> Router {
     let (api, operations) = api_and_ops_routers();
-    api.layer(axum::middleware::from_fn_with_state(
+    let api = api.layer(axum::middleware::from_fn_with_state(
         state.request_log.clone(),
         request_log::record,
-    ))
-    .with_state(state.clone())
-    .merge(console::router(state.clone(), sessions, secure_cookies))
-    .layer(axum::middleware::from_fn_with_state(admission, admit))
-    .merge(operations.with_state(state))
-    .fallback(unknown_route)
-    .layer(axum::middleware::from_fn(nul::refuse_nul))
-    .layer(CatchPanicLayer::custom(error::panic_response))
-    .layer(axum::middleware::from_fn(middleware::observe))
+    ));
+    api.with_state(state.clone())
+        .merge(console::router(state.clone(), sessions, secure_cookies))
+        .layer(axum::middleware::from_fn_with_state(admission, admit))
+        .merge(operations.with_state(state))
+        .fallback(unknown_route)
+        .layer(axum::middleware::from_fn(nul::refuse_nul))
+        .layer(CatchPanicLayer::custom(error::panic_response))
+        .layer(axum::middleware::from_fn(middleware::observe))
 }
