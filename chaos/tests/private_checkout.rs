@@ -1,7 +1,8 @@
 //! `deploy/cluster` run from a checkout the `postgres` user cannot enter (a clone under a 0700
 //! folder, as `/root` and `mktemp -d` are, and as CI runs): it comes up and goes down, nothing it
-//! writes is readable by another user, and its PostgreSQL asks for the password. Skipped, saying
-//! why, where the chaos test is: etcd, Patroni and HAProxy cannot be installed here.
+//! writes is readable by another user, and PostgreSQL, etcd and Patroni's REST API ask for the
+//! password. Skipped, saying why, where the chaos test is: etcd, Patroni and HAProxy cannot be
+//! installed here.
 
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -60,7 +61,7 @@ fn open_to_others(folder: &Path) -> Vec<String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn deploy_cluster_comes_up_from_a_private_checkout_private_and_password_protected() {
+async fn deploy_cluster_comes_up_from_a_private_checkout_and_keeps_everything_to_its_owner() {
     let (private, checkout) = private_clone();
     let dir = Path::new("/var/tmp").join(format!("kaadxpay-checkout-{}", std::process::id()));
     let options = ClusterOptions {
@@ -95,11 +96,35 @@ async fn deploy_cluster_comes_up_from_a_private_checkout_private_and_password_pr
     without.set_password(None).unwrap();
     let refused = PgConnection::connect(without.as_str())
         .await
-        .err()
-        .expect("PostgreSQL refuses a connection without the password");
+        .expect_err("PostgreSQL refuses a connection without the password");
     assert!(
         refused.to_string().contains("password"),
         "refused for want of a password: {refused}"
+    );
+
+    let http = reqwest::Client::new();
+    let etcd = http
+        .post(format!("{}/v3/kv/range", cluster.url("ETCD_URL")))
+        .body(r#"{"key": "Lw==", "range_end": "AA=="}"#)
+        .send()
+        .await
+        .unwrap();
+    let etcd_status = etcd.status();
+    let etcd_body = etcd.text().await.unwrap();
+    assert!(
+        !etcd_status.is_success() || !etcd_body.contains("\"kvs\""),
+        "etcd, where Patroni's configuration lives, answers a reader without the password: {etcd_status} {etcd_body}"
+    );
+    let patch = http
+        .patch(format!("{}/config", cluster.url("PATRONI_PG1_URL")))
+        .body(r#"{"ttl": 11}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        patch.status(),
+        reqwest::StatusCode::UNAUTHORIZED,
+        "Patroni's REST API changes the configuration without the password"
     );
 
     let node_home = Path::new(cluster.url("PATRONI_CONFIG"))
