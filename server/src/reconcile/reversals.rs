@@ -123,30 +123,9 @@ impl ReversalWorker {
         for claim in &claims {
             claim.reverse(&self.pool, &self.partner).await?;
         }
-        self.mark_finished_items().await?;
+        mark_finished_items(&self.pool).await?;
         self.export_figures().await?;
         Ok(claims.len() as u64)
-    }
-
-    /// The items of every run that showed a reversal now done say so, and those runs' statuses
-    /// follow.
-    async fn mark_finished_items(&self) -> sqlx::Result<()> {
-        let mut tx = self.pool.begin().await?;
-        let runs: Vec<String> = sqlx::query_scalar(
-            "UPDATE reconciliation_items AS item SET action = reversal.state, detail = NULL \
-             FROM partner_reversals AS reversal \
-             WHERE item.transfer_id = reversal.transfer_id AND item.kind = 'duplicate' \
-               AND item.action IN ('refused', 'failed', 'in_progress') \
-               AND reversal.state IN ('reversed', 'resolved') \
-             RETURNING item.run_id",
-        )
-        .fetch_all(&mut *tx)
-        .await?;
-        if !runs.is_empty() {
-            let runs: Vec<&str> = runs.iter().map(String::as_str).collect();
-            set_status(&mut tx, &runs).await?;
-        }
-        tx.commit().await
     }
 
     async fn export_figures(&self) -> sqlx::Result<()> {
@@ -180,4 +159,43 @@ impl ReversalWorker {
         metrics::gauge!("kaadxpay_reconciliation_status_mismatches").set(mismatches as f64);
         Ok(())
     }
+}
+
+/// A person marks an unfinished reversal dealt with (`kaadxpay reversals resolve`): it is never
+/// asked for again, and the runs that showed it no longer count it as unfinished. A reversal
+/// whose claimer is asking the partner right now is left alone (try again in a few minutes).
+/// Returns whether there was such an unfinished reversal.
+pub async fn resolve(pool: &PgPool, transfer_id: &str) -> sqlx::Result<bool> {
+    let resolved = sqlx::query(
+        "UPDATE partner_reversals SET state = 'resolved', claim_token = NULL, \
+           claimed_until = NULL, next_attempt_at = NULL \
+         WHERE transfer_id = $1 \
+           AND (state = 'refused' OR (state = 'claimed' AND claimed_until <= now()))",
+    )
+    .bind(transfer_id)
+    .execute(pool)
+    .await?;
+    mark_finished_items(pool).await?;
+    Ok(resolved.rows_affected() == 1)
+}
+
+/// The items of every run that showed a reversal now done (or resolved) say so, and those runs'
+/// statuses follow.
+async fn mark_finished_items(pool: &PgPool) -> sqlx::Result<()> {
+    let mut tx = pool.begin().await?;
+    let runs: Vec<String> = sqlx::query_scalar(
+        "UPDATE reconciliation_items AS item SET action = reversal.state, detail = NULL \
+         FROM partner_reversals AS reversal \
+         WHERE item.transfer_id = reversal.transfer_id AND item.kind = 'duplicate' \
+           AND item.action IN ('refused', 'failed', 'in_progress') \
+           AND reversal.state IN ('reversed', 'resolved') \
+         RETURNING item.run_id",
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    if !runs.is_empty() {
+        let runs: Vec<&str> = runs.iter().map(String::as_str).collect();
+        set_status(&mut tx, &runs).await?;
+    }
+    tx.commit().await
 }
