@@ -508,3 +508,68 @@ async fn overlapping_day_lists_never_make_the_own_transfer_a_duplicate() {
     );
     assert_eq!(reversed_at_partner(&partner).await, 0);
 }
+
+/// What needs a person is exported: a `serve` process's `/metrics` counts the payouts the
+/// latest run of a day found contradicting the partner, and the unfinished reversals with the
+/// age of the oldest.
+#[tokio::test]
+async fn mismatches_and_unfinished_reversals_are_exported_as_metrics() {
+    let (db_url, pool, merchant_id) = setup().await;
+    let day = yesterday() - Days::new(1);
+    let sent = [
+        Sent {
+            payout_id: "po_given_back",
+            created_at: at(day, "07:00:00"),
+            transfers: vec![at(day, "07:00:01")],
+        },
+        Sent {
+            payout_id: "po_twice",
+            created_at: at(day, "07:10:00"),
+            transfers: vec![at(day, "07:10:01"), at(day, "07:11:00")],
+        },
+    ];
+    let store = world(&pool, &merchant_id, &sent).await;
+    sqlx::query("UPDATE payouts SET status = 'failed' WHERE id = 'po_given_back'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let partner = ServerProcess::partner_sim(&["--store", &store, "--refuse-reversals"]).await;
+    let run = reconciler(&pool, &partner).run(day, true).await.unwrap();
+    assert_eq!(run.status, "attention");
+
+    let server = ServerProcess::start(
+        &db_url,
+        &[
+            ("KAADXPAY_PARTNER_URL", partner.base_url.as_str()),
+            ("KAADXPAY_RECONCILE_INTERVAL", "200ms"),
+        ],
+    )
+    .await;
+    let metrics = || async {
+        reqwest::get(format!("{}/metrics", server.base_url))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    };
+    eventually(Duration::from_secs(10), "the figures exported", || async {
+        metrics()
+            .await
+            .contains("kaadxpay_reconciliation_status_mismatches 1")
+    })
+    .await;
+    let text = metrics().await;
+    assert!(
+        text.contains("kaadxpay_reconciliation_unfinished_reversals 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kaadxpay_reconciliation_oldest_unfinished_reversal_seconds"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kaadxpay_reconciliation_partial_runs 0"),
+        "{text}"
+    );
+}
