@@ -176,6 +176,8 @@ pub async fn transfers_with_key(
             }
         }
     }
-    made_with_key.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+    // Stable: transfers made at the same instant stay in the partner's order, as in
+    // reconciliation.
+    made_with_key.sort_by_key(|made| made.created_at);
     Ok(made_with_key)
 }
