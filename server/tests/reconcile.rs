@@ -345,10 +345,14 @@ async fn a_payout_contradicting_its_own_transfer_is_a_status_mismatch_and_needs_
         },
     ];
     let store = world(&pool, &merchant_id, &sent).await;
-    sqlx::query("UPDATE payouts SET status = 'failed' WHERE id = 'po_failed_here'")
-        .execute(&pool)
-        .await
-        .unwrap();
+    // As the old code left it: a retried create refused, the payout failed with no transfer.
+    sqlx::query(
+        "UPDATE payouts SET status = 'failed', partner_transfer_id = NULL, \
+           failure_code = 'duplicate_transfer' WHERE id = 'po_failed_here'",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
     set_status_at_partner(&store, "reference", "po_failed_there", "failed");
     let partner = partner_with(&store).await;
 
