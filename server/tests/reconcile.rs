@@ -2,8 +2,11 @@
 //! replicas run at once (API.md §7): against a `kaadxpay partner-sim` whose ledger holds
 //! duplicates and which counts the reversal calls it gets, three concurrent
 //! `kaadxpay reconcile --apply` processes and two `serve` replicas running the daily job make
-//! one call per duplicate; a refused reversal is recorded and retried by the next run; and a
-//! retry made after midnight is found.
+//! one call per duplicate; a refused reversal is recorded, retried by the next run, and retried
+//! by the reversal worker long after its day until done; a retry made after midnight is found;
+//! a partner whose day lists overlap never gets a payout's own transfer reversed; and a payout
+//! contradicting its own transfer is a `status_mismatch` that makes the run `attention`,
+//! exported as a metric.
 
 mod common;
 
