@@ -19,6 +19,7 @@ use crate::idempotency::maintenance::{purge, sweep};
 use crate::idempotency::Idempotency;
 use crate::partner_sim::{self as sim, Mode, SimArgs};
 use crate::payments::executor::PayoutWorker;
+use crate::reconcile::reversals::ReversalWorker;
 use crate::reconcile::Reconciler;
 use crate::state::AppState;
 use crate::telemetry;
@@ -92,6 +93,10 @@ impl Application {
             pool: pool.clone(),
             partner: settings.partner_client(&partner_url),
         });
+        let reversals = ReversalWorker {
+            pool: pool.clone(),
+            partner: settings.partner_client(&partner_url),
+        };
         workers.extend([
             tokio::spawn(every(settings.sweep_interval, "sweeper", {
                 let pool = pool.clone();
@@ -130,6 +135,11 @@ impl Application {
                     async move { reconciler.run_daily(yesterday).await }
                 },
             )),
+            // Unfinished reversals, whatever their day, on every replica (claims keep them apart).
+            tokio::spawn(every(settings.reconcile_interval, "reversals", move || {
+                let reversals = reversals.clone();
+                async move { reversals.run_once().await }
+            })),
             tokio::spawn(every(
                 settings.purge_interval,
                 "expired sessions",
@@ -201,6 +211,7 @@ async fn start_local_partner(
         latency_ms: 0,
         error_rate: 0.0,
         timeout_rate: 0.0,
+        behaviours: Default::default(),
         webhook_url: Some(format!("http://{app_addr}/webhooks/partner")),
         webhook_secret: webhook_secret.to_owned(),
         store: None,
