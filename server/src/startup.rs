@@ -19,6 +19,7 @@ use crate::idempotency::maintenance::{purge, sweep};
 use crate::idempotency::Idempotency;
 use crate::partner_sim::{self as sim, Mode, SimArgs};
 use crate::payments::executor::PayoutWorker;
+use crate::reconcile::reversals::ReversalWorker;
 use crate::reconcile::Reconciler;
 use crate::request_log::{self, RequestLog};
 use crate::state::AppState;
@@ -101,6 +102,10 @@ impl Application {
             pool: pool.clone(),
             partner: settings.partner_client(&partner_url),
         });
+        let reversals = ReversalWorker {
+            pool: pool.clone(),
+            partner: settings.partner_client(&partner_url),
+        };
         workers.extend([
             tokio::spawn(every(settings.sweep_interval, "sweeper", {
                 let pool = pool.clone();
@@ -145,6 +150,11 @@ impl Application {
                     let pool = pool.clone();
                     async move { request_log::partitions::maintain(&pool, retention).await }
                 }
+            })),
+            // Unfinished reversals, whatever their day, on every replica (claims keep them apart).
+            tokio::spawn(every(settings.reconcile_interval, "reversals", move || {
+                let reversals = reversals.clone();
+                async move { reversals.run_once().await }
             })),
             tokio::spawn(every(
                 settings.purge_interval,
@@ -217,6 +227,7 @@ async fn start_local_partner(
         latency_ms: 0,
         error_rate: 0.0,
         timeout_rate: 0.0,
+        behaviours: Default::default(),
         webhook_url: Some(format!("http://{app_addr}/webhooks/partner")),
         webhook_secret: webhook_secret.to_owned(),
         store: None,
