@@ -399,6 +399,18 @@ async fn a_full_buffer_drops_and_counts_but_never_delays_a_request() {
     wait_for_rows(&app, "request_log", requests - dropped_now).await;
 }
 
+#[tokio::test]
+async fn switched_off_it_records_nothing() {
+    let app = spawn_app_with(&["--request-log", "off"]).await;
+    let answer = app.post("/v1/orders", Some("unlogged"), ORDER).await;
+    assert_eq!(answer.status(), 201);
+    assert!(request_id(&answer).starts_with("req_"));
+    // Longer than a batch gathers: an entry would have been written by now.
+    tokio::time::sleep(server::request_log::writer::LINGER * 3).await;
+    assert_eq!(app.count("request_log").await, 0);
+    assert!(requests(&app, &app.merchant, "").await.is_empty());
+}
+
 fn day(days_ago: u64) -> DateTime<Utc> {
     (Utc::now().date_naive() - Days::new(days_ago))
         .and_hms_opt(12, 0, 0)
