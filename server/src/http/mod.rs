@@ -46,14 +46,14 @@ pub fn api_and_ops_routers() -> (Router<AppState>, Router<AppState>) {
     )
 }
 
-/// What no route matches: a JSON error under `/v1`, the console's 404 page elsewhere.
-pub async fn unknown_route(request: axum::extract::Request) -> axum::response::Response {
+/// What no route matches: a JSON error under `/v1`, a plain 404 page elsewhere.
+pub async fn unknown_route(uri: axum::http::Uri) -> axum::response::Response {
     use axum::response::IntoResponse;
-    let path = request.uri().path();
+    let path = uri.path();
     if path == "/v1" || path.starts_with("/v1/") {
         return crate::error::Error::UnknownRoute(path.to_owned()).into_response();
     }
-    console::not_found(request).await
+    console::not_found()
 }
 
 /// The whole application: the API (behind admission control), the console, and the operational
