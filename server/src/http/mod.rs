@@ -10,6 +10,7 @@ pub mod events;
 pub mod extract;
 pub mod keys;
 pub mod list;
+pub mod listener;
 pub mod middleware;
 pub mod openapi;
 pub mod ops;
@@ -26,11 +27,11 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::state::AppState;
-use middleware::{admit, Admission};
+use middleware::{admit, within_deadlines, Admission, Deadlines};
 
 /// The `/v1` API (with the partner's webhooks), and the operational routes apart, so that
 /// admission control can shed the first and never the second.
-pub fn api_and_ops_routers() -> (Router<AppState>, Router<AppState>) {
+pub fn api_and_ops_routers(figures: ops::Figures) -> (Router<AppState>, Router<AppState>) {
     let (v1, openapi) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(orders::router())
         .merge(balance::router())
@@ -42,7 +43,7 @@ pub fn api_and_ops_routers() -> (Router<AppState>, Router<AppState>) {
         .split_for_parts();
     (
         v1.merge(partner_webhooks::router()),
-        ops::router(openapi::document(openapi)),
+        ops::router(openapi::document(openapi), figures),
     )
 }
 
@@ -57,19 +58,26 @@ pub async fn unknown_route(uri: axum::http::Uri) -> axum::response::Response {
 }
 
 /// The whole application: the API (behind admission control), the console, and the operational
-/// routes (never shed), with panics caught and every request observed.
+/// routes (never shed), every request within its deadlines (its body read before it is
+/// admitted), with panics caught and every request observed.
 pub fn router(
     state: AppState,
     sessions: tower_sessions_sqlx_store::PostgresStore,
     admission: Admission,
+    deadlines: Deadlines,
+    figures: ops::Figures,
     secure_cookies: bool,
 ) -> Router {
-    let (api, operations) = api_and_ops_routers();
+    let (api, operations) = api_and_ops_routers(figures);
     api.with_state(state.clone())
         .merge(console::router(state.clone(), sessions, secure_cookies))
         .layer(axum::middleware::from_fn_with_state(admission, admit))
         .merge(operations.with_state(state))
         .fallback(unknown_route)
+        .layer(axum::middleware::from_fn_with_state(
+            deadlines,
+            within_deadlines,
+        ))
         .layer(CatchPanicLayer::custom(error::panic_response))
         .layer(axum::middleware::from_fn(middleware::observe))
 }
