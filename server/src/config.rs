@@ -57,7 +57,7 @@ pub struct Settings {
     pub max_waiting: Option<usize>,
 
     /// How long a request waits in line for a turn before it is answered `503`.
-    #[arg(long, env = "KAADXPAY_ADMISSION_WAIT", default_value = "5ms", value_parser = humantime::parse_duration, global = true)]
+    #[arg(long, env = "KAADXPAY_ADMISSION_WAIT", default_value = "2ms", value_parser = humantime::parse_duration, global = true)]
     pub admission_wait: Duration,
 
     /// How long a client has to send a request's headers before its connection is closed.
