@@ -147,6 +147,50 @@ async fn the_line_for_a_turn_is_waited_in_for_its_own_short_time_not_the_acquire
 }
 
 #[tokio::test]
+async fn a_request_not_served_within_the_request_timeout_is_answered_503_and_its_retry_executes_once(
+) {
+    let (db_url, pool, merchant) = database_with_merchant("Overload").await;
+    let server = ServerProcess::start(
+        &db_url,
+        &[
+            ("KAADXPAY_REQUEST_TIMEOUT", "2s"),
+            ("KAADXPAY_BODY_READ_TIMEOUT", "1s"),
+        ],
+    )
+    .await;
+    // The order's INSERT waits for this lock as long as the test holds it.
+    let mut lock = pool.begin().await.unwrap();
+    sqlx::query("LOCK TABLE orders IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    let post = || {
+        reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .build()
+            .unwrap()
+            .post(format!("{}/v1/orders", server.base_url))
+            .bearer_auth(&merchant.api_key)
+            .header("idempotency-key", "outlived")
+            .body(r#"{"amount": 700, "currency": "GBP"}"#)
+            .send()
+    };
+    let answer = post()
+        .await
+        .expect("an answer within 10 s, not a request held forever");
+    assert_unavailable(answer).await;
+    lock.rollback().await.unwrap();
+
+    let mut retried = post().await.unwrap();
+    while retried.status() == 409 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        retried = post().await.unwrap();
+    }
+    assert_eq!(retried.status(), 201, "the retry executes");
+    assert_eq!(count(&pool, "orders").await, 1);
+}
+
+#[tokio::test]
 async fn readiness_follows_the_database_without_a_restart() {
     let (db_url, pool, _) = database_with_merchant("Overload").await;
     let server = ServerProcess::start(&db_url, &[("KAADXPAY_DB_ACQUIRE_TIMEOUT", "300ms")]).await;
