@@ -1,8 +1,9 @@
 //! Slow clients cannot close the API (API.md §1): a client that sends its headers or its body
 //! too slowly is answered `408 request_timeout` or has its connection closed within a bound,
 //! and while hundreds of them trickle bytes to the unauthenticated routes (`/login`,
-//! `/webhooks/partner`), authenticated `/v1` calls still answer. A real `kaadxpay` process,
-//! real sockets opened by hand, each writing one byte at a time.
+//! `/webhooks/partner`), authenticated `/v1` calls still answer; nor do fast clients flooding
+//! those routes take a turn from `/v1`. A real `kaadxpay` process; the slow clients are real
+//! sockets opened by hand, each writing one byte at a time.
 
 mod common;
 
@@ -186,4 +187,83 @@ async fn two_hundred_slow_clients_on_unauthenticated_routes_leave_v1_answering()
             }
         }
     }
+}
+
+/// A visitor's session cookie and the CSRF token of its login form, so that its sign-ins are
+/// checked in full (throttle, and a password hash for the first few).
+async fn login_form(client: &reqwest::Client, base_url: &str) -> (String, String) {
+    let page = client
+        .get(format!("{base_url}/login"))
+        .send()
+        .await
+        .unwrap();
+    let cookie = page.headers()["set-cookie"].to_str().unwrap();
+    let cookie = cookie.split(';').next().unwrap().to_owned();
+    let html = page.text().await.unwrap();
+    let csrf = html.split("name=\"csrf\" value=\"").nth(1).unwrap();
+    (cookie, csrf.split('"').next().unwrap().to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_flood_of_sign_ins_and_partner_webhooks_takes_no_turn_from_v1() {
+    let (db_url, _pool, merchant) = database_with_merchant("Flood").await;
+    let server = ServerProcess::start(&db_url, &[]).await;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(5))
+        .build()
+        .unwrap();
+    let (cookie, csrf) = login_form(&client, &server.base_url).await;
+    let flooding = Instant::now() + Duration::from_secs(4);
+    // Sixty clients, each sending one request after another until the flood ends.
+    let flood: Vec<_> = (0..60)
+        .map(|n| {
+            let (client, base_url) = (client.clone(), server.base_url.clone());
+            let (cookie, csrf) = (cookie.clone(), csrf.clone());
+            tokio::spawn(async move {
+                while Instant::now() < flooding {
+                    let request = if n % 2 == 0 {
+                        client
+                            .post(format!("{base_url}/login"))
+                            .header("cookie", &cookie)
+                            .form(&[
+                                ("csrf", csrf.as_str()),
+                                ("email", &format!("guess-{n}@example.com")),
+                                ("password", "guess"),
+                            ])
+                    } else {
+                        client
+                            .post(format!("{base_url}/webhooks/partner"))
+                            .header("partner-signature", "t=1,v1=forged")
+                            .body(r#"{"event_id": "evt_flood"}"#)
+                    };
+                    let _ = request.send().await;
+                }
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let mut statuses = Vec::new();
+    for n in 0..40 {
+        let request = if n % 2 == 0 {
+            client
+                .post(format!("{}/v1/orders", server.base_url))
+                .header("idempotency-key", format!("during-the-flood-{n}"))
+                .body(r#"{"amount": 700, "currency": "GBP"}"#)
+        } else {
+            client.get(format!("{}/v1/balance", server.base_url))
+        };
+        statuses.push(match request.bearer_auth(&merchant.api_key).send().await {
+            Ok(response) => response.status().as_u16(),
+            Err(_) => 0,
+        });
+    }
+    for client in flood {
+        client.await.unwrap();
+    }
+    assert!(
+        statuses.iter().all(|status| (200..300).contains(status)),
+        "every /v1 call answers 2xx during the flood: {statuses:?}"
+    );
 }

@@ -136,21 +136,43 @@ fn closing(error: Error) -> Response {
     response
 }
 
+/// The routes anyone can reach without credentials, whose bodies are read before anything is
+/// checked: sign-in, and the partner's webhooks (whose signature is checked over the body).
+const DOOR: [&str; 2] = ["/login", "/webhooks/partner"];
+
 /// Admission control: at most a fixed number of requests are served at once by this process
 /// (about as many as the pool has connections), and a few more may wait, each a few
 /// milliseconds at most, for a turn; beyond that the excess is answered `503` with
 /// `Retry-After` at once. Shedding costs microseconds: a burst's jitter is absorbed, an
-/// overload is refused at the door instead of queued. Cloned into every route, the semaphores
-/// are shared by all.
+/// overload is refused at the door instead of queued. The [`DOOR`] routes have a small budget
+/// of their own (a quarter as many turns, at least two), so that a flood of them can never take
+/// a turn from the signed-in API and console. Cloned into every route, the budgets are shared
+/// by all.
 #[derive(Clone)]
 pub struct Admission {
+    signed_in: Budget,
+    door: Budget,
+}
+
+impl Admission {
+    pub fn new(max_in_flight: usize, max_waiting: usize, wait: Duration) -> Self {
+        Self {
+            signed_in: Budget::new(max_in_flight, max_waiting, wait),
+            door: Budget::new((max_in_flight / 4).max(2), (max_waiting / 4).max(1), wait),
+        }
+    }
+}
+
+/// Turns, and a line for them.
+#[derive(Clone)]
+struct Budget {
     serving: Arc<Semaphore>,
     waiting: Arc<Semaphore>,
     wait: Duration,
 }
 
-impl Admission {
-    pub fn new(max_in_flight: usize, max_waiting: usize, wait: Duration) -> Self {
+impl Budget {
+    fn new(max_in_flight: usize, max_waiting: usize, wait: Duration) -> Self {
         Self {
             serving: Arc::new(Semaphore::new(max_in_flight)),
             waiting: Arc::new(Semaphore::new(max_waiting)),
@@ -172,10 +194,15 @@ impl Admission {
 }
 
 pub async fn admit(State(admission): State<Admission>, request: Request, next: Next) -> Response {
-    match admission.turn().await {
+    let (budget, name) = if DOOR.contains(&request.uri().path()) {
+        (&admission.door, "door")
+    } else {
+        (&admission.signed_in, "signed_in")
+    };
+    match budget.turn().await {
         Some(_serving) => next.run(request).await,
         None => {
-            metrics::counter!("kaadxpay_http_requests_shed_total").increment(1);
+            metrics::counter!("kaadxpay_http_requests_shed_total", "budget" => name).increment(1);
             Error::ServiceUnavailable.into_response()
         }
     }
