@@ -14,7 +14,8 @@ use tower_sessions::ExpiredDeletion;
 
 use crate::config::{Settings, LOCAL_PARTNER_ADDR};
 use crate::http;
-use crate::http::middleware::Admission;
+use crate::http::middleware::{Admission, Deadlines};
+use crate::http::ops::{Figures, REFRESH_INTERVAL};
 use crate::idempotency::maintenance::{purge, sweep};
 use crate::idempotency::Idempotency;
 use crate::partner_sim::{self as sim, Mode, SimArgs};
@@ -34,6 +35,7 @@ const OUTCOMES_FLUSH_INTERVAL: std::time::Duration = std::time::Duration::from_s
 pub struct Application {
     listener: TcpListener,
     router: Router,
+    header_read_timeout: std::time::Duration,
     workers: Vec<JoinHandle<()>>,
     partner_url: String,
 }
@@ -87,9 +89,31 @@ impl Application {
         let admission = Admission::new(
             settings.max_in_flight(),
             settings.max_waiting(),
-            settings.db_acquire_timeout,
+            settings.admission_wait,
         );
-        let router = http::router(state, sessions.clone(), admission, settings.serves_https());
+        let deadlines = Deadlines {
+            body: settings.body_read_timeout,
+            total: settings.request_timeout,
+        };
+        // On a connection of their own, so that an exhausted pool does not read as not ready.
+        let figures = Figures::default();
+        let figures_pool = db::reserve(&pool, 1);
+        let _ = figures.refresh(&figures_pool).await;
+        workers.push(tokio::spawn(every(REFRESH_INTERVAL, "figures", {
+            let figures = figures.clone();
+            move || {
+                let (figures, pool) = (figures.clone(), figures_pool.clone());
+                async move { figures.refresh(&pool).await }
+            }
+        })));
+        let router = http::router(
+            state,
+            sessions.clone(),
+            admission,
+            deadlines,
+            figures,
+            settings.serves_https(),
+        );
         let dispatcher = Dispatcher::new(pool.clone(), settings);
         let payouts = PayoutWorker {
             pool: pool.clone(),
@@ -180,6 +204,7 @@ impl Application {
         Ok(Self {
             listener,
             router,
+            header_read_timeout: settings.header_read_timeout,
             workers,
             partner_url,
         })
@@ -200,18 +225,17 @@ impl Application {
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        // The peer address reaches handlers (the console throttles sign-ins by it).
-        let served = axum::serve(
+        http::listener::serve(
             self.listener,
-            self.router
-                .into_make_service_with_connect_info::<SocketAddr>(),
+            self.router,
+            self.header_read_timeout,
+            shutdown,
         )
-        .with_graceful_shutdown(shutdown)
         .await;
         for worker in self.workers {
             worker.abort();
         }
-        served
+        Ok(())
     }
 }
 
