@@ -1,15 +1,15 @@
 //! Commands: the operations that take an `Idempotency-Key` (create an order, a payout, a webhook
 //! endpoint; redeliver an event). Each is a typed value whose effect runs at most once per
 //! `(merchant, key)`; [`run`] is the one path every adapter takes to execute one, so the API
-//! and the console get the same answers from the same engine.
+//! and the console get the same answers from the same engine. Every command's effect is local
+//! SQL, so every one takes the engine's one-commit path (`idempotency::once`).
 
 use std::future::Future;
 
 use serde::Serialize;
-use sqlx::PgPool;
 
 use crate::error::Error;
-use crate::idempotency::{Effected, IdempotencyKey, IdempotentRequest, Lease, Outcome};
+use crate::idempotency::{IdempotencyKey, IdempotentRequest, Once, Outcome, Ran};
 use crate::state::AppState;
 
 /// Who asks, and under which key.
@@ -26,8 +26,9 @@ pub trait Command: Serialize + Send + Sync {
     /// The method and route template that names it, e.g. `POST /v1/orders`.
     const ENDPOINT: &'static str;
 
-    /// Checks that refuse before the key is claimed (so a refusal here leaves no record): those
-    /// that need the database or the network, beyond the checks of the command's own types.
+    /// Checks that refuse a request about to execute (so a refusal here leaves no record):
+    /// those that need the database or the network, beyond the checks of the command's own
+    /// types. A key that already has an answer gives it instead, whatever the check says now.
     fn check(
         &self,
         _state: &AppState,
@@ -36,18 +37,14 @@ pub trait Command: Serialize + Send + Sync {
         async { Ok(()) }
     }
 
-    /// The effect, under the claim's `lease`: either its changes in an open transaction, in
-    /// which the engine completes the key's record ([`Effected::InTransaction`]), or, for an
-    /// effect that is local SQL, one statement that makes the changes and completes the record
-    /// itself, committed by the effect ([`Effected::Completed`], with [`Lease::COMPLETING`]).
-    /// The answer is stored and replayed. An `Err` that is definitive (a refusal such as `402 insufficient_funds`) is
-    /// stored too; any other leaves the key free for a retry.
+    /// The effect, with the key's record made completed in its transaction ([`Once`]: one
+    /// statement, or a transaction of several). An `Err` that is definitive (a refusal such as
+    /// `402 insufficient_funds`) is recorded and replayed; any other leaves the key free.
     fn apply(
         &self,
-        pool: &PgPool,
-        lease: Lease,
+        once: Once,
         caller: &Caller<'_>,
-    ) -> impl Future<Output = Result<Effected, Error>> + Send;
+    ) -> impl Future<Output = Result<Ran, Error>> + Send;
 }
 
 /// Runs `command` for `caller` through the idempotency engine.
@@ -56,7 +53,6 @@ pub async fn run<C: Command>(
     caller: &Caller<'_>,
     command: &C,
 ) -> Result<Outcome, Error> {
-    command.check(state, caller.merchant_id).await?;
     let fingerprinted = serde_json::to_value(command)
         .map_err(|err| anyhow::anyhow!("a command did not serialise: {err}"))?;
     let request = IdempotentRequest {
@@ -66,9 +62,15 @@ pub async fn run<C: Command>(
         body: &fingerprinted,
         request_id: caller.request_id,
     };
+    if let Err(refusal) = command.check(state, caller.merchant_id).await {
+        return match state.idempotency.answered(&request).await? {
+            Some(answered) => Ok(answered),
+            None => Err(refusal),
+        };
+    }
     let outcome = state
         .idempotency
-        .execute(&request, |lease| command.apply(&state.pool, lease, caller))
+        .execute_once(&request, |once| command.apply(once, caller))
         .await?;
     Ok(outcome)
 }

@@ -233,3 +233,179 @@ async fn the_same_key_on_another_endpoint_is_refused() {
     assert_reused(other, "Idempotency-Key reused with different endpoint").await;
     assert_eq!(app.count("webhook_endpoints").await, 0);
 }
+
+#[path = "../benches/idempotency/counting_proxy.rs"]
+mod counting_proxy;
+
+/// What one new key and one replay cost the database, counted where they cannot be mistaken:
+/// commits in `pg_stat_database` (the engine's one pooled connection flushes its statistics on
+/// demand), and round trips in a proxy between the engine and PostgreSQL (a client write after
+/// the server last spoke starts one, so the pool's pings count too).
+mod costs {
+    use std::str::FromStr;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use sqlx::postgres::PgConnectOptions;
+    use sqlx::{Connection, PgConnection, PgPool};
+
+    use super::counting_proxy::CountingProxy;
+
+    use server::commands::{self, Caller};
+    use server::idempotency::{Idempotency, IdempotencyKey, Outcome};
+    use server::payments::orders::CreateOrder;
+    use server::state::AppState;
+
+    use super::common::{create_merchant, fresh_database, settings, with_database, TestMerchant};
+
+    /// The services a command needs, on `pool`.
+    pub fn state(pool: PgPool) -> AppState {
+        let settings = settings(&[
+            "--partner-webhook-secret",
+            server::partner::TEST_WEBHOOK_SECRET,
+        ]);
+        AppState {
+            idempotency: Idempotency::new(
+                pool.clone(),
+                settings.idempotency_ttl,
+                settings.idempotency_lease,
+            ),
+            pool,
+            api_keys: Arc::default(),
+            metrics: server::telemetry::metrics(),
+            partner: settings.partner_client("http://127.0.0.1:9"),
+            partner_webhook_secret: server::partner::TEST_WEBHOOK_SECRET.into(),
+            webhook_allow_private_networks: true,
+        }
+    }
+
+    pub async fn create_order(state: &AppState, merchant: &TestMerchant, key: &str) -> Outcome {
+        let order: CreateOrder = serde_json::from_str(super::ORDER).unwrap();
+        let key = IdempotencyKey::parse(key.as_bytes()).unwrap();
+        let caller = Caller {
+            merchant_id: &merchant.id,
+            key: &key,
+            request_id: "req_costs",
+        };
+        commands::run(state, &caller, &order).await.unwrap()
+    }
+
+    /// Write commits cluster-wide, and when the engine's pool has its connection back.
+    struct Meter {
+        admin: PgConnection,
+        pool: PgPool,
+    }
+
+    impl Meter {
+        /// Transactions that wrote, cluster-wide so far: the next transaction id. (A write
+        /// transaction takes one id and commits once; a read-only one takes none and costs no
+        /// commit record. `pg_stat_database.xact_commit` would also count pings and reads, and
+        /// each backend adds to it lazily.)
+        async fn commits(&mut self) -> i64 {
+            sqlx::query_scalar("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::int8")
+                .fetch_one(&mut self.admin)
+                .await
+                .unwrap()
+        }
+
+        async fn idle(&self) {
+            // The pool pings a connection it takes back in a task of its own: wait for it.
+            while self.pool.num_idle() < self.pool.size() as usize {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }
+    }
+
+    pub async fn wal_lsn(pool: &PgPool) -> i64 {
+        sqlx::query_scalar("SELECT (pg_current_wal_lsn() - '0/0')::int8")
+            .fetch_one(pool)
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_new_key_costs_one_commit_and_two_round_trips_and_a_replay_one() {
+        let db_url = fresh_database().await;
+        let direct = server::db::connect(&db_url, 2, Duration::from_secs(5))
+            .await
+            .unwrap();
+        let merchant = create_merchant(&direct, "Costs").await;
+        let proxy = CountingProxy::start(&db_url).unwrap();
+        let database = PgConnectOptions::from_str(&db_url)
+            .unwrap()
+            .get_database()
+            .unwrap()
+            .to_owned();
+        let pool = server::db::connect(&proxy.url(&database), 1, Duration::from_secs(5))
+            .await
+            .unwrap();
+        let state = state(pool.clone());
+        // A second engine on the same pool: what a restarted process knows (nothing in memory).
+        let restarted = self::state(pool.clone());
+        let admin = PgConnection::connect(&with_database(&db_url, "postgres"))
+            .await
+            .unwrap();
+        let mut meter = Meter {
+            admin,
+            pool: pool.clone(),
+        };
+        // Warm up: the statements are prepared on the engine's connection.
+        for key in ["warm-1", "warm-2"] {
+            let outcome = create_order(&state, &merchant, key).await;
+            assert!(matches!(outcome, Outcome::Executed(_)), "{outcome:?}");
+        }
+        assert!(matches!(
+            create_order(&restarted, &merchant, "warm-1").await,
+            Outcome::Replayed(_)
+        ));
+        meter.idle().await;
+
+        // Noise (autovacuum, a late flush) only ever adds: the least of three is the cost.
+        let (mut new_key, mut replay) = ((i64::MAX, u64::MAX), (i64::MAX, u64::MAX));
+        for n in 0..3 {
+            let key = format!("costly-{n}");
+            let (commits, trips) = (meter.commits().await, proxy.round_trips());
+            let created = create_order(&state, &merchant, &key).await;
+            meter.idle().await;
+            let trips = proxy.round_trips() - trips;
+            let cost = (meter.commits().await - commits, trips);
+            assert!(matches!(created, Outcome::Executed(_)));
+            new_key = (new_key.0.min(cost.0), new_key.1.min(cost.1));
+
+            let (commits, trips) = (meter.commits().await, proxy.round_trips());
+            let replayed = create_order(&restarted, &merchant, &key).await;
+            meter.idle().await;
+            let trips = proxy.round_trips() - trips;
+            let cost = (meter.commits().await - commits, trips);
+            assert!(matches!(replayed, Outcome::Replayed(_)));
+            replay = (replay.0.min(cost.0), replay.1.min(cost.1));
+        }
+        let ((new_commits, new_trips), (replay_commits, replay_trips)) = (new_key, replay);
+
+        // WAL and storage per new key, over a hundred: figures for the record, not asserted.
+        let wal = wal_lsn(&direct).await;
+        for n in 0..100 {
+            create_order(&state, &merchant, &format!("wal-{n}")).await;
+        }
+        let wal_per_key = (wal_lsn(&direct).await - wal) / 100;
+        let (records, heap, indexes): (i64, i64, i64) = sqlx::query_as(
+            "SELECT (SELECT count(*) FROM idempotency_keys), pg_relation_size('idempotency_keys'), \
+               pg_indexes_size('idempotency_keys')",
+        )
+        .fetch_one(&direct)
+        .await
+        .unwrap();
+        eprintln!(
+            "new key: {new_commits} commits, {new_trips} round trips; replay from the database: \
+             {replay_commits} commits, {replay_trips} round trips; WAL per new key: {wal_per_key} B; \
+             {records} records: heap {heap} B, indexes {indexes} B"
+        );
+        assert_eq!(
+            (new_commits, replay_commits),
+            (1, 0),
+            "write commits per new key and per replay"
+        );
+        assert!(new_trips <= 2, "{new_trips} round trips per new key");
+        assert!(replay_trips <= 2, "{replay_trips} round trips per replay");
+    }
+}

@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use super::fingerprint::fingerprint;
 use super::key::IdempotencyKey;
+use super::once::{Once, Ran, RanRow};
 use super::outcomes::Outcomes;
 use crate::error::Error;
 
@@ -87,7 +88,7 @@ impl StoredResponse {
         }
     }
 
-    fn from_error(error: &Error) -> Self {
+    pub fn from_error(error: &Error) -> Self {
         Self {
             status: error.status(),
             location: None,
@@ -232,11 +233,18 @@ enum Claim {
 #[derive(sqlx::FromRow)]
 struct ClaimRow {
     claimed: bool,
+    #[sqlx(flatten)]
+    found: FoundRecord,
+}
+
+/// A record as a statement found it: every column `NULL` when it found none.
+#[derive(sqlx::FromRow)]
+pub(super) struct FoundRecord {
     endpoint: Option<String>,
     request_hash: Option<Vec<u8>>,
     status: Option<String>,
     lease_token: Option<Uuid>,
-    lease_live: bool,
+    lease_live: Option<bool>,
     expired: Option<bool>,
     response_status: Option<i16>,
     response_location: Option<String>,
@@ -245,14 +253,14 @@ struct ClaimRow {
     resource_id: Option<String>,
 }
 
-impl ClaimRow {
-    fn existing(self) -> Option<ExistingRecord> {
+impl FoundRecord {
+    pub(super) fn existing(self) -> Option<ExistingRecord> {
         Some(ExistingRecord {
             endpoint: self.endpoint?,
             request_hash: self.request_hash?,
             status: self.status?,
             lease_token: self.lease_token?,
-            lease_live: self.lease_live,
+            lease_live: self.lease_live?,
             expired: self.expired?,
             response_status: self.response_status,
             response_location: self.response_location,
@@ -262,18 +270,18 @@ impl ClaimRow {
     }
 }
 
-struct ExistingRecord {
-    endpoint: String,
-    request_hash: Vec<u8>,
-    status: String,
-    lease_token: Uuid,
-    lease_live: bool,
-    expired: bool,
-    response_status: Option<i16>,
-    response_location: Option<String>,
-    response_body: Option<Vec<u8>>,
+pub(super) struct ExistingRecord {
+    pub(super) endpoint: String,
+    pub(super) request_hash: Vec<u8>,
+    pub(super) status: String,
+    pub(super) lease_token: Uuid,
+    pub(super) lease_live: bool,
+    pub(super) expired: bool,
+    pub(super) response_status: Option<i16>,
+    pub(super) response_location: Option<String>,
+    pub(super) response_body: Option<Vec<u8>>,
     /// The kind and id of the resource the completed request made or acted on.
-    resource: Option<(String, String)>,
+    pub(super) resource: Option<(String, String)>,
 }
 
 impl Idempotency {
@@ -290,6 +298,95 @@ impl Idempotency {
     /// The outcome counts this engine gathers, for their flushing worker.
     pub fn outcomes(&self) -> &Outcomes {
         &self.outcomes
+    }
+
+    /// Runs `effect` on the one-commit path ([`super::once`]): the record is made completed in
+    /// the effect's transaction; or, when the key is not ours to execute, answers for it
+    /// (replay, conflict, mismatch).
+    pub async fn execute_once<F, Fut>(
+        &self,
+        request: &IdempotentRequest<'_>,
+        effect: F,
+    ) -> Result<Outcome, EngineError>
+    where
+        F: Fn(Once) -> Fut,
+        Fut: Future<Output = Result<Ran, Error>>,
+    {
+        let request_hash = fingerprint(request.endpoint, request.body);
+        let once = || Once::new(&self.pool, request, &request_hash, self.ttl);
+        // A record made by another request between our look and our insert is seen on the
+        // next pass, and a connection that broke is retried once; three passes settle these.
+        let mut connection_lost = false;
+        for _ in 0..3 {
+            let ran = match effect(once()).await {
+                Ok(ran) => ran,
+                Err(error) if error.is_definitive() => {
+                    match once().refuse(&StoredResponse::from_error(&error)).await {
+                        Ok(ran) => ran,
+                        Err(error) => return Ok(Outcome::Interrupted(error)),
+                    }
+                }
+                Err(error) => return Ok(Outcome::Interrupted(error)),
+            };
+            let row = match ran {
+                Ran::Recorded(response) => {
+                    self.outcomes.count(request.merchant_id, "new");
+                    return Ok(Outcome::Executed(response));
+                }
+                Ran::NotRecorded(row) => row,
+                Ran::ConnectionLost if !connection_lost => {
+                    connection_lost = true;
+                    continue;
+                }
+                Ran::ConnectionLost => return Ok(Outcome::Interrupted(Error::ServiceUnavailable)),
+            };
+            if let Some(answered) = self.answer_for(request, &request_hash, row) {
+                return Ok(answered);
+            }
+        }
+        Err(
+            anyhow::anyhow!("the idempotency record kept changing under three attempts in a row")
+                .into(),
+        )
+    }
+
+    /// The answer a record or a running request already gives for the key, if any: a request
+    /// refused before execution asks first, so that a replay never turns into a refusal.
+    pub async fn answered(
+        &self,
+        request: &IdempotentRequest<'_>,
+    ) -> Result<Option<Outcome>, EngineError> {
+        let request_hash = fingerprint(request.endpoint, request.body);
+        let row = Once::new(&self.pool, request, &request_hash, self.ttl)
+            .look()
+            .await
+            .map_err(|error| match error {
+                Error::Internal(cause) => EngineError::Internal(cause),
+                _ => EngineError::Unavailable,
+            })?;
+        Ok(self.answer_for(request, &request_hash, row))
+    }
+
+    /// What the key's record, or the lock of a request executing it, answers; `None` when the
+    /// key is free for this request (no record, or an expired or failed one, and no lock).
+    fn answer_for(
+        &self,
+        request: &IdempotentRequest<'_>,
+        request_hash: &[u8],
+        row: RanRow,
+    ) -> Option<Outcome> {
+        let held = row.held;
+        if let Some(existing) = row.found.existing().filter(|existing| !existing.expired) {
+            if existing.endpoint != request.endpoint || existing.request_hash != request_hash {
+                return Some(self.mismatch(request, &existing));
+            }
+            match existing.status.as_str() {
+                "completed" => return Some(self.replay(request, existing)),
+                "in_progress" => return Some(self.in_progress(request)),
+                _ => {} // failed: free once nobody holds the lock
+            }
+        }
+        (!held).then(|| self.in_progress(request))
     }
 
     /// Claims the key, runs `effect` under the claim's [`Lease`] and completes the record with
@@ -392,7 +489,7 @@ impl Idempotency {
                 self.outcomes.count(request.merchant_id, "new");
                 return Ok(Claim::Owned(self.owned(request, lease_token)));
             }
-            let existing = row.existing();
+            let existing = row.found.existing();
             let Some(existing) = existing else { continue };
 
             if !existing.expired {

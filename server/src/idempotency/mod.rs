@@ -5,6 +5,7 @@ pub mod engine;
 pub mod fingerprint;
 pub mod key;
 pub mod maintenance;
+pub mod once;
 pub mod outcomes;
 pub mod record;
 
@@ -13,3 +14,4 @@ pub use engine::{
     StoredResponse,
 };
 pub use key::IdempotencyKey;
+pub use once::{Once, Ran};

@@ -16,7 +16,7 @@ use super::money::{Amount, Currency};
 use crate::commands::{Caller, Command};
 use crate::error::Error;
 use crate::failpoints;
-use crate::idempotency::{Effected, Lease, StoredResponse};
+use crate::idempotency::{Once, Ran, StoredResponse};
 use crate::ids::new_id;
 use crate::pagination::Page;
 use crate::webhooks::outbox::{self, EventType, NewEvent};
@@ -56,34 +56,30 @@ pub struct CreateOrder {
 impl Command for CreateOrder {
     const ENDPOINT: &'static str = "POST /v1/orders";
 
-    /// Local SQL, so one statement completes the key's record, inserts the order and publishes
-    /// `order.created` with its deliveries: the order, its answer and its event are made here,
-    /// and the statement only writes them. It runs in a transaction of its own, so that a
-    /// request abandoned before its commit leaves nothing behind.
-    async fn apply(
-        &self,
-        pool: &PgPool,
-        lease: Lease,
-        _caller: &Caller<'_>,
-    ) -> Result<Effected, Error> {
+    /// One statement records the key, inserts the order and publishes `order.created` with its
+    /// deliveries: the order, its answer and its event are made here, and the statement only
+    /// writes them, each write depending on the record's.
+    async fn apply(&self, once: Once, _caller: &Caller<'_>) -> Result<Ran, Error> {
         let order = self.pending_order();
         let event = NewEvent::of(EventType::OrderCreated, &order);
         let response = StoredResponse::created("/v1/orders", "order", &order.id, &order);
-        let mut tx = pool.begin().await?;
         failpoints::check("order.before_commit")?;
         static STATEMENT: LazyLock<String> = LazyLock::new(|| {
-            format!(
-                "WITH {}, new_order AS ( \
-                   INSERT INTO orders \
-                     (id, merchant_id, amount, currency, status, description, metadata, created_at, updated_at) \
-                   SELECT $9, $1, $10, $11, 'pending', $12, $13, $14, $14 FROM completed RETURNING 1), \
-                 {} \
-                 SELECT 1 FROM completed",
-                Lease::COMPLETING,
-                outbox::publishing("new_order", 1, 15)
+            let [id, amount, currency, description, metadata, at, event] =
+                std::array::from_fn(|n| Once::FIRST_PARAM + n);
+            Once::statement(
+                None,
+                &format!(
+                    ", new_order AS ( \
+                       INSERT INTO orders (id, merchant_id, amount, currency, status, description, \
+                         metadata, created_at, updated_at) \
+                       SELECT ${id}, $1, ${amount}, ${currency}, 'pending', ${description}, \
+                         ${metadata}, ${at}, ${at} FROM recorded RETURNING 1), {}",
+                    outbox::publishing("new_order", 1, event)
+                ),
             )
         });
-        let query = lease
+        let query = once
             .bind(sqlx::query(&STATEMENT), &response)
             .bind(&order.id)
             .bind(order.amount)
@@ -91,14 +87,8 @@ impl Command for CreateOrder {
             .bind(&order.description)
             .bind(&order.metadata)
             .bind(order.created_at);
-        let completed = outbox::bind_event(query, &event)
-            .fetch_optional(&mut *tx)
-            .await?;
-        if completed.is_none() {
-            return Ok(Effected::LeaseLost);
-        }
-        tx.commit().await?;
-        Ok(Effected::Completed(response))
+        let query = outbox::bind_event(query, &event);
+        once.run(query, |_| response.clone()).await
     }
 }
 

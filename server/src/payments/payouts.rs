@@ -17,7 +17,7 @@ use super::fields::{BankAccount, Description};
 use super::money::{Amount, Currency};
 use crate::commands::{Caller, Command};
 use crate::error::Error;
-use crate::idempotency::{Effected, Lease, StoredResponse};
+use crate::idempotency::{Once, Ran, StoredResponse};
 use crate::ids::new_id;
 use crate::pagination::Page;
 use crate::partner::wire::Destination;
@@ -71,16 +71,17 @@ pub struct CreatePayout {
 impl Command for CreatePayout {
     const ENDPOINT: &'static str = "POST /v1/payouts";
 
-    async fn apply(
-        &self,
-        pool: &PgPool,
-        _lease: Lease,
-        caller: &Caller<'_>,
-    ) -> Result<Effected, Error> {
-        let mut tx = pool.begin().await?;
-        let payout = create(&mut tx, caller.merchant_id, caller.key.as_str(), self).await?;
-        let response = StoredResponse::created("/v1/payouts", "payout", &payout.id, &payout);
-        Ok(Effected::InTransaction(tx, response))
+    /// A transaction of several statements: the debit (whose refusal is recorded as the
+    /// key's answer), the payout and its event, then the record.
+    async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let mut tx = match once.begin().await? {
+            Ok(tx) => tx,
+            Err(found) => return Ok(found),
+        };
+        let created = create(tx.conn(), caller.merchant_id, caller.key.as_str(), self)
+            .await
+            .map(|payout| StoredResponse::created("/v1/payouts", "payout", &payout.id, &payout));
+        tx.finish(created).await
     }
 }
 
