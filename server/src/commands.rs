@@ -9,6 +9,7 @@ use std::future::Future;
 use serde::Serialize;
 
 use crate::error::Error;
+use crate::idempotency::fingerprint::fingerprint;
 use crate::idempotency::{IdempotencyKey, IdempotentRequest, Once, Outcome, Ran};
 use crate::state::AppState;
 
@@ -62,15 +63,19 @@ pub async fn run<C: Command>(
         body: &fingerprinted,
         request_id: caller.request_id,
     };
+    let request_hash = fingerprint(C::ENDPOINT, &fingerprinted);
+    if let Some(remembered) = state.idempotency.remembered(&request, &request_hash) {
+        return Ok(remembered);
+    }
     if let Err(refusal) = command.check(state, caller.merchant_id).await {
-        return match state.idempotency.answered(&request).await? {
+        return match state.idempotency.answered(&request, &request_hash).await? {
             Some(answered) => Ok(answered),
             None => Err(refusal),
         };
     }
     let outcome = state
         .idempotency
-        .execute_once(&request, |once| command.apply(once, caller))
+        .execute_once(&request, &request_hash, |once| command.apply(once, caller))
         .await?;
     Ok(outcome)
 }

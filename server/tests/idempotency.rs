@@ -260,16 +260,17 @@ mod costs {
 
     /// The services a command needs, on `pool`.
     pub fn state(pool: PgPool) -> AppState {
+        state_with_ttl(pool, Duration::from_secs(24 * 3600))
+    }
+
+    /// [`state`] with records that live for `ttl`.
+    pub fn state_with_ttl(pool: PgPool, ttl: Duration) -> AppState {
         let settings = settings(&[
             "--partner-webhook-secret",
             server::partner::TEST_WEBHOOK_SECRET,
         ]);
         AppState {
-            idempotency: Idempotency::new(
-                pool.clone(),
-                settings.idempotency_ttl,
-                settings.idempotency_lease,
-            ),
+            idempotency: Idempotency::new(pool.clone(), ttl, settings.idempotency_lease),
             pool,
             api_keys: Arc::default(),
             metrics: server::telemetry::metrics(),
@@ -316,6 +317,52 @@ mod costs {
         }
     }
 
+    /// What creating the order under `key` cost: write commits and round trips.
+    async fn measure(
+        meter: &mut Meter,
+        proxy: &CountingProxy,
+        state: &AppState,
+        merchant: &TestMerchant,
+        key: &str,
+    ) -> ((i64, u64), Outcome) {
+        let (commits, trips) = (meter.commits().await, proxy.round_trips());
+        let outcome = create_order(state, merchant, key).await;
+        meter.idle().await;
+        let trips = proxy.round_trips() - trips;
+        ((meter.commits().await - commits, trips), outcome)
+    }
+
+    #[tokio::test]
+    async fn remembered_answers_never_outlive_their_record_nor_cross_merchants() {
+        let db_url = fresh_database().await;
+        let pool = server::db::connect(&db_url, 2, Duration::from_secs(5))
+            .await
+            .unwrap();
+        let (first, second) = (
+            create_merchant(&pool, "First").await,
+            create_merchant(&pool, "Second").await,
+        );
+        let state = state_with_ttl(pool.clone(), Duration::from_secs(1));
+        let Outcome::Executed(created) = create_order(&state, &first, "shared").await else {
+            panic!()
+        };
+        let Outcome::Replayed(replayed) = create_order(&state, &first, "shared").await else {
+            panic!()
+        };
+        assert_eq!(replayed.body, created.body);
+        let Outcome::Executed(theirs) = create_order(&state, &second, "shared").await else {
+            panic!("another merchant's key is its own")
+        };
+        assert_ne!(theirs.body, created.body);
+
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        let Outcome::Executed(anew) = create_order(&state, &first, "shared").await else {
+            panic!("an expired answer was served")
+        };
+        assert_ne!(anew.body, created.body);
+        assert_eq!(super::common::count(&pool, "orders").await, 3);
+    }
+
     pub async fn wal_lsn(pool: &PgPool) -> i64 {
         sqlx::query_scalar("SELECT (pg_current_wal_lsn() - '0/0')::int8")
             .fetch_one(pool)
@@ -324,7 +371,7 @@ mod costs {
     }
 
     #[tokio::test]
-    async fn a_new_key_costs_one_commit_and_two_round_trips_and_a_replay_one() {
+    async fn a_new_key_costs_one_commit_and_two_round_trips_and_a_remembered_replay_none() {
         let db_url = fresh_database().await;
         let direct = server::db::connect(&db_url, 2, Duration::from_secs(5))
             .await
@@ -360,34 +407,47 @@ mod costs {
         ));
         meter.idle().await;
 
-        // Noise (autovacuum, a late flush) only ever adds: the least of three is the cost.
-        let (mut new_key, mut replay) = ((i64::MAX, u64::MAX), (i64::MAX, u64::MAX));
-        for n in 0..3 {
+        // Other writers on the cluster (other tests, other databases) only ever add to a count,
+        // so a count seen once bounds the cost from above: measure until the least count is
+        // the cost claimed, or twenty times (the least is then the figure to report).
+        let least = |a: (i64, u64), b: (i64, u64)| (a.0.min(b.0), a.1.min(b.1));
+        let (mut new_key, mut replay, mut cached) = (
+            (i64::MAX, u64::MAX),
+            (i64::MAX, u64::MAX),
+            (i64::MAX, u64::MAX),
+        );
+        for n in 0..20 {
+            if n >= 3 && new_key.0 <= 1 && replay.0 == 0 && cached.0 == 0 {
+                break;
+            }
             let key = format!("costly-{n}");
-            let (commits, trips) = (meter.commits().await, proxy.round_trips());
-            let created = create_order(&state, &merchant, &key).await;
-            meter.idle().await;
-            let trips = proxy.round_trips() - trips;
-            let cost = (meter.commits().await - commits, trips);
-            assert!(matches!(created, Outcome::Executed(_)));
-            new_key = (new_key.0.min(cost.0), new_key.1.min(cost.1));
-
-            let (commits, trips) = (meter.commits().await, proxy.round_trips());
-            let replayed = create_order(&restarted, &merchant, &key).await;
-            meter.idle().await;
-            let trips = proxy.round_trips() - trips;
-            let cost = (meter.commits().await - commits, trips);
-            assert!(matches!(replayed, Outcome::Replayed(_)));
-            replay = (replay.0.min(cost.0), replay.1.min(cost.1));
+            let (cost, created) = measure(&mut meter, &proxy, &state, &merchant, &key).await;
+            new_key = least(new_key, cost);
+            let Outcome::Executed(created) = created else {
+                panic!("{created:?}")
+            };
+            let (cost, remembered) = measure(&mut meter, &proxy, &state, &merchant, &key).await;
+            cached = least(cached, cost);
+            assert!(matches!(remembered, Outcome::Replayed(_)), "{remembered:?}");
+            let (cost, replayed) = measure(&mut meter, &proxy, &restarted, &merchant, &key).await;
+            replay = least(replay, cost);
+            let Outcome::Replayed(replayed) = replayed else {
+                panic!("{replayed:?}")
+            };
+            assert_eq!(
+                (replayed.status, &replayed.location, &replayed.body),
+                (created.status, &created.location, &created.body),
+                "a replay after a restart is the first answer, byte for byte"
+            );
         }
         let ((new_commits, new_trips), (replay_commits, replay_trips)) = (new_key, replay);
 
-        // WAL and storage per new key, over a hundred: figures for the record, not asserted.
+        // WAL and storage per new key, over a thousand: figures for the record, not asserted.
         let wal = wal_lsn(&direct).await;
-        for n in 0..100 {
+        for n in 0..1000 {
             create_order(&state, &merchant, &format!("wal-{n}")).await;
         }
-        let wal_per_key = (wal_lsn(&direct).await - wal) / 100;
+        let wal_per_key = (wal_lsn(&direct).await - wal) / 1000;
         let (records, heap, indexes): (i64, i64, i64) = sqlx::query_as(
             "SELECT (SELECT count(*) FROM idempotency_keys), pg_relation_size('idempotency_keys'), \
                pg_indexes_size('idempotency_keys')",
@@ -407,5 +467,10 @@ mod costs {
         );
         assert!(new_trips <= 2, "{new_trips} round trips per new key");
         assert!(replay_trips <= 2, "{replay_trips} round trips per replay");
+        assert_eq!(
+            cached,
+            (0, 0),
+            "a remembered replay costs the database nothing"
+        );
     }
 }

@@ -7,7 +7,7 @@
 
 use std::future::Future;
 use std::sync::LazyLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use sqlx::postgres::PgArguments;
@@ -15,6 +15,7 @@ use sqlx::{PgPool, Postgres, Transaction};
 use tracing::Instrument;
 use uuid::Uuid;
 
+use super::cache::{Answers, Remembered};
 use super::fingerprint::fingerprint;
 use super::key::IdempotencyKey;
 use super::once::{Once, Ran, RanRow};
@@ -30,6 +31,7 @@ pub struct Idempotency {
     ttl: Duration,
     lease: Duration,
     outcomes: Outcomes,
+    answers: Answers,
 }
 
 /// What one POST asks of the engine.
@@ -246,6 +248,8 @@ pub(super) struct FoundRecord {
     lease_token: Option<Uuid>,
     lease_live: Option<bool>,
     expired: Option<bool>,
+    /// Seconds until `expires_at`, by the statement's clock.
+    remaining: Option<f64>,
     response_status: Option<i16>,
     response_location: Option<String>,
     response_body: Option<Vec<u8>>,
@@ -262,6 +266,7 @@ impl FoundRecord {
             lease_token: self.lease_token?,
             lease_live: self.lease_live?,
             expired: self.expired?,
+            remaining: Duration::from_secs_f64(self.remaining?.max(0.0)),
             response_status: self.response_status,
             response_location: self.response_location,
             response_body: self.response_body,
@@ -277,6 +282,7 @@ pub(super) struct ExistingRecord {
     pub(super) lease_token: Uuid,
     pub(super) lease_live: bool,
     pub(super) expired: bool,
+    pub(super) remaining: Duration,
     pub(super) response_status: Option<i16>,
     pub(super) response_location: Option<String>,
     pub(super) response_body: Option<Vec<u8>>,
@@ -292,6 +298,7 @@ impl Idempotency {
             ttl,
             lease,
             outcomes: Outcomes::default(),
+            answers: Answers::default(),
         }
     }
 
@@ -306,18 +313,21 @@ impl Idempotency {
     pub async fn execute_once<F, Fut>(
         &self,
         request: &IdempotentRequest<'_>,
+        request_hash: &[u8],
         effect: F,
     ) -> Result<Outcome, EngineError>
     where
         F: Fn(Once) -> Fut,
         Fut: Future<Output = Result<Ran, Error>>,
     {
-        let request_hash = fingerprint(request.endpoint, request.body);
-        let once = || Once::new(&self.pool, request, &request_hash, self.ttl);
+        let once = || Once::new(&self.pool, request, request_hash, self.ttl);
         // A record made by another request between our look and our insert is seen on the
         // next pass, and a connection that broke is retried once; three passes settle these.
         let mut connection_lost = false;
         for _ in 0..3 {
+            // Before the statement, so that a deadline counted from here ends before the
+            // record's, which the statement counts from its own start.
+            let asked = Instant::now();
             let ran = match effect(once()).await {
                 Ok(ran) => ran,
                 Err(error) if error.is_definitive() => {
@@ -331,6 +341,7 @@ impl Idempotency {
             let row = match ran {
                 Ran::Recorded(response) => {
                     self.outcomes.count(request.merchant_id, "new");
+                    self.remember(request, request_hash, &response, asked + self.ttl);
                     return Ok(Outcome::Executed(response));
                 }
                 Ran::NotRecorded(row) => row,
@@ -340,7 +351,7 @@ impl Idempotency {
                 }
                 Ran::ConnectionLost => return Ok(Outcome::Interrupted(Error::ServiceUnavailable)),
             };
-            if let Some(answered) = self.answer_for(request, &request_hash, row) {
+            if let Some(answered) = self.answer_for(request, request_hash, row, asked) {
                 return Ok(answered);
             }
         }
@@ -355,16 +366,53 @@ impl Idempotency {
     pub async fn answered(
         &self,
         request: &IdempotentRequest<'_>,
+        request_hash: &[u8],
     ) -> Result<Option<Outcome>, EngineError> {
-        let request_hash = fingerprint(request.endpoint, request.body);
-        let row = Once::new(&self.pool, request, &request_hash, self.ttl)
+        let asked = Instant::now();
+        let row = Once::new(&self.pool, request, request_hash, self.ttl)
             .look()
             .await
             .map_err(|error| match error {
                 Error::Internal(cause) => EngineError::Internal(cause),
                 _ => EngineError::Unavailable,
             })?;
-        Ok(self.answer_for(request, &request_hash, row))
+        Ok(self.answer_for(request, request_hash, row, asked))
+    }
+
+    /// The answer this process remembers for the key ([`super::cache`]): a replay, or a
+    /// mismatch, with no round trip.
+    pub fn remembered(
+        &self,
+        request: &IdempotentRequest<'_>,
+        request_hash: &[u8],
+    ) -> Option<Outcome> {
+        let remembered = self
+            .answers
+            .get(request.merchant_id, request.key.as_str())?;
+        if remembered.endpoint != request.endpoint || remembered.request_hash != request_hash {
+            return Some(self.mismatched(request, remembered.endpoint));
+        }
+        Some(self.replayed(request, remembered.response))
+    }
+
+    fn remember(
+        &self,
+        request: &IdempotentRequest<'_>,
+        request_hash: &[u8],
+        response: &StoredResponse,
+        deadline: Instant,
+    ) {
+        let remembered = Remembered {
+            endpoint: request.endpoint,
+            request_hash: request_hash.to_owned(),
+            response: response.clone(),
+        };
+        self.answers.put(
+            request.merchant_id,
+            request.key.as_str(),
+            remembered,
+            deadline,
+        );
     }
 
     /// What the key's record, or the lock of a request executing it, answers; `None` when the
@@ -374,6 +422,7 @@ impl Idempotency {
         request: &IdempotentRequest<'_>,
         request_hash: &[u8],
         row: RanRow,
+        asked: Instant,
     ) -> Option<Outcome> {
         let held = row.held;
         if let Some(existing) = row.found.existing().filter(|existing| !existing.expired) {
@@ -381,7 +430,14 @@ impl Idempotency {
                 return Some(self.mismatch(request, &existing));
             }
             match existing.status.as_str() {
-                "completed" => return Some(self.replay(request, existing)),
+                "completed" => {
+                    let deadline = asked + existing.remaining;
+                    let replayed = self.replay(request, existing);
+                    if let Outcome::Replayed(response) = &replayed {
+                        self.remember(request, request_hash, response, deadline);
+                    }
+                    return Some(replayed);
+                }
                 "in_progress" => return Some(self.in_progress(request)),
                 _ => {} // failed: free once nobody holds the lock
             }
@@ -471,6 +527,7 @@ impl Idempotency {
                  SELECT EXISTS (SELECT 1 FROM claim) AS claimed, \
                    k.endpoint, k.request_hash, k.status, k.lease_token, \
                    coalesce(k.locked_until > now(), false) AS lease_live, k.expires_at <= now() AS expired, \
+                   extract(epoch FROM k.expires_at - now())::float8 AS remaining, \
                    k.response_status, k.response_location, k.response_body, \
                    k.resource_type, k.resource_id \
                  FROM (SELECT 1) AS one \
@@ -589,6 +646,21 @@ impl Idempotency {
     }
 
     fn replay(&self, request: &IdempotentRequest<'_>, existing: ExistingRecord) -> Outcome {
+        self.replayed(
+            request,
+            StoredResponse {
+                status: existing
+                    .response_status
+                    .and_then(|status| u16::try_from(status).ok())
+                    .unwrap_or(500),
+                location: existing.response_location,
+                body: existing.response_body.unwrap_or_default(),
+                resource: existing.resource.map(|(kind, id)| Resource { kind, id }),
+            },
+        )
+    }
+
+    fn replayed(&self, request: &IdempotentRequest<'_>, response: StoredResponse) -> Outcome {
         self.outcomes.count(request.merchant_id, "replayed");
         tracing::info!(
             event = "idempotency.replayed",
@@ -598,15 +670,7 @@ impl Idempotency {
             request_id = request.request_id,
             "replaying the stored response"
         );
-        Outcome::Replayed(StoredResponse {
-            status: existing
-                .response_status
-                .and_then(|status| u16::try_from(status).ok())
-                .unwrap_or(500),
-            location: existing.response_location,
-            body: existing.response_body.unwrap_or_default(),
-            resource: existing.resource.map(|(kind, id)| Resource { kind, id }),
-        })
+        Outcome::Replayed(response)
     }
 
     fn in_progress(&self, request: &IdempotentRequest<'_>) -> Outcome {
@@ -623,8 +687,13 @@ impl Idempotency {
     }
 
     fn mismatch(&self, request: &IdempotentRequest<'_>, existing: &ExistingRecord) -> Outcome {
+        self.mismatched(request, &existing.endpoint)
+    }
+
+    /// The key was first used for `first_endpoint`, or for another body.
+    fn mismatched(&self, request: &IdempotentRequest<'_>, first_endpoint: &str) -> Outcome {
         self.outcomes.count(request.merchant_id, "mismatch");
-        let reuse = if existing.endpoint != request.endpoint {
+        let reuse = if first_endpoint != request.endpoint {
             Reuse::Endpoint
         } else {
             Reuse::Body
@@ -634,7 +703,7 @@ impl Idempotency {
             merchant_id = request.merchant_id,
             idempotency_key = request.key.as_str(),
             route = request.endpoint,
-            first_route = existing.endpoint,
+            first_route = first_endpoint,
             request_id = request.request_id,
             "{}",
             reuse.error()

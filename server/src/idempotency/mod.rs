@@ -1,6 +1,7 @@
 //! The idempotency engine: every `POST` under `/v1` has its effect at most once per
 //! `(merchant, Idempotency-Key)`. See `engine` for the claim / execute / complete protocol.
 
+pub mod cache;
 pub mod engine;
 pub mod fingerprint;
 pub mod key;

@@ -44,6 +44,7 @@ pub fn lock_key(merchant_id: &str, key: &str) -> i64 {
 const LOCK_AND_LOOK: &str = "found AS MATERIALIZED ( \
        SELECT endpoint, request_hash, status, lease_token, \
          coalesce(locked_until > now(), false) AS lease_live, expires_at <= now() AS expired, \
+         extract(epoch FROM expires_at - now())::float8 AS remaining, \
          response_status, response_location, response_body, resource_type, resource_id \
        FROM idempotency_keys WHERE merchant_id = $1 AND key = $2), \
      lock AS MATERIALIZED ( \
