@@ -10,7 +10,9 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::idempotency::fingerprint::fingerprint;
-use crate::idempotency::{IdempotencyKey, IdempotentRequest, Once, Outcome, Ran};
+use crate::idempotency::{
+    IdempotencyKey, IdempotentRequest, Once, Outcome, Ran, Resource, StoredResponse,
+};
 use crate::state::AppState;
 
 /// Who asks, and under which key.
@@ -46,6 +48,26 @@ pub trait Command: Serialize + Send + Sync {
         once: Once,
         caller: &Caller<'_>,
     ) -> impl Future<Output = Result<Ran, Error>> + Send;
+
+    /// The `201` answer that created `resource`, rendered again byte for byte from it (the key's
+    /// record keeps only the reference). A command whose answers are not `201`s has its answers'
+    /// bytes recorded, and is never asked.
+    fn render(
+        state: &AppState,
+        merchant_id: &str,
+        resource: Resource,
+    ) -> impl Future<Output = Result<StoredResponse, Error>> + Send {
+        let _ = (state, merchant_id);
+        async move {
+            Err(anyhow::anyhow!(
+                "{} recorded its answer's bytes, not a reference to {} {}",
+                Self::ENDPOINT,
+                resource.kind,
+                resource.id
+            )
+            .into())
+        }
+    }
 }
 
 /// Runs `command` for `caller` through the idempotency engine.
@@ -68,14 +90,24 @@ pub async fn run<C: Command>(
         return Ok(remembered);
     }
     if let Err(refusal) = command.check(state, caller.merchant_id).await {
-        return match state.idempotency.answered(&request, &request_hash).await? {
+        let render = |resource| C::render(state, caller.merchant_id, resource);
+        return match state
+            .idempotency
+            .answered(&request, &request_hash, render)
+            .await?
+        {
             Some(answered) => Ok(answered),
             None => Err(refusal),
         };
     }
     let outcome = state
         .idempotency
-        .execute_once(&request, &request_hash, |once| command.apply(once, caller))
+        .execute_once(
+            &request,
+            &request_hash,
+            |once| command.apply(once, caller),
+            |resource| C::render(state, caller.merchant_id, resource),
+        )
         .await?;
     Ok(outcome)
 }

@@ -99,6 +99,14 @@ impl StoredResponse {
         }
     }
 
+    /// The resource a `201` of the one-commit path was recorded as, without its bytes: its
+    /// answer is rendered again from the resource.
+    pub fn reference(&self) -> Option<Resource> {
+        (self.status == 201 && self.body.is_empty())
+            .then(|| self.resource.clone())
+            .flatten()
+    }
+
     /// The code and `param` of a stored refusal (a `4xx` answer), read from its error body.
     pub fn refusal(&self) -> Option<(String, Option<String>)> {
         if !(400..500).contains(&self.status) {
@@ -310,15 +318,20 @@ impl Idempotency {
     /// Runs `effect` on the one-commit path ([`super::once`]): the record is made completed in
     /// the effect's transaction; or, when the key is not ours to execute, answers for it
     /// (replay, conflict, mismatch).
-    pub async fn execute_once<F, Fut>(
+    /// A `201` is recorded as a reference to the resource it created; `render` gives its answer
+    /// again, byte for byte, from the resource.
+    pub async fn execute_once<F, Fut, R, RFut>(
         &self,
         request: &IdempotentRequest<'_>,
         request_hash: &[u8],
         effect: F,
+        render: R,
     ) -> Result<Outcome, EngineError>
     where
         F: Fn(Once) -> Fut,
         Fut: Future<Output = Result<Ran, Error>>,
+        R: Fn(Resource) -> RFut,
+        RFut: Future<Output = Result<StoredResponse, Error>>,
     {
         let once = || Once::new(&self.pool, request, request_hash, self.ttl);
         // A record made by another request between our look and our insert is seen on the
@@ -351,7 +364,10 @@ impl Idempotency {
                 }
                 Ran::ConnectionLost => return Ok(Outcome::Interrupted(Error::ServiceUnavailable)),
             };
-            if let Some(answered) = self.answer_for(request, request_hash, row, asked) {
+            if let Some(answered) = self
+                .answer_for(request, request_hash, row, asked, &render)
+                .await
+            {
                 return Ok(answered);
             }
         }
@@ -363,11 +379,16 @@ impl Idempotency {
 
     /// The answer a record or a running request already gives for the key, if any: a request
     /// refused before execution asks first, so that a replay never turns into a refusal.
-    pub async fn answered(
+    pub async fn answered<R, RFut>(
         &self,
         request: &IdempotentRequest<'_>,
         request_hash: &[u8],
-    ) -> Result<Option<Outcome>, EngineError> {
+        render: R,
+    ) -> Result<Option<Outcome>, EngineError>
+    where
+        R: Fn(Resource) -> RFut,
+        RFut: Future<Output = Result<StoredResponse, Error>>,
+    {
         let asked = Instant::now();
         let row = Once::new(&self.pool, request, request_hash, self.ttl)
             .look()
@@ -376,7 +397,9 @@ impl Idempotency {
                 Error::Internal(cause) => EngineError::Internal(cause),
                 _ => EngineError::Unavailable,
             })?;
-        Ok(self.answer_for(request, request_hash, row, asked))
+        Ok(self
+            .answer_for(request, request_hash, row, asked, &render)
+            .await)
     }
 
     /// The answer this process remembers for the key ([`super::cache`]): a replay, or a
@@ -417,13 +440,18 @@ impl Idempotency {
 
     /// What the key's record, or the lock of a request executing it, answers; `None` when the
     /// key is free for this request (no record, or an expired or failed one, and no lock).
-    fn answer_for(
+    async fn answer_for<R, RFut>(
         &self,
         request: &IdempotentRequest<'_>,
         request_hash: &[u8],
         row: RanRow,
         asked: Instant,
-    ) -> Option<Outcome> {
+        render: &R,
+    ) -> Option<Outcome>
+    where
+        R: Fn(Resource) -> RFut,
+        RFut: Future<Output = Result<StoredResponse, Error>>,
+    {
         let held = row.held;
         if let Some(existing) = row.found.existing().filter(|existing| !existing.expired) {
             if existing.endpoint != request.endpoint || existing.request_hash != request_hash {
@@ -432,11 +460,15 @@ impl Idempotency {
             match existing.status.as_str() {
                 "completed" => {
                     let deadline = asked + existing.remaining;
-                    let replayed = self.replay(request, existing);
-                    if let Outcome::Replayed(response) = &replayed {
-                        self.remember(request, request_hash, response, deadline);
+                    let mut stored = stored_response(existing);
+                    if let Some(resource) = stored.reference() {
+                        stored = match render(resource).await {
+                            Ok(rendered) => rendered,
+                            Err(error) => return Some(Outcome::Interrupted(error)),
+                        };
                     }
-                    return Some(replayed);
+                    self.remember(request, request_hash, &stored, deadline);
+                    return Some(self.replayed(request, stored));
                 }
                 "in_progress" => return Some(self.in_progress(request)),
                 _ => {} // failed: free once nobody holds the lock
@@ -646,18 +678,7 @@ impl Idempotency {
     }
 
     fn replay(&self, request: &IdempotentRequest<'_>, existing: ExistingRecord) -> Outcome {
-        self.replayed(
-            request,
-            StoredResponse {
-                status: existing
-                    .response_status
-                    .and_then(|status| u16::try_from(status).ok())
-                    .unwrap_or(500),
-                location: existing.response_location,
-                body: existing.response_body.unwrap_or_default(),
-                resource: existing.resource.map(|(kind, id)| Resource { kind, id }),
-            },
-        )
+        self.replayed(request, stored_response(existing))
     }
 
     fn replayed(&self, request: &IdempotentRequest<'_>, response: StoredResponse) -> Outcome {
@@ -709,6 +730,19 @@ impl Idempotency {
             reuse.error()
         );
         Outcome::KeyReused(reuse)
+    }
+}
+
+/// The answer a completed record stores (a reference, for a `201` of the one-commit path).
+fn stored_response(existing: ExistingRecord) -> StoredResponse {
+    StoredResponse {
+        status: existing
+            .response_status
+            .and_then(|status| u16::try_from(status).ok())
+            .unwrap_or(500),
+        location: existing.response_location,
+        body: existing.response_body.unwrap_or_default(),
+        resource: existing.resource.map(|(kind, id)| Resource { kind, id }),
     }
 }
 

@@ -159,17 +159,20 @@ impl Once {
         )
     }
 
-    /// Binds `$1` to `$12`: the request, and `planned`, the answer if the effect is made.
+    /// Binds `$1` to `$12`: the request, and `planned`, the answer if the effect is made. A
+    /// `201` is recorded as a reference to the resource it created (no location, no body):
+    /// its answer is rendered again from the resource, byte for byte.
     pub fn bind<'q>(
         &'q self,
         query: sqlx::query::Query<'q, Postgres, PgArguments>,
         planned: &'q StoredResponse,
     ) -> sqlx::query::Query<'q, Postgres, PgArguments> {
         let resource = planned.resource.as_ref();
+        let by_reference = planned.status == 201 && resource.is_some();
         self.bind_request(query)
             .bind(planned.status as i16)
-            .bind(planned.location.as_deref())
-            .bind(&planned.body)
+            .bind(planned.location.as_deref().filter(|_| !by_reference))
+            .bind((!by_reference).then_some(&planned.body))
             .bind(resource.map(|resource| resource.kind.as_str()))
             .bind(resource.map(|resource| resource.id.as_str()))
     }

@@ -31,7 +31,8 @@ pub struct KeyRecord {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
-    /// The stored response's bytes: shown by the console, not part of the API's record.
+    /// The stored response's bytes: shown by the console, not part of the API's record. None
+    /// for a `201` of the one-commit path, recorded as a reference to its resource.
     #[serde(skip)]
     pub response_body: Option<Vec<u8>>,
 }

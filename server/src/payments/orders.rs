@@ -16,9 +16,10 @@ use super::money::{Amount, Currency};
 use crate::commands::{Caller, Command};
 use crate::error::Error;
 use crate::failpoints;
-use crate::idempotency::{Once, Ran, StoredResponse};
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::ids::new_id;
 use crate::pagination::Page;
+use crate::state::AppState;
 use crate::webhooks::outbox::{self, EventType, NewEvent};
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
@@ -90,9 +91,34 @@ impl Command for CreateOrder {
         let query = outbox::bind_event(query, &event);
         once.run(query, |_| response.clone()).await
     }
+
+    async fn render(
+        state: &AppState,
+        merchant_id: &str,
+        resource: Resource,
+    ) -> Result<StoredResponse, Error> {
+        let order = find(&state.pool, merchant_id, &resource.id)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("the order {} of a record is gone", resource.id))?;
+        let order = Self::as_created(order);
+        Ok(StoredResponse::created(
+            "/v1/orders",
+            "order",
+            &order.id,
+            &order,
+        ))
+    }
 }
 
 impl CreateOrder {
+    /// The order as this command's answer showed it: a new order changes only its status and
+    /// `updated_at` later.
+    fn as_created(mut order: Order) -> Order {
+        order.status = "pending".to_owned();
+        order.updated_at = order.created_at;
+        order
+    }
+
     /// The order this command creates, as it will be stored (PostgreSQL keeps microseconds).
     fn pending_order(&self) -> Order {
         let now = Utc::now().trunc_subsecs(6);

@@ -17,10 +17,11 @@ use super::fields::{BankAccount, Description};
 use super::money::{Amount, Currency};
 use crate::commands::{Caller, Command};
 use crate::error::Error;
-use crate::idempotency::{Once, Ran, StoredResponse};
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::ids::new_id;
 use crate::pagination::Page;
 use crate::partner::wire::Destination;
+use crate::state::AppState;
 use crate::webhooks::{publish, EventType};
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
@@ -82,6 +83,29 @@ impl Command for CreatePayout {
             .await
             .map(|payout| StoredResponse::created("/v1/payouts", "payout", &payout.id, &payout));
         tx.finish(created).await
+    }
+
+    /// The payout as its creation answered: a new payout's later moves change only its status,
+    /// transfer, failure, reversed duplicates and `updated_at`.
+    async fn render(
+        state: &AppState,
+        merchant_id: &str,
+        resource: Resource,
+    ) -> Result<StoredResponse, Error> {
+        let mut payout = find(&state.pool, merchant_id, &resource.id)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("the payout {} of a record is gone", resource.id))?;
+        payout.status = "pending".to_owned();
+        payout.partner_transfer_id = None;
+        payout.failure_code = None;
+        payout.duplicates_reversed = 0;
+        payout.updated_at = payout.created_at;
+        Ok(StoredResponse::created(
+            "/v1/payouts",
+            "payout",
+            &payout.id,
+            &payout,
+        ))
     }
 }
 

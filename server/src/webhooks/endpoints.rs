@@ -16,7 +16,7 @@ use super::outbox::EventType;
 use super::signature;
 use crate::commands::{Caller, Command};
 use crate::error::Error;
-use crate::idempotency::{Once, Ran, StoredResponse};
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::ids::new_id;
 use crate::pagination::Page;
 use crate::state::AppState;
@@ -105,6 +105,30 @@ impl Command for CreateEndpoint {
             .bind(&endpoint.secret)
             .bind(endpoint.created_at);
         once.run(query, |_| response.clone()).await
+    }
+
+    /// The endpoint as its creation answered, secret included (even once deleted or disabled).
+    async fn render(
+        state: &AppState,
+        merchant_id: &str,
+        resource: Resource,
+    ) -> Result<StoredResponse, Error> {
+        let mut endpoint: Endpoint = sqlx::query_as(&format!(
+            "SELECT {ENDPOINT_COLUMNS}, secret FROM webhook_endpoints WHERE merchant_id = $1 AND id = $2"
+        ))
+        .bind(merchant_id)
+        .bind(&resource.id)
+        .fetch_optional(&state.pool)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the endpoint {} of a record is gone", resource.id))?;
+        endpoint.status = "enabled".to_owned();
+        endpoint.disabled_at = None;
+        Ok(StoredResponse::created(
+            "/v1/webhook-endpoints",
+            "webhook_endpoint",
+            &endpoint.id,
+            &endpoint,
+        ))
     }
 }
 
