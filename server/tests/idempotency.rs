@@ -4,6 +4,7 @@
 mod common;
 
 use common::{error_code, json, spawn_app, spawn_app_with};
+use serde_json::Value;
 
 const ORDER: &str = r#"{"amount": 1000, "currency": "EUR", "description": "Blue shoes", "metadata": {"sku": "B-42"}}"#;
 /// The same request as `ORDER`: other key order and white space.
@@ -195,6 +196,41 @@ async fn purge_deletes_only_expired_records() {
     );
     assert_eq!(app.get("/v1/idempotency-keys/old").await.status(), 404);
     assert_eq!(app.get("/v1/idempotency-keys/new").await.status(), 200);
+}
+
+/// On a large table a batch of the purge must walk the expiry index, never the heap: sorting or
+/// scanning millions of rows is what a large table makes too dear, which `enable_sort = off`
+/// and a heap-scan-tempting `random_page_cost` stand for here.
+#[tokio::test]
+async fn a_purge_batch_walks_the_expiry_index_whatever_the_table_size() {
+    let app = spawn_app().await;
+    let mut tx = app.pool.begin().await.unwrap();
+    for setting in [
+        "SET LOCAL enable_sort = off",
+        "SET LOCAL random_page_cost = 4",
+    ] {
+        sqlx::query(setting).execute(&mut *tx).await.unwrap();
+    }
+    let plan: Value = sqlx::query_scalar(&format!(
+        "EXPLAIN (FORMAT JSON) {}",
+        server::idempotency::maintenance::PURGE_BATCH
+    ))
+    .fetch_one(&mut *tx)
+    .await
+    .unwrap();
+    // The batch's choice of records: what sits under the `Limit`.
+    let mut nodes = vec![&plan[0]["Plan"]];
+    let batch = loop {
+        let node = nodes.pop().expect("a Limit in the plan");
+        if node["Node Type"] == "Limit" {
+            break node.to_string();
+        }
+        nodes.extend(node["Plans"].as_array().into_iter().flatten());
+    };
+    assert!(
+        batch.contains("idempotency_keys_expiry_idx") && !batch.contains("Seq Scan"),
+        "{batch}"
+    );
 }
 
 #[tokio::test]
