@@ -1,15 +1,18 @@
 //! Commands: the operations that take an `Idempotency-Key` (create an order, a payout, a webhook
 //! endpoint; redeliver an event). Each is a typed value whose effect runs at most once per
 //! `(merchant, key)`; [`run`] is the one path every adapter takes to execute one, so the API
-//! and the console get the same answers from the same engine.
+//! and the console get the same answers from the same engine. Every command's effect is local
+//! SQL, so every one takes the engine's one-commit path (`idempotency::once`).
 
 use std::future::Future;
 
 use serde::Serialize;
-use sqlx::PgPool;
 
 use crate::error::Error;
-use crate::idempotency::{Effected, IdempotencyKey, IdempotentRequest, Lease, Outcome};
+use crate::idempotency::fingerprint::fingerprint;
+use crate::idempotency::{
+    IdempotencyKey, IdempotentRequest, Once, Outcome, Ran, Resource, StoredResponse,
+};
 use crate::state::AppState;
 
 /// Who asks, and under which key.
@@ -26,8 +29,9 @@ pub trait Command: Serialize + Send + Sync {
     /// The method and route template that names it, e.g. `POST /v1/orders`.
     const ENDPOINT: &'static str;
 
-    /// Checks that refuse before the key is claimed (so a refusal here leaves no record): those
-    /// that need the database or the network, beyond the checks of the command's own types.
+    /// Checks that refuse a request about to execute (so a refusal here leaves no record):
+    /// those that need the database or the network, beyond the checks of the command's own
+    /// types. A key that already has an answer gives it instead, whatever the check says now.
     fn check(
         &self,
         _state: &AppState,
@@ -36,18 +40,34 @@ pub trait Command: Serialize + Send + Sync {
         async { Ok(()) }
     }
 
-    /// The effect, under the claim's `lease`: either its changes in an open transaction, in
-    /// which the engine completes the key's record ([`Effected::InTransaction`]), or, for an
-    /// effect that is local SQL, one statement that makes the changes and completes the record
-    /// itself, committed by the effect ([`Effected::Completed`], with [`Lease::COMPLETING`]).
-    /// The answer is stored and replayed. An `Err` that is definitive (a refusal such as `402 insufficient_funds`) is
-    /// stored too; any other leaves the key free for a retry.
+    /// The effect, with the key's record made completed in its transaction ([`Once`]: one
+    /// statement, or a transaction of several). An `Err` that is definitive (a refusal such as
+    /// `402 insufficient_funds`) is recorded and replayed; any other leaves the key free.
     fn apply(
         &self,
-        pool: &PgPool,
-        lease: Lease,
+        once: Once,
         caller: &Caller<'_>,
-    ) -> impl Future<Output = Result<Effected, Error>> + Send;
+    ) -> impl Future<Output = Result<Ran, Error>> + Send;
+
+    /// The `201` answer that created `resource`, rendered again byte for byte from it (the key's
+    /// record keeps only the reference). A command whose answers are not `201`s has its answers'
+    /// bytes recorded, and is never asked.
+    fn render(
+        state: &AppState,
+        merchant_id: &str,
+        resource: Resource,
+    ) -> impl Future<Output = Result<StoredResponse, Error>> + Send {
+        let _ = (state, merchant_id);
+        async move {
+            Err(anyhow::anyhow!(
+                "{} recorded its answer's bytes, not a reference to {} {}",
+                Self::ENDPOINT,
+                resource.kind,
+                resource.id
+            )
+            .into())
+        }
+    }
 }
 
 /// Runs `command` for `caller` through the idempotency engine.
@@ -56,7 +76,6 @@ pub async fn run<C: Command>(
     caller: &Caller<'_>,
     command: &C,
 ) -> Result<Outcome, Error> {
-    command.check(state, caller.merchant_id).await?;
     let fingerprinted = serde_json::to_value(command)
         .map_err(|err| anyhow::anyhow!("a command did not serialise: {err}"))?;
     let request = IdempotentRequest {
@@ -66,9 +85,29 @@ pub async fn run<C: Command>(
         body: &fingerprinted,
         request_id: caller.request_id,
     };
+    let request_hash = fingerprint(C::ENDPOINT, &fingerprinted);
+    if let Some(remembered) = state.idempotency.remembered(&request, &request_hash) {
+        return Ok(remembered);
+    }
+    if let Err(refusal) = command.check(state, caller.merchant_id).await {
+        let render = |resource| C::render(state, caller.merchant_id, resource);
+        return match state
+            .idempotency
+            .answered(&request, &request_hash, render)
+            .await?
+        {
+            Some(answered) => Ok(answered),
+            None => Err(refusal),
+        };
+    }
     let outcome = state
         .idempotency
-        .execute(&request, |lease| command.apply(&state.pool, lease, caller))
+        .execute_once(
+            &request,
+            &request_hash,
+            |once| command.apply(once, caller),
+            |resource| C::render(state, caller.merchant_id, resource),
+        )
         .await?;
     Ok(outcome)
 }

@@ -1,11 +1,15 @@
 //! The database: the pool, the migrations (embedded from `migrations/`), and the choice between
 //! `DATABASE_URL` and the embedded PostgreSQL.
 
-use std::time::Duration;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::LazyLock;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use sqlx::migrate::Migrator;
-use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::Connection;
 
 use crate::config::Settings;
 use crate::embedded_pg::{Durability, EmbeddedPostgres};
@@ -53,13 +57,63 @@ impl Database {
 }
 
 /// A pool of `size` connections whose callers wait at most `acquire_timeout` for one.
+///
+/// A connection is lent without a ping (sqlx pings before lending by default: a round trip per
+/// request), except one idle for [`PING_IDLE_AFTER`] or lent while connections are breaking
+/// ([`connection_broke`]): after a failover every idle connection is dead, and pinging them
+/// then replaces them before requests meet them. The one-commit path also retries its statement
+/// once on a broken connection (safe: a retry replays if the first attempt committed). A
+/// backend whose client vanished mid-statement (a killed process) notices within
+/// [`CLIENT_CHECK_INTERVAL`] and rolls back, so its locks do not outlive it.
 pub async fn connect(url: &str, size: u32, acquire_timeout: Duration) -> anyhow::Result<PgPool> {
+    let options = PgConnectOptions::from_str(url)
+        .with_context(|| format!("invalid database URL {}", redact(url)))?
+        .options([("client_connection_check_interval", CLIENT_CHECK_INTERVAL)]);
     PgPoolOptions::new()
         .max_connections(size)
         .acquire_timeout(acquire_timeout)
-        .connect(url)
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move {
+                if meta.idle_for >= PING_IDLE_AFTER || connections_breaking() {
+                    conn.ping().await?;
+                }
+                Ok(true)
+            })
+        })
+        .connect_with(options)
         .await
         .with_context(|| format!("cannot connect to the database at {}", redact(url)))
+}
+
+/// A connection idle this long is pinged before it is lent.
+pub const PING_IDLE_AFTER: Duration = Duration::from_secs(30);
+
+/// How long after a broken connection every connection is pinged before it is lent.
+const PING_AFTER_BREAKAGE: Duration = Duration::from_secs(10);
+
+/// How often a backend checks, while it executes, that its client is still there.
+const CLIENT_CHECK_INTERVAL: &str = "1s";
+
+/// When a connection last broke, in milliseconds since [`EPOCH`] (0: never).
+static LAST_BREAKAGE: AtomicU64 = AtomicU64::new(0);
+static EPOCH: LazyLock<Instant> = LazyLock::new(Instant::now);
+
+/// Tells the pools that a connection broke (an I/O or protocol error on it): for a while,
+/// every connection is pinged before it is lent.
+pub fn connection_broke() {
+    let since = EPOCH.elapsed().as_millis() as u64;
+    LAST_BREAKAGE.store(since.max(1), Ordering::Relaxed);
+}
+
+fn connections_breaking() -> bool {
+    let last = LAST_BREAKAGE.load(Ordering::Relaxed);
+    last != 0 && EPOCH.elapsed().as_millis() as u64 - last < PING_AFTER_BREAKAGE.as_millis() as u64
+}
+
+/// Whether `err` is a connection that broke under a statement (not a pool that had none free).
+pub fn is_broken_connection(err: &sqlx::Error) -> bool {
+    matches!(err, sqlx::Error::Io(_) | sqlx::Error::Protocol(_))
 }
 
 /// The URL without its password, for messages.

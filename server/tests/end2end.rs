@@ -167,7 +167,7 @@ async fn the_console_passes_its_playwright_suite() {
     // Orders take a second to commit, so that a key is seen `in_progress` and then `completed`.
     let server = ServerProcess::start(
         &db_url,
-        &[("FAILPOINTS", "order.before_commit=sleep(1500)")],
+        &[("FAILPOINTS", "idempotency.in_transaction=return(1500)")],
     )
     .await;
     seed(&server, &merchant, "a").await;

@@ -1,6 +1,8 @@
 //! Rows of API.md §2 that need a request to stop half way, proven on a real `kaadxpay` process
 //! configured through `FAILPOINTS`: in flight (409), a transient failure, and a `SIGKILL`
-//! mid-request followed by the lease running out, the sweeper, and exactly one order.
+//! mid-request, after which nothing is kept, nothing needs sweeping and the retry executes once.
+//! `idempotency.in_transaction=return(ms)` pauses a request inside its transaction, with its
+//! key's lock held.
 
 mod common;
 
@@ -32,7 +34,7 @@ async fn a_request_in_flight_answers_409_then_replays() {
     let (db_url, pool, merchant) = database_with_merchant("Crash Test").await;
     let server = ServerProcess::start(
         &db_url,
-        &[("FAILPOINTS", "order.before_commit=sleep(1500)")],
+        &[("FAILPOINTS", "idempotency.in_transaction=1*return(1500)")],
     )
     .await;
     let first = tokio::spawn({
@@ -41,8 +43,14 @@ async fn a_request_in_flight_answers_409_then_replays() {
     });
     tokio::time::sleep(Duration::from_millis(500)).await;
 
+    let asked = std::time::Instant::now();
     let conflict = post_order(&server.base_url, &merchant, "slow").await;
     assert_eq!(conflict.status(), 409);
+    assert!(
+        asked.elapsed() < Duration::from_millis(900),
+        "the duplicate did not wait behind the first ({:?})",
+        asked.elapsed()
+    );
     assert_eq!(conflict.headers()["retry-after"], "2");
     assert_eq!(conflict.headers()["idempotency-key-status"], "in_progress");
     assert_eq!(
@@ -76,7 +84,7 @@ fn assert_people_sentence(text: &Value) {
 }
 
 #[tokio::test]
-async fn a_transient_failure_marks_the_record_failed_and_a_retry_executes_again() {
+async fn a_transient_failure_keeps_nothing_and_a_retry_executes_again() {
     let (db_url, pool, merchant) = database_with_merchant("Crash Test").await;
     let server =
         ServerProcess::start(&db_url, &[("FAILPOINTS", "order.before_commit=1*return")]).await;
@@ -89,9 +97,7 @@ async fn a_transient_failure_marks_the_record_failed_and_a_retry_executes_again(
         0,
         "the effect was rolled back"
     );
-    let record = key_record(&server.base_url, &merchant, "flaky").await;
-    assert_eq!(record["status"], "failed");
-    assert_people_sentence(&record["error"]);
+    assert_no_record(&server.base_url, &merchant, "flaky").await;
     assert_people_sentence(&failed_body["error"]["message"]);
 
     let retried = post_order(&server.base_url, &merchant, "flaky").await;
@@ -100,31 +106,36 @@ async fn a_transient_failure_marks_the_record_failed_and_a_retry_executes_again(
     assert_eq!(count(&pool, "orders").await, 1);
     assert_eq!(
         key_record(&server.base_url, &merchant, "flaky").await["attempts"],
-        2
+        1
     );
+}
+
+/// The key has no record, completed or otherwise, and nothing executes it.
+async fn assert_no_record(base_url: &str, merchant: &TestMerchant, key: &str) {
+    let record = key_record(base_url, merchant, key).await;
+    assert_eq!(error_code(&record), "resource_missing", "{record}");
 }
 
 #[tokio::test]
 async fn a_process_killed_mid_request_loses_nothing_and_doubles_nothing() {
     let (db_url, pool, merchant) = database_with_merchant("Crash Test").await;
-    let lease = [
-        ("KAADXPAY_IDEMPOTENCY_LEASE", "3s"),
-        ("KAADXPAY_SWEEP_INTERVAL", "1h"),
-    ];
     let doomed = ServerProcess::start(
         &db_url,
-        &[
-            lease[0],
-            lease[1],
-            ("FAILPOINTS", "order.before_commit=sleep(60000)"),
-        ],
+        &[("FAILPOINTS", "idempotency.in_transaction=return(60000)")],
     )
     .await;
     let hanging = tokio::spawn({
         let (base_url, merchant) = (doomed.base_url.clone(), merchant.clone());
         async move { try_post_order(&base_url, &merchant, "crash").await }
     });
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    common::eventually(
+        Duration::from_secs(10),
+        "the request is executing",
+        || async {
+            key_record(&doomed.base_url, &merchant, "crash").await["status"] == "in_progress"
+        },
+    )
+    .await;
     doomed.kill();
     assert!(
         hanging.await.unwrap().is_err(),
@@ -136,23 +147,27 @@ async fn a_process_killed_mid_request_loses_nothing_and_doubles_nothing() {
         "the uncommitted order died with the process"
     );
 
-    let restarted = ServerProcess::start(&db_url, &lease).await;
-    let retry = post_order(&restarted.base_url, &merchant, "crash").await;
-    assert_eq!(retry.status(), 409, "the dead owner's lease is still live");
-    assert_eq!(retry.headers()["retry-after"], "2");
-
-    tokio::time::sleep(Duration::from_millis(3200)).await;
+    // Its backend notices the vanished client within a second and rolls back, lock and all:
+    // until then a retry is told the key is in progress, never that it failed.
+    let restarted = ServerProcess::start(&db_url, &[]).await;
+    let mut created = post_order(&restarted.base_url, &merchant, "crash").await;
+    for _ in 0..50 {
+        if created.status() != 409 {
+            break;
+        }
+        assert_eq!(created.headers()["retry-after"], "2");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        created = post_order(&restarted.base_url, &merchant, "crash").await;
+    }
+    assert_eq!(created.status(), 201);
+    assert_eq!(created.headers()["idempotency-key-status"], "new");
     assert_eq!(
         server::idempotency::maintenance::sweep(pool.clone())
             .await
             .unwrap(),
-        1
+        0,
+        "nothing to sweep"
     );
-    let record = key_record(&restarted.base_url, &merchant, "crash").await;
-    assert_eq!(record["status"], "failed");
-
-    let created = post_order(&restarted.base_url, &merchant, "crash").await;
-    assert_eq!(created.status(), 201);
     let replay = post_order(&restarted.base_url, &merchant, "crash").await;
     assert_eq!(replay.headers()["idempotent-replayed"], "true");
     assert_eq!(count(&pool, "orders").await, 1);
@@ -167,7 +182,7 @@ async fn a_client_that_gives_up_frees_its_key_at_once() {
     let (db_url, pool, merchant) = database_with_merchant("Crash Test").await;
     let server = ServerProcess::start(
         &db_url,
-        &[("FAILPOINTS", "order.before_commit=1*sleep(3000)")],
+        &[("FAILPOINTS", "idempotency.in_transaction=1*return(3000)")],
     )
     .await;
     // A client that sends its request and hangs up while it is executing. (Over a raw socket,
@@ -190,25 +205,22 @@ async fn a_client_that_gives_up_frees_its_key_at_once() {
     common::eventually(
         Duration::from_secs(10),
         "the request is executing",
-        || async { count(&pool, "idempotency_keys WHERE key = 'impatient'").await == 1 },
-    )
-    .await;
-    drop(impatient);
-    // Well within the 60 s lease (and the sweeper waits for the lease): only the dropped
-    // request's guard can have failed the key this soon, however busy the machine.
-    common::eventually(
-        Duration::from_secs(10),
-        "the abandoned key is failed, not in progress for the whole 60 s lease",
         || async {
-            key_record(&server.base_url, &merchant, "impatient").await["status"] == "failed"
+            key_record(&server.base_url, &merchant, "impatient").await["status"] == "in_progress"
         },
     )
     .await;
-    assert_eq!(
-        count(&pool, "orders").await,
-        0,
-        "the abandoned effect was rolled back"
-    );
+    drop(impatient);
+    // Its one statement either commits (the retry replays it) or leaves nothing (the retry
+    // executes): the key is never left in progress for a lease, nor failed.
+    common::eventually(
+        Duration::from_secs(10),
+        "the abandoned request's key is no longer in progress",
+        || async {
+            key_record(&server.base_url, &merchant, "impatient").await["status"] != "in_progress"
+        },
+    )
+    .await;
 
     let retried = post_order(&server.base_url, &merchant, "impatient").await;
     assert_eq!(retried.status(), 201);
@@ -216,7 +228,7 @@ async fn a_client_that_gives_up_frees_its_key_at_once() {
 }
 
 #[tokio::test]
-async fn a_panicking_handler_answers_500_and_leaves_its_key_failed() {
+async fn a_panicking_handler_answers_500_and_leaves_its_key_free() {
     let (db_url, pool, merchant) = database_with_merchant("Crash Test").await;
     let server =
         ServerProcess::start(&db_url, &[("FAILPOINTS", "order.before_commit=1*panic")]).await;
@@ -228,11 +240,7 @@ async fn a_panicking_handler_answers_500_and_leaves_its_key_failed() {
     let body: Value = crashed.json().await.unwrap();
     assert_eq!(error_code(&body), "internal_error");
     assert_people_sentence(&body["error"]["message"]);
-    common::eventually(Duration::from_secs(5), "the key is failed", || async {
-        key_record(&server.base_url, &merchant, "bug").await["status"] == "failed"
-    })
-    .await;
-    assert_people_sentence(&key_record(&server.base_url, &merchant, "bug").await["error"]);
+    assert_no_record(&server.base_url, &merchant, "bug").await;
     assert_eq!(
         count(&pool, "orders").await,
         0,

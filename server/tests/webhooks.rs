@@ -609,3 +609,32 @@ async fn events_are_listed_private_and_redelivered_once_per_key() {
     assert_eq!(again.len(), 2);
     assert_eq!(again[0].body, again[1].body, "the same body on redelivery");
 }
+
+/// API.md §2: a key that answered replays its answer, even when the request would now be
+/// refused before execution (here: its event has since been purged, which makes a new
+/// redelivery `404`).
+#[tokio::test]
+async fn a_replay_is_never_turned_into_a_refusal_by_a_check_that_now_fails() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let order = create_order(&app.base_url, &app, "order").await;
+    let event: String =
+        sqlx::query_scalar("SELECT id::text FROM events WHERE payload #>> '{data,object,id}' = $1")
+            .bind(order["id"].as_str().unwrap())
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    let path = format!("/v1/events/{event}/redeliver");
+    let redelivered = app.post(&path, Some("again"), "").await;
+    assert_eq!(redelivered.status(), 200);
+    let first = redelivered.bytes().await.unwrap();
+
+    for purge in ["DELETE FROM webhook_deliveries", "DELETE FROM events"] {
+        sqlx::query(purge).execute(&app.pool).await.unwrap();
+    }
+    let replay = app.post(&path, Some("again"), "").await;
+    assert_eq!(replay.status(), 200);
+    assert_eq!(replay.headers()["idempotent-replayed"], "true");
+    assert_eq!(replay.bytes().await.unwrap(), first, "byte for byte");
+    let fresh = app.post(&path, Some("another"), "").await;
+    assert_eq!(fresh.status(), 404, "a new key is still checked");
+}

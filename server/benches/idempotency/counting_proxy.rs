@@ -3,15 +3,20 @@
 //! connection. That counts what `pg_stat_statements` cannot see, such as the pool's ping
 //! (a bare `Sync`) before handing out a connection, and counts a pipeline as one.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use anyhow::Context;
-use percent_encoding::{percent_decode_str, utf8_percent_encode, NON_ALPHANUMERIC};
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
+use sqlx::postgres::PgConnectOptions;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::{UnixListener, UnixStream};
+use tokio::net::{TcpStream, UnixListener, UnixStream};
 use tokio::task::JoinHandle;
+
+/// Proxies started by this process, for their folders' names.
+static PROXIES: AtomicU64 = AtomicU64::new(0);
 
 /// The port named in the proxy's socket file (`.s.PGSQL.<port>`); nothing listens on TCP.
 const PORT: u16 = 5432;
@@ -23,11 +28,15 @@ pub struct CountingProxy {
 }
 
 impl CountingProxy {
-    /// Listens in a fresh folder and forwards every connection to the socket `upstream_url`
-    /// (libpq form, `?host=<folder>&port=<port>`) names.
+    /// Listens in a fresh folder and forwards every connection to the database `upstream_url`
+    /// names: a socket (libpq form, `?host=<folder>&port=<port>`) or a TCP address.
     pub fn start(upstream_url: &str) -> anyhow::Result<Self> {
-        let upstream = socket_path(upstream_url)?;
-        let dir = std::env::temp_dir().join(format!("kaadxpay-bench-proxy-{}", std::process::id()));
+        let upstream = Upstream::of(upstream_url)?;
+        let dir = std::env::temp_dir().join(format!(
+            "kaadxpay-proxy-{}-{}",
+            std::process::id(),
+            PROXIES.fetch_add(1, Ordering::SeqCst)
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
         let listener = UnixListener::bind(dir.join(format!(".s.PGSQL.{PORT}")))?;
@@ -38,8 +47,20 @@ impl CountingProxy {
                 let upstream = upstream.clone();
                 let counter = counter.clone();
                 tokio::spawn(async move {
-                    if let Ok(server) = UnixStream::connect(&upstream).await {
-                        forward(client, server, counter).await;
+                    let (client_read, client_write) = client.into_split();
+                    match upstream {
+                        Upstream::Socket(path) => {
+                            if let Ok(server) = UnixStream::connect(path).await {
+                                let (read, write) = server.into_split();
+                                forward(client_read, client_write, read, write, counter).await;
+                            }
+                        }
+                        Upstream::Tcp(host, port) => {
+                            if let Ok(server) = TcpStream::connect((host.as_str(), port)).await {
+                                let (read, write) = server.into_split();
+                                forward(client_read, client_write, read, write, counter).await;
+                            }
+                        }
                     }
                 });
             }
@@ -51,7 +72,7 @@ impl CountingProxy {
         })
     }
 
-    /// The URL of `database` through the proxy.
+    /// The URL of `database` through the proxy, as user `postgres`.
     pub fn url(&self, database: &str) -> String {
         let host = utf8_percent_encode(&self.dir.to_string_lossy(), NON_ALPHANUMERIC).to_string();
         format!("postgres://postgres@localhost/{database}?host={host}&port={PORT}")
@@ -73,10 +94,14 @@ impl Drop for CountingProxy {
 /// Copies both ways; a client write that follows a server write (or opens the connection)
 /// starts a round trip. The client only speaks again once it has read the server's answer,
 /// which was forwarded after `server_spoke` was set, so no round trip is missed.
-async fn forward(client: UnixStream, server: UnixStream, round_trips: Arc<AtomicU64>) {
+async fn forward(
+    client_read: impl AsyncRead + Unpin,
+    client_write: impl AsyncWrite + Unpin,
+    server_read: impl AsyncRead + Unpin,
+    server_write: impl AsyncWrite + Unpin,
+    round_trips: Arc<AtomicU64>,
+) {
     let server_spoke = AtomicBool::new(true);
-    let (client_read, client_write) = client.into_split();
-    let (server_read, server_write) = server.into_split();
     let requests = pump(client_read, server_write, || {
         if server_spoke.swap(false, Ordering::SeqCst) {
             round_trips.fetch_add(1, Ordering::SeqCst);
@@ -108,19 +133,19 @@ async fn pump(
     let _ = to.shutdown().await;
 }
 
-/// `<host>/.s.PGSQL.<port>` from a libpq-style URL's `host` and `port` parameters.
-fn socket_path(url: &str) -> anyhow::Result<PathBuf> {
-    let query = url
-        .split_once('?')
-        .map(|(_, query)| query)
-        .unwrap_or_default();
-    let param = |name: &str| {
-        query.split('&').find_map(|pair| {
-            let (key, value) = pair.split_once('=')?;
-            (key == name).then(|| percent_decode_str(value).decode_utf8_lossy().into_owned())
+/// Where the database listens.
+#[derive(Clone)]
+enum Upstream {
+    Socket(PathBuf),
+    Tcp(String, u16),
+}
+
+impl Upstream {
+    fn of(url: &str) -> anyhow::Result<Self> {
+        let options = PgConnectOptions::from_str(url).context("an invalid database URL")?;
+        Ok(match options.get_socket() {
+            Some(folder) => Self::Socket(folder.join(format!(".s.PGSQL.{}", options.get_port()))),
+            None => Self::Tcp(options.get_host().to_owned(), options.get_port()),
         })
-    };
-    let host = param("host").context("the database URL names no socket folder (host=)")?;
-    let port = param("port").unwrap_or_else(|| "5432".into());
-    Ok(Path::new(&host).join(format!(".s.PGSQL.{port}")))
+    }
 }

@@ -7,7 +7,7 @@
 
 use std::future::Future;
 use std::sync::LazyLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use sqlx::postgres::PgArguments;
@@ -15,8 +15,10 @@ use sqlx::{PgPool, Postgres, Transaction};
 use tracing::Instrument;
 use uuid::Uuid;
 
+use super::cache::{Answers, Remembered};
 use super::fingerprint::fingerprint;
 use super::key::IdempotencyKey;
+use super::once::{Once, Ran, RanRow};
 use super::outcomes::Outcomes;
 use crate::error::Error;
 
@@ -29,6 +31,7 @@ pub struct Idempotency {
     ttl: Duration,
     lease: Duration,
     outcomes: Outcomes,
+    answers: Answers,
 }
 
 /// What one POST asks of the engine.
@@ -87,13 +90,21 @@ impl StoredResponse {
         }
     }
 
-    fn from_error(error: &Error) -> Self {
+    pub fn from_error(error: &Error) -> Self {
         Self {
             status: error.status(),
             location: None,
             body: error.body_bytes(),
             resource: None,
         }
+    }
+
+    /// The resource a `201` of the one-commit path was recorded as, without its bytes: its
+    /// answer is rendered again from the resource.
+    pub fn reference(&self) -> Option<Resource> {
+        (self.status == 201 && self.body.is_empty())
+            .then(|| self.resource.clone())
+            .flatten()
     }
 
     /// The code and `param` of a stored refusal (a `4xx` answer), read from its error body.
@@ -232,12 +243,21 @@ enum Claim {
 #[derive(sqlx::FromRow)]
 struct ClaimRow {
     claimed: bool,
+    #[sqlx(flatten)]
+    found: FoundRecord,
+}
+
+/// A record as a statement found it: every column `NULL` when it found none.
+#[derive(sqlx::FromRow)]
+pub(super) struct FoundRecord {
     endpoint: Option<String>,
     request_hash: Option<Vec<u8>>,
     status: Option<String>,
     lease_token: Option<Uuid>,
-    lease_live: bool,
+    lease_live: Option<bool>,
     expired: Option<bool>,
+    /// Seconds until `expires_at`, by the statement's clock.
+    remaining: Option<f64>,
     response_status: Option<i16>,
     response_location: Option<String>,
     response_body: Option<Vec<u8>>,
@@ -245,15 +265,16 @@ struct ClaimRow {
     resource_id: Option<String>,
 }
 
-impl ClaimRow {
-    fn existing(self) -> Option<ExistingRecord> {
+impl FoundRecord {
+    pub(super) fn existing(self) -> Option<ExistingRecord> {
         Some(ExistingRecord {
             endpoint: self.endpoint?,
             request_hash: self.request_hash?,
             status: self.status?,
             lease_token: self.lease_token?,
-            lease_live: self.lease_live,
+            lease_live: self.lease_live?,
             expired: self.expired?,
+            remaining: Duration::from_secs_f64(self.remaining?.max(0.0)),
             response_status: self.response_status,
             response_location: self.response_location,
             response_body: self.response_body,
@@ -262,18 +283,19 @@ impl ClaimRow {
     }
 }
 
-struct ExistingRecord {
-    endpoint: String,
-    request_hash: Vec<u8>,
-    status: String,
-    lease_token: Uuid,
-    lease_live: bool,
-    expired: bool,
-    response_status: Option<i16>,
-    response_location: Option<String>,
-    response_body: Option<Vec<u8>>,
+pub(super) struct ExistingRecord {
+    pub(super) endpoint: String,
+    pub(super) request_hash: Vec<u8>,
+    pub(super) status: String,
+    pub(super) lease_token: Uuid,
+    pub(super) lease_live: bool,
+    pub(super) expired: bool,
+    pub(super) remaining: Duration,
+    pub(super) response_status: Option<i16>,
+    pub(super) response_location: Option<String>,
+    pub(super) response_body: Option<Vec<u8>>,
     /// The kind and id of the resource the completed request made or acted on.
-    resource: Option<(String, String)>,
+    pub(super) resource: Option<(String, String)>,
 }
 
 impl Idempotency {
@@ -284,12 +306,175 @@ impl Idempotency {
             ttl,
             lease,
             outcomes: Outcomes::default(),
+            answers: Answers::default(),
         }
     }
 
     /// The outcome counts this engine gathers, for their flushing worker.
     pub fn outcomes(&self) -> &Outcomes {
         &self.outcomes
+    }
+
+    /// Runs `effect` on the one-commit path ([`super::once`]): the record is made completed in
+    /// the effect's transaction; or, when the key is not ours to execute, answers for it
+    /// (replay, conflict, mismatch).
+    /// A `201` is recorded as a reference to the resource it created; `render` gives its answer
+    /// again, byte for byte, from the resource.
+    pub async fn execute_once<F, Fut, R, RFut>(
+        &self,
+        request: &IdempotentRequest<'_>,
+        request_hash: &[u8],
+        effect: F,
+        render: R,
+    ) -> Result<Outcome, EngineError>
+    where
+        F: Fn(Once) -> Fut,
+        Fut: Future<Output = Result<Ran, Error>>,
+        R: Fn(Resource) -> RFut,
+        RFut: Future<Output = Result<StoredResponse, Error>>,
+    {
+        let once = || Once::new(&self.pool, request, request_hash, self.ttl);
+        // A record made by another request between our look and our insert is seen on the
+        // next pass, and a connection that broke is retried once; three passes settle these.
+        let mut connection_lost = false;
+        for _ in 0..3 {
+            // Before the statement, so that a deadline counted from here ends before the
+            // record's, which the statement counts from its own start.
+            let asked = Instant::now();
+            let ran = match effect(once()).await {
+                Ok(ran) => ran,
+                Err(error) if error.is_definitive() => {
+                    match once().refuse(&StoredResponse::from_error(&error)).await {
+                        Ok(ran) => ran,
+                        Err(error) => return Ok(Outcome::Interrupted(error)),
+                    }
+                }
+                Err(error) => return Ok(Outcome::Interrupted(error)),
+            };
+            let row = match ran {
+                Ran::Recorded(response) => {
+                    self.outcomes.count(request.merchant_id, "new");
+                    self.remember(request, request_hash, &response, asked + self.ttl);
+                    return Ok(Outcome::Executed(response));
+                }
+                Ran::NotRecorded(row) => row,
+                Ran::ConnectionLost if !connection_lost => {
+                    connection_lost = true;
+                    continue;
+                }
+                Ran::ConnectionLost => return Ok(Outcome::Interrupted(Error::ServiceUnavailable)),
+            };
+            if let Some(answered) = self
+                .answer_for(request, request_hash, row, asked, &render)
+                .await
+            {
+                return Ok(answered);
+            }
+        }
+        Err(
+            anyhow::anyhow!("the idempotency record kept changing under three attempts in a row")
+                .into(),
+        )
+    }
+
+    /// The answer a record or a running request already gives for the key, if any: a request
+    /// refused before execution asks first, so that a replay never turns into a refusal.
+    pub async fn answered<R, RFut>(
+        &self,
+        request: &IdempotentRequest<'_>,
+        request_hash: &[u8],
+        render: R,
+    ) -> Result<Option<Outcome>, EngineError>
+    where
+        R: Fn(Resource) -> RFut,
+        RFut: Future<Output = Result<StoredResponse, Error>>,
+    {
+        let asked = Instant::now();
+        let row = Once::new(&self.pool, request, request_hash, self.ttl)
+            .look()
+            .await
+            .map_err(|error| match error {
+                Error::Internal(cause) => EngineError::Internal(cause),
+                _ => EngineError::Unavailable,
+            })?;
+        Ok(self
+            .answer_for(request, request_hash, row, asked, &render)
+            .await)
+    }
+
+    /// The answer this process remembers for the key ([`super::cache`]): a replay, or a
+    /// mismatch, with no round trip.
+    pub fn remembered(
+        &self,
+        request: &IdempotentRequest<'_>,
+        request_hash: &[u8],
+    ) -> Option<Outcome> {
+        let remembered = self
+            .answers
+            .get(request.merchant_id, request.key.as_str())?;
+        if remembered.endpoint != request.endpoint || remembered.request_hash != request_hash {
+            return Some(self.mismatched(request, remembered.endpoint));
+        }
+        Some(self.replayed(request, remembered.response))
+    }
+
+    fn remember(
+        &self,
+        request: &IdempotentRequest<'_>,
+        request_hash: &[u8],
+        response: &StoredResponse,
+        deadline: Instant,
+    ) {
+        let remembered = Remembered {
+            endpoint: request.endpoint,
+            request_hash: request_hash.to_owned(),
+            response: response.clone(),
+        };
+        self.answers.put(
+            request.merchant_id,
+            request.key.as_str(),
+            remembered,
+            deadline,
+        );
+    }
+
+    /// What the key's record, or the lock of a request executing it, answers; `None` when the
+    /// key is free for this request (no record, or an expired or failed one, and no lock).
+    async fn answer_for<R, RFut>(
+        &self,
+        request: &IdempotentRequest<'_>,
+        request_hash: &[u8],
+        row: RanRow,
+        asked: Instant,
+        render: &R,
+    ) -> Option<Outcome>
+    where
+        R: Fn(Resource) -> RFut,
+        RFut: Future<Output = Result<StoredResponse, Error>>,
+    {
+        let held = row.held;
+        if let Some(existing) = row.found.existing().filter(|existing| !existing.expired) {
+            if existing.endpoint != request.endpoint || existing.request_hash != request_hash {
+                return Some(self.mismatch(request, &existing));
+            }
+            match existing.status.as_str() {
+                "completed" => {
+                    let deadline = asked + existing.remaining;
+                    let mut stored = stored_response(existing);
+                    if let Some(resource) = stored.reference() {
+                        stored = match render(resource).await {
+                            Ok(rendered) => rendered,
+                            Err(error) => return Some(Outcome::Interrupted(error)),
+                        };
+                    }
+                    self.remember(request, request_hash, &stored, deadline);
+                    return Some(self.replayed(request, stored));
+                }
+                "in_progress" => return Some(self.in_progress(request)),
+                _ => {} // failed: free once nobody holds the lock
+            }
+        }
+        (!held).then(|| self.in_progress(request))
     }
 
     /// Claims the key, runs `effect` under the claim's [`Lease`] and completes the record with
@@ -374,6 +559,7 @@ impl Idempotency {
                  SELECT EXISTS (SELECT 1 FROM claim) AS claimed, \
                    k.endpoint, k.request_hash, k.status, k.lease_token, \
                    coalesce(k.locked_until > now(), false) AS lease_live, k.expires_at <= now() AS expired, \
+                   extract(epoch FROM k.expires_at - now())::float8 AS remaining, \
                    k.response_status, k.response_location, k.response_body, \
                    k.resource_type, k.resource_id \
                  FROM (SELECT 1) AS one \
@@ -392,7 +578,7 @@ impl Idempotency {
                 self.outcomes.count(request.merchant_id, "new");
                 return Ok(Claim::Owned(self.owned(request, lease_token)));
             }
-            let existing = row.existing();
+            let existing = row.found.existing();
             let Some(existing) = existing else { continue };
 
             if !existing.expired {
@@ -492,6 +678,10 @@ impl Idempotency {
     }
 
     fn replay(&self, request: &IdempotentRequest<'_>, existing: ExistingRecord) -> Outcome {
+        self.replayed(request, stored_response(existing))
+    }
+
+    fn replayed(&self, request: &IdempotentRequest<'_>, response: StoredResponse) -> Outcome {
         self.outcomes.count(request.merchant_id, "replayed");
         tracing::info!(
             event = "idempotency.replayed",
@@ -501,15 +691,7 @@ impl Idempotency {
             request_id = request.request_id,
             "replaying the stored response"
         );
-        Outcome::Replayed(StoredResponse {
-            status: existing
-                .response_status
-                .and_then(|status| u16::try_from(status).ok())
-                .unwrap_or(500),
-            location: existing.response_location,
-            body: existing.response_body.unwrap_or_default(),
-            resource: existing.resource.map(|(kind, id)| Resource { kind, id }),
-        })
+        Outcome::Replayed(response)
     }
 
     fn in_progress(&self, request: &IdempotentRequest<'_>) -> Outcome {
@@ -526,8 +708,13 @@ impl Idempotency {
     }
 
     fn mismatch(&self, request: &IdempotentRequest<'_>, existing: &ExistingRecord) -> Outcome {
+        self.mismatched(request, &existing.endpoint)
+    }
+
+    /// The key was first used for `first_endpoint`, or for another body.
+    fn mismatched(&self, request: &IdempotentRequest<'_>, first_endpoint: &str) -> Outcome {
         self.outcomes.count(request.merchant_id, "mismatch");
-        let reuse = if existing.endpoint != request.endpoint {
+        let reuse = if first_endpoint != request.endpoint {
             Reuse::Endpoint
         } else {
             Reuse::Body
@@ -537,12 +724,25 @@ impl Idempotency {
             merchant_id = request.merchant_id,
             idempotency_key = request.key.as_str(),
             route = request.endpoint,
-            first_route = existing.endpoint,
+            first_route = first_endpoint,
             request_id = request.request_id,
             "{}",
             reuse.error()
         );
         Outcome::KeyReused(reuse)
+    }
+}
+
+/// The answer a completed record stores (a reference, for a `201` of the one-commit path).
+fn stored_response(existing: ExistingRecord) -> StoredResponse {
+    StoredResponse {
+        status: existing
+            .response_status
+            .and_then(|status| u16::try_from(status).ok())
+            .unwrap_or(500),
+        location: existing.response_location,
+        body: existing.response_body.unwrap_or_default(),
+        resource: existing.resource.map(|(kind, id)| Resource { kind, id }),
     }
 }
 

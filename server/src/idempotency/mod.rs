@@ -1,10 +1,12 @@
 //! The idempotency engine: every `POST` under `/v1` has its effect at most once per
 //! `(merchant, Idempotency-Key)`. See `engine` for the claim / execute / complete protocol.
 
+pub mod cache;
 pub mod engine;
 pub mod fingerprint;
 pub mod key;
 pub mod maintenance;
+pub mod once;
 pub mod outcomes;
 pub mod record;
 
@@ -13,3 +15,4 @@ pub use engine::{
     StoredResponse,
 };
 pub use key::IdempotencyKey;
+pub use once::{Once, Ran};

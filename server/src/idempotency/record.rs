@@ -1,5 +1,8 @@
 //! The live view of one idempotency record, as `GET /v1/idempotency-keys/{key}` serves it and
 //! the console shows it. A record past its `expires_at` reads as `expired` until it is purged.
+//! A key with no record whose one-commit request is executing (its advisory lock is held, see
+//! `super::once`) reads as `in_progress`; what it asks is not known until it commits, so its
+//! `endpoint` and `request_hash` are empty.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -28,7 +31,8 @@ pub struct KeyRecord {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
-    /// The stored response's bytes: shown by the console, not part of the API's record.
+    /// The stored response's bytes: shown by the console, not part of the API's record. None
+    /// for a `201` of the one-commit path, recorded as a reference to its resource.
     #[serde(skip)]
     pub response_body: Option<Vec<u8>>,
 }
@@ -53,6 +57,45 @@ struct Row {
 }
 
 pub async fn find(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<Option<KeyRecord>> {
+    match recorded(pool, merchant_id, key).await? {
+        Some(record) => Ok(Some(record)),
+        None => executing(pool, merchant_id, key).await,
+    }
+}
+
+/// The key as its one-commit request executes: since when its lock has been held, if it is.
+async fn executing(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<Option<KeyRecord>> {
+    let lock = super::once::lock_key(merchant_id, key) as u64;
+    let since: Option<DateTime<Utc>> = sqlx::query_scalar(
+        "SELECT coalesce(a.xact_start, now()) FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid \
+         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 \
+           AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+           AND l.classid::int8 = $1 AND l.objid::int8 = $2 \
+         LIMIT 1",
+    )
+    .bind((lock >> 32) as i64)
+    .bind((lock & 0xFFFF_FFFF) as i64)
+    .fetch_optional(pool)
+    .await?;
+    Ok(since.map(|since| KeyRecord {
+        object: "idempotency_key",
+        key: key.to_owned(),
+        status: "in_progress".to_owned(),
+        endpoint: String::new(),
+        request_hash: String::new(),
+        response_status: None,
+        resource: None,
+        recovery_point: "started".to_owned(),
+        error: None,
+        attempts: 1,
+        created_at: since,
+        updated_at: since,
+        expires_at: since,
+        response_body: None,
+    }))
+}
+
+async fn recorded(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<Option<KeyRecord>> {
     let row: Option<Row> = sqlx::query_as(
         "SELECT key, status, expires_at <= now() AS expired, endpoint, request_hash, response_status, \
            resource_type, resource_id, recovery_point, error, attempts, created_at, updated_at, expires_at, \

@@ -16,9 +16,10 @@ use super::money::{Amount, Currency};
 use crate::commands::{Caller, Command};
 use crate::error::Error;
 use crate::failpoints;
-use crate::idempotency::{Effected, Lease, StoredResponse};
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::ids::new_id;
 use crate::pagination::Page;
+use crate::state::AppState;
 use crate::webhooks::outbox::{self, EventType, NewEvent};
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
@@ -56,34 +57,30 @@ pub struct CreateOrder {
 impl Command for CreateOrder {
     const ENDPOINT: &'static str = "POST /v1/orders";
 
-    /// Local SQL, so one statement completes the key's record, inserts the order and publishes
-    /// `order.created` with its deliveries: the order, its answer and its event are made here,
-    /// and the statement only writes them. It runs in a transaction of its own, so that a
-    /// request abandoned before its commit leaves nothing behind.
-    async fn apply(
-        &self,
-        pool: &PgPool,
-        lease: Lease,
-        _caller: &Caller<'_>,
-    ) -> Result<Effected, Error> {
+    /// One statement records the key, inserts the order and publishes `order.created` with its
+    /// deliveries: the order, its answer and its event are made here, and the statement only
+    /// writes them, each write depending on the record's.
+    async fn apply(&self, once: Once, _caller: &Caller<'_>) -> Result<Ran, Error> {
         let order = self.pending_order();
         let event = NewEvent::of(EventType::OrderCreated, &order);
         let response = StoredResponse::created("/v1/orders", "order", &order.id, &order);
-        let mut tx = pool.begin().await?;
         failpoints::check("order.before_commit")?;
         static STATEMENT: LazyLock<String> = LazyLock::new(|| {
-            format!(
-                "WITH {}, new_order AS ( \
-                   INSERT INTO orders \
-                     (id, merchant_id, amount, currency, status, description, metadata, created_at, updated_at) \
-                   SELECT $9, $1, $10, $11, 'pending', $12, $13, $14, $14 FROM completed RETURNING 1), \
-                 {} \
-                 SELECT 1 FROM completed",
-                Lease::COMPLETING,
-                outbox::publishing("new_order", 1, 15)
+            let [id, amount, currency, description, metadata, at, event] =
+                std::array::from_fn(|n| Once::FIRST_PARAM + n);
+            Once::statement(
+                None,
+                &format!(
+                    ", new_order AS ( \
+                       INSERT INTO orders (id, merchant_id, amount, currency, status, description, \
+                         metadata, created_at, updated_at) \
+                       SELECT ${id}, $1, ${amount}, ${currency}, 'pending', ${description}, \
+                         ${metadata}, ${at}, ${at} FROM recorded RETURNING 1), {}",
+                    outbox::publishing("new_order", 1, event)
+                ),
             )
         });
-        let query = lease
+        let query = once
             .bind(sqlx::query(&STATEMENT), &response)
             .bind(&order.id)
             .bind(order.amount)
@@ -91,18 +88,37 @@ impl Command for CreateOrder {
             .bind(&order.description)
             .bind(&order.metadata)
             .bind(order.created_at);
-        let completed = outbox::bind_event(query, &event)
-            .fetch_optional(&mut *tx)
-            .await?;
-        if completed.is_none() {
-            return Ok(Effected::LeaseLost);
-        }
-        tx.commit().await?;
-        Ok(Effected::Completed(response))
+        let query = outbox::bind_event(query, &event);
+        once.run(query, |_| response.clone()).await
+    }
+
+    async fn render(
+        state: &AppState,
+        merchant_id: &str,
+        resource: Resource,
+    ) -> Result<StoredResponse, Error> {
+        let order = find(&state.pool, merchant_id, &resource.id)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("the order {} of a record is gone", resource.id))?;
+        let order = Self::as_created(order);
+        Ok(StoredResponse::created(
+            "/v1/orders",
+            "order",
+            &order.id,
+            &order,
+        ))
     }
 }
 
 impl CreateOrder {
+    /// The order as this command's answer showed it: a new order changes only its status and
+    /// `updated_at` later.
+    fn as_created(mut order: Order) -> Order {
+        order.status = "pending".to_owned();
+        order.updated_at = order.created_at;
+        order
+    }
+
     /// The order this command creates, as it will be stored (PostgreSQL keeps microseconds).
     fn pending_order(&self) -> Order {
         let now = Utc::now().trunc_subsecs(6);

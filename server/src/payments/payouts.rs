@@ -17,10 +17,11 @@ use super::fields::{BankAccount, Description};
 use super::money::{Amount, Currency};
 use crate::commands::{Caller, Command};
 use crate::error::Error;
-use crate::idempotency::{Effected, Lease, StoredResponse};
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::ids::new_id;
 use crate::pagination::Page;
 use crate::partner::wire::Destination;
+use crate::state::AppState;
 use crate::webhooks::{publish, EventType};
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
@@ -71,16 +72,40 @@ pub struct CreatePayout {
 impl Command for CreatePayout {
     const ENDPOINT: &'static str = "POST /v1/payouts";
 
-    async fn apply(
-        &self,
-        pool: &PgPool,
-        _lease: Lease,
-        caller: &Caller<'_>,
-    ) -> Result<Effected, Error> {
-        let mut tx = pool.begin().await?;
-        let payout = create(&mut tx, caller.merchant_id, caller.key.as_str(), self).await?;
-        let response = StoredResponse::created("/v1/payouts", "payout", &payout.id, &payout);
-        Ok(Effected::InTransaction(tx, response))
+    /// A transaction of several statements: the debit (whose refusal is recorded as the
+    /// key's answer), the payout and its event, then the record.
+    async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let mut tx = match once.begin().await? {
+            Ok(tx) => tx,
+            Err(found) => return Ok(found),
+        };
+        let created = create(tx.conn(), caller.merchant_id, caller.key.as_str(), self)
+            .await
+            .map(|payout| StoredResponse::created("/v1/payouts", "payout", &payout.id, &payout));
+        tx.finish(created).await
+    }
+
+    /// The payout as its creation answered: a new payout's later moves change only its status,
+    /// transfer, failure, reversed duplicates and `updated_at`.
+    async fn render(
+        state: &AppState,
+        merchant_id: &str,
+        resource: Resource,
+    ) -> Result<StoredResponse, Error> {
+        let mut payout = find(&state.pool, merchant_id, &resource.id)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("the payout {} of a record is gone", resource.id))?;
+        payout.status = "pending".to_owned();
+        payout.partner_transfer_id = None;
+        payout.failure_code = None;
+        payout.duplicates_reversed = 0;
+        payout.updated_at = payout.created_at;
+        Ok(StoredResponse::created(
+            "/v1/payouts",
+            "payout",
+            &payout.id,
+            &payout,
+        ))
     }
 }
 

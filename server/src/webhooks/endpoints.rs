@@ -2,7 +2,9 @@
 //! secret (shown once, when created). An endpoint stops receiving when it is deleted or when it
 //! answers `410 Gone` (disabled); its pending deliveries stop with it, its history stays.
 
-use chrono::{DateTime, Utc};
+use std::sync::LazyLock;
+
+use chrono::{DateTime, SubsecRound, Utc};
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
 use sqlx::{PgConnection, PgPool};
@@ -14,7 +16,7 @@ use super::outbox::EventType;
 use super::signature;
 use crate::commands::{Caller, Command};
 use crate::error::Error;
-use crate::idempotency::{Effected, Lease, StoredResponse};
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::ids::new_id;
 use crate::pagination::Page;
 use crate::state::AppState;
@@ -75,21 +77,75 @@ impl Command for CreateEndpoint {
             .map_err(|refusal| Error::invalid("url", format!("url is not allowed: {refusal}.")))
     }
 
-    async fn apply(
-        &self,
-        pool: &PgPool,
-        _lease: Lease,
-        caller: &Caller<'_>,
-    ) -> Result<Effected, Error> {
-        let mut tx = pool.begin().await?;
-        let endpoint = insert(&mut tx, caller.merchant_id, self).await?;
+    /// One statement records the key and inserts the endpoint, made here with its secret.
+    async fn apply(&self, once: Once, _caller: &Caller<'_>) -> Result<Ran, Error> {
+        let endpoint = self.new_endpoint();
         let response = StoredResponse::created(
             "/v1/webhook-endpoints",
             "webhook_endpoint",
             &endpoint.id,
             &endpoint,
         );
-        Ok(Effected::InTransaction(tx, response))
+        static STATEMENT: LazyLock<String> = LazyLock::new(|| {
+            let [id, url, events, secret, at] = std::array::from_fn(|n| Once::FIRST_PARAM + n);
+            Once::statement(
+                None,
+                &format!(
+                    ", new_endpoint AS ( \
+                       INSERT INTO webhook_endpoints (id, merchant_id, url, events, secret, created_at) \
+                       SELECT ${id}, $1, ${url}, ${events}, ${secret}, ${at} FROM recorded RETURNING 1)"
+                ),
+            )
+        });
+        let query = once
+            .bind(sqlx::query(&STATEMENT), &response)
+            .bind(&endpoint.id)
+            .bind(&endpoint.url)
+            .bind(&endpoint.events)
+            .bind(&endpoint.secret)
+            .bind(endpoint.created_at);
+        once.run(query, |_| response.clone()).await
+    }
+
+    /// The endpoint as its creation answered, secret included (even once deleted or disabled).
+    async fn render(
+        state: &AppState,
+        merchant_id: &str,
+        resource: Resource,
+    ) -> Result<StoredResponse, Error> {
+        let mut endpoint: Endpoint = sqlx::query_as(&format!(
+            "SELECT {ENDPOINT_COLUMNS}, secret FROM webhook_endpoints WHERE merchant_id = $1 AND id = $2"
+        ))
+        .bind(merchant_id)
+        .bind(&resource.id)
+        .fetch_optional(&state.pool)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the endpoint {} of a record is gone", resource.id))?;
+        endpoint.status = "enabled".to_owned();
+        endpoint.disabled_at = None;
+        Ok(StoredResponse::created(
+            "/v1/webhook-endpoints",
+            "webhook_endpoint",
+            &endpoint.id,
+            &endpoint,
+        ))
+    }
+}
+
+impl CreateEndpoint {
+    /// The endpoint this command creates, with a new secret, as it will be stored.
+    fn new_endpoint(&self) -> Endpoint {
+        Endpoint {
+            id: new_id("whe"),
+            object: "webhook_endpoint".to_owned(),
+            url: self.url.written.clone(),
+            events: self.events(),
+            status: "enabled".to_owned(),
+            secret: Some(signature::new_secret()),
+            // PostgreSQL keeps microseconds: the answer and the row say the same instant.
+            created_at: Utc::now().trunc_subsecs(6),
+            disabled_at: None,
+        }
     }
 }
 
@@ -203,25 +259,6 @@ impl utoipa::PartialSchema for EventName {
 }
 
 impl utoipa::ToSchema for EventName {}
-
-/// Creates the endpoint with a new secret; the answer is the only one that carries it.
-pub async fn insert(
-    conn: &mut PgConnection,
-    merchant_id: &str,
-    endpoint: &CreateEndpoint,
-) -> sqlx::Result<Endpoint> {
-    sqlx::query_as(&format!(
-        "INSERT INTO webhook_endpoints (id, merchant_id, url, events, secret) \
-         VALUES ($1, $2, $3, $4, $5) RETURNING {ENDPOINT_COLUMNS}, secret"
-    ))
-    .bind(new_id("whe"))
-    .bind(merchant_id)
-    .bind(&endpoint.url.written)
-    .bind(endpoint.events())
-    .bind(signature::new_secret())
-    .fetch_one(conn)
-    .await
-}
 
 pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Option<Endpoint>> {
     sqlx::query_as(&format!(

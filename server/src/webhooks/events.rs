@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::outbox;
 use crate::commands::{Caller, Command};
 use crate::error::Error;
-use crate::idempotency::{Effected, Lease, Resource, StoredResponse};
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::pagination::Page;
 use crate::state::AppState;
 
@@ -175,24 +175,25 @@ impl Command for RedeliverEvent {
         }
     }
 
-    async fn apply(
-        &self,
-        pool: &PgPool,
-        _lease: Lease,
-        caller: &Caller<'_>,
-    ) -> Result<Effected, Error> {
-        let mut tx = pool.begin().await?;
-        outbox::enqueue(&mut tx, caller.merchant_id, self.event_id).await?;
-        let event = find(&mut tx, caller.merchant_id, self.event_id)
-            .await?
-            .ok_or(Error::ResourceMissing("event"))?;
-        let resource = Resource {
-            kind: "event".to_owned(),
-            id: self.event_id.to_string(),
+    /// A transaction of several statements: the new deliveries, the event as it now stands
+    /// (the answer), then the record.
+    async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let mut tx = match once.begin().await? {
+            Ok(tx) => tx,
+            Err(found) => return Ok(found),
         };
-        Ok(Effected::InTransaction(
-            tx,
-            StoredResponse::ok(&event, resource),
-        ))
+        let redelivered = async {
+            outbox::enqueue(tx.conn(), caller.merchant_id, self.event_id).await?;
+            let event = find(tx.conn(), caller.merchant_id, self.event_id)
+                .await?
+                .ok_or(Error::ResourceMissing("event"))?;
+            let resource = Resource {
+                kind: "event".to_owned(),
+                id: self.event_id.to_string(),
+            };
+            Ok(StoredResponse::ok(&event, resource))
+        }
+        .await;
+        tx.finish(redelivered).await
     }
 }
