@@ -1,8 +1,9 @@
 //! Overload and outages fail fast (API.md §1): a request that cannot get a database connection
 //! within the acquire timeout, or that the process sheds at the door, is answered `503
-//! service_unavailable` with `Retry-After` instead of queueing, its key (if claimed) is failed
-//! at once so the retry executes, and `/readyz` follows the database without a restart. Each
-//! test runs a real `kaadxpay` process, held in place with fail points.
+//! service_unavailable` with `Retry-After` instead of queueing, nothing it did is kept so the
+//! retry executes, and `/readyz` follows the database without a restart. Each test runs a real
+//! `kaadxpay` process, held in place with fail points: `idempotency.in_transaction` holds a
+//! request inside its one transaction, with its connection and its key's lock.
 
 mod common;
 
@@ -23,56 +24,58 @@ async fn assert_unavailable(response: Response) {
     assert_eq!(error_code(&body), "service_unavailable");
 }
 
-async fn key_status(pool: &sqlx::PgPool, key: &str) -> Option<String> {
-    sqlx::query_scalar("SELECT status FROM idempotency_keys WHERE key = $1")
-        .bind(key)
-        .fetch_optional(pool)
+/// The key's live status, as `GET /v1/idempotency-keys/{key}` shows it (read here from the
+/// database, past the server's admission control).
+async fn key_status(
+    pool: &sqlx::PgPool,
+    merchant: &common::TestMerchant,
+    key: &str,
+) -> Option<String> {
+    server::idempotency::record::find(pool, &merchant.id, key)
         .await
         .unwrap()
+        .map(|record| record.status)
 }
 
 #[tokio::test]
-async fn a_claimed_request_that_gets_no_connection_is_answered_503_and_its_key_freed() {
+async fn a_request_that_gets_no_connection_is_answered_503_and_keeps_nothing() {
     let (db_url, pool, merchant) = database_with_merchant("Overload").await;
-    // One connection, two requests admitted. `b` claims its key, then waits at
-    // `idempotency.after_claim` while `a` claims, opens its transaction on the only connection
-    // and holds it at `order.before_commit`.
+    // One connection, two requests admitted: `a` holds the only connection inside its
+    // transaction for five seconds; `b` cannot get one.
     let server = ServerProcess::start(
         &db_url,
         &[
             ("KAADXPAY_DB_POOL_SIZE", "1"),
             ("KAADXPAY_MAX_IN_FLIGHT", "2"),
             ("KAADXPAY_DB_ACQUIRE_TIMEOUT", "300ms"),
-            (
-                "FAILPOINTS",
-                "idempotency.after_claim=1*sleep(2000);order.before_commit=1*sleep(5000)",
-            ),
+            ("FAILPOINTS", "idempotency.in_transaction=1*return(5000)"),
         ],
     )
     .await;
-    let started = Instant::now();
-    let b = tokio::spawn({
-        let (base_url, merchant) = (server.base_url.clone(), merchant.clone());
-        async move { post_order(&base_url, &merchant, "b").await }
-    });
-    tokio::time::sleep(Duration::from_millis(500)).await;
     let a = tokio::spawn({
         let (base_url, merchant) = (server.base_url.clone(), merchant.clone());
         async move { post_order(&base_url, &merchant, "a").await }
     });
-
-    assert_unavailable(b.await.unwrap()).await;
+    common::eventually(Duration::from_secs(3), "a is executing", || async {
+        key_status(&pool, &merchant, "a").await.as_deref() == Some("in_progress")
+    })
+    .await;
+    let started = Instant::now();
+    assert_unavailable(post_order(&server.base_url, &merchant, "b").await).await;
     assert!(
-        started.elapsed() < Duration::from_millis(4500),
+        started.elapsed() < Duration::from_millis(2500),
         "b failed fast instead of waiting for a's connection ({:?})",
         started.elapsed()
     );
     assert_eq!(
-        key_status(&pool, "b").await.as_deref(),
-        Some("failed"),
-        "b's key is failed at once, while a still holds the pool"
+        key_status(&pool, &merchant, "b").await,
+        None,
+        "b kept nothing, while a still holds the pool"
     );
-    assert_eq!(key_status(&pool, "a").await.as_deref(), Some("in_progress"));
+    assert_eq!(
+        key_status(&pool, &merchant, "a").await.as_deref(),
+        Some("in_progress")
+    );
 
     assert_eq!(a.await.unwrap().status(), 201);
     let retried = post_order(&server.base_url, &merchant, "b").await;
@@ -80,8 +83,8 @@ async fn a_claimed_request_that_gets_no_connection_is_answered_503_and_its_key_f
     assert_eq!(count(&pool, "orders").await, 2);
 }
 
-/// A `kaadxpay` process with `env`, whose one request `held` is in and stays three seconds (at
-/// `order.before_commit`); returns the process, the database, the merchant and `held`.
+/// A `kaadxpay` process with `env`, whose one request `held` is in and stays three seconds
+/// inside its transaction; returns the process, the database, the merchant and `held`.
 async fn a_request_held_in(
     env: &[(&str, &str)],
 ) -> (
@@ -92,7 +95,7 @@ async fn a_request_held_in(
 ) {
     let (db_url, pool, merchant) = database_with_merchant("Overload").await;
     let mut env = env.to_vec();
-    env.push(("FAILPOINTS", "order.before_commit=1*sleep(3000)"));
+    env.push(("FAILPOINTS", "idempotency.in_transaction=1*return(3000)"));
     let server = ServerProcess::start(&db_url, &env).await;
     let held = tokio::spawn({
         let (base_url, merchant) = (server.base_url.clone(), merchant.clone());
@@ -101,7 +104,7 @@ async fn a_request_held_in(
     common::eventually(
         Duration::from_secs(3),
         "the first request is in",
-        || async { key_status(&pool, "held").await.is_some() },
+        || async { key_status(&pool, &merchant, "held").await.is_some() },
     )
     .await;
     (server, pool, merchant, held)
@@ -113,7 +116,11 @@ async fn requests_over_the_in_flight_limit_are_shed_at_once_and_operations_still
         a_request_held_in(&[("KAADXPAY_MAX_IN_FLIGHT", "1")]).await;
 
     assert_unavailable(post_order(&server.base_url, &merchant, "shed").await).await;
-    assert_eq!(key_status(&pool, "shed").await, None, "nothing recorded");
+    assert_eq!(
+        key_status(&pool, &merchant, "shed").await,
+        None,
+        "nothing recorded"
+    );
     for path in ["/healthz", "/readyz", "/metrics"] {
         let response = reqwest::get(format!("{}{path}", server.base_url))
             .await
