@@ -16,11 +16,11 @@ use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 
 use crate::commands::{self, Caller, Command};
 use crate::error::Error;
-use crate::idempotency::{record, IdempotencyKey, Outcome, StoredResponse};
+use crate::idempotency::{record, IdempotencyKey, Outcome, Resource, StoredResponse};
 use crate::input;
 use crate::pagination::Page as ListPage;
 use crate::payments::balance;
-use crate::payments::orders::{self, Order, Target};
+use crate::payments::orders::{self, CreateOrder, Order, Target};
 use crate::payments::payouts::{self, CreatePayout, Payout};
 use crate::reconcile;
 use crate::state::AppState;
@@ -363,22 +363,26 @@ impl Console for PgConsole {
         };
         Ok(Some(KeyView {
             merchant_id: merchant_id.to_owned(),
-            key: found.key,
-            status: found.status,
-            endpoint: found.endpoint,
-            request_hash: found.request_hash,
+            status: found.status.clone(),
+            endpoint: found.endpoint.clone(),
+            request_hash: found.request_hash.clone(),
             response_status: found.response_status,
-            resource: found.resource.map(|link| (link.kind, link.id)),
-            recovery_point: found.recovery_point,
-            error: found.error,
+            resource: found
+                .resource
+                .as_ref()
+                .map(|link| (link.kind.clone(), link.id.clone())),
+            recovery_point: found.recovery_point.clone(),
+            error: found.error.clone(),
             attempts: found.attempts,
             created_at: when(found.created_at),
             updated_at: when(found.updated_at),
             expires_at: when(found.expires_at),
             // Shown to every user of the merchant: a secret it carried is not.
-            response_body: found
-                .response_body
+            response_body: recorded_answer(&self.state, merchant_id, &found)
+                .await
+                .map_err(failed)?
                 .map(|bytes| signature::redact(&String::from_utf8_lossy(&bytes))),
+            key: found.key,
         }))
     }
 
@@ -564,4 +568,33 @@ mod tests {
             assert!(minor_units(bad, currency).is_err(), "{bad} {currency}");
         }
     }
+}
+
+/// The body of the answer a key's record stands for: its recorded bytes, or, for a `201` of the
+/// one-commit path (recorded as a reference to what it made), that answer rendered again by the
+/// command of the record's endpoint, as a replay would. `None` while there is no answer yet.
+async fn recorded_answer(
+    state: &AppState,
+    merchant_id: &str,
+    record: &record::KeyRecord,
+) -> Result<Option<Vec<u8>>, Error> {
+    if let Some(bytes) = &record.response_body {
+        return Ok(Some(bytes.clone()));
+    }
+    let Some(link) = &record.resource else {
+        return Ok(None);
+    };
+    let resource = Resource {
+        kind: link.kind.clone(),
+        id: link.id.clone(),
+    };
+    let rendered = match record.endpoint.as_str() {
+        CreateOrder::ENDPOINT => CreateOrder::render(state, merchant_id, resource).await?,
+        CreatePayout::ENDPOINT => CreatePayout::render(state, merchant_id, resource).await?,
+        endpoints::CreateEndpoint::ENDPOINT => {
+            endpoints::CreateEndpoint::render(state, merchant_id, resource).await?
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(rendered.body))
 }
