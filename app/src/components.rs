@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::console::{Console, ConsoleError, CsrfToken, CurrentUser};
+use crate::console::{Console, ConsoleError, CsrfToken, CurrentUser, Scope};
 
 /// The user the server's session layer put into this request, if any.
 pub fn current_user() -> Option<CurrentUser> {
@@ -113,6 +113,14 @@ pub fn failure_view(error: ConsoleError) -> AnyView {
         <p>"The page could not be loaded. Reload it in a moment; nothing you did was lost."</p>
     }
     .into_any()
+}
+
+/// Whose data the page may show, or the 404 page when nobody is signed in (fail closed: no
+/// user is never taken for support staff).
+pub fn scope_or_not_found() -> Result<Scope, AnyView> {
+    current_user()
+        .map(|user| user.scope())
+        .ok_or_else(not_found_view)
 }
 
 /// A page only merchant users have; support staff are told where to go instead.

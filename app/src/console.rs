@@ -20,6 +20,23 @@ impl CurrentUser {
     pub fn is_support(&self) -> bool {
         self.merchant_id.is_none()
     }
+
+    /// Whose data this user may see.
+    pub fn scope(&self) -> Scope {
+        match &self.merchant_id {
+            Some(merchant_id) => Scope::Merchant(merchant_id.clone()),
+            None => Scope::AllMerchants,
+        }
+    }
+}
+
+/// Whose data a page shows: one merchant's, or every merchant's. Only a signed-in user has a
+/// scope ([`CurrentUser::scope`]), so "all merchants" is a signed-in support user's and a page
+/// asked without a user has nothing to show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    Merchant(String),
+    AllMerchants,
 }
 
 /// The console's own CSRF token before sign-in (the login form), put into the request too.
@@ -291,10 +308,6 @@ pub trait Console: Send + Sync + 'static {
         idempotency_key: &str,
     ) -> ConsoleResult<Result<(), Refusal>>;
     async fn runs(&self) -> ConsoleResult<Vec<RunRow>>;
-    /// A run with its items: the merchant's own, or all of them for support (`None`).
-    async fn run(
-        &self,
-        merchant_id: Option<&str>,
-        id: &str,
-    ) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>>;
+    /// A run with the items `scope` may see.
+    async fn run(&self, scope: &Scope, id: &str) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>>;
 }

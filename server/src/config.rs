@@ -47,14 +47,31 @@ pub struct Settings {
     #[arg(long, env = "KAADXPAY_DB_ACQUIRE_TIMEOUT", default_value = "1s", value_parser = humantime::parse_duration, global = true)]
     pub db_acquire_timeout: Duration,
 
-    /// Requests served at once by this process. Default: four per database connection.
+    /// Requests served at once by this process. Default: one per database connection.
     #[arg(long, env = "KAADXPAY_MAX_IN_FLIGHT", global = true)]
     pub max_in_flight: Option<usize>,
 
-    /// Requests that may wait in line for a turn, each at most --db-acquire-timeout; one that
-    /// finds the line full is answered `503` at once. Default: as many as --max-in-flight.
+    /// Requests that may wait in line for a turn, each at most --admission-wait; one that
+    /// finds the line full is answered `503` at once. Default: a quarter of --max-in-flight.
     #[arg(long, env = "KAADXPAY_MAX_WAITING", global = true)]
     pub max_waiting: Option<usize>,
+
+    /// How long a request waits in line for a turn before it is answered `503`.
+    #[arg(long, env = "KAADXPAY_ADMISSION_WAIT", default_value = "2ms", value_parser = humantime::parse_duration, global = true)]
+    pub admission_wait: Duration,
+
+    /// How long a client has to send a request's headers before its connection is closed.
+    #[arg(long, env = "KAADXPAY_HEADER_READ_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration, global = true)]
+    pub header_read_timeout: Duration,
+
+    /// How long a client has, once its headers are in, to send the body: then `408`.
+    #[arg(long, env = "KAADXPAY_BODY_READ_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration, global = true)]
+    pub body_read_timeout: Duration,
+
+    /// How long a request may take from its headers to its answer, body included; a request
+    /// still being served then is answered `503` (its body, if late, got `408` before).
+    #[arg(long, env = "KAADXPAY_REQUEST_TIMEOUT", default_value = "30s", value_parser = humantime::parse_duration, global = true)]
+    pub request_timeout: Duration,
 
     /// How long an idempotency record answers for its key.
     #[arg(long, env = "KAADXPAY_IDEMPOTENCY_TTL", default_value = "24h", value_parser = humantime::parse_duration, global = true)]
@@ -136,6 +153,9 @@ pub struct Settings {
     #[command(flatten)]
     pub retention: crate::retention::Retention,
 
+    #[command(flatten)]
+    pub request_log: crate::request_log::Settings,
+
     /// `json` lines for machines, `pretty` for people.
     #[arg(
         long,
@@ -157,6 +177,10 @@ impl Settings {
         let mut problems = Vec::new();
         let positive = [
             ("KAADXPAY_DB_ACQUIRE_TIMEOUT", self.db_acquire_timeout),
+            ("KAADXPAY_ADMISSION_WAIT", self.admission_wait),
+            ("KAADXPAY_HEADER_READ_TIMEOUT", self.header_read_timeout),
+            ("KAADXPAY_BODY_READ_TIMEOUT", self.body_read_timeout),
+            ("KAADXPAY_REQUEST_TIMEOUT", self.request_timeout),
             ("KAADXPAY_IDEMPOTENCY_TTL", self.idempotency_ttl),
             ("KAADXPAY_IDEMPOTENCY_LEASE", self.idempotency_lease),
             ("KAADXPAY_SWEEP_INTERVAL", self.sweep_interval),
@@ -176,11 +200,20 @@ impl Settings {
             }
         }
         problems.extend(self.retention.problems());
+        problems.extend(self.request_log.problems());
         if self.db_pool_size == 0 {
             problems.push("KAADXPAY_DB_POOL_SIZE must be at least 1.".to_owned());
         }
         if self.max_in_flight == Some(0) {
             problems.push("KAADXPAY_MAX_IN_FLIGHT must be at least 1.".to_owned());
+        }
+        // A body that runs out the request's time would be answered 503, not 408.
+        if self.body_read_timeout >= self.request_timeout {
+            problems.push(format!(
+                "KAADXPAY_BODY_READ_TIMEOUT ({}) must be shorter than KAADXPAY_REQUEST_TIMEOUT ({}): the body is read within the request's time.",
+                humantime::format_duration(self.body_read_timeout),
+                humantime::format_duration(self.request_timeout)
+            ));
         }
         // A lease that can run out mid-call lets a second worker send the same payout at once.
         if self.payout_lease <= self.partner_timeout {
@@ -239,13 +272,16 @@ impl Settings {
             .is_some_and(|url| url.starts_with("https://"))
     }
 
-    /// Requests served at once before the excess is shed.
+    /// Requests served at once before the excess is shed: about as many as can hold a
+    /// database connection, so an admitted request seldom waits for one.
     pub fn max_in_flight(&self) -> usize {
-        self.max_in_flight.unwrap_or(4 * self.db_pool_size as usize)
+        self.max_in_flight.unwrap_or(self.db_pool_size as usize)
     }
 
+    /// A short line: enough to absorb a burst's jitter, never a queue to wait out.
     pub fn max_waiting(&self) -> usize {
-        self.max_waiting.unwrap_or_else(|| self.max_in_flight())
+        self.max_waiting
+            .unwrap_or_else(|| (self.max_in_flight() / 4).max(1))
     }
 
     pub fn partner_client(&self, partner_url: &str) -> crate::partner::client::PartnerClient {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use app::console::{
     minor_units_per_major, AttemptRow, Console, ConsoleError, ConsoleResult, DeliveryRow,
     EndpointRow, EventRow, HourOutcomes, KeyView, Money, OrderRow, Overview, Page, PayoutForm,
-    PayoutRow, PayoutView, Refusal, RunItem, RunRow, SearchHit, SearchQuery, Submission,
+    PayoutRow, PayoutView, Refusal, RunItem, RunRow, Scope, SearchHit, SearchQuery, Submission,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
@@ -25,7 +25,7 @@ use crate::payments::payouts::{self, CreatePayout, Payout};
 use crate::reconcile;
 use crate::state::AppState;
 use crate::webhooks::events::RedeliverEvent;
-use crate::webhooks::{endpoints, events};
+use crate::webhooks::{endpoints, events, signature};
 
 const PAGE_SIZE: i64 = 20;
 const RECENT: i64 = 5;
@@ -375,9 +375,10 @@ impl Console for PgConsole {
             created_at: when(found.created_at),
             updated_at: when(found.updated_at),
             expires_at: when(found.expires_at),
+            // Shown to every user of the merchant: a secret it carried is not.
             response_body: found
                 .response_body
-                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+                .map(|bytes| signature::redact(&String::from_utf8_lossy(&bytes))),
         }))
     }
 
@@ -507,11 +508,11 @@ impl Console for PgConsole {
         Ok(runs.into_iter().map(run_row).collect())
     }
 
-    async fn run(
-        &self,
-        merchant_id: Option<&str>,
-        id: &str,
-    ) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>> {
+    async fn run(&self, scope: &Scope, id: &str) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>> {
+        let merchant_id = match scope {
+            Scope::Merchant(merchant_id) => Some(merchant_id.as_str()),
+            Scope::AllMerchants => None,
+        };
         let run = reconcile::run_with_items(&self.state.pool, id, merchant_id)
             .await
             .map_err(failed)?;

@@ -40,6 +40,8 @@ pub enum Error {
     ServiceUnavailable,
     #[error("The request body is larger than the limit of {0} bytes.")]
     RequestTooLarge(usize),
+    #[error("The request body arrived too slowly; send the request again, in full (with the same Idempotency-Key).")]
+    RequestTimeout,
     #[error(
         "Something went wrong on our side; it is safe to retry with the same Idempotency-Key."
     )]
@@ -73,6 +75,7 @@ impl Error {
             Self::IdempotencyKeyReusedBody | Self::IdempotencyKeyReusedEndpoint => 422,
             Self::ResourceMissing(_) | Self::UnknownRoute(_) => 404,
             Self::InsufficientFunds(_) => 402,
+            Self::RequestTimeout => 408,
             Self::RequestTooLarge(_) => 413,
             Self::ServiceUnavailable => 503,
             Self::Internal(_) => 500,
@@ -102,6 +105,7 @@ impl Error {
             Self::InvalidStateTransition(_) => "invalid_state_transition",
             Self::InsufficientFunds(_) => "insufficient_funds",
             Self::RequestTooLarge(_) => "request_too_large",
+            Self::RequestTimeout => "request_timeout",
             Self::ServiceUnavailable => "service_unavailable",
             Self::Internal(_) => "internal_error",
         }

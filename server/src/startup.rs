@@ -1,5 +1,5 @@
 //! Building the application: the shared state, the router (from `http`), the background workers (sweeper, purge, payouts, reconciliation, webhook
-//! dispatcher), and the listener (port 0 in tests). Without a partner URL it also starts the
+//! dispatcher, the request log's writer and its partitions), and the listener (port 0 in tests). Without a partner URL it also starts the
 //! partner simulator in-process, sending its webhooks back to us.
 
 use std::net::SocketAddr;
@@ -14,7 +14,8 @@ use tower_sessions::ExpiredDeletion;
 
 use crate::config::{Settings, LOCAL_PARTNER_ADDR};
 use crate::http;
-use crate::http::middleware::Admission;
+use crate::http::middleware::{Admission, Deadlines};
+use crate::http::ops::{Figures, REFRESH_INTERVAL};
 use crate::idempotency::maintenance::{purge, sweep};
 use crate::idempotency::Idempotency;
 use crate::partner_sim::test_mode::TestMode;
@@ -22,6 +23,7 @@ use crate::partner_sim::{self as sim, Mode, SimArgs};
 use crate::payments::executor::PayoutWorker;
 use crate::reconcile::reversals::ReversalWorker;
 use crate::reconcile::Reconciler;
+use crate::request_log::{self, RequestLog};
 use crate::state::AppState;
 use crate::telemetry;
 use crate::webhooks::Dispatcher;
@@ -34,6 +36,7 @@ const OUTCOMES_FLUSH_INTERVAL: std::time::Duration = std::time::Duration::from_s
 pub struct Application {
     listener: TcpListener,
     router: Router,
+    header_read_timeout: std::time::Duration,
     workers: Vec<JoinHandle<()>>,
     partner_url: String,
 }
@@ -57,6 +60,13 @@ impl Application {
                 (url, TestMode::embedded())
             }
         };
+        let (request_log, request_log_buffer) = RequestLog::new(&settings.request_log);
+        if let Some(buffer) = request_log_buffer {
+            workers.push(tokio::spawn(request_log::writer::run(
+                request_log::writer::connection(&pool),
+                buffer,
+            )));
+        }
         let state = AppState {
             idempotency: Idempotency::new(
                 pool.clone(),
@@ -70,6 +80,7 @@ impl Application {
             partner_webhook_secret: settings.partner_webhook_secret()?.into(),
             test_mode,
             webhook_allow_private_networks: settings.webhook_allow_private_networks,
+            request_log,
         };
         let outcomes = state.idempotency.outcomes().clone();
         workers.push(tokio::spawn(auth::cache::listen(
@@ -80,9 +91,31 @@ impl Application {
         let admission = Admission::new(
             settings.max_in_flight(),
             settings.max_waiting(),
-            settings.db_acquire_timeout,
+            settings.admission_wait,
         );
-        let router = http::router(state, sessions.clone(), admission, settings.serves_https());
+        let deadlines = Deadlines {
+            body: settings.body_read_timeout,
+            total: settings.request_timeout,
+        };
+        // On a connection of their own, so that an exhausted pool does not read as not ready.
+        let figures = Figures::default();
+        let figures_pool = db::reserve(&pool, 1);
+        let _ = figures.refresh(&figures_pool).await;
+        workers.push(tokio::spawn(every(REFRESH_INTERVAL, "figures", {
+            let figures = figures.clone();
+            move || {
+                let (figures, pool) = (figures.clone(), figures_pool.clone());
+                async move { figures.refresh(&pool).await }
+            }
+        })));
+        let router = http::router(
+            state,
+            sessions.clone(),
+            admission,
+            deadlines,
+            figures,
+            settings.serves_https(),
+        );
         let dispatcher = Dispatcher::new(pool.clone(), settings);
         let payouts = PayoutWorker {
             pool: pool.clone(),
@@ -137,6 +170,13 @@ impl Application {
                     async move { reconciler.run_daily(yesterday).await }
                 },
             )),
+            tokio::spawn(every(settings.purge_interval, "request log partitions", {
+                let (pool, retention) = (pool.clone(), settings.request_log.retention);
+                move || {
+                    let pool = pool.clone();
+                    async move { request_log::partitions::maintain(&pool, retention).await }
+                }
+            })),
             // Unfinished reversals, whatever their day, on every replica (claims keep them apart).
             tokio::spawn(every(settings.reconcile_interval, "reversals", move || {
                 let reversals = reversals.clone();
@@ -166,6 +206,7 @@ impl Application {
         Ok(Self {
             listener,
             router,
+            header_read_timeout: settings.header_read_timeout,
             workers,
             partner_url,
         })
@@ -186,18 +227,17 @@ impl Application {
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        // The peer address reaches handlers (the console throttles sign-ins by it).
-        let served = axum::serve(
+        http::listener::serve(
             self.listener,
-            self.router
-                .into_make_service_with_connect_info::<SocketAddr>(),
+            self.router,
+            self.header_read_timeout,
+            shutdown,
         )
-        .with_graceful_shutdown(shutdown)
         .await;
         for worker in self.workers {
             worker.abort();
         }
-        served
+        Ok(())
     }
 }
 

@@ -266,3 +266,90 @@ async fn the_session_cookie_is_secure_behind_an_https_public_url() {
             .await;
     assert!(https.contains("Secure"), "{https}");
 }
+
+/// A reconciliation run with one item of the test merchant; returns the run's id.
+async fn run_with_an_item(app: &TestApp) -> String {
+    sqlx::query(
+        "INSERT INTO reconciliation_runs (id, run_date, applied) VALUES ('rec_console_test', current_date, false)",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    sqlx::query(
+        "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, payout_id, transfer_id, amount, currency) \
+         VALUES ('rec_console_test', 0, $1, 'duplicate', 'po_shown_to_its_merchant_only', 'tr_console_test', 100, 'EUR')",
+    )
+    .bind(&app.merchant.id)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    "rec_console_test".to_owned()
+}
+
+#[tokio::test]
+async fn unknown_paths_answer_a_plain_404_and_no_page_shows_data_without_a_user() {
+    let app = app_with_user("ken@example.com").await;
+    let run = run_with_an_item(&app).await;
+    let cookie = signed_in(&app, "ken@example.com").await;
+    let own_run = page(&app, &cookie, &format!("/reconciliation/{run}")).await;
+    assert!(
+        own_run.contains("po_shown_to_its_merchant_only"),
+        "the merchant sees its own item: {own_run}"
+    );
+    let trailing = format!("/reconciliation/{run}/");
+    for path in [
+        "/reconciliation/abc/",
+        "/reconciliation/",
+        "/payouts/",
+        trailing.as_str(),
+        "/no-such-page",
+    ] {
+        for cookie in ["", cookie.as_str()] {
+            let response = app
+                .client
+                .get(format!("{}{path}", app.base_url))
+                .header("cookie", cookie)
+                .send()
+                .await
+                .unwrap();
+            let status = response.status();
+            let html = response.text().await.unwrap();
+            assert_eq!(
+                status,
+                404,
+                "{path} (signed in: {}): {html}",
+                !cookie.is_empty()
+            );
+            assert!(
+                !html.contains("po_shown_to_its_merchant_only") && !html.contains("Reconciliation"),
+                "{path} renders no console page: {html}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_key_page_never_shows_a_webhook_endpoint_secret() {
+    let app = app_with_user("radia@example.com").await;
+    let cookie = signed_in(&app, "radia@example.com").await;
+    let body = r#"{"url": "http://127.0.0.1:9/hooks"}"#;
+    let created = app
+        .post("/v1/webhook-endpoints", Some("endpoint-with-secret"), body)
+        .await;
+    assert_eq!(created.status(), 201);
+    let created = created.text().await.unwrap();
+    assert!(created.contains("whsec_"), "{created}");
+    let replayed = app
+        .post("/v1/webhook-endpoints", Some("endpoint-with-secret"), body)
+        .await;
+    assert_eq!(
+        replayed.text().await.unwrap(),
+        created,
+        "the API's replay of the creation stays byte-exact"
+    );
+
+    let html = page(&app, &cookie, "/keys?key=endpoint-with-secret").await;
+    assert!(html.contains("Stored response"), "{html}");
+    assert!(html.contains("redacted"), "{html}");
+    assert!(!html.contains("whsec_"), "the secret is not shown: {html}");
+}

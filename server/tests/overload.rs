@@ -34,12 +34,14 @@ async fn key_status(pool: &sqlx::PgPool, key: &str) -> Option<String> {
 #[tokio::test]
 async fn a_claimed_request_that_gets_no_connection_is_answered_503_and_its_key_freed() {
     let (db_url, pool, merchant) = database_with_merchant("Overload").await;
-    // One connection. `b` claims its key, then waits at `idempotency.after_claim` while `a`
-    // claims, opens its transaction on the only connection and holds it at `order.before_commit`.
+    // One connection, two requests admitted. `b` claims its key, then waits at
+    // `idempotency.after_claim` while `a` claims, opens its transaction on the only connection
+    // and holds it at `order.before_commit`.
     let server = ServerProcess::start(
         &db_url,
         &[
             ("KAADXPAY_DB_POOL_SIZE", "1"),
+            ("KAADXPAY_MAX_IN_FLIGHT", "2"),
             ("KAADXPAY_DB_ACQUIRE_TIMEOUT", "300ms"),
             (
                 "FAILPOINTS",
@@ -78,17 +80,20 @@ async fn a_claimed_request_that_gets_no_connection_is_answered_503_and_its_key_f
     assert_eq!(count(&pool, "orders").await, 2);
 }
 
-#[tokio::test]
-async fn requests_over_the_in_flight_limit_are_shed_at_once_and_operations_still_answer() {
+/// A `kaadxpay` process with `env`, whose one request `held` is in and stays three seconds (at
+/// `order.before_commit`); returns the process, the database, the merchant and `held`.
+async fn a_request_held_in(
+    env: &[(&str, &str)],
+) -> (
+    ServerProcess,
+    sqlx::PgPool,
+    common::TestMerchant,
+    tokio::task::JoinHandle<Response>,
+) {
     let (db_url, pool, merchant) = database_with_merchant("Overload").await;
-    let server = ServerProcess::start(
-        &db_url,
-        &[
-            ("KAADXPAY_MAX_IN_FLIGHT", "1"),
-            ("FAILPOINTS", "order.before_commit=1*sleep(3000)"),
-        ],
-    )
-    .await;
+    let mut env = env.to_vec();
+    env.push(("FAILPOINTS", "order.before_commit=1*sleep(3000)"));
+    let server = ServerProcess::start(&db_url, &env).await;
     let held = tokio::spawn({
         let (base_url, merchant) = (server.base_url.clone(), merchant.clone());
         async move { post_order(&base_url, &merchant, "held").await }
@@ -99,6 +104,13 @@ async fn requests_over_the_in_flight_limit_are_shed_at_once_and_operations_still
         || async { key_status(&pool, "held").await.is_some() },
     )
     .await;
+    (server, pool, merchant, held)
+}
+
+#[tokio::test]
+async fn requests_over_the_in_flight_limit_are_shed_at_once_and_operations_still_answer() {
+    let (server, pool, merchant, held) =
+        a_request_held_in(&[("KAADXPAY_MAX_IN_FLIGHT", "1")]).await;
 
     assert_unavailable(post_order(&server.base_url, &merchant, "shed").await).await;
     assert_eq!(key_status(&pool, "shed").await, None, "nothing recorded");
@@ -112,6 +124,70 @@ async fn requests_over_the_in_flight_limit_are_shed_at_once_and_operations_still
     assert_eq!(held.await.unwrap().status(), 201);
     let retried = post_order(&server.base_url, &merchant, "shed").await;
     assert_eq!(retried.status(), 201);
+}
+
+#[tokio::test]
+async fn the_line_for_a_turn_is_waited_in_for_its_own_short_time_not_the_acquire_timeout() {
+    // One turn, a line of one; `held` keeps the turn three seconds, far less than the acquire
+    // timeout and far more than the line's wait.
+    let (server, _pool, merchant, held) = a_request_held_in(&[
+        ("KAADXPAY_MAX_IN_FLIGHT", "1"),
+        ("KAADXPAY_MAX_WAITING", "1"),
+        ("KAADXPAY_ADMISSION_WAIT", "50ms"),
+        ("KAADXPAY_DB_ACQUIRE_TIMEOUT", "10s"),
+    ])
+    .await;
+
+    assert_unavailable(post_order(&server.base_url, &merchant, "in-line").await).await;
+    assert!(
+        !held.is_finished(),
+        "the request in line was answered while the turn was still taken"
+    );
+    assert_eq!(held.await.unwrap().status(), 201);
+}
+
+#[tokio::test]
+async fn a_request_not_served_within_the_request_timeout_is_answered_503_and_its_retry_executes_once(
+) {
+    let (db_url, pool, merchant) = database_with_merchant("Overload").await;
+    let server = ServerProcess::start(
+        &db_url,
+        &[
+            ("KAADXPAY_REQUEST_TIMEOUT", "2s"),
+            ("KAADXPAY_BODY_READ_TIMEOUT", "1s"),
+        ],
+    )
+    .await;
+    // The order's INSERT waits for this lock as long as the test holds it.
+    let mut lock = pool.begin().await.unwrap();
+    sqlx::query("LOCK TABLE orders IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    let post = || {
+        reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .build()
+            .unwrap()
+            .post(format!("{}/v1/orders", server.base_url))
+            .bearer_auth(&merchant.api_key)
+            .header("idempotency-key", "outlived")
+            .body(r#"{"amount": 700, "currency": "GBP"}"#)
+            .send()
+    };
+    let answer = post()
+        .await
+        .expect("an answer within 10 s, not a request held forever");
+    assert_unavailable(answer).await;
+    lock.rollback().await.unwrap();
+
+    let mut retried = post().await.unwrap();
+    while retried.status() == 409 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        retried = post().await.unwrap();
+    }
+    assert_eq!(retried.status(), 201, "the retry executes");
+    assert_eq!(count(&pool, "orders").await, 1);
 }
 
 #[tokio::test]

@@ -4,10 +4,15 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::components::{console, current_user, failure_view, not_found_view, Empty, StatusBadge};
+use crate::components::{
+    console, failure_view, not_found_view, scope_or_not_found, Empty, StatusBadge,
+};
 
 #[component]
 pub fn Runs() -> impl IntoView {
+    if let Err(not_found) = scope_or_not_found() {
+        return not_found;
+    }
     let console = console();
     view! {
         <h1>"Reconciliation"</h1>
@@ -40,6 +45,7 @@ pub fn Runs() -> impl IntoView {
             })}
         </Suspense>
     }
+    .into_any()
 }
 
 #[component]
@@ -48,12 +54,15 @@ pub fn RunDetail() -> impl IntoView {
         .read_untracked()
         .get("id")
         .unwrap_or_default();
-    let merchant_id = current_user().and_then(|user| user.merchant_id);
+    let scope = match scope_or_not_found() {
+        Ok(scope) => scope,
+        Err(not_found) => return not_found,
+    };
     let console = console();
     view! {
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                match console.run(merchant_id.as_deref(), &id).await {
+                match console.run(&scope, &id).await {
                     Err(error) => failure_view(error),
                     Ok(None) => not_found_view(),
                     Ok(Some((run, items))) => view! {
@@ -85,6 +94,7 @@ pub fn RunDetail() -> impl IntoView {
             })}
         </Suspense>
     }
+    .into_any()
 }
 
 /// An item's action, with why a reversal was not made: "refused (not_reversible)".

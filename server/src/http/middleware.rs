@@ -1,24 +1,35 @@
-//! What every request passes through: a request id (taken from `x-request-id` or made), a
-//! tracing span carrying it, and the request counters and latency histogram; and what the API
-//! and console requests pass through: admission control.
+//! What every request passes through: a request id (the server's own, `req_…`, answered in
+//! `X-Request-Id`; an `X-Request-Id` the client sent is kept beside it), a tracing span carrying
+//! both, the request counters and latency histogram, and its deadlines (its body read in full,
+//! in time, before anything else runs); and what the API and console requests pass through:
+//! admission control.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use axum::body::Body;
 use axum::extract::{FromRequestParts, MatchedPath, Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderName, HeaderValue};
+use axum::http::{header, HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tracing::Instrument;
 use uuid::Uuid;
+
+use crate::error::Error;
+use crate::input::MAX_BODY_BYTES;
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The id of the request being served, for logs and structured events.
 #[derive(Debug, Clone)]
 pub struct RequestId(pub String);
+
+/// The `X-Request-Id` the client sent, if any (at most 128 bytes).
+#[derive(Debug, Clone)]
+pub struct ClientRequestId(pub String);
 
 impl<S: Send + Sync> FromRequestParts<S> for RequestId {
     type Rejection = std::convert::Infallible;
@@ -33,16 +44,19 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestId {
 }
 
 pub async fn observe(mut request: Request, next: Next) -> Response {
-    let request_id = request
+    let request_id = crate::ids::new_id("req");
+    let client_request_id = request
         .headers()
         .get(&REQUEST_ID)
         .and_then(|value| value.to_str().ok())
         .filter(|id| !id.is_empty() && id.len() <= 128)
-        .map(str::to_owned)
-        .unwrap_or_else(|| Uuid::new_v4().to_string());
+        .map(str::to_owned);
     request
         .extensions_mut()
         .insert(RequestId(request_id.clone()));
+    if let Some(id) = &client_request_id {
+        request.extensions_mut().insert(ClientRequestId(id.clone()));
+    }
     let method = request.method().to_string();
     let route = request
         .extensions()
@@ -52,6 +66,7 @@ pub async fn observe(mut request: Request, next: Next) -> Response {
     let span = tracing::info_span!(
         "request",
         request_id = %request_id,
+        client_request_id = client_request_id.as_deref(),
         method = %method,
         route = %route,
         merchant_id = tracing::field::Empty,
@@ -73,19 +88,100 @@ pub async fn observe(mut request: Request, next: Next) -> Response {
     response
 }
 
-/// Admission control: at most a fixed number of requests are served at once by this process,
-/// and a fixed number more may wait, each at most `wait`, for a turn; beyond that the excess is
-/// answered `503` with `Retry-After` at once. A burst is absorbed, an overload is refused fast
-/// instead of queued without bound. Cloned into every route, the semaphores are shared by all.
+/// The time a request has once its headers are in: to send its body, and in all.
+#[derive(Clone, Copy)]
+pub struct Deadlines {
+    pub body: Duration,
+    pub total: Duration,
+}
+
+/// Reads the body in full (at most 64 KiB: `413` above) before anything else runs, within the
+/// body deadline (`408 request_timeout` after it, and the connection closed), so a slow client
+/// holds no turn of admission, no database connection, nothing but its socket; then answers
+/// `503` for a request still being served at the total deadline (its handler dropped, as when a
+/// client goes away).
+pub async fn within_deadlines(
+    State(deadlines): State<Deadlines>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let total = tokio::time::Instant::now() + deadlines.total;
+    let (parts, body) = request.into_parts();
+    let read =
+        tokio::time::timeout(deadlines.body, Limited::new(body, MAX_BODY_BYTES).collect()).await;
+    let body = match read {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(err)) if err.is::<LengthLimitError>() => {
+            return closing(Error::RequestTooLarge(MAX_BODY_BYTES))
+        }
+        Ok(Err(_)) => {
+            return closing(Error::invalid_body(
+                "The request body could not be read in full.",
+            ))
+        }
+        Err(_) => {
+            metrics::counter!("kaadxpay_http_request_timeouts_total", "phase" => "body")
+                .increment(1);
+            return closing(Error::RequestTimeout);
+        }
+    };
+    let request = Request::from_parts(parts, Body::from(body));
+    match tokio::time::timeout_at(total, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            metrics::counter!("kaadxpay_http_request_timeouts_total", "phase" => "serving")
+                .increment(1);
+            Error::ServiceUnavailable.into_response()
+        }
+    }
+}
+
+/// `error`, with the connection closed after it: the rest of the body is never read.
+fn closing(error: Error) -> Response {
+    let mut response = error.into_response();
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// The routes anyone can reach without credentials, whose bodies are read before anything is
+/// checked: sign-in, and the partner's webhooks (whose signature is checked over the body).
+const DOOR: [&str; 2] = ["/login", "/webhooks/partner"];
+
+/// Admission control: at most a fixed number of requests are served at once by this process
+/// (about as many as the pool has connections), and a few more may wait, each a few
+/// milliseconds at most, for a turn; beyond that the excess is answered `503` with
+/// `Retry-After` at once. Shedding costs microseconds: a burst's jitter is absorbed, an
+/// overload is refused at the door instead of queued. The [`DOOR`] routes have a small budget
+/// of their own (a quarter as many turns, at least two), so that a flood of them can never take
+/// a turn from the signed-in API and console. Cloned into every route, the budgets are shared
+/// by all.
 #[derive(Clone)]
 pub struct Admission {
+    signed_in: Budget,
+    door: Budget,
+}
+
+impl Admission {
+    pub fn new(max_in_flight: usize, max_waiting: usize, wait: Duration) -> Self {
+        Self {
+            signed_in: Budget::new(max_in_flight, max_waiting, wait),
+            door: Budget::new((max_in_flight / 4).max(2), (max_waiting / 4).max(1), wait),
+        }
+    }
+}
+
+/// Turns, and a line for them.
+#[derive(Clone)]
+struct Budget {
     serving: Arc<Semaphore>,
     waiting: Arc<Semaphore>,
     wait: Duration,
 }
 
-impl Admission {
-    pub fn new(max_in_flight: usize, max_waiting: usize, wait: Duration) -> Self {
+impl Budget {
+    fn new(max_in_flight: usize, max_waiting: usize, wait: Duration) -> Self {
         Self {
             serving: Arc::new(Semaphore::new(max_in_flight)),
             waiting: Arc::new(Semaphore::new(max_waiting)),
@@ -107,11 +203,16 @@ impl Admission {
 }
 
 pub async fn admit(State(admission): State<Admission>, request: Request, next: Next) -> Response {
-    match admission.turn().await {
+    let (budget, name) = if DOOR.contains(&request.uri().path()) {
+        (&admission.door, "door")
+    } else {
+        (&admission.signed_in, "signed_in")
+    };
+    match budget.turn().await {
         Some(_serving) => next.run(request).await,
         None => {
-            metrics::counter!("kaadxpay_http_requests_shed_total").increment(1);
-            crate::error::Error::ServiceUnavailable.into_response()
+            metrics::counter!("kaadxpay_http_requests_shed_total", "budget" => name).increment(1);
+            Error::ServiceUnavailable.into_response()
         }
     }
 }

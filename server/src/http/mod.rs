@@ -10,6 +10,7 @@ pub mod events;
 pub mod extract;
 pub mod keys;
 pub mod list;
+pub mod listener;
 pub mod middleware;
 pub mod nul;
 pub mod openapi;
@@ -19,6 +20,8 @@ pub mod outcome;
 pub mod partner_webhooks;
 pub mod payouts;
 pub mod reconciliation;
+pub mod request_log;
+pub mod requests;
 pub mod webhook_endpoints;
 
 use axum::Router;
@@ -27,11 +30,11 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::state::AppState;
-use middleware::{admit, Admission};
+use middleware::{admit, within_deadlines, Admission, Deadlines};
 
 /// The `/v1` API (with the partner's webhooks), and the operational routes apart, so that
 /// admission control can shed the first and never the second.
-pub fn api_and_ops_routers() -> (Router<AppState>, Router<AppState>) {
+pub fn api_and_ops_routers(figures: ops::Figures) -> (Router<AppState>, Router<AppState>) {
     let (v1, openapi) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(orders::router())
         .merge(balance::router())
@@ -40,38 +43,51 @@ pub fn api_and_ops_routers() -> (Router<AppState>, Router<AppState>) {
         .merge(reconciliation::router())
         .merge(webhook_endpoints::router())
         .merge(events::router())
+        .merge(requests::router())
         .split_for_parts();
     (
         v1.merge(partner_webhooks::router()),
-        ops::router(openapi::document(openapi)),
+        ops::router(openapi::document(openapi), figures),
     )
 }
 
-/// What no route matches: a JSON error under `/v1`, the console's 404 page elsewhere.
-pub async fn unknown_route(request: axum::extract::Request) -> axum::response::Response {
+/// What no route matches: a JSON error under `/v1`, a plain 404 page elsewhere.
+pub async fn unknown_route(uri: axum::http::Uri) -> axum::response::Response {
     use axum::response::IntoResponse;
-    let path = request.uri().path();
+    let path = uri.path();
     if path == "/v1" || path.starts_with("/v1/") {
         return crate::error::Error::UnknownRoute(path.to_owned()).into_response();
     }
-    console::not_found(request).await
+    console::not_found()
 }
 
-/// The whole application: the API (behind admission control), the console, and the operational
-/// routes (never shed), with panics caught and every request observed.
+/// The whole application: the API (behind admission control, its requests recorded in the
+/// request log), the console, and the operational routes (never shed), every request within its
+/// deadlines (its body read before it is admitted) and refused at the door when it holds text
+/// that cannot be stored, with panics caught and every request observed.
 pub fn router(
     state: AppState,
     sessions: tower_sessions_sqlx_store::PostgresStore,
     admission: Admission,
+    deadlines: Deadlines,
+    figures: ops::Figures,
     secure_cookies: bool,
 ) -> Router {
-    let (api, operations) = api_and_ops_routers();
+    let (api, operations) = api_and_ops_routers(figures);
+    let api = api.layer(axum::middleware::from_fn_with_state(
+        state.request_log.clone(),
+        request_log::record,
+    ));
     api.with_state(state.clone())
         .merge(console::router(state.clone(), sessions, secure_cookies))
         .layer(axum::middleware::from_fn_with_state(admission, admit))
         .merge(operations.with_state(state))
         .fallback(unknown_route)
         .layer(axum::middleware::from_fn(nul::refuse_nul))
+        .layer(axum::middleware::from_fn_with_state(
+            deadlines,
+            within_deadlines,
+        ))
         .layer(CatchPanicLayer::custom(error::panic_response))
         .layer(axum::middleware::from_fn(middleware::observe))
 }

@@ -17,6 +17,22 @@ pub fn new_secret() -> String {
     format!("{PREFIX}{}", STANDARD.encode(key))
 }
 
+/// `text` with every signing secret in it replaced by `[redacted]`: how a stored answer
+/// that carried one (an endpoint's creation) is shown anywhere but in the API's replay of it.
+pub fn redact(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(PREFIX) {
+        shown.push_str(&rest[..at]);
+        shown.push_str("[redacted]");
+        rest = rest[at + PREFIX.len()..].trim_start_matches(|c: char| {
+            c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=')
+        });
+    }
+    shown.push_str(rest);
+    shown
+}
+
 #[derive(Debug, thiserror::Error)]
 #[error("the signing secret is not `whsec_` followed by base64")]
 pub struct InvalidSecret;
@@ -52,6 +68,16 @@ mod tests {
             )
             .unwrap(),
             "v1,tZ1I4/hDygAJgO5TYxiSd6Sd0kDW6hPenDe+bTa3Kkw="
+        );
+    }
+
+    #[test]
+    fn redaction_leaves_everything_but_the_secrets() {
+        let secret = new_secret();
+        let body = format!(r#"{{"secret":"{secret}","url":"x","again":"{secret}"}}"#);
+        assert_eq!(
+            redact(&body),
+            r#"{"secret":"[redacted]","url":"x","again":"[redacted]"}"#
         );
     }
 

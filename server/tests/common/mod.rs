@@ -160,6 +160,11 @@ pub async fn spawn_app_and_partner(port: u16, flags: &[&str]) -> (TestApp, Strin
     if !flags.contains(&"--webhook-allow-private-networks") {
         all_flags.extend(["--webhook-allow-private-networks", "true"]);
     }
+    // The tests' bursts (a hundred requests at once) are about what each request does, not
+    // about shedding load (tests/overload.rs and tests/slow_clients.rs are): all are admitted.
+    if !flags.contains(&"--max-in-flight") {
+        all_flags.extend(["--max-in-flight", "1000"]);
+    }
     all_flags.extend_from_slice(flags);
     let settings = settings(&all_flags);
     let pool = db::connect(&db_url, settings.db_pool_size, settings.db_acquire_timeout)

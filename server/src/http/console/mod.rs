@@ -7,9 +7,8 @@ mod session;
 
 use std::sync::Arc;
 
-use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::Response;
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
 use leptos::config::LeptosOptions;
@@ -99,11 +98,19 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         )
 }
 
-/// The console's "page not found", for paths no route matches.
-pub async fn not_found(request: Request) -> Response {
-    let options = options();
-    let render = leptos_axum::render_app_to_stream(move || shell(options.clone()));
-    let mut response = render(request).await;
-    *response.status_mut() = StatusCode::NOT_FOUND;
-    response
+/// The answer for a path no route matches: a plain, static 404 page. No console page is
+/// rendered there, since no session layer put a user (or anything else) into the request.
+pub fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        Html(concat!(
+            r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">"#,
+            r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#,
+            r#"<link rel="stylesheet" href="/style.css"><title>Page not found</title></head>"#,
+            r#"<body><main class="page"><h1>Page not found</h1>"#,
+            r#"<p>There is nothing here. <a href="/">Go to the console's start page</a>.</p>"#,
+            "</main></body></html>",
+        )),
+    )
+        .into_response()
 }
