@@ -3,7 +3,9 @@
 //! simulator is set to; the balance ends right (credited exactly once where the money came
 //! back); the duplicate is found and reversed by "Run reconciliation now", which is idempotent
 //! per key and, outside test mode, for support staff only; and test mode is on exactly when the
-//! partner is the simulator.
+//! partner is the simulator; and the console says test mode, lists the IBANs on New payout, and
+//! its "Run reconciliation now" (a double click: one run) is offered to support staff only
+//! outside test mode, and refused by the server to anyone else.
 
 mod common;
 
@@ -118,6 +120,17 @@ async fn every_fault_on(partner_url: &str) {
         .await
         .unwrap();
     assert_eq!(answer.status(), 200);
+}
+
+/// The reversals the simulator was asked for.
+async fn reversal_calls(partner_url: &str) -> u64 {
+    let stats: Value = reqwest::get(format!("{partner_url}/_sim/stats"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    stats["reversal_calls"].as_u64().unwrap()
 }
 
 async fn payout_events(app: &TestApp, id: &str) -> Vec<String> {
@@ -300,13 +313,7 @@ async fn the_duplicated_iban_is_found_and_reversed_by_a_run_started_now() {
         .await
         .unwrap();
     assert_ne!(again.id, first.id);
-    let stats: Value = reqwest::get(format!("{partner_url}/_sim/stats"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(stats["reversal_calls"], 1);
+    assert_eq!(reversal_calls(&partner_url).await, 1);
 
     let made = transfers(&partner_url, &id).await;
     let status_of =
@@ -360,4 +367,155 @@ async fn test_mode_is_on_exactly_when_the_partner_is_the_simulator() {
         .await
         .unwrap();
     assert_eq!((run.date, run.applied), (today, true));
+}
+
+/// A browser signed in to the console as a new user of the app's merchant, or as support
+/// staff: its client (redirects not followed) and session cookie.
+async fn signed_in(app: &TestApp, support: bool) -> (reqwest::Client, String) {
+    let email = if support {
+        "support@test"
+    } else {
+        "member@test"
+    };
+    let merchant = (!support).then_some(app.merchant.id.as_str());
+    server::users::create(&app.pool, email, "right-password", merchant)
+        .await
+        .unwrap();
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let login = client
+        .get(format!("{}/login", app.base_url))
+        .send()
+        .await
+        .unwrap();
+    let cookie = first_cookie(&login);
+    let csrf = hidden(&login.text().await.unwrap(), "csrf");
+    let signed = client
+        .post(format!("{}/login", app.base_url))
+        .header("cookie", &cookie)
+        .form(&[
+            ("csrf", csrf.as_str()),
+            ("email", email),
+            ("password", "right-password"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed.status(), 303);
+    (client, first_cookie(&signed))
+}
+
+fn first_cookie(answer: &reqwest::Response) -> String {
+    answer.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
+/// The value of the hidden field `name` in `html`.
+fn hidden(html: &str, name: &str) -> String {
+    html.split(&format!("name=\"{name}\" value=\""))
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no {name} field"))
+        .to_owned()
+}
+
+async fn page(app: &TestApp, browser: &(reqwest::Client, String), path: &str) -> String {
+    let (client, cookie) = browser;
+    client
+        .get(format!("{}{path}", app.base_url))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// Submits the run-now form of the `/reconciliation` page `html` for `date`; where it leads.
+async fn run_now_in_console(
+    app: &TestApp,
+    browser: &(reqwest::Client, String),
+    html: &str,
+    date: &str,
+) -> String {
+    let (client, cookie) = browser;
+    let answer = client
+        .post(format!("{}/reconciliation/run", app.base_url))
+        .header("cookie", cookie)
+        .form(&[
+            ("csrf", hidden(html, "csrf").as_str()),
+            ("idempotency_key", hidden(html, "idempotency_key").as_str()),
+            ("date", date),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 303);
+    answer.headers()["location"].to_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_console_says_test_mode_and_its_run_now_reverses_the_duplicate() {
+    let (app, partner_url) = funded_app().await;
+    let member = signed_in(&app, false).await;
+    let new_payout = page(&app, &member, "/payouts/new").await;
+    assert!(new_payout.contains("Test mode."), "{new_payout}");
+    for magic in MAGIC_IBANS {
+        assert!(new_payout.contains(magic.iban), "{}", magic.iban);
+    }
+
+    let id = pay_out(&app, Scenario::Duplicated).await;
+    wait_for(&app, &id, "paid").await;
+    eventually(Duration::from_secs(5), "both transfers paid", || async {
+        let made = transfers(&partner_url, &id).await;
+        made.len() == 2 && made.iter().all(|transfer| transfer["status"] == "paid")
+    })
+    .await;
+    // A double click on "Run reconciliation now": one run, one reversal.
+    let runs_page = page(&app, &member, "/reconciliation").await;
+    let today = Utc::now().date_naive().to_string();
+    let (first, second) = tokio::join!(
+        run_now_in_console(&app, &member, &runs_page, &today),
+        run_now_in_console(&app, &member, &runs_page, &today),
+    );
+    assert_eq!(first, second);
+    assert!(first.starts_with("/reconciliation/rec_"), "{first}");
+    let run_page = page(&app, &member, &first).await;
+    assert!(run_page.contains("reversed"), "{run_page}");
+    assert_eq!(reversal_calls(&partner_url).await, 1);
+    assert_eq!(payout(&app, &id).await["duplicates_reversed"], 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn outside_test_mode_the_console_offers_run_now_to_support_staff_only() {
+    // A partner that is not the simulator (nothing answers there).
+    let (app, _) = spawn_app_and_partner(0, &["--partner-url", "http://127.0.0.1:9"]).await;
+    let member = signed_in(&app, false).await;
+    assert!(!page(&app, &member, "/payouts/new")
+        .await
+        .contains("Test mode."));
+    let runs_page = page(&app, &member, "/reconciliation").await;
+    assert!(!runs_page.contains("Run reconciliation now"));
+    // The form of a page that offered it, sent by a member anyway: refused by the server.
+    let support = signed_in(&app, true).await;
+    let support_page = page(&app, &support, "/reconciliation").await;
+    assert!(support_page.contains("Run reconciliation now"));
+    let forged = support_page.replace(
+        &hidden(&support_page, "csrf"),
+        &hidden(&page(&app, &member, "/payouts/new").await, "csrf"),
+    );
+    let today = Utc::now().date_naive().to_string();
+    assert_eq!(
+        run_now_in_console(&app, &member, &forged, &today).await,
+        "/reconciliation?error=not%5Fallowed"
+    );
+    assert_eq!(app.count("reconciliation_runs").await, 0);
 }
