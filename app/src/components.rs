@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::console::{Console, ConsoleError, CsrfToken, CurrentUser, Scope};
+use crate::console::{Console, ConsoleError, CsrfToken, CurrentUser, MagicIban, Scope};
 
 /// The user the server's session layer put into this request, if any.
 pub fn current_user() -> Option<CurrentUser> {
@@ -162,6 +162,7 @@ pub fn refusal_notice() -> Option<&'static str> {
         ("invalid_request", "destination[iban]") => {
             "Enter an IBAN: a country code, two check digits and up to 30 letters or digits."
         }
+        ("invalid_request", "date") => "Enter a day as YYYY-MM-DD.",
         ("invalid_request", _) => "A value in the form is missing or not valid.",
         ("idempotency_key_invalid" | "idempotency_key_reused", _) => {
             "This form has expired; reload the page and try again."
@@ -170,6 +171,30 @@ pub fn refusal_notice() -> Option<&'static str> {
             "It has already moved on; reload the page to see where it stands."
         }
         ("resource_missing", _) => "That no longer exists.",
+        ("not_allowed", _) => "Only support staff may do that outside test mode.",
         _ => "That did not work; reload the page and try again.",
     })
+}
+
+/// A new key for one rendered form: one form, one intent (a reloaded form is a new one).
+pub fn mint_key() -> String {
+    format!("console-{}", uuid::Uuid::new_v4())
+}
+
+/// Says plainly that the console is in test mode, and lists the magic IBANs.
+#[component]
+pub fn TestModeNotice(ibans: Vec<MagicIban>) -> impl IntoView {
+    view! {
+        <section class="card" aria-label="Test mode">
+            <p><strong>"Test mode."</strong>" The partner bank is the simulator: no money moves. A payout to one of these IBANs has a fixed outcome; any other valid IBAN is paid."</p>
+            <table>
+                <thead><tr><th>"IBAN"</th><th>"Outcome"</th></tr></thead>
+                <tbody>
+                    {ibans.into_iter().map(|magic| view! {
+                        <tr><td><code>{magic.iban}</code></td><td>{magic.outcome}</td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </section>
+    }
 }

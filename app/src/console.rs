@@ -215,6 +215,13 @@ pub struct RunRow {
     pub created_at: String,
 }
 
+/// A magic destination IBAN of test mode and what a payout to it does.
+#[derive(Debug, Clone)]
+pub struct MagicIban {
+    pub iban: String,
+    pub outcome: String,
+}
+
 #[derive(Debug, Clone)]
 pub struct RunItem {
     pub kind: String,
@@ -308,6 +315,17 @@ pub trait Console: Send + Sync + 'static {
         idempotency_key: &str,
     ) -> ConsoleResult<Result<(), Refusal>>;
     async fn runs(&self) -> ConsoleResult<Vec<RunRow>>;
+    /// Test mode (the partner is the simulator): `Some` with its magic IBANs, else `None`.
+    async fn test_mode(&self) -> Option<Vec<MagicIban>>;
+    /// "Run reconciliation now": an applied run of `date` (`YYYY-MM-DD`) under the form's key,
+    /// for support staff, or anyone in test mode (the backend checks); the run's id. Any number
+    /// of submits of one form make one run.
+    async fn run_reconciliation(
+        &self,
+        scope: &Scope,
+        date: &str,
+        idempotency_key: &str,
+    ) -> ConsoleResult<Result<String, Refusal>>;
     /// A run with the items `scope` may see.
     async fn run(&self, scope: &Scope, id: &str) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>>;
 }

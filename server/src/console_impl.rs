@@ -2,14 +2,16 @@
 //! domain functions as the JSON API, and its payout form and Redeliver button run the same
 //! commands through the same engine (`commands::run`) as `POST /v1/payouts` and
 //! `POST /v1/events/{event_id}/redeliver`, so a console payout's key shows up in the key
-//! look-up and the API. It renders what became of a command as a page, never as HTTP.
+//! look-up and the API. "Run reconciliation now" runs the reconciler's idempotent run on
+//! request. It renders what became of a command as a page, never as HTTP.
 
 use std::time::Duration;
 
 use app::console::{
     minor_units_per_major, AttemptRow, Console, ConsoleError, ConsoleResult, DeliveryRow,
-    EndpointRow, EventRow, HourOutcomes, KeyView, Money, OrderRow, Overview, Page, PayoutForm,
-    PayoutRow, PayoutView, Refusal, RunItem, RunRow, Scope, SearchHit, SearchQuery, Submission,
+    EndpointRow, EventRow, HourOutcomes, KeyView, MagicIban, Money, OrderRow, Overview, Page,
+    PayoutForm, PayoutRow, PayoutView, Refusal, RunItem, RunRow, Scope, SearchHit, SearchQuery,
+    Submission,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
@@ -19,10 +21,12 @@ use crate::error::Error;
 use crate::idempotency::{record, IdempotencyKey, Outcome, Resource, StoredResponse};
 use crate::input;
 use crate::pagination::Page as ListPage;
+use crate::partner_sim::scenarios::MAGIC_IBANS;
 use crate::payments::balance;
 use crate::payments::orders::{self, CreateOrder, Order, Target};
 use crate::payments::payouts::{self, CreatePayout, Payout};
-use crate::reconcile;
+use crate::reconcile::on_request::{Requester, RunNowError};
+use crate::reconcile::{self, Reconciler};
 use crate::state::AppState;
 use crate::webhooks::events::RedeliverEvent;
 use crate::webhooks::{endpoints, events, signature};
@@ -503,6 +507,55 @@ impl Console for PgConsole {
                 Answer::Refused(refusal) => Err(refusal),
             },
         )
+    }
+
+    async fn test_mode(&self) -> Option<Vec<MagicIban>> {
+        self.state.test_mode.is_on().await.then(|| {
+            MAGIC_IBANS
+                .iter()
+                .map(|magic| MagicIban {
+                    iban: magic.iban.to_owned(),
+                    outcome: magic.outcome.to_owned(),
+                })
+                .collect()
+        })
+    }
+
+    async fn run_reconciliation(
+        &self,
+        scope: &Scope,
+        date: &str,
+        idempotency_key: &str,
+    ) -> ConsoleResult<Result<String, Refusal>> {
+        let Ok(date) = date.parse() else {
+            return Ok(Err(Refusal {
+                code: "invalid_request".to_owned(),
+                param: Some("date".to_owned()),
+            }));
+        };
+        let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
+            Ok(key) => key,
+            Err(error) => return Ok(Err(Refusal::new(error.code()))),
+        };
+        let requester = match scope {
+            Scope::Merchant(merchant_id) => Requester::Merchant(merchant_id),
+            Scope::AllMerchants => Requester::Support,
+        };
+        let reconciler = Reconciler {
+            pool: self.state.pool.clone(),
+            partner: self.state.partner.clone(),
+        };
+        match reconciler
+            .run_now(requester, &self.state.test_mode, date, &key)
+            .await
+        {
+            Ok(run) => Ok(Ok(run.id)),
+            Err(RunNowError::NotAllowed) => Ok(Err(Refusal::new("not_allowed"))),
+            Err(RunNowError::KeyReused(_)) => {
+                Ok(Err(Refusal::new(Error::IdempotencyKeyReusedBody.code())))
+            }
+            Err(RunNowError::Failed(error)) => Err(failed(error)),
+        }
     }
 
     async fn runs(&self) -> ConsoleResult<Vec<RunRow>> {

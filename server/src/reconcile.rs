@@ -26,6 +26,7 @@
 //! with an unfinished reversal, else `completed`. Inside `serve`, the daily job reconciles
 //! yesterday on one replica only: each day is claimed in `scheduled_runs` and done once run.
 
+pub mod on_request;
 pub mod reversals;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -34,7 +35,8 @@ use std::time::Duration;
 use anyhow::Context;
 use chrono::{DateTime, Datelike, Days, NaiveDate, Utc};
 use serde::Serialize;
-use sqlx::{Connection, PgConnection, PgPool};
+use sqlx::postgres::PgArguments;
+use sqlx::{Connection, PgConnection, PgPool, Postgres};
 use uuid::Uuid;
 
 use crate::ids::new_id;
@@ -143,15 +145,24 @@ pub struct Reconciler {
 impl Reconciler {
     /// Reconciles `date`, after any other run for it (in any process) has finished.
     pub async fn run(&self, date: NaiveDate, apply: bool) -> anyhow::Result<RunSummary> {
-        // A connection of its own holds the day's lock: closing it releases the lock, even when
-        // the run fails half way.
-        let mut lock = PgConnection::connect_with(&self.pool.connect_options()).await?;
-        sqlx::query("SELECT pg_advisory_lock($1, $2)")
-            .bind(RUN_LOCK)
-            .bind(day_number(date))
-            .execute(&mut lock)
-            .await?;
-        let result = self.run_locked(date, apply).await;
+        self.run_for(date, apply, None).await
+    }
+
+    /// [`Reconciler::run`], the run stored with the `request_key` that asked for it, if any.
+    async fn run_for(
+        &self,
+        date: NaiveDate,
+        apply: bool,
+        request_key: Option<&str>,
+    ) -> anyhow::Result<RunSummary> {
+        let lock = hold(
+            &self.pool,
+            sqlx::query("SELECT pg_advisory_lock($1, $2)")
+                .bind(RUN_LOCK)
+                .bind(day_number(date)),
+        )
+        .await?;
+        let result = self.run_locked(date, apply, request_key).await;
         lock.close().await?;
         result
     }
@@ -191,7 +202,12 @@ impl Reconciler {
         Ok(Some(summary))
     }
 
-    async fn run_locked(&self, date: NaiveDate, apply: bool) -> anyhow::Result<RunSummary> {
+    async fn run_locked(
+        &self,
+        date: NaiveDate,
+        apply: bool,
+        request_key: Option<&str>,
+    ) -> anyhow::Result<RunSummary> {
         // Each transfer once, and only those made inside the window, whatever the partner's
         // date filter returns.
         let window = [date - Days::new(1), date, date + Days::new(1)];
@@ -240,7 +256,7 @@ impl Reconciler {
                 item.detail = reversal.detail();
             }
         }
-        let status = self.store_items(&run_id, &items).await?;
+        let status = self.store_items(&run_id, &items, request_key).await?;
         let mut counts = BTreeMap::new();
         for item in &items {
             *counts.entry(item.kind.clone()).or_insert(0) += 1;
@@ -309,9 +325,22 @@ impl Reconciler {
         Ok(claim.reverse(&self.pool, &self.partner).await?)
     }
 
-    /// Stores the run's items and its status, which follows from them; returns the status.
-    async fn store_items(&self, run_id: &str, items: &[Item]) -> sqlx::Result<String> {
+    /// Stores the run's items, the key of the request that asked for it, and its status, which
+    /// follows from the items; returns the status.
+    async fn store_items(
+        &self,
+        run_id: &str,
+        items: &[Item],
+        request_key: Option<&str>,
+    ) -> sqlx::Result<String> {
         let mut tx = self.pool.begin().await?;
+        if let Some(key) = request_key {
+            sqlx::query("UPDATE reconciliation_runs SET request_key = $2 WHERE id = $1")
+                .bind(run_id)
+                .bind(key)
+                .execute(&mut *tx)
+                .await?;
+        }
         for (position, item) in items.iter().enumerate() {
             sqlx::query(
                 "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, payout_id, transfer_id, amount, currency, action, detail) \
@@ -334,6 +363,17 @@ impl Reconciler {
         tx.commit().await?;
         Ok(status.into_iter().next().expect("the run was stored"))
     }
+}
+
+/// A connection of its own that took `lock` (a `pg_advisory_lock`): closing it releases the
+/// lock, even when the work it guards fails half way.
+async fn hold(
+    pool: &PgPool,
+    lock: sqlx::query::Query<'_, Postgres, PgArguments>,
+) -> sqlx::Result<PgConnection> {
+    let mut conn = PgConnection::connect_with(&pool.connect_options()).await?;
+    lock.execute(&mut conn).await?;
+    Ok(conn)
 }
 
 /// Sets each of `run_ids`' status from its items (see the module's rule); returns them.

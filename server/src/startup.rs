@@ -18,6 +18,7 @@ use crate::http::middleware::{Admission, Deadlines};
 use crate::http::ops::{Figures, REFRESH_INTERVAL};
 use crate::idempotency::maintenance::{purge, sweep};
 use crate::idempotency::Idempotency;
+use crate::partner_sim::test_mode::TestMode;
 use crate::partner_sim::{self as sim, Mode, SimArgs};
 use crate::payments::executor::PayoutWorker;
 use crate::reconcile::reversals::ReversalWorker;
@@ -50,13 +51,13 @@ impl Application {
     ) -> anyhow::Result<Self> {
         let listener = TcpListener::bind(addr).await?;
         let mut workers = Vec::new();
-        let partner_url = match &settings.partner_url {
-            Some(url) => url.clone(),
+        let (partner_url, test_mode) = match &settings.partner_url {
+            Some(url) => (url.clone(), TestMode::at(url)),
             None => {
                 let (url, simulator) =
                     start_local_partner(settings, listener.local_addr()?).await?;
                 workers.push(simulator);
-                url
+                (url, TestMode::embedded())
             }
         };
         let (request_log, request_log_buffer) = RequestLog::new(&settings.request_log);
@@ -77,6 +78,7 @@ impl Application {
             metrics: telemetry::metrics(),
             partner: settings.partner_client(&partner_url),
             partner_webhook_secret: settings.partner_webhook_secret()?.into(),
+            test_mode,
             webhook_allow_private_networks: settings.webhook_allow_private_networks,
             request_log,
         };

@@ -1,4 +1,5 @@
-//! `/payouts`, `/payouts/new` and `/payouts/{id}`. The new-payout form carries a hidden
+//! `/payouts`, `/payouts/new` and `/payouts/{id}`. In test mode the new-payout page says so and
+//! lists the magic IBANs. The new-payout form carries a hidden
 //! `idempotency_key` minted when the page is rendered, so any number of submits of one
 //! rendered form make exactly one payout; a reloaded form is a new intent with a new key.
 
@@ -6,8 +7,8 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use crate::components::{
-    console, csrf_token, failure_view, key_href, merchant_id_or_notice, not_found_view,
-    query_param, refusal_notice, Empty, Pager, StatusBadge,
+    console, csrf_token, failure_view, key_href, merchant_id_or_notice, mint_key, not_found_view,
+    query_param, refusal_notice, Empty, Pager, StatusBadge, TestModeNotice,
 };
 use crate::console::PayoutRow;
 
@@ -60,20 +61,21 @@ pub fn Payouts() -> impl IntoView {
     .into_any()
 }
 
-/// A new key for one rendered form: one form, one intent.
-fn mint_key() -> String {
-    format!("console-{}", uuid::Uuid::new_v4())
-}
-
 #[component]
 pub fn NewPayout() -> impl IntoView {
     if let Err(notice) = merchant_id_or_notice() {
         return notice;
     }
     let error = refusal_notice();
+    let console = console();
     view! {
         <h1>"New payout"</h1>
         {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                console.test_mode().await.map(|ibans| view! { <TestModeNotice ibans/> })
+            })}
+        </Suspense>
         <form method="post" action="/payouts" class="form card" id="new-payout">
             <input type="hidden" name="csrf" value=csrf_token()/>
             <input type="hidden" name="idempotency_key" value=mint_key()/>

@@ -1,11 +1,14 @@
 //! `/reconciliation` and `/reconciliation/{id}`: the runs, and one run's items (a merchant sees
-//! its own items, support sees all of them).
+//! its own items, support sees all of them). Support staff, and anyone in test mode, also get
+//! "Run reconciliation now" for a day (the server checks who may, whatever the page showed);
+//! its form carries a key minted when the page is rendered, so a double click makes one run.
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use crate::components::{
-    console, failure_view, not_found_view, scope_or_not_found, Empty, StatusBadge,
+    console, csrf_token, current_user, failure_view, mint_key, not_found_view, refusal_notice,
+    scope_or_not_found, Empty, StatusBadge,
 };
 
 #[component]
@@ -14,8 +17,28 @@ pub fn Runs() -> impl IntoView {
         return not_found;
     }
     let console = console();
+    let support = current_user().is_some_and(|user| user.is_support());
+    let error = refusal_notice();
+    let run_now = {
+        let console = console.clone();
+        Suspend::new(async move {
+            let test_mode = console.test_mode().await.is_some();
+            (support || test_mode).then(|| view! {
+                {test_mode.then(|| view! { <p><strong>"Test mode:"</strong>" the partner bank is the simulator."</p> })}
+                <form method="post" action="/reconciliation/run" class="form card" id="run-now">
+                    <input type="hidden" name="csrf" value=csrf_token()/>
+                    <input type="hidden" name="idempotency_key" value=mint_key()/>
+                    <label for="date">"Day (UTC)"</label>
+                    <input id="date" name="date" type="date" placeholder="YYYY-MM-DD" required/>
+                    <button type="submit">"Run reconciliation now"</button>
+                </form>
+            })
+        })
+    };
     view! {
         <h1>"Reconciliation"</h1>
+        {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
+        <Suspense fallback=|| ()>{run_now}</Suspense>
         <p class="lead">"Each day the partner's transfers are matched to payouts; duplicates made by a partner that ignored our keys are reversed once (a reversal the partner refuses is retried until done). A run needs attention when a payout's status contradicts its transfer at the partner (status_mismatch): nothing is done about it automatically, a person decides."</p>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {

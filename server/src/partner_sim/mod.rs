@@ -9,9 +9,16 @@
 //! repeated key refused with `422 duplicate_transfer`), `overlapping_days` (a day's listing also
 //! returns the neighbouring days' transfers) and `refuse_reversals` (`409 not_reversible`, for as
 //! long as it is set). `GET /_sim/stats` counts the reversal calls it received.
+//!
+//! Test mode: a transfer to one of the magic IBANs of [`scenarios`] gets that scenario's outcome
+//! whatever the mode and faults (refused, paid, returned, slow, booked twice, held until
+//! `POST /_sim/transfers/{id}/release` settles it), and [`test_mode`] tells the server whether
+//! its partner is this simulator.
 
 mod notifier;
+pub mod scenarios;
 mod store;
+pub mod test_mode;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -32,6 +39,7 @@ use serde_json::json;
 use tokio::net::TcpListener;
 
 use self::notifier::Notifier;
+use self::scenarios::{scenario_of, Scenario, RETURN_AFTER};
 use self::store::Store;
 use crate::ids::new_id;
 use crate::partner::wire::{Transfer, TransferList, TransferRequest, TransferStatus};
@@ -106,6 +114,20 @@ pub struct SimConfig {
     pub refuse_reversals: bool,
 }
 
+impl SimConfig {
+    /// What a transfer to a magic IBAN is treated with: its scenario alone decides.
+    const FAULTLESS: Self = Self {
+        mode: Mode::Mature,
+        latency_ms: 0,
+        error_rate: 0.0,
+        timeout_rate: 0.0,
+        unprocessable_reads: false,
+        refuse_repeats: false,
+        overlapping_days: false,
+        refuse_reversals: false,
+    };
+}
+
 #[derive(Deserialize)]
 struct ConfigChange {
     mode: Option<Mode>,
@@ -163,17 +185,21 @@ pub async fn bind(
         settle_after: args.settle_after,
         stats: Arc::default(),
     };
-    // Transfers accepted before a restart still settle.
-    for transfer in sim
-        .store
-        .filter(|transfer| transfer.status == TransferStatus::Accepted)
-    {
-        sim.settle_later(transfer.id);
+    // Transfers accepted before a restart still settle (a held one waits for its release),
+    // and a paid one of the returned scenario still comes back.
+    for transfer in sim.store.filter(|_| true) {
+        match (transfer.status, scenario_of(&transfer.destination.iban)) {
+            (TransferStatus::Accepted, Some(Scenario::Held)) => {}
+            (TransferStatus::Accepted, _) => sim.settle_later(transfer.id),
+            (TransferStatus::Paid, Some(Scenario::Returned)) => sim.return_later(transfer.id),
+            _ => {}
+        }
     }
     let router = Router::new()
         .route("/v1/transfers", post(create_transfer).get(list_transfers))
         .route("/v1/transfers/{id}", get(get_transfer))
         .route("/v1/transfers/{id}/reversal", post(reverse_transfer))
+        .route("/_sim/transfers/{id}/release", post(release_transfer))
         .route("/_sim/config", put(set_config).get(get_config))
         .route("/_sim/stats", get(get_stats))
         .with_state(sim);
@@ -210,27 +236,80 @@ fn iban_is_valid(iban: &str) -> bool {
 }
 
 impl Sim {
+    /// The mode and faults a transfer to `iban` is treated with.
+    fn config_for(&self, iban: &str) -> SimConfig {
+        match scenario_of(iban) {
+            Some(_) => SimConfig::FAULTLESS,
+            None => self.config.read().expect("config lock").clone(),
+        }
+    }
+
     fn settle_later(&self, id: String) {
         let sim = self.clone();
         tokio::spawn(async move {
             tokio::time::sleep(sim.settle_after).await;
-            let Some(mut transfer) = sim.store.get(&id) else {
-                return;
-            };
-            if transfer.status != TransferStatus::Accepted {
-                return;
+            if let Err(err) = sim.settle(&id) {
+                tracing::error!(error = ?err, "the partner store failed");
             }
-            let (status, event) = if transfer.destination.account_holder.contains("REJECT") {
+        });
+    }
+
+    /// Settles an accepted transfer and says so: `failed` for an account holder containing
+    /// `REJECT` (outside the scenarios), else `paid` (a returned scenario's comes back later).
+    /// Returns it, or `None` when it was not accepted.
+    fn settle(&self, id: &str) -> anyhow::Result<Option<Transfer>> {
+        let Some(transfer) = self.store.get(id) else {
+            return Ok(None);
+        };
+        let scenario = scenario_of(&transfer.destination.iban);
+        let (status, event) =
+            if scenario.is_none() && transfer.destination.account_holder.contains("REJECT") {
                 (TransferStatus::Failed, "transfer.failed")
             } else {
                 (TransferStatus::Paid, "transfer.paid")
             };
-            transfer.status = status;
-            if sim.store.put(&transfer).is_ok() {
-                sim.notifier.send(event, transfer);
+        let settled = self
+            .store
+            .transition(id, TransferStatus::Accepted, status)?;
+        if let Some(settled) = &settled {
+            self.notifier.send(event, settled.clone());
+            if scenario == Some(Scenario::Returned) {
+                self.return_later(settled.id.clone());
+            }
+        }
+        Ok(settled)
+    }
+
+    /// The partner returns a paid transfer of the returned scenario, [`RETURN_AFTER`] from now.
+    fn return_later(&self, id: String) {
+        let sim = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(RETURN_AFTER).await;
+            if let Err(err) = sim.reverse(&id) {
+                tracing::error!(error = ?err, "the partner store failed");
             }
         });
     }
+
+    /// Reverses a paid transfer and says so (`transfer.reversed`); `None` when it was not paid.
+    fn reverse(&self, id: &str) -> anyhow::Result<Option<Transfer>> {
+        let reversed = self
+            .store
+            .transition(id, TransferStatus::Paid, TransferStatus::Reversed)?;
+        if let Some(reversed) = &reversed {
+            self.notifier.send("transfer.reversed", reversed.clone());
+        }
+        Ok(reversed)
+    }
+}
+
+fn store_failed(err: &anyhow::Error) -> Response {
+    tracing::error!(error = ?err, "the partner store failed");
+    refusal(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "store_failed",
+        "The ledger could not be written.",
+    )
 }
 
 async fn create_transfer(
@@ -238,7 +317,8 @@ async fn create_transfer(
     headers: HeaderMap,
     Json(request): Json<TransferRequest>,
 ) -> Response {
-    let config = sim.config.read().expect("config lock").clone();
+    let scenario = scenario_of(&request.destination.iban);
+    let config = sim.config_for(&request.destination.iban);
     if config.latency_ms > 0 {
         tokio::time::sleep(Duration::from_millis(config.latency_ms)).await;
     }
@@ -274,6 +354,13 @@ async fn create_transfer(
             "The destination IBAN does not exist.",
         );
     }
+    if scenario == Some(Scenario::Refused) {
+        return refusal(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "account_closed",
+            "The destination account is closed.",
+        );
+    }
     let transfer = Transfer {
         id: new_id("tr"),
         status: TransferStatus::Accepted,
@@ -293,19 +380,34 @@ async fn create_transfer(
                 "A transfer with this reference was already made.",
             )
         }
-        Ok((existing, false)) => return (StatusCode::OK, Json(existing)).into_response(),
-        Ok((created, true)) => created,
-        Err(err) => {
-            tracing::error!(error = ?err, "the partner store failed");
-            return refusal(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "store_failed",
-                "The ledger could not be written.",
-            );
+        Ok((existing, false)) => {
+            if scenario == Some(Scenario::Slow) {
+                // The repeat after the lost answer: now the transfer goes ahead.
+                sim.settle_later(existing.id.clone());
+            }
+            return (StatusCode::OK, Json(existing)).into_response();
         }
+        Ok((created, true)) => created,
+        Err(err) => return store_failed(&err),
     };
-    sim.settle_later(transfer.id.clone());
-    if time_out {
+    match scenario {
+        Some(Scenario::Duplicated) => {
+            let twin = Transfer {
+                id: new_id("tr"),
+                created_at: Utc::now(),
+                ..transfer.clone()
+            };
+            if let Err(err) = sim.store.create(false, twin.clone()) {
+                return store_failed(&err);
+            }
+            sim.settle_later(transfer.id.clone());
+            sim.settle_later(twin.id);
+        }
+        // Settled when released, or when the key is asked again.
+        Some(Scenario::Held | Scenario::Slow) => {}
+        _ => sim.settle_later(transfer.id.clone()),
+    }
+    if time_out || scenario == Some(Scenario::Slow) {
         // The transfer exists, but its answer is lost: the caller's timeout fires first.
         tokio::time::sleep(Duration::from_secs(3600)).await;
     }
@@ -334,60 +436,77 @@ async fn list_transfers(
     Json(TransferList { data })
 }
 
+/// The faults that apply to a call about the transfer `id`: a scenario's transfer has none.
+fn config_about(sim: &Sim, transfer: Option<&Transfer>) -> SimConfig {
+    match transfer {
+        Some(transfer) => sim.config_for(&transfer.destination.iban),
+        None => sim.config.read().expect("config lock").clone(),
+    }
+}
+
+fn transfer_missing() -> Response {
+    refusal(
+        StatusCode::NOT_FOUND,
+        "transfer_missing",
+        "No such transfer.",
+    )
+}
+
 async fn get_transfer(State(sim): State<Sim>, Path(id): Path<String>) -> Response {
-    if sim.config.read().expect("config lock").unprocessable_reads {
+    let transfer = sim.store.get(&id);
+    if config_about(&sim, transfer.as_ref()).unprocessable_reads {
         return refusal(
             StatusCode::UNPROCESSABLE_ENTITY,
             "validation_error",
             "The request could not be validated.",
         );
     }
-    match sim.store.get(&id) {
+    match transfer {
         Some(transfer) => Json(transfer).into_response(),
-        None => refusal(
-            StatusCode::NOT_FOUND,
-            "transfer_missing",
-            "No such transfer.",
-        ),
+        None => transfer_missing(),
     }
 }
 
 /// Reverses a paid transfer; reversing a reversed one answers it unchanged.
 async fn reverse_transfer(State(sim): State<Sim>, Path(id): Path<String>) -> Response {
     sim.stats.reversal_calls.fetch_add(1, Ordering::SeqCst);
-    if sim.config.read().expect("config lock").refuse_reversals {
+    let transfer = sim.store.get(&id);
+    if config_about(&sim, transfer.as_ref()).refuse_reversals {
         return refusal(
             StatusCode::CONFLICT,
             "not_reversible",
             "The transfer cannot be reversed now.",
         );
     }
-    let Some(mut transfer) = sim.store.get(&id) else {
-        return refusal(
-            StatusCode::NOT_FOUND,
-            "transfer_missing",
-            "No such transfer.",
-        );
-    };
-    match transfer.status {
-        TransferStatus::Reversed => Json(transfer).into_response(),
-        TransferStatus::Paid => {
-            transfer.status = TransferStatus::Reversed;
-            if sim.store.put(&transfer).is_err() {
-                return refusal(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "store_failed",
-                    "The ledger could not be written.",
-                );
+    if transfer.is_none() {
+        return transfer_missing();
+    }
+    match sim.reverse(&id) {
+        Ok(Some(reversed)) => Json(reversed).into_response(),
+        Ok(None) => match sim.store.get(&id) {
+            Some(transfer) if transfer.status == TransferStatus::Reversed => {
+                Json(transfer).into_response()
             }
-            sim.notifier.send("transfer.reversed", transfer.clone());
-            Json(transfer).into_response()
-        }
-        _ => refusal(
-            StatusCode::CONFLICT,
-            "not_reversible",
-            "Only a paid transfer can be reversed.",
-        ),
+            _ => refusal(
+                StatusCode::CONFLICT,
+                "not_reversible",
+                "Only a paid transfer can be reversed.",
+            ),
+        },
+        Err(err) => store_failed(&err),
+    }
+}
+
+/// A person settles an accepted transfer now (test mode's held scenario waits for this): it is
+/// paid (or failed, as settling decides) and answered; a settled one is answered unchanged.
+async fn release_transfer(State(sim): State<Sim>, Path(id): Path<String>) -> Response {
+    match sim.settle(&id) {
+        Ok(Some(settled)) => Json(settled).into_response(),
+        Ok(None) => match sim.store.get(&id) {
+            Some(transfer) => Json(transfer).into_response(),
+            None => transfer_missing(),
+        },
+        Err(err) => store_failed(&err),
     }
 }
 

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use anyhow::Context;
 
-use crate::partner::wire::Transfer;
+use crate::partner::wire::{Transfer, TransferStatus};
 
 pub struct Store {
     inner: Mutex<Ledger>,
@@ -56,11 +56,6 @@ impl Store {
         ledger.by_id.get(id).map(|&at| ledger.transfers[at].clone())
     }
 
-    /// Makes `transfer` durable (a new one or a new version of one).
-    pub fn put(&self, transfer: &Transfer) -> anyhow::Result<()> {
-        self.inner.lock().expect("store lock").append(transfer)
-    }
-
     /// Makes the transfer `make` builds durable, unless `once_per_key` and a transfer with its
     /// key exists: then that one is returned. Checked and written under one lock, so concurrent
     /// calls with one key make one transfer. Returns the transfer and whether it is new.
@@ -73,6 +68,28 @@ impl Store {
         }
         ledger.append(&make)?;
         Ok((make, true))
+    }
+
+    /// Moves the transfer `id` from `from` to `to` and makes that durable, checked and written
+    /// under one lock, so of concurrent moves (a settlement and a release, two reversals) one
+    /// wins. Returns the moved transfer, or `None` when it was not in `from` (or is unknown).
+    pub fn transition(
+        &self,
+        id: &str,
+        from: TransferStatus,
+        to: TransferStatus,
+    ) -> anyhow::Result<Option<Transfer>> {
+        let mut ledger = self.inner.lock().expect("store lock");
+        let Some(&at) = ledger.by_id.get(id) else {
+            return Ok(None);
+        };
+        if ledger.transfers[at].status != from {
+            return Ok(None);
+        }
+        let mut moved = ledger.transfers[at].clone();
+        moved.status = to;
+        ledger.append(&moved)?;
+        Ok(Some(moved))
     }
 
     /// Every transfer matching `keep`, oldest first.

@@ -143,6 +143,12 @@ pub fn scratch_dir() -> std::path::PathBuf {
 
 /// The application in-process on `port` (0: any), on a fresh database, with `flags` as settings.
 pub async fn spawn_app_at(port: u16, flags: &[&str]) -> TestApp {
+    spawn_app_and_partner(port, flags).await.0
+}
+
+/// [`spawn_app_at`], and the URL of the partner it calls (the in-process simulator unless
+/// `flags` name one).
+pub async fn spawn_app_and_partner(port: u16, flags: &[&str]) -> (TestApp, String) {
     let db_url = fresh_database().await;
     let data_dir = scratch_dir();
     let mut all_flags = vec!["--data-dir", data_dir.to_str().unwrap()];
@@ -168,15 +174,17 @@ pub async fn spawn_app_at(port: u16, flags: &[&str]) -> TestApp {
         .await
         .unwrap();
     let base_url = format!("http://{}", app.local_addr());
+    let partner_url = app.partner_url().to_owned();
     tokio::spawn(app.run(std::future::pending()));
     let merchant = create_merchant(&pool, "Test Merchant").await;
-    TestApp {
+    let app = TestApp {
         base_url,
         db_url,
         pool,
         client: Client::new(),
         merchant,
-    }
+    };
+    (app, partner_url)
 }
 
 pub async fn create_merchant(pool: &PgPool, name: &str) -> TestMerchant {

@@ -213,3 +213,31 @@ pub async fn redeliver_event(
         .await;
     back_to("/webhooks", redelivered)
 }
+
+#[derive(Deserialize)]
+pub struct RunNowForm {
+    csrf: String,
+    idempotency_key: String,
+    date: String,
+}
+
+/// "Run reconciliation now" (support staff, or anyone in test mode: the backend checks); every
+/// submit of one rendered form lands on the one run's page.
+pub async fn run_reconciliation(
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Extension(console): Extension<Arc<dyn Console>>,
+    Form(form): Form<RunNowForm>,
+) -> Response {
+    if !session::csrf_matches(&session, &form.csrf).await {
+        return forbidden();
+    }
+    match console
+        .run_reconciliation(&user.scope(), &form.date, &form.idempotency_key)
+        .await
+    {
+        Ok(Ok(run_id)) => Redirect::to(&format!("/reconciliation/{run_id}")).into_response(),
+        Ok(Err(refusal)) => with_refusal("/reconciliation", &refusal),
+        Err(error) => failure(error.0),
+    }
+}

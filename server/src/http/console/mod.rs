@@ -83,6 +83,7 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
             "/webhooks/events/{id}/redeliver",
             post(forms::redeliver_event),
         )
+        .route("/reconciliation/run", post(forms::run_reconciliation))
         .with_state(state.clone());
     pages
         .merge(forms)

@@ -1,0 +1,118 @@
+//! Test mode's scenarios: magic destination IBANs (valid ISO 13616 checksums, bank code `KXPY`,
+//! which no real bank has) that make the simulator give one fixed outcome for a transfer,
+//! whatever its global mode and faults. The IBAN is the whole switch: a payout made to one of
+//! them goes through the real payout worker, webhooks and reconciliation like any other, and the
+//! simulator alone decides what happens to it (docs/api.md, "Testing your integration").
+
+use std::time::Duration;
+
+/// How long after it is paid a [`Scenario::Returned`] transfer comes back.
+pub const RETURN_AFTER: Duration = Duration::from_secs(5);
+
+/// What the simulator does with a transfer to a magic IBAN.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scenario {
+    /// Accepted, then paid.
+    Paid,
+    /// Every create is refused with `422 account_closed`: no transfer is made.
+    Refused,
+    /// Paid, then reversed by the partner [`RETURN_AFTER`] later (`transfer.reversed`).
+    Returned,
+    /// The first create makes the transfer but its answer never comes (the caller times out);
+    /// a repeat of the key gets the same transfer, which then settles paid.
+    Slow,
+    /// Booked twice by one create, as a partner that ignores keys does: the answer is the
+    /// first transfer, and both are paid; the second is a duplicate for reconciliation.
+    Duplicated,
+    /// Accepted and kept so until `POST /_sim/transfers/{id}/release`, then paid.
+    Held,
+}
+
+/// One magic IBAN, as docs and the console list it.
+#[derive(Debug, Clone, Copy)]
+pub struct MagicIban {
+    pub iban: &'static str,
+    pub scenario: Scenario,
+    /// What a payout to it does, in a sentence.
+    pub outcome: &'static str,
+}
+
+pub const MAGIC_IBANS: [MagicIban; 6] = [
+    MagicIban {
+        iban: "GB94KXPY00000000000001",
+        scenario: Scenario::Paid,
+        outcome: "paid",
+    },
+    MagicIban {
+        iban: "GB67KXPY00000000000002",
+        scenario: Scenario::Refused,
+        outcome: "refused by the partner (422 account_closed): failed, the amount credited back",
+    },
+    MagicIban {
+        iban: "GB40KXPY00000000000003",
+        scenario: Scenario::Returned,
+        outcome: "paid, then returned 5 seconds later: reversed, the amount credited back",
+    },
+    MagicIban {
+        iban: "GB13KXPY00000000000004",
+        scenario: Scenario::Slow,
+        outcome: "the first call times out (the transfer is made, its answer lost); the retry gets the same transfer: paid once",
+    },
+    MagicIban {
+        iban: "GB83KXPY00000000000005",
+        scenario: Scenario::Duplicated,
+        outcome: "booked twice by the partner: paid once, the duplicate found and reversed by reconciliation",
+    },
+    MagicIban {
+        iban: "GB56KXPY00000000000006",
+        scenario: Scenario::Held,
+        outcome: "held at the partner (in transit) until released with POST /_sim/transfers/{id}/release, then paid",
+    },
+];
+
+/// The scenario of a destination IBAN, however it is spaced or cased.
+pub fn scenario_of(iban: &str) -> Option<Scenario> {
+    let iban: String = iban
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    MAGIC_IBANS
+        .iter()
+        .find(|magic| magic.iban == iban)
+        .map(|magic| magic.scenario)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::payments::fields::Iban;
+
+    #[test]
+    fn magic_ibans_are_valid_distinct_and_accepted_by_the_api() {
+        for magic in MAGIC_IBANS {
+            assert!(super::super::iban_is_valid(magic.iban), "{}", magic.iban);
+            assert!(
+                Iban::try_from(magic.iban.to_owned()).is_ok(),
+                "{}",
+                magic.iban
+            );
+            assert_eq!(scenario_of(magic.iban), Some(magic.scenario));
+        }
+        let ibans: HashSet<_> = MAGIC_IBANS.iter().map(|magic| magic.iban).collect();
+        let scenarios: HashSet<_> = MAGIC_IBANS.iter().map(|magic| magic.scenario).collect();
+        assert_eq!(ibans.len(), MAGIC_IBANS.len());
+        assert_eq!(scenarios.len(), MAGIC_IBANS.len());
+    }
+
+    #[test]
+    fn scenarios_ignore_spacing_and_case_and_other_ibans_have_none() {
+        assert_eq!(
+            scenario_of("gb13 kxpy 0000 0000 0000 04"),
+            Some(Scenario::Slow)
+        );
+        assert_eq!(scenario_of("DE89370400440532013000"), None);
+    }
+}
