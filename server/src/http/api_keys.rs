@@ -24,16 +24,16 @@ use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(create_key, list_keys))
-        .routes(routes!(get_key, revoke_key))
-        .routes(routes!(roll_key))
+        .routes(routes!(create_api_key, list_api_keys))
+        .routes(routes!(get_api_key, revoke_api_key))
+        .routes(routes!(roll_api_key))
 }
 
 /// Creates a key (read-write unless `access` says `read_only`), with its secret.
 #[utoipa::path(post, path = "/v1/api-keys", tag = "api_keys",
     params(("Idempotency-Key" = String, Header)), request_body = NewKey,
     responses((status = 201, description = "The key, with its secret; a replay answers the same key with `\"secret\": null`.", body = ApiKey)))]
-async fn create_key(
+async fn create_api_key(
     State(state): State<AppState>,
     merchant: Merchant,
     key: IdempotencyKey,
@@ -58,7 +58,7 @@ async fn create_key(
     params(("Idempotency-Key" = String, Header)), request_body = RollParameters,
     responses((status = 201, description = "The successor, with its secret; a replay answers it with `\"secret\": null`.", body = ApiKey),
         (status = 409, description = "The key has expired already.")))]
-async fn roll_key(
+async fn roll_api_key(
     State(state): State<AppState>,
     merchant: Merchant,
     key: IdempotencyKey,
@@ -109,7 +109,7 @@ async fn revealed(response: Response, secret: &Secret) -> Response {
 /// The merchant's keys, newest first (expired ones included), without their secrets.
 #[utoipa::path(get, path = "/v1/api-keys", tag = "api_keys", params(PageQuery),
     responses((status = 200, body = List<ApiKey>)))]
-async fn list_keys(
+async fn list_api_keys(
     State(state): State<AppState>,
     merchant: Merchant,
     page: Page,
@@ -120,7 +120,7 @@ async fn list_keys(
 
 #[utoipa::path(get, path = "/v1/api-keys/{id}", tag = "api_keys",
     responses((status = 200, body = ApiKey), (status = 404)))]
-async fn get_key(
+async fn get_api_key(
     State(state): State<AppState>,
     merchant: Merchant,
     Path(id): Path<String>,
@@ -134,7 +134,7 @@ async fn get_key(
 /// Revokes the key: it expires now, and every process refuses it within seconds.
 #[utoipa::path(delete, path = "/v1/api-keys/{id}", tag = "api_keys",
     responses((status = 200, description = "The key, with `expires_at` now (or when it expired).", body = ApiKey), (status = 404)))]
-async fn revoke_key(
+async fn revoke_api_key(
     State(state): State<AppState>,
     merchant: Merchant,
     Path(id): Path<String>,
