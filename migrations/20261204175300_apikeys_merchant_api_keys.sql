@@ -17,7 +17,8 @@ CREATE TABLE api_keys (
 CREATE INDEX api_keys_by_merchant ON api_keys (merchant_id, created_at DESC, id DESC);
 
 -- Each merchant's single key becomes its first key, read-write, so that it keeps working. Its
--- secret was never stored, so its prefix is only what every secret starts with.
+-- secret was never stored, so its prefix is only what every secret starts with until the key is
+-- next used (server/src/auth/usage.rs records the rest).
 DROP TRIGGER merchants_api_key_revoked ON merchants;
 
 INSERT INTO api_keys (id, merchant_id, name, key_hash, prefix, access, created_at)

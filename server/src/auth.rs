@@ -77,9 +77,9 @@ impl Secret {
         hash_api_key(&self.0)
     }
 
-    /// What is shown of it after its creation, for recognition: its first 12 characters.
+    /// What is shown of it after its creation, for recognition: its first [`PREFIX_CHARS`].
     pub fn prefix(&self) -> &str {
-        &self.0[..12]
+        prefix_of(&self.0)
     }
 }
 
@@ -90,6 +90,18 @@ pub struct NewMerchant {
 
 /// The name of the key a merchant is created with.
 const FIRST_KEY_NAME: &str = "Default";
+
+/// How many of a secret's first characters are shown, for recognition.
+pub const PREFIX_CHARS: usize = 12;
+
+/// The visible prefix of `api_key`: its first [`PREFIX_CHARS`] characters (all of it when it is
+/// shorter).
+fn prefix_of(api_key: &str) -> &str {
+    api_key
+        .char_indices()
+        .nth(PREFIX_CHARS)
+        .map_or(api_key, |(end, _)| &api_key[..end])
+}
 
 fn hash_api_key(api_key: &str) -> Vec<u8> {
     Sha256::digest(api_key.as_bytes()).to_vec()
@@ -137,15 +149,20 @@ pub async fn authenticate(
     usage: &KeyUsage,
     api_key: &str,
 ) -> sqlx::Result<Option<Merchant>> {
-    let hash = hash_api_key(api_key.trim());
-    let merchant = match cache.get(&hash) {
-        Some(merchant) => Some(merchant),
-        None => look_up(pool, cache, hash).await?,
-    };
-    if let Some(merchant) = &merchant {
-        usage.note(&merchant.key_id);
+    let api_key = api_key.trim();
+    let hash = hash_api_key(api_key);
+    if let Some(merchant) = cache.get(&hash) {
+        usage.note(&merchant.key_id, None);
+        return Ok(Some(merchant));
     }
-    Ok(merchant)
+    let Some((merchant, prefix_known)) = look_up(pool, cache, hash).await? else {
+        return Ok(None);
+    };
+    usage.note(
+        &merchant.key_id,
+        (!prefix_known).then(|| prefix_of(api_key)),
+    );
+    Ok(Some(merchant))
 }
 
 #[derive(sqlx::FromRow)]
@@ -154,22 +171,27 @@ struct LiveKey {
     id: String,
     #[sqlx(try_from = "String")]
     access: Access,
+    /// Whether its whole prefix is stored (not so for a key migrated from before prefixes).
+    prefix_known: bool,
     /// Seconds until it expires, by the database's clock (from its statement's start, which is
     /// after the lookup was asked for); `None` when it does not.
     expires_in: Option<f64>,
 }
 
+/// The live key hashed `hash`, from the database, and whether its whole prefix is stored.
 async fn look_up(
     pool: &PgPool,
     cache: &ApiKeyCache,
     hash: Vec<u8>,
-) -> sqlx::Result<Option<Merchant>> {
+) -> sqlx::Result<Option<(Merchant, bool)>> {
     let (epoch, asked_at) = (cache.epoch(), Instant::now());
     let key: Option<LiveKey> = sqlx::query_as(
-        "SELECT merchant_id, id, access, extract(epoch FROM expires_at - now())::float8 AS expires_in \
+        "SELECT merchant_id, id, access, length(prefix) >= $2 AS prefix_known, \
+           extract(epoch FROM expires_at - now())::float8 AS expires_in \
          FROM api_keys WHERE key_hash = $1 AND (expires_at IS NULL OR expires_at > now())",
     )
     .bind(&hash)
+    .bind(PREFIX_CHARS as i32)
     .fetch_optional(pool)
     .await?;
     Ok(key.map(|key| {
@@ -182,6 +204,6 @@ async fn look_up(
             .expires_in
             .map(|seconds| Duration::try_from_secs_f64(seconds).unwrap_or(Duration::ZERO));
         cache.insert(hash, merchant.clone(), asked_at, expires_in, epoch);
-        merchant
+        (merchant, key.prefix_known)
     }))
 }

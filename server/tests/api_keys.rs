@@ -96,6 +96,13 @@ async fn order_status(base_url: &str, merchant: &TestMerchant, api_key: &str, ke
     post_order(base_url, &caller, key).await.status().as_u16()
 }
 
+/// `GET /v1/api-keys` as `api_key`.
+async fn listed(base_url: &str, api_key: &str) -> Value {
+    let response = call(base_url, api_key, Method::GET, "/v1/api-keys", None, None).await;
+    assert_eq!(response.status(), 200);
+    json(response).await
+}
+
 /// Rows of `idempotency_keys` that hold `text` anywhere, their stored answer included.
 async fn records_holding(pool: &PgPool, text: &str) -> i64 {
     sqlx::query_scalar(
@@ -322,18 +329,7 @@ async fn a_key_rolled_now_stops_on_every_process_within_the_bound_and_its_succes
     }
 
     // The old key, listed, expired when it was rolled.
-    let list = json(
-        call(
-            &first.base_url,
-            &new,
-            Method::GET,
-            "/v1/api-keys",
-            None,
-            None,
-        )
-        .await,
-    )
-    .await;
+    let list = listed(&first.base_url, &new).await;
     let listed_old = list["data"]
         .as_array()
         .unwrap()
@@ -503,18 +499,7 @@ async fn the_single_key_of_a_merchant_made_before_managed_keys_keeps_working() {
             .status(),
         201
     );
-    let list = json(
-        call(
-            &process.base_url,
-            old_key,
-            Method::GET,
-            "/v1/api-keys",
-            None,
-            None,
-        )
-        .await,
-    )
-    .await;
+    let list = listed(&process.base_url, old_key).await;
     let keys = list["data"].as_array().unwrap();
     assert_eq!(keys.len(), 1, "{list}");
     assert_eq!(keys[0]["access"], "read_write");
@@ -522,6 +507,16 @@ async fn the_single_key_of_a_merchant_made_before_managed_keys_keeps_working() {
         keys[0]["id"].as_str().unwrap().starts_with("key_"),
         "{list}"
     );
+    // Its secret was never stored: its prefix is learnt from its first use.
+    eventually(
+        Duration::from_secs(60),
+        "the old key's prefix learnt",
+        || async {
+            let list = listed(&process.base_url, old_key).await;
+            list["data"][0]["prefix"] == old_key[..12]
+        },
+    )
+    .await;
 }
 
 #[tokio::test]

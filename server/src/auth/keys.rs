@@ -32,7 +32,7 @@ pub struct ApiKey {
     pub object: String,
     pub name: String,
     /// The secret's first 12 characters, for recognition (`sk_test_` alone for a key made
-    /// before keys had names: its secret was never stored).
+    /// before keys had names, until its first use: its secret was never stored).
     pub prefix: String,
     #[sqlx(try_from = "String")]
     pub access: Access,
