@@ -1,6 +1,7 @@
 //! The cluster under test, driven through `deploy/cluster`: brought up in a scratch folder on
 //! free ports, its components killed and started again, the partner's faults changed, the
-//! Patroni leader asked, `kaadxpay` one-shot commands run against it, and brought down on drop.
+//! Patroni leader asked, `kaadxpay` one-shot commands run against it, and brought down on drop
+//! (keeping its logs in a private folder of their own when it failed).
 
 use std::collections::HashMap;
 use std::net::TcpListener;
@@ -13,6 +14,8 @@ use anyhow::{bail, Context};
 /// What `deploy/cluster up` needs.
 #[derive(Debug, Clone)]
 pub struct ClusterOptions {
+    /// The checkout whose `deploy/cluster` runs, and the script's working directory.
+    pub checkout: PathBuf,
     /// The `kaadxpay` binary.
     pub kaadxpay_bin: PathBuf,
     /// The `webhook-receiver` binary.
@@ -33,6 +36,8 @@ pub struct Cluster {
     env: HashMap<String, String>,
     /// The serve replicas' environment (`conf/kaadxpay.env`), for one-shot commands.
     app_env: Vec<(String, String)>,
+    /// `down --keep-logs` on drop: the logs outlive the cluster (after a failure).
+    keep_logs: bool,
 }
 
 /// `deploy/cluster up`'s answer.
@@ -46,8 +51,12 @@ pub enum Startup {
 pub const NODES: [&str; 2] = ["pg1", "pg2"];
 pub const APPS: [&str; 3] = ["app1", "app2", "app3"];
 
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/cluster")
+/// The checkout this crate was built from.
+pub fn this_checkout() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("chaos/ is in a checkout")
+        .to_path_buf()
 }
 
 /// A base port with the 50 ports above it free (the cluster uses offsets up to 33).
@@ -69,11 +78,12 @@ impl Cluster {
     /// Brings the whole cluster up (installing Debian packages when missing, as root).
     pub fn up(options: ClusterOptions) -> anyhow::Result<Startup> {
         let port_base = free_port_base()?;
-        let cluster = Cluster {
+        let mut cluster = Cluster {
             options,
             port_base,
             env: HashMap::new(),
             app_env: Vec::new(),
+            keep_logs: false,
         };
         let output = cluster.script(&["up"])?;
         match output.status.code() {
@@ -83,13 +93,16 @@ impl Cluster {
                     String::from_utf8_lossy(&output.stderr).trim().to_owned(),
                 ))
             }
-            _ => bail!(
-                "deploy/cluster up failed ({}):\n{}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr)
-            ),
+            _ => {
+                // Brought down on drop, its logs kept: they say why.
+                cluster.keep_logs = true;
+                bail!(
+                    "deploy/cluster up failed ({}):\n{}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stderr)
+                )
+            }
         }
-        let mut cluster = cluster;
         let dir = &cluster.options.dir;
         cluster.env = parse_env(&std::fs::read_to_string(dir.join("cluster.env"))?)
             .into_iter()
@@ -99,7 +112,8 @@ impl Cluster {
     }
 
     fn script(&self, args: &[&str]) -> anyhow::Result<Output> {
-        Command::new(script())
+        Command::new(self.options.checkout.join("deploy/cluster"))
+            .current_dir(&self.options.checkout)
             .args(args)
             .env("KAADXPAY_CLUSTER_DIR", &self.options.dir)
             .env("KAADXPAY_CLUSTER_PORT_BASE", self.port_base.to_string())
@@ -163,6 +177,7 @@ impl Cluster {
             port_base: self.port_base,
             env: self.env.clone(),
             app_env: self.app_env.clone(),
+            keep_logs: false,
         }
     }
 
@@ -191,20 +206,10 @@ impl Cluster {
         }
     }
 
-    /// Copies the logs out of the scratch folder (which `down` removes); where they are.
-    pub fn preserve_logs(&self) -> PathBuf {
-        let mut kept = self.options.dir.clone().into_os_string();
-        kept.push("-logs");
-        let kept = PathBuf::from(kept);
-        let copied = Command::new("cp")
-            .arg("-r")
-            .arg(self.options.dir.join("log"))
-            .arg(&kept)
-            .status();
-        if !copied.is_ok_and(|status| status.success()) {
-            eprintln!("chaos: could not copy the logs to {}", kept.display());
-        }
-        kept
+    /// Keeps the logs when the cluster is brought down (on drop): `down` moves them to a new
+    /// private folder and says where.
+    pub fn keep_logs(&mut self) {
+        self.keep_logs = true;
     }
 
     fn patroni_url(&self, node: &str) -> &str {
@@ -300,8 +305,15 @@ impl Drop for Cluster {
         if self.options.keep {
             return;
         }
-        if let Err(err) = self.script_ok(&["down"]) {
-            eprintln!("chaos: {err}");
+        let args: &[&str] = if self.keep_logs {
+            &["down", "--keep-logs"]
+        } else {
+            &["down"]
+        };
+        match self.script(args) {
+            Ok(output) if output.status.success() && !self.keep_logs => {}
+            Ok(output) => eprint!("{}", String::from_utf8_lossy(&output.stderr)),
+            Err(err) => eprintln!("chaos: {err}"),
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use clap::Parser;
 
-use chaos::cluster::ClusterOptions;
+use chaos::cluster::{this_checkout, ClusterOptions};
 use chaos::nemesis::ROUND_SECONDS;
 use chaos::run::{cluster_env, run, scratch_dir, sibling_binary, Outcome, RunOptions};
 
@@ -26,6 +26,7 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let options = RunOptions {
         cluster: ClusterOptions {
+            checkout: this_checkout(),
             kaadxpay_bin: sibling_binary("KAADXPAY_BIN", "kaadxpay")?,
             receiver_bin: sibling_binary("KAADXPAY_RECEIVER_BIN", "webhook-receiver")?,
             dir: scratch_dir(),

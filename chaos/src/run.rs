@@ -68,7 +68,7 @@ pub fn cluster_env() -> Vec<(String, String)> {
 /// Brings the cluster up and runs the chaos; the cluster is brought down at the end unless
 /// `options.cluster.keep`.
 pub async fn run(options: RunOptions) -> anyhow::Result<Outcome> {
-    let cluster = match Cluster::up(options.cluster.clone())? {
+    let mut cluster = match Cluster::up(options.cluster.clone())? {
         Startup::Up(cluster) => cluster,
         Startup::Unavailable(reason) => return Ok(Outcome::Skipped(reason)),
     };
@@ -78,10 +78,7 @@ pub async fn run(options: RunOptions) -> anyhow::Result<Outcome> {
         _ => true,
     };
     if failed {
-        eprintln!(
-            "chaos: the cluster's logs are kept in {}",
-            cluster.preserve_logs().display()
-        );
+        cluster.keep_logs();
     }
     outcome
 }

@@ -3,13 +3,14 @@
 //! with eight retrying clients, then the checker. Skipped, saying why, only where the Debian
 //! packages are missing and cannot be installed (not root).
 
-use chaos::cluster::ClusterOptions;
+use chaos::cluster::{this_checkout, ClusterOptions};
 use chaos::run::{cluster_env, run, scratch_dir, sibling_binary, Outcome, RunOptions};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn nothing_is_lost_or_doubled_through_failovers_kills_and_partner_faults() {
     let options = RunOptions {
         cluster: ClusterOptions {
+            checkout: this_checkout(),
             kaadxpay_bin: sibling_binary("KAADXPAY_BIN", "kaadxpay").expect("the kaadxpay binary"),
             receiver_bin: env!("CARGO_BIN_EXE_webhook-receiver").into(),
             dir: scratch_dir(),

@@ -104,8 +104,9 @@ pub struct Settings {
     pub payout_poll_interval: Duration,
 
     /// How often `serve` checks whether the previous day still needs reconciling (and
-    /// applying); one replica does it, once per day, the first check one interval after start.
-    #[arg(long, env = "KAADXPAY_RECONCILE_INTERVAL", default_value = "1h", value_parser = humantime::parse_duration, global = true)]
+    /// applying; one replica does it, once per day, the first check one interval after start)
+    /// and retries the unfinished reversals that are due, whatever their day.
+    #[arg(long, env = "KAADXPAY_RECONCILE_INTERVAL", default_value = "30s", value_parser = humantime::parse_duration, global = true)]
     pub reconcile_interval: Duration,
     /// The delays between webhook attempts, jittered by ±20 %; when they run out the delivery fails.
     #[arg(long, env = "KAADXPAY_WEBHOOK_RETRY_SCHEDULE", default_value = "5s,30s,2m,10m,30m,1h,3h,6h,12h,24h", value_parser = RetrySchedule::parse, global = true)]
@@ -134,6 +135,9 @@ pub struct Settings {
 
     #[command(flatten)]
     pub retention: crate::retention::Retention,
+
+    #[command(flatten)]
+    pub request_log: crate::request_log::Settings,
 
     /// `json` lines for machines, `pretty` for people.
     #[arg(
@@ -175,6 +179,7 @@ impl Settings {
             }
         }
         problems.extend(self.retention.problems());
+        problems.extend(self.request_log.problems());
         if self.db_pool_size == 0 {
             problems.push("KAADXPAY_DB_POOL_SIZE must be at least 1.".to_owned());
         }

@@ -1,5 +1,5 @@
 //! The `kaadxpay` command line: serve (the default), migrate, merchants, users, partner-sim,
-//! reconcile, sweep, purge.
+//! reconcile, reversals, sweep, purge.
 
 use anyhow::Context;
 use chrono::NaiveDate;
@@ -9,7 +9,7 @@ use server::config::{ServeArgs, Settings};
 use server::db::Database;
 use server::idempotency::maintenance;
 use server::partner_sim::{self as sim, SimArgs};
-use server::reconcile::Reconciler;
+use server::reconcile::{reversals, Reconciler};
 use server::startup::Application;
 use server::telemetry::{self, LogTarget};
 use server::users;
@@ -56,6 +56,11 @@ enum Command {
         #[arg(long)]
         apply: bool,
     },
+    /// Deal with reversals of duplicate transfers by hand.
+    Reversals {
+        #[command(subcommand)]
+        command: ReversalsCommand,
+    },
     /// Mark abandoned in-progress idempotency records failed, once.
     Sweep,
     /// Delete expired idempotency records and history past its retention, once.
@@ -71,6 +76,16 @@ enum MerchantsCommand {
         /// Print `{"merchant_id", "api_key"}`.
         #[arg(long)]
         json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum ReversalsCommand {
+    /// Mark an unfinished reversal dealt with by a person: it is never retried again.
+    Resolve {
+        /// The duplicate transfer whose reversal is unfinished (`tr_…`).
+        #[arg(long)]
+        transfer: String,
     },
 }
 
@@ -184,6 +199,16 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
             );
             Ok(())
         }
+        Command::Reversals {
+            command: ReversalsCommand::Resolve { transfer },
+        } => {
+            anyhow::ensure!(
+                reversals::resolve(&db.pool, &transfer).await?,
+                "{transfer} has no unfinished reversal that is not being asked for right now"
+            );
+            println!("the reversal of {transfer} is marked resolved");
+            Ok(())
+        }
         Command::Sweep => {
             println!(
                 "{} abandoned records marked failed",
@@ -198,6 +223,10 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
             );
             let history = settings.retention.purge(&db.pool).await?;
             println!("history past its retention deleted: {history:?}");
+            let days =
+                server::request_log::partitions::maintain(&db.pool, settings.request_log.retention)
+                    .await?;
+            println!("{days} request log days past their retention dropped");
             Ok(())
         }
     }

@@ -1,8 +1,13 @@
 //! Reconciliation: the partner's transfers matched to our payouts by reference (the payout id)
-//! and end-to-end key. Each payout's own transfer is `matched` (or `amount_mismatch`), every
-//! further transfer for it is a `duplicate`, a payout we sent with no transfer is `missing`, and
-//! a transfer we never asked for is `unknown`. A run for day D looks at the partner's transfers
-//! of D-1, D and D+1, so a retry after midnight of a transfer made before it is a duplicate too.
+//! and end-to-end key. Each payout's own transfer is `matched` (or `amount_mismatch`, or
+//! `status_mismatch` when the payout's status contradicts it: ours `failed`/`reversed` while
+//! the partner has it `accepted`/`paid`, or ours `paid` while the partner has it `failed`;
+//! money that may have left is a person's call, so such an item is shown and counted, never
+//! acted on), every further transfer for it is a `duplicate`, a payout we sent with no transfer
+//! is `missing`, and a transfer we never asked for is `unknown`. A run for day D looks at the
+//! partner's transfers of D-1, D and D+1, so a retry after midnight of a transfer made before
+//! it is a duplicate too; each transfer counts once however many day listings show it, and
+//! only those made inside that window count (a partner's date filter may overlap).
 //!
 //! Applying reverses each duplicate at the partner once, ever, however many runs and replicas
 //! run at once:
@@ -11,14 +16,19 @@
 //!   lease) before the partner is called, and its outcome recorded, so runs of neighbouring days
 //!   never both call, and a claimer that crashed is taken over once its lease runs out (asking
 //!   the partner again is safe: reversing a reversed transfer answers it unchanged);
+//! - a transfer recorded as a payout's own is never claimed, whatever a run concluded;
 //! - a reversal the partner refuses (or does not answer usefully) is recorded on its item with
-//!   a short code, never an internal error text, the run finishes `partial`, and the next run
-//!   retries only what is unfinished.
+//!   a short code, never an internal error text, and the run finishes `partial`; from then on
+//!   the reversal worker ([`reversals`]) retries it with back-off whatever its day, and marks
+//!   the items of every run that showed it once it is done.
 //!
-//! Inside `serve`, the daily job reconciles yesterday on one replica only: each day is claimed
-//! in `scheduled_runs`; a partial run leaves the day to be claimed again at the next check.
+//! A run's status follows from its items: `attention` with a `status_mismatch`, else `partial`
+//! with an unfinished reversal, else `completed`. Inside `serve`, the daily job reconciles
+//! yesterday on one replica only: each day is claimed in `scheduled_runs` and done once run.
 
-use std::collections::{BTreeMap, HashMap};
+pub mod reversals;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -28,9 +38,9 @@ use sqlx::{Connection, PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::ids::new_id;
-use crate::partner::client::{PartnerClient, PartnerError};
-use crate::partner::wire::Transfer;
-use crate::payments::payouts::{self, partner_key};
+use crate::partner::client::PartnerClient;
+use crate::partner::wire::{Transfer, TransferStatus};
+use crate::payments::payouts::partner_key;
 
 /// How long a claimed reversal (or a claimed day) is its claimer's before another run may take
 /// it over: well above a partner call.
@@ -43,18 +53,21 @@ const DAILY_JOB: &str = "reconcile";
 pub struct Item {
     #[serde(skip)]
     pub merchant_id: Option<String>,
-    /// `matched`, `duplicate`, `missing`, `unknown` or `amount_mismatch`.
+    /// `matched`, `duplicate`, `missing`, `unknown`, `amount_mismatch` or `status_mismatch`
+    /// (the payout's status contradicts its own transfer's at the partner: for a person).
     pub kind: String,
     pub payout_id: Option<String>,
     pub transfer_id: Option<String>,
     pub amount: Option<i64>,
     pub currency: Option<String>,
-    /// For a duplicate: `reversed` by this run, `already_reversed`, `refused` by the partner,
-    /// `failed` when the partner gave no useful answer (both retried by the next run),
-    /// `in_progress` in another run, or null when not applied.
+    /// For a duplicate: `reversed` (by this run, or later by the reversal worker),
+    /// `already_reversed`, `refused` by the partner, `failed` when the partner gave no useful
+    /// answer (both retried with back-off until done), `in_progress` in another run,
+    /// `resolved` by a person, `not_reversed` (it is a payout's own transfer), or null when not
+    /// applied.
     pub action: Option<String>,
-    /// Why a reversal was not made: the partner's code when it refused (`reversal_refused`),
-    /// else what went wrong (`timeout`, `connection`, `server_error`, `in_flight`, ...).
+    /// Why a reversal was not made: the partner's code when it answered one
+    /// (`not_reversible`), else what went wrong (`timeout`, `connection`, `server_error`, ...).
     pub detail: Option<String>,
 }
 
@@ -63,7 +76,8 @@ pub struct RunSummary {
     pub id: String,
     pub date: NaiveDate,
     pub applied: bool,
-    /// `completed`, or `partial` when a duplicate is left to the next run.
+    /// `completed`, `partial` (a reversal is still unfinished) or `attention` (a
+    /// `status_mismatch` was found).
     pub status: String,
     /// How many items of each kind.
     pub counts: BTreeMap<String, i64>,
@@ -81,16 +95,20 @@ struct SentPayout {
     created_at: DateTime<Utc>,
 }
 
-/// What became of one duplicate when the run applies.
-enum Reversal {
+/// What became of one duplicate when it was to be reversed.
+pub(crate) enum Reversal {
     Reversed,
     AlreadyReversed,
-    /// The partner said no (`422`): its code.
+    /// The partner answered no, with its code (`not_reversible`, ...).
     Refused(String),
-    /// No useful answer (a timeout, a `5xx`, another `4xx`...): what went wrong.
+    /// No useful answer (a timeout, a `5xx`, ...): what went wrong.
     Failed(&'static str),
     /// Another run holds its claim right now.
     InProgress,
+    /// A person marked it dealt with.
+    Resolved,
+    /// It is a payout's own transfer: never reversed.
+    OwnTransfer,
 }
 
 impl Reversal {
@@ -101,11 +119,9 @@ impl Reversal {
             Self::Refused(_) => "refused",
             Self::Failed(_) => "failed",
             Self::InProgress => "in_progress",
+            Self::Resolved => "resolved",
+            Self::OwnTransfer => "not_reversed",
         }
-    }
-
-    fn finished(&self) -> bool {
-        matches!(self, Self::Reversed | Self::AlreadyReversed)
     }
 
     /// What the item shows about an unmade reversal: a code, for people and for the API.
@@ -113,7 +129,8 @@ impl Reversal {
         match self {
             Self::Refused(code) => Some(code.clone()),
             Self::Failed(kind) => Some((*kind).to_owned()),
-            Self::Reversed | Self::AlreadyReversed | Self::InProgress => None,
+            Self::OwnTransfer => Some("own_transfer".to_owned()),
+            Self::Reversed | Self::AlreadyReversed | Self::InProgress | Self::Resolved => None,
         }
     }
 }
@@ -161,31 +178,35 @@ impl Reconciler {
             return Ok(None);
         }
         let summary = self.run(date, true).await?;
-        // A completed day is done for good; a partial one may be claimed again at once.
+        // The day is done once run: what it left unfinished is the reversal worker's.
         sqlx::query(
-            "UPDATE scheduled_runs SET \
-               finished_at = CASE WHEN $4 THEN now() END, \
-               claimed_until = CASE WHEN $4 THEN claimed_until ELSE now() END \
+            "UPDATE scheduled_runs SET finished_at = now() \
              WHERE job = $1 AND run_date = $2 AND claim_token = $3",
         )
         .bind(DAILY_JOB)
         .bind(date)
         .bind(token)
-        .bind(summary.status == "completed")
         .execute(&self.pool)
         .await?;
         Ok(Some(summary))
     }
 
     async fn run_locked(&self, date: NaiveDate, apply: bool) -> anyhow::Result<RunSummary> {
+        // Each transfer once, and only those made inside the window, whatever the partner's
+        // date filter returns.
+        let window = [date - Days::new(1), date, date + Days::new(1)];
         let mut transfers: Vec<Transfer> = Vec::new();
-        for day in [date - Days::new(1), date, date + Days::new(1)] {
+        let mut seen = HashSet::new();
+        for day in window {
             let listed = self
                 .partner
                 .transfers_on(day)
                 .await
                 .with_context(|| format!("cannot list the partner's transfers of {day}"))?;
-            transfers.extend(listed);
+            transfers.extend(listed.into_iter().filter(|transfer| {
+                window.contains(&transfer.created_at.date_naive())
+                    && seen.insert(transfer.id.clone())
+            }));
         }
         let references: Vec<&str> = transfers
             .iter()
@@ -212,21 +233,14 @@ impl Reconciler {
         .execute(&self.pool)
         .await?;
         let mut items = match_transfers(&payouts, &transfers, date);
-        let mut unfinished = 0;
         if apply {
             for item in items.iter_mut().filter(|item| item.kind == "duplicate") {
                 let reversal = self.reverse_duplicate(&run_id, item).await?;
-                unfinished += usize::from(!reversal.finished());
                 item.action = Some(reversal.action().to_owned());
                 item.detail = reversal.detail();
             }
         }
-        let status = if unfinished == 0 {
-            "completed"
-        } else {
-            "partial"
-        };
-        self.store_items(&run_id, &items, status).await?;
+        let status = self.store_items(&run_id, &items).await?;
         let mut counts = BTreeMap::new();
         for item in &items {
             *counts.entry(item.kind.clone()).or_insert(0) += 1;
@@ -236,7 +250,7 @@ impl Reconciler {
             id: run_id,
             date,
             applied: apply,
-            status: status.to_owned(),
+            status,
             counts,
         })
     }
@@ -250,16 +264,18 @@ impl Reconciler {
             unreachable!("a duplicate names its transfer, payout and merchant");
         };
         let token = Uuid::new_v4();
-        let claimed: Option<Uuid> = sqlx::query_scalar(
+        // Never a transfer recorded as a payout's own, whatever the matching concluded.
+        let attempts: Option<i32> = sqlx::query_scalar(
             "INSERT INTO partner_reversals \
                (transfer_id, merchant_id, payout_id, run_id, state, claim_token, claimed_until) \
-             VALUES ($1, $2, $3, $4, 'claimed', $5, now() + make_interval(secs => $6)) \
+             SELECT $1, $2, $3, $4, 'claimed', $5, now() + make_interval(secs => $6) \
+             WHERE NOT EXISTS (SELECT 1 FROM payouts WHERE partner_transfer_id = $1) \
              ON CONFLICT (transfer_id) DO UPDATE SET state = 'claimed', run_id = $4, \
                claim_token = $5, claimed_until = now() + make_interval(secs => $6), \
                attempts = partner_reversals.attempts + 1 \
              WHERE partner_reversals.state = 'refused' \
                 OR (partner_reversals.state = 'claimed' AND partner_reversals.claimed_until <= now()) \
-             RETURNING claim_token",
+             RETURNING attempts",
         )
         .bind(transfer_id)
         .bind(merchant_id)
@@ -269,66 +285,32 @@ impl Reconciler {
         .bind(CLAIM_LEASE.as_secs_f64())
         .fetch_optional(&self.pool)
         .await?;
-        if claimed != Some(token) {
-            let state: String =
-                sqlx::query_scalar("SELECT state FROM partner_reversals WHERE transfer_id = $1")
-                    .bind(transfer_id)
-                    .fetch_one(&self.pool)
-                    .await?;
-            return Ok(if state == "reversed" {
-                Reversal::AlreadyReversed
-            } else {
-                Reversal::InProgress
+        let Some(attempts) = attempts else {
+            let (own, state): (bool, Option<String>) = sqlx::query_as(
+                "SELECT EXISTS (SELECT 1 FROM payouts WHERE partner_transfer_id = $1), \
+                   (SELECT state FROM partner_reversals WHERE transfer_id = $1)",
+            )
+            .bind(transfer_id)
+            .fetch_one(&self.pool)
+            .await?;
+            return Ok(match state.as_deref() {
+                _ if own => Reversal::OwnTransfer,
+                Some("reversed") => Reversal::AlreadyReversed,
+                Some("resolved") => Reversal::Resolved,
+                _ => Reversal::InProgress,
             });
-        }
-        let reversal = match self.partner.reverse(transfer_id).await {
-            Ok(transfer) => {
-                let mut tx = self.pool.begin().await?;
-                let recorded = sqlx::query(
-                    "UPDATE partner_reversals SET state = 'reversed', reversed_at = now(), \
-                       claimed_until = NULL, last_error = NULL \
-                     WHERE transfer_id = $1 AND claim_token = $2",
-                )
-                .bind(transfer_id)
-                .bind(token)
-                .execute(&mut *tx)
-                .await?;
-                if recorded.rows_affected() == 1 {
-                    payouts::mark_duplicate_reversed(&mut tx, payout_id).await?;
-                }
-                tx.commit().await?;
-                tracing::info!(event = "reconciliation.reversed", transfer_id, payout_id, status = ?transfer.status, "duplicate transfer reversed");
-                Reversal::Reversed
-            }
-            Err(error) => {
-                let reversal = match &error {
-                    PartnerError::Refused(code) => Reversal::Refused(code.clone()),
-                    PartnerError::Transient { kind, .. } => Reversal::Failed(kind),
-                };
-                let code = reversal.detail();
-                sqlx::query(
-                    "UPDATE partner_reversals SET state = 'refused', claimed_until = NULL, last_error = $3 \
-                     WHERE transfer_id = $1 AND claim_token = $2",
-                )
-                .bind(transfer_id)
-                .bind(token)
-                .bind(&code)
-                .execute(&self.pool)
-                .await?;
-                tracing::warn!(
-                    event = "reconciliation.refused",
-                    transfer_id,
-                    payout_id,
-                    error = %error,
-                    "the partner did not reverse a duplicate; the next run retries"
-                );
-                reversal
-            }
         };
-        Ok(reversal)
+        let claim = reversals::Claim {
+            transfer_id: transfer_id.clone(),
+            payout_id: payout_id.clone(),
+            claim_token: token,
+            attempts,
+        };
+        Ok(claim.reverse(&self.pool, &self.partner).await?)
     }
 
-    async fn store_items(&self, run_id: &str, items: &[Item], status: &str) -> sqlx::Result<()> {
+    /// Stores the run's items and its status, which follows from them; returns the status.
+    async fn store_items(&self, run_id: &str, items: &[Item]) -> sqlx::Result<String> {
         let mut tx = self.pool.begin().await?;
         for (position, item) in items.iter().enumerate() {
             sqlx::query(
@@ -348,18 +330,47 @@ impl Reconciler {
             .execute(&mut *tx)
             .await?;
         }
-        sqlx::query("UPDATE reconciliation_runs SET status = $2 WHERE id = $1")
-            .bind(run_id)
-            .bind(status)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await
+        let status = set_status(&mut tx, &[run_id]).await?;
+        tx.commit().await?;
+        Ok(status.into_iter().next().expect("the run was stored"))
     }
+}
+
+/// Sets each of `run_ids`' status from its items (see the module's rule); returns them.
+pub(crate) async fn set_status(
+    conn: &mut PgConnection,
+    run_ids: &[&str],
+) -> sqlx::Result<Vec<String>> {
+    sqlx::query_scalar(
+        "UPDATE reconciliation_runs AS run SET status = CASE \
+           WHEN EXISTS (SELECT 1 FROM reconciliation_items \
+                        WHERE run_id = run.id AND kind = 'status_mismatch') THEN 'attention' \
+           WHEN EXISTS (SELECT 1 FROM reconciliation_items \
+                        WHERE run_id = run.id AND kind = 'duplicate' \
+                          AND action IN ('refused', 'failed', 'in_progress')) THEN 'partial' \
+           ELSE 'completed' END \
+         WHERE id = ANY($1) RETURNING status",
+    )
+    .bind(run_ids)
+    .fetch_all(conn)
+    .await
 }
 
 /// The day as a number, the second key of its advisory lock.
 fn day_number(date: NaiveDate) -> i32 {
     date.num_days_from_ce()
+}
+
+/// Whether our payout's `status` contradicts its own transfer's at the partner: the money went
+/// (or may still go) while we gave it back, or we say paid while the partner says it failed.
+fn contradicts(status: &str, transfer: TransferStatus) -> bool {
+    match status {
+        "failed" | "reversed" => {
+            matches!(transfer, TransferStatus::Accepted | TransferStatus::Paid)
+        }
+        "paid" => transfer == TransferStatus::Failed,
+        _ => false,
+    }
 }
 
 /// The items of a day, before any action.
@@ -407,11 +418,14 @@ fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDa
             )
         });
         let (first, extras) = own.split_first().expect("not empty");
-        let agrees = first.amount == payout.amount && first.currency == payout.currency;
-        items.push(item(
-            if agrees { "matched" } else { "amount_mismatch" },
-            Some(first),
-        ));
+        let kind = if first.amount != payout.amount || first.currency != payout.currency {
+            "amount_mismatch"
+        } else if contradicts(&payout.status, first.status) {
+            "status_mismatch"
+        } else {
+            "matched"
+        };
+        items.push(item(kind, Some(first)));
         items.extend(extras.iter().map(|extra| item("duplicate", Some(extra))));
     }
     // Whatever is left of the day, including transfers that name a payout but not its key, we
@@ -446,7 +460,8 @@ pub struct StoredRun {
     pub object: String,
     pub date: NaiveDate,
     pub applied: bool,
-    /// `running`, `completed`, or `partial` when a duplicate is left to the next run.
+    /// `running`, `completed`, `partial` (a reversal is still unfinished) or `attention` (a
+    /// `status_mismatch` needs a person).
     pub status: String,
     pub created_at: DateTime<Utc>,
     #[sqlx(skip)]

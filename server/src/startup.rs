@@ -1,5 +1,5 @@
 //! Building the application: the shared state, the router (from `http`), the background workers (sweeper, purge, payouts, reconciliation, webhook
-//! dispatcher), and the listener (port 0 in tests). Without a partner URL it also starts the
+//! dispatcher, the request log's writer and its partitions), and the listener (port 0 in tests). Without a partner URL it also starts the
 //! partner simulator in-process, sending its webhooks back to us.
 
 use std::net::SocketAddr;
@@ -19,7 +19,9 @@ use crate::idempotency::maintenance::{purge, sweep};
 use crate::idempotency::Idempotency;
 use crate::partner_sim::{self as sim, Mode, SimArgs};
 use crate::payments::executor::PayoutWorker;
+use crate::reconcile::reversals::ReversalWorker;
 use crate::reconcile::Reconciler;
+use crate::request_log::{self, RequestLog};
 use crate::state::AppState;
 use crate::telemetry;
 use crate::webhooks::Dispatcher;
@@ -55,6 +57,13 @@ impl Application {
                 url
             }
         };
+        let (request_log, request_log_buffer) = RequestLog::new(&settings.request_log);
+        if let Some(buffer) = request_log_buffer {
+            workers.push(tokio::spawn(request_log::writer::run(
+                request_log::writer::connection(&pool),
+                buffer,
+            )));
+        }
         let state = AppState {
             idempotency: Idempotency::new(
                 pool.clone(),
@@ -68,6 +77,7 @@ impl Application {
             partner: settings.partner_client(&partner_url),
             partner_webhook_secret: settings.partner_webhook_secret()?.into(),
             webhook_allow_private_networks: settings.webhook_allow_private_networks,
+            request_log,
         };
         let outcomes = state.idempotency.outcomes().clone();
         let key_usage = state.key_usage.clone();
@@ -94,6 +104,10 @@ impl Application {
             pool: pool.clone(),
             partner: settings.partner_client(&partner_url),
         });
+        let reversals = ReversalWorker {
+            pool: pool.clone(),
+            partner: settings.partner_client(&partner_url),
+        };
         workers.extend([
             tokio::spawn(every(settings.sweep_interval, "sweeper", {
                 let pool = pool.clone();
@@ -132,6 +146,18 @@ impl Application {
                     async move { reconciler.run_daily(yesterday).await }
                 },
             )),
+            tokio::spawn(every(settings.purge_interval, "request log partitions", {
+                let (pool, retention) = (pool.clone(), settings.request_log.retention);
+                move || {
+                    let pool = pool.clone();
+                    async move { request_log::partitions::maintain(&pool, retention).await }
+                }
+            })),
+            // Unfinished reversals, whatever their day, on every replica (claims keep them apart).
+            tokio::spawn(every(settings.reconcile_interval, "reversals", move || {
+                let reversals = reversals.clone();
+                async move { reversals.run_once().await }
+            })),
             tokio::spawn(every(
                 settings.purge_interval,
                 "expired sessions",
@@ -210,6 +236,7 @@ async fn start_local_partner(
         latency_ms: 0,
         error_rate: 0.0,
         timeout_rate: 0.0,
+        behaviours: Default::default(),
         webhook_url: Some(format!("http://{app_addr}/webhooks/partner")),
         webhook_secret: webhook_secret.to_owned(),
         store: None,

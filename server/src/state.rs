@@ -11,6 +11,7 @@ use crate::auth::cache::ApiKeyCache;
 use crate::auth::usage::KeyUsage;
 use crate::idempotency::Idempotency;
 use crate::partner::client::PartnerClient;
+use crate::request_log::RequestLog;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -26,4 +27,6 @@ pub struct AppState {
     pub partner_webhook_secret: Arc<str>,
     /// Webhook endpoints may be internal addresses (local development and tests).
     pub webhook_allow_private_networks: bool,
+    /// Where served `/v1` requests are recorded.
+    pub request_log: RequestLog,
 }

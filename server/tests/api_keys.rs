@@ -147,6 +147,21 @@ async fn a_new_key_works_and_its_secret_is_shown_once_and_never_stored() {
     assert_eq!(replayed["prefix"], created["prefix"]);
     assert_eq!(replayed["secret"], Value::Null);
     assert_eq!(records_holding(&app.pool, secret).await, 0);
+    // Nor in the request log, once the creation is logged.
+    eventually(Duration::from_secs(10), "the creation logged", || async {
+        app.count("request_log WHERE route = 'POST /v1/api-keys'")
+            .await
+            == 2
+    })
+    .await;
+    let logged: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM request_log r WHERE r::text LIKE '%' || $1 || '%'",
+    )
+    .bind(secret)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(logged, 0);
     assert_eq!(
         records_holding(&app.pool, &created["id"].as_str().unwrap()[4..]).await,
         1

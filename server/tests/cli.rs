@@ -1,12 +1,13 @@
 //! One-shot commands answer on stdout and log on stderr, so that `kaadxpay merchants create
 //! --json | jq` works; and PostgreSQL's notices (a migration's "already exists, skipping") stay
-//! out of the logs.
+//! out of the logs. A person can mark an unfinished reversal resolved, and the runs that showed
+//! it follow.
 
 mod common;
 
 use std::process::{Command, Output};
 
-use common::fresh_database;
+use common::{count, database_with_merchant, fresh_database};
 
 fn kaadxpay(db_url: &str, args: &[&str], log_filter: Option<&str>) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kaadxpay"));
@@ -69,4 +70,58 @@ async fn migrating_an_up_to_date_database_logs_no_notices() {
     let all = String::from_utf8_lossy(&all);
     assert!(!all.contains("already exists"), "{all}");
     assert_eq!(all.trim(), "migrations applied");
+}
+
+#[tokio::test]
+async fn reversals_resolve_marks_an_unfinished_reversal_and_its_run_follows() {
+    let (db_url, pool, merchant) = database_with_merchant("Resolved").await;
+    sqlx::query(
+        "INSERT INTO payouts (id, merchant_id, amount, currency, status, destination, \
+           idempotency_key, partner_key, partner_transfer_id) \
+         VALUES ('po_x', $1, 500, 'EUR', 'paid', '{}', 'key', 'kxp-po_x-key', 'tr_own')",
+    )
+    .bind(&merchant.id)
+    .execute(&pool)
+    .await
+    .unwrap();
+    for statement in [
+        "INSERT INTO reconciliation_runs (id, run_date, applied, status) \
+         VALUES ('rec_x', '2026-11-27', true, 'partial')",
+        "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, payout_id, \
+           transfer_id, amount, currency, action, detail) \
+         VALUES ('rec_x', 0, $1, 'duplicate', 'po_x', 'tr_dup', 500, 'EUR', 'refused', 'not_reversible')",
+        "INSERT INTO partner_reversals (transfer_id, merchant_id, payout_id, run_id, state, next_attempt_at) \
+         VALUES ('tr_dup', $1, 'po_x', 'rec_x', 'refused', now())",
+    ] {
+        sqlx::query(statement)
+            .bind(&merchant.id)
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+
+    let output = kaadxpay(
+        &db_url,
+        &["reversals", "resolve", "--transfer", "tr_dup"],
+        None,
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("marked resolved"));
+    assert_eq!(
+        count(&pool, "partner_reversals WHERE state = 'resolved'").await,
+        1
+    );
+    assert_eq!(
+        count(&pool, "reconciliation_items WHERE action = 'resolved'").await,
+        1
+    );
+    assert_eq!(
+        count(&pool, "reconciliation_runs WHERE status = 'completed'").await,
+        1
+    );
+    let again = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+        .args(["reversals", "resolve", "--transfer", "tr_dup"])
+        .env("DATABASE_URL", &db_url)
+        .output()
+        .unwrap();
+    assert!(!again.status.success(), "nothing left to resolve");
 }

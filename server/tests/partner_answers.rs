@@ -1,7 +1,9 @@
 //! Money that may have left is never given back on a guess (API.md §4): against a scripted
 //! partner (a stand-in for the bank, outside the product), a `409` on create (the same key still
 //! in flight) and a `401` or `404` while polling an in-transit payout keep it where it is and
-//! retry, counted by cause; only the partner's `422` fails a payout and credits it back. A poll
+//! retry, counted by cause; only the partner's `422` to a payout's first create fails it and
+//! credits it back (a `422` after an earlier attempt, or on a poll, is proven against the
+//! simulator in `payouts.rs`). A poll
 //! that finds the transfer returned reverses the payout and credits it back. A worker whose
 //! lease ran out (its job taken over) can neither record nor release it.
 

@@ -37,6 +37,22 @@ async fn app_with_partner(sim_flags: &[&str], app_flags: &[&str]) -> (TestApp, S
     let port = free_port();
     let webhook_url = format!("http://127.0.0.1:{port}/webhooks/partner");
     let mut flags = vec!["--webhook-url", webhook_url.as_str()];
+    flags.extend_from_slice(sim_flags);
+    app_and_partner(port, &flags, app_flags).await
+}
+
+/// An app and a partner simulator that sends no webhooks: its transfers are paid at once, and
+/// only the payout worker's own calls (creates, then polls) can tell the app so.
+async fn app_with_silent_partner(sim_flags: &[&str]) -> (TestApp, ServerProcess) {
+    app_and_partner(free_port(), sim_flags, &[]).await
+}
+
+async fn app_and_partner(
+    port: u16,
+    sim_flags: &[&str],
+    app_flags: &[&str],
+) -> (TestApp, ServerProcess) {
+    let mut flags = vec![];
     if !sim_flags.contains(&"--settle-after") {
         flags.extend(["--settle-after", "100ms"]);
     }
@@ -305,16 +321,17 @@ async fn a_server_killed_after_the_partner_call_pays_each_payout_once() {
     );
 }
 
+/// Funds the app's merchant with 1000 and asks for a payout of 400; returns its path.
+async fn payout_of_400_out_of_1000(app: &TestApp, key: &str) -> String {
+    app.fund(1000).await;
+    let payout = json(app.post("/v1/payouts", Some(key), &payout_body(400)).await).await;
+    format!("/v1/payouts/{}", payout["id"].as_str().unwrap())
+}
+
 /// A payout the partner accepted but has not settled (it settles after an hour).
 async fn payout_in_transit() -> (TestApp, ServerProcess, Value) {
     let (app, partner) = app_with_partner(&["--settle-after", "1h"], &[]).await;
-    app.fund(1000).await;
-    let payout = json(
-        app.post("/v1/payouts", Some("webhooked"), &payout_body(400))
-            .await,
-    )
-    .await;
-    let path = format!("/v1/payouts/{}", payout["id"].as_str().unwrap());
+    let path = payout_of_400_out_of_1000(&app, "webhooked").await;
     eventually(Duration::from_secs(10), "the payout in transit", || async {
         json(app.get(&path).await).await["status"] == "in_transit"
     })
@@ -456,7 +473,13 @@ async fn a_refused_transfer_fails_the_payout_and_frees_its_amount() {
             .await,
     )
     .await;
-    let path = format!("/v1/payouts/{}", payout["id"].as_str().unwrap());
+    fails_as_invalid_account_once(&app, payout["id"].as_str().unwrap()).await;
+}
+
+/// Waits for payout `id` to fail with the partner's `invalid_account`, then checks that its
+/// amount came back (out of a balance of 1000) and that it failed once.
+async fn fails_as_invalid_account_once(app: &TestApp, id: &str) {
+    let path = format!("/v1/payouts/{id}");
     eventually(Duration::from_secs(10), "the payout failed", || async {
         json(app.get(&path).await).await["status"] == "failed"
     })
@@ -468,6 +491,14 @@ async fn a_refused_transfer_fails_the_payout_and_frees_its_amount() {
     assert_eq!(
         json(app.get("/v1/balance").await).await["available"][0]["amount"],
         1_000
+    );
+    assert_eq!(
+        app.count(&format!(
+            "events WHERE event_type = 'payout.failed' AND payload->'data'->'object'->>'id' = '{id}'"
+        ))
+        .await,
+        1,
+        "failed once"
     );
 }
 
@@ -515,4 +546,101 @@ async fn bad_payout_input_gets_its_400_and_changes_nothing() {
         ),
         before
     );
+}
+
+async fn payout_row(app: &TestApp, id: &str) -> (String, Option<String>) {
+    sqlx::query_as("SELECT status, last_error FROM payouts WHERE id = $1")
+        .bind(id)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+}
+
+async fn available(app: &TestApp) -> Value {
+    json(app.get("/v1/balance").await).await["available"][0]["amount"].clone()
+}
+
+/// A partner whose status checks answer `422` (its read API's validation error) while the
+/// transfer is live: the payout stays `in_transit` with its amount still out, and is paid once
+/// reads work again (API.md §4: a status check never fails a payout by its answer code).
+#[tokio::test]
+async fn a_422_on_a_status_check_never_fails_the_payout() {
+    let (app, partner) = app_with_silent_partner(&["--unprocessable-reads"]).await;
+    let path = payout_of_400_out_of_1000(&app, "polled").await;
+    let id = path.trim_start_matches("/v1/payouts/").to_owned();
+    eventually(Duration::from_secs(10), "a poll answered 422", || async {
+        match payout_row(&app, &id).await {
+            (status, _) if status == "pending" => false,
+            (status, error) if status == "in_transit" => error.is_some_and(|e| e.contains("422")),
+            _ => true,
+        }
+    })
+    .await;
+    let (status, _) = payout_row(&app, &id).await;
+    assert_eq!(status, "in_transit", "a 422 on a read is no answer");
+    assert_eq!(available(&app).await, 600, "nothing credited back");
+
+    partner
+        .configure(json!({"unprocessable_reads": false}))
+        .await;
+    let path = format!("/v1/payouts/{id}");
+    eventually(Duration::from_secs(10), "the payout paid", || async {
+        json(app.get(&path).await).await["status"] == "paid"
+    })
+    .await;
+    assert_eq!(available(&app).await, 600);
+}
+
+/// The first create reached the partner but its answer was lost; the retry is refused with
+/// `422 duplicate_transfer` by a partner that ignores keys. The payout is not failed and nothing
+/// is credited: the partner's listing shows its transfer, which becomes its own, and it is paid.
+#[tokio::test]
+async fn a_422_duplicate_after_a_lost_answer_finds_the_own_transfer_and_pays_once() {
+    let (app, partner) =
+        app_with_silent_partner(&["--refuse-repeats", "--timeout-rate", "1.0"]).await;
+    let path = payout_of_400_out_of_1000(&app, "repeated").await;
+    eventually(Duration::from_secs(15), "the payout settled", || async {
+        let status = json(app.get(&path).await).await["status"].clone();
+        status == "paid" || status == "failed"
+    })
+    .await;
+    let settled = json(app.get(&path).await).await;
+    assert_eq!(settled["status"], "paid", "{settled}");
+    let transfers = partner.transfers().await;
+    assert_eq!(transfers.len(), 1, "one transfer was ever made");
+    assert_eq!(settled["partner_transfer_id"], transfers[0]["id"]);
+    assert_eq!(
+        available(&app).await,
+        600,
+        "the money left once and was never given back"
+    );
+}
+
+/// After an earlier attempt that made nothing (a `503`), a `422` with no transfer of the
+/// payout's key in the partner's listing fails the payout and credits it back, once.
+#[tokio::test]
+async fn a_422_after_an_earlier_attempt_fails_only_when_the_partner_lists_no_transfer() {
+    let (app, partner) = app_with_partner(&["--error-rate", "1.0"], &[]).await;
+    app.fund(1_000).await;
+    let bad_account = json!({"amount": 600, "currency": "EUR",
+        "destination": {"account_holder": "Nobody", "iban": "DE89370400440532013001"}});
+    let payout = json(
+        app.post(
+            "/v1/payouts",
+            Some("refused-later"),
+            &bad_account.to_string(),
+        )
+        .await,
+    )
+    .await;
+    let id = payout["id"].as_str().unwrap().to_owned();
+    eventually(
+        Duration::from_secs(10),
+        "a first attempt answered 503",
+        || async { payout_row(&app, &id).await.1.is_some() },
+    )
+    .await;
+    partner.configure(json!({"error_rate": 0.0})).await;
+    fails_as_invalid_account_once(&app, &id).await;
+    assert!(partner.transfers().await.is_empty());
 }

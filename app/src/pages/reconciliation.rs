@@ -11,7 +11,7 @@ pub fn Runs() -> impl IntoView {
     let console = console();
     view! {
         <h1>"Reconciliation"</h1>
-        <p class="lead">"Each day the partner's transfers are matched to payouts; duplicates made by a partner that ignored our keys are reversed once."</p>
+        <p class="lead">"Each day the partner's transfers are matched to payouts; duplicates made by a partner that ignored our keys are reversed once (a reversal the partner refuses is retried until done). A run needs attention when a payout's status contradicts its transfer at the partner (status_mismatch): nothing is done about it automatically, a person decides."</p>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.runs().await {
@@ -87,7 +87,7 @@ pub fn RunDetail() -> impl IntoView {
     }
 }
 
-/// An item's action, with why a reversal was not made: "refused (reversal_refused)".
+/// An item's action, with why a reversal was not made: "refused (not_reversible)".
 fn action_text(action: Option<String>, detail: Option<String>) -> String {
     match (action, detail) {
         (Some(action), Some(detail)) => format!("{action} ({detail})"),

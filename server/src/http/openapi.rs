@@ -2,8 +2,9 @@
 //! body and domain refusals; [`Contract`] then adds what every operation shares, so that no
 //! operation can forget it: the bearer scheme, the error envelope on every `4xx`/`5xx`, `401`,
 //! `500` and `503` (with `Retry-After`) everywhere, `403` on every operation that writes (a
-//! read-only key), `400`/`413` where there is a body, `404` where there is an id, the path parameters, and for the operations that take an
-//! `Idempotency-Key` the key's exact format, its `409`/`422` and the engine's headers.
+//! read-only key), `400`/`413` where there is a body, `404` where there is an id, the path
+//! parameters, and for the operations that take an `Idempotency-Key` the key's exact format,
+//! its `409`/`422` and the engine's headers.
 
 use serde::Serialize;
 use utoipa::openapi::header::HeaderBuilder;

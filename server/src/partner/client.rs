@@ -1,10 +1,13 @@
 //! Our client of the partner bank. Every transfer carries the end-to-end key
 //! ([`crate::payments::payouts::partner_key`]), so asking again after a timeout is safe with a
 //! partner that honours keys; with one that does not, reconciliation catches the duplicates.
-//! Errors are classified, and only the partner's `422` (it refuses the transfer itself) is
-//! definitive: money that may have left is never given back on a guess, so a `401` after a key
-//! rotation, a lagging `404`, a `409` for the same key still in flight, a timeout or a `5xx` all
-//! mean "ask again later".
+//! Errors are classified per call, and the types say which answers can be definitive: only a
+//! create has a [`CreateError::Refused`] (the partner's `422` on the transfer itself), and even
+//! that is knowledge only when no earlier create of the payout reached the partner (the payout
+//! worker decides). Every other answer that is not a success, on every call (a `422` on a
+//! status check, a `401` after a key rotation, a lagging `404`, a `409`, a timeout, a `5xx`),
+//! is a [`PartnerError`]: nothing is known, ask again later. Money that may have left is never
+//! given back on a guess.
 
 use std::time::Duration;
 
@@ -13,31 +16,47 @@ use reqwest::StatusCode;
 
 use super::wire::{Transfer, TransferList, TransferRequest};
 
+/// The kind of a `422`: definitive only as the answer to a create.
+const UNPROCESSABLE: &str = "unprocessable";
+
 #[derive(Clone)]
 pub struct PartnerClient {
     http: reqwest::Client,
     base_url: String,
 }
 
+/// The partner gave no definitive answer: ask again later.
 #[derive(Debug, thiserror::Error)]
-pub enum PartnerError {
-    /// The partner refused the transfer for good (`422`): the code it gave.
-    #[error("the partner refused: {0}")]
-    Refused(String),
-    /// Nothing definitive is known, so ask again later. `kind` is a short label for metrics
-    /// (`timeout`, `connection`, `server_error`, `in_flight`, `client_error`, `bad_answer`,
-    /// `fault`); `detail` is for the logs.
-    #[error("the partner did not answer usefully ({kind}): {detail}")]
-    Transient { kind: &'static str, detail: String },
+#[error("the partner did not answer usefully ({kind}): {detail}")]
+pub struct PartnerError {
+    /// A short label for metrics: `timeout`, `connection`, `server_error`, `in_flight` (a
+    /// `409`), `unprocessable` (a `422` where it decides nothing), `client_error`, `bad_answer`,
+    /// `fault`.
+    pub kind: &'static str,
+    /// The partner's own error code, when it answered with one (`not_reversible`, ...).
+    pub code: Option<String>,
+    /// For the logs.
+    pub detail: String,
 }
 
 impl PartnerError {
     pub fn transient(kind: &'static str, detail: impl std::fmt::Display) -> Self {
-        Self::Transient {
+        Self {
             kind,
+            code: None,
             detail: detail.to_string(),
         }
     }
+}
+
+/// What a create can answer besides a transfer.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateError {
+    /// The partner refused to make the transfer (`422`): the code it gave.
+    #[error("the partner refused the transfer: {0}")]
+    Refused(String),
+    #[error(transparent)]
+    Unanswered(#[from] PartnerError),
 }
 
 impl PartnerClient {
@@ -56,7 +75,7 @@ impl PartnerClient {
         &self,
         key: &str,
         request: &TransferRequest,
-    ) -> Result<Transfer, PartnerError> {
+    ) -> Result<Transfer, CreateError> {
         let sent = self
             .http
             .post(format!("{}/v1/transfers", self.base_url))
@@ -64,7 +83,16 @@ impl PartnerClient {
             .json(request)
             .send()
             .await;
-        read(sent).await
+        match read(sent).await {
+            Err(PartnerError {
+                kind: UNPROCESSABLE,
+                code,
+                ..
+            }) => Err(CreateError::Refused(
+                code.unwrap_or_else(|| "unknown".into()),
+            )),
+            answer => Ok(answer?),
+        }
     }
 
     pub async fn transfer(&self, id: &str) -> Result<Transfer, PartnerError> {
@@ -117,15 +145,16 @@ async fn read<T: serde::de::DeserializeOwned>(
             .map_err(|err| PartnerError::transient("bad_answer", err));
     }
     let body: serde_json::Value = response.json().await.unwrap_or_default();
-    let code = body["error"]["code"]
-        .as_str()
-        .unwrap_or("unknown")
-        .to_owned();
+    let code = body["error"]["code"].as_str().map(str::to_owned);
     let kind = match status {
-        StatusCode::UNPROCESSABLE_ENTITY => return Err(PartnerError::Refused(code)),
+        StatusCode::UNPROCESSABLE_ENTITY => UNPROCESSABLE,
         StatusCode::CONFLICT => "in_flight",
         status if status.is_server_error() => "server_error",
         _ => "client_error",
     };
-    Err(PartnerError::transient(kind, format!("{status} {code}")))
+    Err(PartnerError {
+        kind,
+        detail: format!("{status} {}", code.as_deref().unwrap_or("unknown")),
+        code,
+    })
 }

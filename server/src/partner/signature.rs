@@ -46,7 +46,7 @@ pub fn verify(secret: &str, header: &str, body: &[u8], now: i64) -> Result<(), S
     let (Some(timestamp), Some(tag)) = (timestamp, tag) else {
         return Err(SignatureError::Malformed);
     };
-    if (now - timestamp).abs() > TOLERANCE_SECS {
+    if now.abs_diff(timestamp) > TOLERANCE_SECS.unsigned_abs() {
         return Err(SignatureError::Stale);
     }
     mac(secret, timestamp, body)
@@ -77,6 +77,22 @@ mod tests {
         assert_eq!(
             verify("secret", "v1=zz", b"", 1_000),
             Err(SignatureError::Malformed)
+        );
+    }
+
+    #[test]
+    fn a_timestamp_at_the_ends_of_the_range_is_stale_not_a_panic() {
+        for timestamp in [i64::MIN, i64::MAX] {
+            let header = sign("secret", timestamp, b"{}");
+            assert_eq!(
+                verify("secret", &header, b"{}", 1_000),
+                Err(SignatureError::Stale)
+            );
+        }
+        let header = sign("secret", 1_000, b"{}");
+        assert_eq!(
+            verify("secret", &header, b"{}", i64::MIN),
+            Err(SignatureError::Stale)
         );
     }
 }

@@ -4,8 +4,11 @@
 //! `transfer.failed` for an account holder containing `REJECT`), refuses a bad IBAN checksum
 //! definitively (`422`), reverses paid transfers, and injects faults changeable at run time
 //! with `PUT /_sim/config`: `latency_ms`, `error_rate` (a 503, nothing done), `timeout_rate`
-//! (the transfer is made but the answer never comes) and `refuse_reversals`. `GET /_sim/stats`
-//! counts the reversal calls it received.
+//! (the transfer is made but the answer never comes), and the behaviours real partners show:
+//! `unprocessable_reads` (a status check answers `422`), `refuse_repeats` (keys ignored, a
+//! repeated key refused with `422 duplicate_transfer`), `overlapping_days` (a day's listing also
+//! returns the neighbouring days' transfers) and `refuse_reversals` (`409 not_reversible`, for as
+//! long as it is set). `GET /_sim/stats` counts the reversal calls it received.
 
 mod notifier;
 mod store;
@@ -52,6 +55,8 @@ pub struct SimArgs {
     pub error_rate: f64,
     #[arg(long, default_value_t = 0.0)]
     pub timeout_rate: f64,
+    #[command(flatten)]
+    pub behaviours: Behaviours,
     /// Where to send `transfer.*` webhooks.
     #[arg(long)]
     pub webhook_url: Option<String>,
@@ -65,6 +70,24 @@ pub struct SimArgs {
     pub settle_after: Duration,
 }
 
+/// The ways of real partners that the simulator can show from its start (all off by default).
+#[derive(Debug, Clone, Default, Args)]
+pub struct Behaviours {
+    /// Answer every status check (`GET /v1/transfers/{id}`) with `422 validation_error`.
+    #[arg(long)]
+    pub unprocessable_reads: bool,
+    /// Ignore keys and refuse a create whose key already made a transfer with
+    /// `422 duplicate_transfer` (with `--timeout-rate`, the first answer is lost).
+    #[arg(long)]
+    pub refuse_repeats: bool,
+    /// List the day before and the day after with each day asked for.
+    #[arg(long)]
+    pub overlapping_days: bool,
+    /// Answer every reversal with `409 not_reversible` until told otherwise.
+    #[arg(long)]
+    pub refuse_reversals: bool,
+}
+
 /// The faults and mode, as `PUT /_sim/config` sets them (any subset of the fields).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SimConfig {
@@ -72,7 +95,14 @@ pub struct SimConfig {
     pub latency_ms: u64,
     pub error_rate: f64,
     pub timeout_rate: f64,
-    /// Refuse every reversal (`422 reversal_refused`), as a bank's back office may.
+    /// A status check answers `422 validation_error`, as some partners' read APIs do.
+    pub unprocessable_reads: bool,
+    /// Keys are ignored and a create repeating a key is refused with `422 duplicate_transfer`.
+    pub refuse_repeats: bool,
+    /// The listing of a day also returns the day before's and the day after's transfers.
+    pub overlapping_days: bool,
+    /// Every reversal is answered `409 not_reversible` (a transfer not settled over a weekend,
+    /// a back office that says no) for as long as this is set.
     pub refuse_reversals: bool,
 }
 
@@ -82,6 +112,9 @@ struct ConfigChange {
     latency_ms: Option<u64>,
     error_rate: Option<f64>,
     timeout_rate: Option<f64>,
+    unprocessable_reads: Option<bool>,
+    refuse_repeats: Option<bool>,
+    overlapping_days: Option<bool>,
     refuse_reversals: Option<bool>,
 }
 
@@ -116,7 +149,10 @@ pub async fn bind(
             latency_ms: args.latency_ms,
             error_rate: args.error_rate,
             timeout_rate: args.timeout_rate,
-            refuse_reversals: false,
+            unprocessable_reads: args.behaviours.unprocessable_reads,
+            refuse_repeats: args.behaviours.refuse_repeats,
+            overlapping_days: args.behaviours.overlapping_days,
+            refuse_reversals: args.behaviours.refuse_reversals,
         })),
         store: Arc::new(Store::open(
             &args
@@ -248,7 +284,15 @@ async fn create_transfer(
         idempotency_key: key,
         created_at: Utc::now(),
     };
-    let transfer = match sim.store.create(config.mode == Mode::Mature, transfer) {
+    let once_per_key = config.mode == Mode::Mature || config.refuse_repeats;
+    let transfer = match sim.store.create(once_per_key, transfer) {
+        Ok((_, false)) if config.refuse_repeats => {
+            return refusal(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "duplicate_transfer",
+                "A transfer with this reference was already made.",
+            )
+        }
         Ok((existing, false)) => return (StatusCode::OK, Json(existing)).into_response(),
         Ok((created, true)) => created,
         Err(err) => {
@@ -277,15 +321,27 @@ async fn list_transfers(
     State(sim): State<Sim>,
     Query(query): Query<DateQuery>,
 ) -> Json<TransferList> {
+    let margin = if sim.config.read().expect("config lock").overlapping_days {
+        1
+    } else {
+        0
+    };
     let data = sim.store.filter(|transfer| {
         query
             .date
-            .is_none_or(|date| transfer.created_at.date_naive() == date)
+            .is_none_or(|date| (transfer.created_at.date_naive() - date).num_days().abs() <= margin)
     });
     Json(TransferList { data })
 }
 
 async fn get_transfer(State(sim): State<Sim>, Path(id): Path<String>) -> Response {
+    if sim.config.read().expect("config lock").unprocessable_reads {
+        return refusal(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "validation_error",
+            "The request could not be validated.",
+        );
+    }
     match sim.store.get(&id) {
         Some(transfer) => Json(transfer).into_response(),
         None => refusal(
@@ -301,9 +357,9 @@ async fn reverse_transfer(State(sim): State<Sim>, Path(id): Path<String>) -> Res
     sim.stats.reversal_calls.fetch_add(1, Ordering::SeqCst);
     if sim.config.read().expect("config lock").refuse_reversals {
         return refusal(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "reversal_refused",
-            "The reversal was refused.",
+            StatusCode::CONFLICT,
+            "not_reversible",
+            "The transfer cannot be reversed now.",
         );
     }
     let Some(mut transfer) = sim.store.get(&id) else {
@@ -341,6 +397,11 @@ async fn set_config(State(sim): State<Sim>, Json(change): Json<ConfigChange>) ->
     config.latency_ms = change.latency_ms.unwrap_or(config.latency_ms);
     config.error_rate = change.error_rate.unwrap_or(config.error_rate);
     config.timeout_rate = change.timeout_rate.unwrap_or(config.timeout_rate);
+    config.unprocessable_reads = change
+        .unprocessable_reads
+        .unwrap_or(config.unprocessable_reads);
+    config.refuse_repeats = change.refuse_repeats.unwrap_or(config.refuse_repeats);
+    config.overlapping_days = change.overlapping_days.unwrap_or(config.overlapping_days);
     config.refuse_reversals = change.refuse_reversals.unwrap_or(config.refuse_reversals);
     Json(config.clone())
 }

@@ -7,22 +7,30 @@
 //! A `pending` payout is sent to the partner with its end-to-end key (the same on every
 //! attempt, so asking again after a timeout or a crash is safe), then recorded `in_transit`;
 //! an `in_transit` one is polled until the partner settles it, in case its webhook never comes.
-//! A transfer found returned (`reversed`) reverses the payout and gives its amount back.
-//! Only the partner's definitive refusal of the transfer (`422`) fails the payout and gives its
-//! amount back; anything else (timeouts, `5xx`, `401`, `404`, `409`, ...) is retried with
-//! exponential back-off and counted in `kaadxpay_partner_retries_total{cause}`.
+//! A transfer found returned (`reversed`) reverses the payout and gives its amount back, one
+//! found `failed` fails it and gives it back. A payout fails without a transfer only when the
+//! partner refused its create (`422`) and no transfer of its key can exist: this was the first
+//! create (the claim counter `attempts`, committed before the call, is 1: no earlier claim ever
+//! sent one; a crash, a lost lease or a fault only ever make it larger, so it errs towards
+//! asking), or the partner's own listing of the payout's days shows no transfer with its key (a
+//! transfer it does show is the payout's own, recorded as any answer is). Anything else
+//! (timeouts, `5xx`, `401`, `404`, `409`, a `422` on a status check, a listing that cannot be
+//! had) is retried with exponential back-off and counted in
+//! `kaadxpay_partner_retries_total{cause}`.
 
 use std::time::Duration;
 
+use chrono::{DateTime, Days, Utc};
 use rand::Rng;
 use sqlx::types::Json;
 use sqlx::PgPool;
 use tokio::task::JoinSet;
 use uuid::Uuid;
 
+use super::partner_events::transfers_with_key;
 use super::payouts::{self, Mover};
 use crate::failpoints;
-use crate::partner::client::{PartnerClient, PartnerError};
+use crate::partner::client::{CreateError, PartnerClient, PartnerError};
 use crate::partner::wire::{Destination, Transfer, TransferRequest, TransferStatus};
 
 /// Jobs claimed per run.
@@ -50,7 +58,9 @@ struct Job {
     destination: Json<Destination>,
     partner_key: String,
     partner_transfer_id: Option<String>,
+    /// Claims of the job so far, this one included.
     attempts: i32,
+    created_at: DateTime<Utc>,
     /// The fencing token of this claim: only its holder may move or release the job.
     lease_token: Uuid,
 }
@@ -66,7 +76,7 @@ impl PayoutWorker {
                             AND (locked_until IS NULL OR locked_until <= now()) \
                           ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
              RETURNING id, status, amount, currency, destination, partner_key, partner_transfer_id, \
-               attempts, lease_token",
+               attempts, created_at, lease_token",
         )
         .bind(self.lease.as_secs_f64())
         .bind(BATCH)
@@ -88,24 +98,28 @@ impl PayoutWorker {
 
     async fn work(&self, job: Job) -> sqlx::Result<()> {
         let answer = match (&job.status[..], &job.partner_transfer_id) {
-            ("in_transit", Some(transfer_id)) => self.partner.transfer(transfer_id).await,
+            ("in_transit", Some(transfer_id)) => {
+                self.partner.transfer(transfer_id).await.map(Known::Made)
+            }
             _ => self.send(&job).await,
         };
         match answer {
-            Ok(transfer) => self.record(&job, &transfer).await,
-            Err(PartnerError::Refused(code)) => {
+            Ok(Known::Made(transfer)) => self.record(&job, &transfer).await,
+            Ok(Known::NoneMade(code)) => {
                 let mut tx = self.pool.begin().await?;
                 payouts::mark_failed(&mut tx, &job.id, job.mover(), None, &code).await?;
                 tx.commit().await
             }
-            Err(PartnerError::Transient { kind, detail }) => {
+            Err(PartnerError { kind, detail, .. }) => {
                 metrics::counter!("kaadxpay_partner_retries_total", "cause" => kind).increment(1);
                 self.retry_later(&job, &format!("{kind}: {detail}")).await
             }
         }
     }
 
-    async fn send(&self, job: &Job) -> Result<Transfer, PartnerError> {
+    /// Asks the partner to make the payout's transfer; after a refusal that may follow an
+    /// earlier create, looks for a transfer of the payout's key in the partner's listing.
+    async fn send(&self, job: &Job) -> Result<Known, PartnerError> {
         let fault = |err| PartnerError::transient("fault", err);
         failpoints::check("payout.before_partner_call").map_err(fault)?;
         let request = TransferRequest {
@@ -114,12 +128,36 @@ impl PayoutWorker {
             destination: job.destination.0.clone(),
             reference: job.id.clone(),
         };
-        let transfer = self
+        let created = self
             .partner
             .create_transfer(&job.partner_key, &request)
             .await;
         failpoints::check("payout.after_partner_call").map_err(fault)?;
-        transfer
+        match created {
+            Ok(transfer) => Ok(Known::Made(transfer)),
+            Err(CreateError::Unanswered(error)) => Err(error),
+            Err(CreateError::Refused(code)) if job.attempts <= 1 => Ok(Known::NoneMade(code)),
+            Err(CreateError::Refused(code)) => {
+                // The partner's clock may run a little ahead of ours: a day of margin.
+                let made = transfers_with_key(
+                    &self.partner,
+                    &job.partner_key,
+                    job.created_at,
+                    Utc::now() + Days::new(1),
+                )
+                .await?;
+                tracing::warn!(
+                    payout_id = job.id,
+                    code,
+                    transfers = made.len(),
+                    "the partner refused a repeated create; its listing decides"
+                );
+                Ok(made
+                    .into_iter()
+                    .next()
+                    .map_or(Known::NoneMade(code), Known::Made))
+            }
+        }
     }
 
     /// Records what the partner says of the payout's transfer.
@@ -187,6 +225,14 @@ impl PayoutWorker {
         .await?;
         Ok(())
     }
+}
+
+/// What the partner's answers tell of the payout's transfer.
+enum Known {
+    /// Its own transfer, as the partner has it now.
+    Made(Transfer),
+    /// None exists: the partner refused it, with this code.
+    NoneMade(String),
 }
 
 impl Job {

@@ -18,7 +18,7 @@ use chrono::{DateTime, Days, Utc};
 use sqlx::PgPool;
 
 use super::payouts::{self, Mover};
-use crate::partner::client::PartnerClient;
+use crate::partner::client::{PartnerClient, PartnerError};
 use crate::partner::wire::{PartnerEvent, Transfer};
 
 /// What became of one delivery of a partner event.
@@ -136,28 +136,48 @@ async fn is_own_transfer(
     if transfer.idempotency_key != payout.partner_key {
         return Ok(false);
     }
-    // The partner's clock may differ from ours by a little: one day of margin.
-    let first_day = payout.created_at.min(transfer.created_at).date_naive() - Days::new(1);
-    let last_day = transfer.created_at.date_naive();
-    let mut made_with_key = Vec::new();
-    for date in first_day.iter_days().take_while(|date| *date <= last_day) {
-        let listed = partner
-            .transfers_on(date)
-            .await
-            .map_err(|err| EventError::Unresolved(err.to_string()))?;
-        made_with_key.extend(
-            listed
-                .into_iter()
-                .filter(|listed| listed.idempotency_key == payout.partner_key),
-        );
-    }
+    let made_with_key = transfers_with_key(
+        partner,
+        &payout.partner_key,
+        payout.created_at.min(transfer.created_at),
+        transfer.created_at,
+    )
+    .await
+    .map_err(|err| EventError::Unresolved(err.to_string()))?;
     if !made_with_key.iter().any(|listed| listed.id == transfer.id) {
         return Err(EventError::Unresolved(format!(
             "the partner does not list transfer {} yet",
             transfer.id
         )));
     }
-    // Oldest first, as the partner lists them and reconciliation picks them.
-    let earliest = made_with_key.iter().min_by_key(|listed| listed.created_at);
-    Ok(earliest.is_some_and(|earliest| earliest.id == transfer.id))
+    Ok(made_with_key
+        .first()
+        .is_some_and(|earliest| earliest.id == transfer.id))
+}
+
+/// Every transfer the partner made with the end-to-end `key` between `from` and `to`, oldest
+/// first (the first is the payout's own unless it recorded another), each once however many
+/// day listings show it: the partner's listings of every day from the day before `from` (its
+/// clock may differ from ours by a little) to `to`'s day.
+pub async fn transfers_with_key(
+    partner: &PartnerClient,
+    key: &str,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> Result<Vec<Transfer>, PartnerError> {
+    let (first_day, last_day) = (from.date_naive() - Days::new(1), to.date_naive());
+    let mut made_with_key: Vec<Transfer> = Vec::new();
+    for date in first_day.iter_days().take_while(|date| *date <= last_day) {
+        for listed in partner.transfers_on(date).await? {
+            if listed.idempotency_key == key
+                && !made_with_key.iter().any(|made| made.id == listed.id)
+            {
+                made_with_key.push(listed);
+            }
+        }
+    }
+    // Stable: transfers made at the same instant stay in the partner's order, as in
+    // reconciliation.
+    made_with_key.sort_by_key(|made| made.created_at);
+    Ok(made_with_key)
 }

@@ -363,6 +363,17 @@ impl ServerProcess {
         process
     }
 
+    /// Changes a partner simulator's faults and behaviours (`PUT /_sim/config`).
+    pub async fn configure(&self, change: Value) {
+        let answer = reqwest::Client::new()
+            .put(format!("{}/_sim/config", self.base_url))
+            .json(&change)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 200);
+    }
+
     /// A partner simulator's transfers, as it lists them.
     pub async fn transfers(&self) -> Vec<Value> {
         let list: Value = reqwest::get(format!("{}/v1/transfers", self.base_url))
