@@ -11,6 +11,9 @@ pub enum Error {
         "Provide a valid API key in the Authorization header: `Authorization: Bearer sk_test_...`."
     )]
     Unauthorized,
+    /// The caller may not do this (a read-only API key writing); the sentence says why.
+    #[error("{0}")]
+    Forbidden(&'static str),
     #[error("{message}")]
     InvalidRequest {
         message: String,
@@ -68,6 +71,7 @@ impl Error {
     pub fn status(&self) -> u16 {
         match self {
             Self::Unauthorized => 401,
+            Self::Forbidden(_) => 403,
             Self::InvalidRequest { .. }
             | Self::IdempotencyKeyMissing
             | Self::IdempotencyKeyInvalid(_) => 400,
@@ -94,6 +98,7 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Self::Unauthorized => "unauthorized",
+            Self::Forbidden(_) => "forbidden",
             Self::InvalidRequest { .. } => "invalid_request",
             Self::IdempotencyKeyMissing => "idempotency_key_missing",
             Self::IdempotencyKeyInvalid(_) => "idempotency_key_invalid",

@@ -75,6 +75,7 @@ impl Application {
             ),
             pool: pool.clone(),
             api_keys: Arc::default(),
+            key_usage: Arc::default(),
             metrics: telemetry::metrics(),
             partner: settings.partner_client(&partner_url),
             partner_webhook_secret: settings.partner_webhook_secret()?.into(),
@@ -83,6 +84,7 @@ impl Application {
             request_log,
         };
         let outcomes = state.idempotency.outcomes().clone();
+        let key_usage = state.key_usage.clone();
         workers.push(tokio::spawn(auth::cache::listen(
             state.api_keys.clone(),
             db::reserve(&pool, 1),
@@ -190,6 +192,13 @@ impl Application {
                     async move { sessions.delete_expired().await }
                 },
             )),
+            tokio::spawn(every(auth::usage::FLUSH_INTERVAL, "API key use", {
+                let pool = pool.clone();
+                move || {
+                    let (key_usage, pool) = (key_usage.clone(), pool.clone());
+                    async move { key_usage.flush(&pool).await }
+                }
+            })),
             tokio::spawn(every(OUTCOMES_FLUSH_INTERVAL, "outcomes", move || {
                 let (outcomes, pool) = (outcomes.clone(), pool.clone());
                 async move { outcomes.flush(&pool).await }

@@ -8,6 +8,7 @@ use metrics_exporter_prometheus::PrometheusHandle;
 use sqlx::PgPool;
 
 use crate::auth::cache::ApiKeyCache;
+use crate::auth::usage::KeyUsage;
 use crate::idempotency::Idempotency;
 use crate::partner::client::PartnerClient;
 use crate::partner_sim::test_mode::TestMode;
@@ -18,6 +19,8 @@ pub struct AppState {
     pub pool: PgPool,
     /// API-key lookups, remembered for a few seconds.
     pub api_keys: Arc<ApiKeyCache>,
+    /// The API keys used since their `last_used_at` was last written.
+    pub key_usage: Arc<KeyUsage>,
     pub idempotency: Idempotency,
     pub metrics: PrometheusHandle,
     /// The partner bank, asked whose transfer a partner webhook is about when that is unknown.

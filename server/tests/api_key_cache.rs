@@ -12,7 +12,7 @@ use sqlx::PgPool;
 
 /// Revokes `merchant`'s key (a new hash) or gives it back its own, by SQL as an operator would.
 async fn set_key(pool: &PgPool, merchant: &TestMerchant, key: &str) {
-    sqlx::query("UPDATE merchants SET api_key_hash = sha256($2) WHERE id = $1")
+    sqlx::query("UPDATE api_keys SET key_hash = sha256($2) WHERE merchant_id = $1")
         .bind(&merchant.id)
         .bind(key.as_bytes())
         .execute(pool)
@@ -23,7 +23,7 @@ async fn set_key(pool: &PgPool, merchant: &TestMerchant, key: &str) {
 async fn announce_revocations(pool: &PgPool, on: bool) {
     let verb = if on { "ENABLE" } else { "DISABLE" };
     sqlx::query(&format!(
-        "ALTER TABLE merchants {verb} TRIGGER merchants_api_key_revoked"
+        "ALTER TABLE api_keys {verb} TRIGGER api_keys_revoked"
     ))
     .execute(pool)
     .await

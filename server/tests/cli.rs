@@ -38,8 +38,28 @@ async fn merchants_create_json_prints_exactly_one_json_object_on_stdout() {
     let answer: serde_json::Value = serde_json::from_str(stdout.trim())
         .unwrap_or_else(|err| panic!("stdout is not one JSON object ({err}): {stdout}"));
     assert!(answer["merchant_id"].as_str().unwrap().starts_with("mer_"));
-    assert!(answer["api_key"].as_str().unwrap().starts_with("sk_test_"));
+    let api_key = answer["api_key"].as_str().unwrap();
+    assert!(api_key.starts_with("sk_test_"));
+    assert_eq!(answer.as_object().unwrap().len(), 2, "{answer}");
     assert!(!output.stderr.is_empty(), "the logs went to stderr");
+
+    // Its key is the merchant's one read-write key, stored hashed with its visible prefix.
+    let pool = sqlx::PgPool::connect(&db_url).await.unwrap();
+    let keys: Vec<(String, String, String)> = sqlx::query_as(
+        "SELECT merchant_id, prefix, access FROM api_keys WHERE key_hash = sha256($1)",
+    )
+    .bind(api_key.as_bytes())
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        keys,
+        [(
+            answer["merchant_id"].as_str().unwrap().to_owned(),
+            api_key[..12].to_owned(),
+            "read_write".to_owned()
+        )]
+    );
 }
 
 #[tokio::test]

@@ -1,10 +1,13 @@
 //! The in-process cache of API-key lookups: a key's merchant is remembered for at most
-//! [`TTL`], and forgotten at once on every replica when the key is revoked.
+//! [`TTL`] and never past the key's expiry, and forgotten at once on every replica when the key
+//! is revoked.
 //!
-//! Revoking a key is changing its merchant's `api_key_hash` or deleting the merchant, by any
-//! means: a trigger (migration `20261204000001_api_key_revocation.sql`) then sends the old hash
-//! on the [`CHANNEL`] notification channel, which every process listens to on a connection
-//! of its own. Entries are kept only while that listener is connected; when it drops, the cache
+//! Revoking a key is setting its `expires_at` (a roll or a revocation), changing its hash, or
+//! deleting it or its merchant, by any means: a trigger (migration
+//! `20261204175300_apikeys_merchant_api_keys.sql`) then sends the old hash on the [`CHANNEL`]
+//! notification channel, which every process listens to on a connection of its own. An expiry
+//! in the future (a roll with an overlap) is announced too, and a lookup made after it is
+//! trusted only until that expiry. Entries are kept only while that listener is connected; when it drops, the cache
 //! is emptied (a notification may have been missed) and lookups go to the database until it is
 //! back. [`TTL`] is the backstop bound for what no notification announces.
 //!
@@ -19,6 +22,8 @@ use std::time::{Duration, Instant};
 use sqlx::postgres::PgListener;
 use sqlx::PgPool;
 
+use super::Merchant;
+
 /// How long a lookup is trusted at most, notification or not.
 pub const TTL: Duration = Duration::from_secs(5);
 /// The notification channel the revocation trigger sends the revoked key's hash on (hex).
@@ -30,7 +35,8 @@ const RELISTEN_PAUSE: Duration = Duration::from_secs(1);
 
 #[derive(Default)]
 pub struct ApiKeyCache {
-    entries: Mutex<HashMap<Vec<u8>, (String, Instant)>>,
+    /// Each key's lookup, with the instant it stops being trusted.
+    entries: Mutex<HashMap<Vec<u8>, (Merchant, Instant)>>,
     /// Bumped on every revocation and every gap in listening: a lookup that started under an
     /// older epoch may have read a key revoked since, and is not cached.
     epoch: AtomicU64,
@@ -39,11 +45,12 @@ pub struct ApiKeyCache {
 }
 
 impl ApiKeyCache {
-    /// The merchant of the key hashed `hash`, if looked up less than [`TTL`] ago and not revoked.
-    pub fn get(&self, hash: &[u8]) -> Option<String> {
+    /// The merchant of the key hashed `hash`, if looked up less than [`TTL`] ago, not expired
+    /// since and not revoked.
+    pub fn get(&self, hash: &[u8]) -> Option<Merchant> {
         let entries = self.entries.lock().expect("never poisoned");
-        let (merchant_id, cached_at) = entries.get(hash)?;
-        (cached_at.elapsed() < TTL).then(|| merchant_id.clone())
+        let (merchant, trusted_until) = entries.get(hash)?;
+        (Instant::now() < *trusted_until).then(|| merchant.clone())
     }
 
     /// The epoch to pass to [`Self::insert`], read before the database lookup.
@@ -51,20 +58,30 @@ impl ApiKeyCache {
         self.epoch.load(Ordering::SeqCst)
     }
 
-    /// Remembers a lookup made under `epoch`, unless a revocation or a gap in listening came since.
-    pub fn insert(&self, hash: Vec<u8>, merchant_id: String, epoch: u64) {
+    /// Remembers a lookup started at `asked_at` under `epoch`, of a key that then expired in
+    /// `expires_in` (if ever), unless a revocation or a gap in listening came since.
+    pub fn insert(
+        &self,
+        hash: Vec<u8>,
+        merchant: Merchant,
+        asked_at: Instant,
+        expires_in: Option<Duration>,
+        epoch: u64,
+    ) {
+        let trusted_until = asked_at + expires_in.map_or(TTL, |expires_in| expires_in.min(TTL));
+        let now = Instant::now();
         let mut entries = self.entries.lock().expect("never poisoned");
         // Checked under the lock that `forget` takes after bumping the epoch.
         if !self.listening.load(Ordering::SeqCst) || self.epoch() != epoch {
             return;
         }
         if entries.len() >= CAPACITY {
-            entries.retain(|_, (_, cached_at)| cached_at.elapsed() < TTL);
+            entries.retain(|_, (_, trusted_until)| now < *trusted_until);
             if entries.len() >= CAPACITY {
                 entries.clear();
             }
         }
-        entries.insert(hash, (merchant_id, Instant::now()));
+        entries.insert(hash, (merchant, trusted_until));
     }
 
     /// Forgets one key (`Some`: its hash) or every key.

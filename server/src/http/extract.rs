@@ -1,13 +1,15 @@
 //! What handlers take from a request's head: the authenticated [`Merchant`] (from
 //! `Authorization: Bearer sk_test_...`) and the [`IdempotencyKey`] header. Each refusal is the
 //! contract's error, and each value found is recorded on the request's span (and the merchant
-//! with its key's prefix in the request log's [`CallerSlot`]).
+//! with its key's prefix in the request log's [`CallerSlot`]). A read-only key is refused here
+//! on every method that writes (`403 forbidden`), before any handler (and so any
+//! Idempotency-Key claim) runs.
 
 use axum::extract::FromRequestParts;
-use axum::http::{header, request::Parts};
+use axum::http::{header, request::Parts, Method};
 
 use super::request_log::{Caller, CallerSlot};
-use crate::auth::{authenticate, Merchant};
+use crate::auth::{authenticate, Access, Merchant};
 use crate::error::Error;
 use crate::idempotency::key::{IdempotencyKey, HEADER};
 use crate::state::AppState;
@@ -22,12 +24,18 @@ impl FromRequestParts<AppState> for Merchant {
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.strip_prefix("Bearer "))
             .ok_or(Error::Unauthorized)?;
-        let merchant = authenticate(&state.pool, &state.api_keys, api_key)
+        let merchant = authenticate(&state.pool, &state.api_keys, &state.key_usage, api_key)
             .await?
             .ok_or(Error::Unauthorized)?;
         tracing::Span::current().record("merchant_id", merchant.id.as_str());
         if let Some(slot) = parts.extensions.get::<CallerSlot>() {
             slot.fill(Caller::api_key(&merchant.id, api_key));
+        }
+        let reads = matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS);
+        if merchant.access == Access::ReadOnly && !reads {
+            return Err(Error::Forbidden(
+                "This API key is read-only: it may read, not change anything. Use a read-write key.",
+            ));
         }
         Ok(merchant)
     }

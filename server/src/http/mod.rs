@@ -2,6 +2,7 @@
 //! operational routes, the console and the generated OpenAPI document, under the middleware.
 //! Handlers turn requests into typed commands for the domain and its answers into responses.
 
+pub mod api_keys;
 pub mod balance;
 pub mod body;
 pub mod console;
@@ -39,6 +40,7 @@ pub fn api_and_ops_routers(figures: ops::Figures) -> (Router<AppState>, Router<A
         .merge(orders::router())
         .merge(balance::router())
         .merge(keys::router())
+        .merge(api_keys::router())
         .merge(payouts::router())
         .merge(reconciliation::router())
         .merge(webhook_endpoints::router())

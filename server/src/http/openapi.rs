@@ -1,9 +1,10 @@
 //! The OpenAPI 3.1 document at `/openapi.json`. Each handler declares its own success answer,
 //! body and domain refusals; [`Contract`] then adds what every operation shares, so that no
 //! operation can forget it: the bearer scheme, the error envelope on every `4xx`/`5xx`, `401`,
-//! `500` and `503` (with `Retry-After`) everywhere, `400`/`413` where there is a body, `404`
-//! where there is an id, the path parameters, and for the operations that take an
-//! `Idempotency-Key` the key's exact format, its `409`/`422` and the engine's headers.
+//! `500` and `503` (with `Retry-After`) everywhere, `403` on every operation that writes (a
+//! read-only key), `400`/`413` where there is a body, `404` where there is an id, the path
+//! parameters, and for the operations that take an `Idempotency-Key` the key's exact format,
+//! its `409`/`422` and the engine's headers.
 
 use serde::Serialize;
 use utoipa::openapi::header::HeaderBuilder;
@@ -73,20 +74,23 @@ impl Modify for Contract {
             );
         for (path, item) in openapi.paths.paths.iter_mut() {
             let operations = [
-                &mut item.get,
-                &mut item.put,
-                &mut item.post,
-                &mut item.delete,
+                (&mut item.get, false),
+                (&mut item.put, true),
+                (&mut item.post, true),
+                (&mut item.patch, true),
+                (&mut item.delete, true),
             ];
-            for operation in operations.into_iter().flatten() {
-                complete(path, operation);
+            for (operation, writes) in operations {
+                if let Some(operation) = operation {
+                    complete(path, operation, writes);
+                }
             }
         }
     }
 }
 
-/// Adds the shared parts to the operation at `path`.
-fn complete(path: &str, operation: &mut Operation) {
+/// Adds the shared parts to the operation at `path` (one that `writes` when its method does).
+fn complete(path: &str, operation: &mut Operation, writes: bool) {
     declare_path_parameters(path, operation);
     let keyed = operation
         .parameters
@@ -119,6 +123,9 @@ fn complete(path: &str, operation: &mut Operation) {
             "Busy or without its database; retry after `Retry-After` (with the same key).",
         ),
     ];
+    if writes {
+        errors.push(("403", "A read-only API key may not write."));
+    }
     let takes_query = operation
         .parameters
         .iter()
