@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sqlx::{PgPool, Postgres, Transaction};
+use sqlx::{PgConnection, PgPool};
 use utoipa::openapi::schema::Schema;
 use utoipa::openapi::RefOr;
 use utoipa::{PartialSchema, ToSchema};
@@ -14,7 +14,7 @@ use utoipa::{PartialSchema, ToSchema};
 use super::{Access, Secret};
 use crate::commands::{Caller, Command};
 use crate::error::Error;
-use crate::idempotency::{Effected, Lease, StoredResponse};
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::ids::new_id;
 use crate::input::text_schema;
 use crate::pagination::Page;
@@ -118,14 +118,21 @@ pub struct CreateKey {
 impl Command for CreateKey {
     const ENDPOINT: &'static str = "POST /v1/api-keys";
 
-    async fn apply(
-        &self,
-        pool: &PgPool,
-        _lease: Lease,
-        caller: &Caller<'_>,
-    ) -> Result<Effected, Error> {
-        let tx = pool.begin().await?;
-        insert(tx, caller.merchant_id, &self.key, &self.secret).await
+    async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let mut tx = match once.begin().await? {
+            Ok(tx) => tx,
+            Err(found) => return Ok(found),
+        };
+        let created = insert(tx.conn(), caller.merchant_id, &self.key, &self.secret).await;
+        tx.finish(created).await
+    }
+
+    async fn render(
+        state: &AppState,
+        merchant_id: &str,
+        resource: Resource,
+    ) -> Result<StoredResponse, Error> {
+        render_created(state, merchant_id, resource).await
     }
 }
 
@@ -183,23 +190,41 @@ impl Command for RollKey {
             .ok_or(Error::ResourceMissing("API key"))
     }
 
-    async fn apply(
+    async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let mut tx = match once.begin().await? {
+            Ok(tx) => tx,
+            Err(found) => return Ok(found),
+        };
+        let rolled = self.roll(tx.conn(), caller.merchant_id).await;
+        tx.finish(rolled).await
+    }
+
+    async fn render(
+        state: &AppState,
+        merchant_id: &str,
+        resource: Resource,
+    ) -> Result<StoredResponse, Error> {
+        render_created(state, merchant_id, resource).await
+    }
+}
+
+impl RollKey {
+    /// Sets the key's end after the overlap and makes its successor, in `conn`'s transaction.
+    async fn roll(
         &self,
-        pool: &PgPool,
-        _lease: Lease,
-        caller: &Caller<'_>,
-    ) -> Result<Effected, Error> {
-        let mut tx = pool.begin().await?;
+        conn: &mut PgConnection,
+        merchant_id: &str,
+    ) -> Result<StoredResponse, Error> {
         let rolled: Option<(String, String)> = sqlx::query_as(
             "UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), \
                now() + $3 * interval '1 second') \
              WHERE merchant_id = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > now()) \
              RETURNING name, access",
         )
-        .bind(caller.merchant_id)
+        .bind(merchant_id)
         .bind(&self.key_id)
         .bind(self.parameters.overlap.seconds())
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *conn)
         .await?;
         let Some((name, access)) = rolled else {
             return Err(Error::InvalidStateTransition(
@@ -210,18 +235,18 @@ impl Command for RollKey {
             name: KeyName(name),
             access: Access::try_from(access).map_err(|err| anyhow::anyhow!(err))?,
         };
-        insert(tx, caller.merchant_id, &successor, &self.secret).await
+        insert(conn, merchant_id, &successor, &self.secret).await
     }
 }
 
-/// Stores the key in `tx`: its hash and prefix, never its secret (so the stored answer, a
-/// `201` with the key, has `"secret": null`).
+/// Stores the key in `conn`'s transaction: its hash and prefix, never its secret (so the
+/// answer, a `201` with the key, has `"secret": null`).
 async fn insert(
-    mut tx: Transaction<'static, Postgres>,
+    conn: &mut PgConnection,
     merchant_id: &str,
     key: &NewKey,
     secret: &Secret,
-) -> Result<Effected, Error> {
+) -> Result<StoredResponse, Error> {
     let key: ApiKey = sqlx::query_as(&format!(
         "INSERT INTO api_keys (id, merchant_id, name, key_hash, prefix, access) \
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING {KEY_COLUMNS}"
@@ -232,10 +257,23 @@ async fn insert(
     .bind(secret.hash())
     .bind(secret.prefix())
     .bind(key.access.as_str())
-    .fetch_one(&mut *tx)
+    .fetch_one(conn)
     .await?;
-    let response = StoredResponse::created(COLLECTION, KIND, &key.id, &key);
-    Ok(Effected::InTransaction(tx, response))
+    Ok(StoredResponse::created(COLLECTION, KIND, &key.id, &key))
+}
+
+/// The `201` that created the key, rendered again: a new key had not been used, and had no end.
+async fn render_created(
+    state: &AppState,
+    merchant_id: &str,
+    resource: Resource,
+) -> Result<StoredResponse, Error> {
+    let mut key = find(&state.pool, merchant_id, &resource.id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the API key {} of a record is gone", resource.id))?;
+    key.last_used_at = None;
+    key.expires_at = None;
+    Ok(StoredResponse::created(COLLECTION, KIND, &key.id, &key))
 }
 
 pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Option<ApiKey>> {
