@@ -1,7 +1,7 @@
 //! What handlers take from a request's head: the authenticated [`Merchant`] (from
 //! `Authorization: Bearer sk_test_...`) and the [`IdempotencyKey`] header. Each refusal is the
 //! contract's error, and each value found is recorded on the request's span (and the merchant
-//! with its key's prefix in the request log's [`CallerSlot`]). A read-only key is refused here
+//! with its key's id in the request log's [`CallerSlot`]). A read-only key is refused here
 //! on every method that writes (`403 forbidden`), before any handler (and so any
 //! Idempotency-Key claim) runs.
 
@@ -29,7 +29,7 @@ impl FromRequestParts<AppState> for Merchant {
             .ok_or(Error::Unauthorized)?;
         tracing::Span::current().record("merchant_id", merchant.id.as_str());
         if let Some(slot) = parts.extensions.get::<CallerSlot>() {
-            slot.fill(Caller::api_key(&merchant.id, api_key));
+            slot.fill(Caller::api_key(&merchant.id, &merchant.key_id));
         }
         let reads = matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS);
         if merchant.access == Access::ReadOnly && !reads {

@@ -25,18 +25,18 @@ use crate::request_log::{Entry, RequestLog, BODY_CAP};
 #[derive(Debug, Clone)]
 pub struct Caller {
     pub merchant_id: String,
-    /// The API key's visible prefix.
+    /// The API key's id (`key_…`), never its secret.
     pub api_key_id: Option<String>,
     /// The console user.
     pub user_id: Option<String>,
 }
 
 impl Caller {
-    /// A merchant authenticated by `api_key`, recorded by its first 12 characters (API.md §11).
-    pub fn api_key(merchant_id: &str, api_key: &str) -> Self {
+    /// A merchant authenticated by its API key `key_id` (API.md §12).
+    pub fn api_key(merchant_id: &str, key_id: &str) -> Self {
         Self {
             merchant_id: merchant_id.to_owned(),
-            api_key_id: api_key.get(..12).map(str::to_owned),
+            api_key_id: Some(key_id.to_owned()),
             user_id: None,
         }
     }
