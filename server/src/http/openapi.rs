@@ -75,6 +75,7 @@ impl Modify for Contract {
             let operations = [
                 &mut item.get,
                 &mut item.put,
+                &mut item.patch,
                 &mut item.post,
                 &mut item.delete,
             ];
