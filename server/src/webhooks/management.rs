@@ -109,8 +109,9 @@ fn endpoint_resource(id: &str) -> Resource {
     }
 }
 
-/// How long deliveries stay signed with the old secret too: `now` (not at all) or a duration
-/// from `0s` to `7d` (`24h`, `90m`, `1h 30m`), kept as written.
+/// How long deliveries stay signed with the old secret too: `now` (not at all) or a whole
+/// number of seconds, minutes, hours or days (`90s`, `30m`, `24h`, `7d`; no leading zero) from
+/// `0s` to `7d`, kept as written. The OpenAPI pattern ([`OVERLAP_PATTERN`]) says exactly this.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Overlap {
@@ -118,21 +119,44 @@ pub struct Overlap {
     length: Duration,
 }
 
-const MAX_OVERLAP: Duration = Duration::from_secs(7 * 24 * 3600);
+const MAX_OVERLAP_SECONDS: u64 = 7 * 24 * 3600;
+
+/// Every overlap [`Overlap`] accepts, and nothing else, per unit up to a week: 604800 s,
+/// 10080 m, 168 h, 7 d.
+const OVERLAP_PATTERN: &str = "now\
+    |(0|[1-9][0-9]{0,4}|[1-5][0-9]{5}|60[0-3][0-9]{3}|604[0-7][0-9]{2}|604800)s\
+    |(0|[1-9][0-9]{0,3}|100[0-7][0-9]|10080)m\
+    |(0|[1-9][0-9]?|1[0-5][0-9]|16[0-8])h\
+    |[0-7]d";
+
+impl Overlap {
+    fn length(written: &str) -> Option<Duration> {
+        if written == "now" {
+            return Some(Duration::ZERO);
+        }
+        let unit = match written.chars().last()? {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 24 * 3600,
+            _ => return None,
+        };
+        let number = &written[..written.len() - 1];
+        let canonical = number == "0" || !number.starts_with('0');
+        if number.is_empty() || !canonical || !number.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let seconds = number.parse::<u64>().ok()?.checked_mul(unit)?;
+        (seconds <= MAX_OVERLAP_SECONDS).then(|| Duration::from_secs(seconds))
+    }
+}
 
 impl TryFrom<String> for Overlap {
     type Error = &'static str;
 
     fn try_from(written: String) -> Result<Self, &'static str> {
-        const RULE: &str = "must be `now` or a duration from `0s` to `7d`, such as `24h`";
-        let length = if written == "now" {
-            Duration::ZERO
-        } else {
-            humantime::parse_duration(&written).map_err(|_| RULE)?
-        };
-        if length > MAX_OVERLAP {
-            return Err(RULE);
-        }
+        let length = Self::length(&written)
+            .ok_or("must be `now` or a duration from `0s` to `7d` in one unit, such as `24h`")?;
         Ok(Self { written, length })
     }
 }
@@ -148,8 +172,9 @@ impl utoipa::PartialSchema for Overlap {
         ObjectBuilder::new()
             .schema_type(Type::String)
             .description(Some(
-                "`now`, or a duration from `0s` to `7d` such as `24h` or `90m`.",
+                "`now`, or a whole number of seconds, minutes, hours or days from `0s` to `7d`, such as `24h` or `90m`.",
             ))
+            .pattern(Some(format!("^({OVERLAP_PATTERN})$")))
             .examples(["24h"])
             .into()
     }
@@ -457,5 +482,51 @@ fn test_payout(kind: EventType) -> Payout {
         duplicates_reversed: 0,
         created_at: now,
         updated_at: now,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn accepts(written: &str) -> bool {
+        Overlap::try_from(written.to_owned()).is_ok()
+    }
+
+    #[test]
+    fn overlaps_run_from_now_to_a_week_in_one_unit() {
+        for written in [
+            "now", "0s", "0d", "90s", "604800s", "10080m", "168h", "7d", "24h",
+        ] {
+            assert!(accepts(written), "{written}");
+        }
+        for written in [
+            "",
+            "s",
+            "8d",
+            "169h",
+            "10081m",
+            "604801s",
+            "024h",
+            "1h30m",
+            "1h 30m",
+            "-1h",
+            "1w",
+            "24",
+            "Now",
+            "18446744073709551615d",
+        ] {
+            assert!(!accepts(written), "{written}");
+        }
+        assert_eq!(Overlap::length("2m"), Some(Duration::from_secs(120)));
+    }
+
+    proptest! {
+        #[test]
+        fn whatever_the_documented_pattern_allows_is_accepted(written in OVERLAP_PATTERN) {
+            prop_assert!(accepts(&written), "{}", written);
+        }
     }
 }
