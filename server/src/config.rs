@@ -136,6 +136,9 @@ pub struct Settings {
     #[command(flatten)]
     pub retention: crate::retention::Retention,
 
+    #[command(flatten)]
+    pub request_log: crate::request_log::Settings,
+
     /// `json` lines for machines, `pretty` for people.
     #[arg(
         long,
@@ -176,6 +179,7 @@ impl Settings {
             }
         }
         problems.extend(self.retention.problems());
+        problems.extend(self.request_log.problems());
         if self.db_pool_size == 0 {
             problems.push("KAADXPAY_DB_POOL_SIZE must be at least 1.".to_owned());
         }

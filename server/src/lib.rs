@@ -18,6 +18,7 @@ pub mod partner;
 pub mod partner_sim;
 pub mod payments;
 pub mod reconcile;
+pub mod request_log;
 pub mod retention;
 pub mod startup;
 pub mod state;

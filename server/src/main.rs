@@ -223,6 +223,10 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
             );
             let history = settings.retention.purge(&db.pool).await?;
             println!("history past its retention deleted: {history:?}");
+            let days =
+                server::request_log::partitions::maintain(&db.pool, settings.request_log.retention)
+                    .await?;
+            println!("{days} request log days past their retention dropped");
             Ok(())
         }
     }

@@ -1,5 +1,5 @@
 //! Building the application: the shared state, the router (from `http`), the background workers (sweeper, purge, payouts, reconciliation, webhook
-//! dispatcher), and the listener (port 0 in tests). Without a partner URL it also starts the
+//! dispatcher, the request log's writer and its partitions), and the listener (port 0 in tests). Without a partner URL it also starts the
 //! partner simulator in-process, sending its webhooks back to us.
 
 use std::net::SocketAddr;
@@ -21,6 +21,7 @@ use crate::partner_sim::{self as sim, Mode, SimArgs};
 use crate::payments::executor::PayoutWorker;
 use crate::reconcile::reversals::ReversalWorker;
 use crate::reconcile::Reconciler;
+use crate::request_log::{self, RequestLog};
 use crate::state::AppState;
 use crate::telemetry;
 use crate::webhooks::Dispatcher;
@@ -56,6 +57,13 @@ impl Application {
                 url
             }
         };
+        let (request_log, request_log_buffer) = RequestLog::new(&settings.request_log);
+        if let Some(buffer) = request_log_buffer {
+            workers.push(tokio::spawn(request_log::writer::run(
+                request_log::writer::connection(&pool),
+                buffer,
+            )));
+        }
         let state = AppState {
             idempotency: Idempotency::new(
                 pool.clone(),
@@ -68,6 +76,7 @@ impl Application {
             partner: settings.partner_client(&partner_url),
             partner_webhook_secret: settings.partner_webhook_secret()?.into(),
             webhook_allow_private_networks: settings.webhook_allow_private_networks,
+            request_log,
         };
         let outcomes = state.idempotency.outcomes().clone();
         workers.push(tokio::spawn(auth::cache::listen(
@@ -135,6 +144,13 @@ impl Application {
                     async move { reconciler.run_daily(yesterday).await }
                 },
             )),
+            tokio::spawn(every(settings.purge_interval, "request log partitions", {
+                let (pool, retention) = (pool.clone(), settings.request_log.retention);
+                move || {
+                    let pool = pool.clone();
+                    async move { request_log::partitions::maintain(&pool, retention).await }
+                }
+            })),
             // Unfinished reversals, whatever their day, on every replica (claims keep them apart).
             tokio::spawn(every(settings.reconcile_interval, "reversals", move || {
                 let reversals = reversals.clone();

@@ -10,6 +10,7 @@ use sqlx::PgPool;
 use crate::auth::cache::ApiKeyCache;
 use crate::idempotency::Idempotency;
 use crate::partner::client::PartnerClient;
+use crate::request_log::RequestLog;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -23,4 +24,6 @@ pub struct AppState {
     pub partner_webhook_secret: Arc<str>,
     /// Webhook endpoints may be internal addresses (local development and tests).
     pub webhook_allow_private_networks: bool,
+    /// Where served `/v1` requests are recorded.
+    pub request_log: RequestLog,
 }

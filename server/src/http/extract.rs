@@ -1,10 +1,12 @@
 //! What handlers take from a request's head: the authenticated [`Merchant`] (from
 //! `Authorization: Bearer sk_test_...`) and the [`IdempotencyKey`] header. Each refusal is the
-//! contract's error, and each value found is recorded on the request's span.
+//! contract's error, and each value found is recorded on the request's span (and the merchant
+//! with its key's prefix in the request log's [`CallerSlot`]).
 
 use axum::extract::FromRequestParts;
 use axum::http::{header, request::Parts};
 
+use super::request_log::{Caller, CallerSlot};
 use crate::auth::{authenticate, Merchant};
 use crate::error::Error;
 use crate::idempotency::key::{IdempotencyKey, HEADER};
@@ -24,6 +26,9 @@ impl FromRequestParts<AppState> for Merchant {
             .await?
             .ok_or(Error::Unauthorized)?;
         tracing::Span::current().record("merchant_id", merchant.id.as_str());
+        if let Some(slot) = parts.extensions.get::<CallerSlot>() {
+            slot.fill(Caller::api_key(&merchant.id, api_key));
+        }
         Ok(merchant)
     }
 }

@@ -1,5 +1,6 @@
-//! What every request passes through: a request id (taken from `x-request-id` or made), a
-//! tracing span carrying it, and the request counters and latency histogram; and what the API
+//! What every request passes through: a request id (the server's own, `req_…`, answered in
+//! `X-Request-Id`; an `X-Request-Id` the client sent is kept beside it), a tracing span carrying
+//! both, and the request counters and latency histogram; and what the API
 //! and console requests pass through: admission control.
 
 use std::sync::Arc;
@@ -20,6 +21,10 @@ const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 #[derive(Debug, Clone)]
 pub struct RequestId(pub String);
 
+/// The `X-Request-Id` the client sent, if any (at most 128 bytes).
+#[derive(Debug, Clone)]
+pub struct ClientRequestId(pub String);
+
 impl<S: Send + Sync> FromRequestParts<S> for RequestId {
     type Rejection = std::convert::Infallible;
 
@@ -33,16 +38,19 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestId {
 }
 
 pub async fn observe(mut request: Request, next: Next) -> Response {
-    let request_id = request
+    let request_id = crate::ids::new_id("req");
+    let client_request_id = request
         .headers()
         .get(&REQUEST_ID)
         .and_then(|value| value.to_str().ok())
         .filter(|id| !id.is_empty() && id.len() <= 128)
-        .map(str::to_owned)
-        .unwrap_or_else(|| Uuid::new_v4().to_string());
+        .map(str::to_owned);
     request
         .extensions_mut()
         .insert(RequestId(request_id.clone()));
+    if let Some(id) = &client_request_id {
+        request.extensions_mut().insert(ClientRequestId(id.clone()));
+    }
     let method = request.method().to_string();
     let route = request
         .extensions()
@@ -52,6 +60,7 @@ pub async fn observe(mut request: Request, next: Next) -> Response {
     let span = tracing::info_span!(
         "request",
         request_id = %request_id,
+        client_request_id = client_request_id.as_deref(),
         method = %method,
         route = %route,
         merchant_id = tracing::field::Empty,

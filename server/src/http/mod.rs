@@ -19,6 +19,8 @@ pub mod outcome;
 pub mod partner_webhooks;
 pub mod payouts;
 pub mod reconciliation;
+pub mod request_log;
+pub mod requests;
 pub mod webhook_endpoints;
 
 use axum::Router;
@@ -40,6 +42,7 @@ pub fn api_and_ops_routers() -> (Router<AppState>, Router<AppState>) {
         .merge(reconciliation::router())
         .merge(webhook_endpoints::router())
         .merge(events::router())
+        .merge(requests::router())
         .split_for_parts();
     (
         v1.merge(partner_webhooks::router()),
@@ -57,8 +60,9 @@ pub async fn unknown_route(request: axum::extract::Request) -> axum::response::R
     console::not_found(request).await
 }
 
-/// The whole application: the API (behind admission control), the console, and the operational
-/// routes (never shed), with panics caught and every request observed.
+/// The whole application: the API (behind admission control, its requests recorded in the
+/// request log), the console, and the operational routes (never shed), with panics caught and
+/// every request observed.
 pub fn router(
     state: AppState,
     sessions: tower_sessions_sqlx_store::PostgresStore,
@@ -66,6 +70,10 @@ pub fn router(
     secure_cookies: bool,
 ) -> Router {
     let (api, operations) = api_and_ops_routers();
+    let api = api.layer(axum::middleware::from_fn_with_state(
+        state.request_log.clone(),
+        request_log::record,
+    ));
     api.with_state(state.clone())
         .merge(console::router(state.clone(), sessions, secure_cookies))
         .layer(axum::middleware::from_fn_with_state(admission, admit))

@@ -1,0 +1,139 @@
+//! The request log (API.md §12): one entry per authenticated `/v1` request, with its caller,
+//! route, `Idempotency-Key`, the engine's verdict, status, latency and capped bodies. It owns the
+//! path from a served request to the `request_log` table, and never sits on the money's path:
+//! the HTTP layer ([`crate::http::request_log`]) hands a finished request's [`Entry`] to
+//! [`RequestLog::record`], which only tries to put it in a bounded in-process buffer (full: the
+//! entry is dropped and counted in `kaadxpay_request_log_dropped_total`); the [`writer`] drains
+//! the buffer in batches on a connection of its own, redacting each entry ([`redact`]) on the
+//! way. The table is partitioned by UTC day ([`partitions`]), so that retention drops whole
+//! days. [`query`] reads it back for the API (and later the console's timelines).
+
+pub mod partitions;
+pub mod query;
+pub mod redact;
+pub mod writer;
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use clap::{Args, ValueEnum};
+use tokio::sync::mpsc::{self, error::TrySendError};
+
+/// How much of each body is kept.
+pub const BODY_CAP: usize = 8 * 1024;
+
+const DROPPED: &str = "kaadxpay_request_log_dropped_total";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
+/// The request log's settings.
+#[derive(Debug, Clone, Args)]
+#[group(id = "request_log_settings")]
+pub struct Settings {
+    /// Whether authenticated `/v1` requests are recorded in the request log.
+    #[arg(
+        long = "request-log",
+        env = "KAADXPAY_REQUEST_LOG",
+        default_value = "on",
+        global = true
+    )]
+    pub switch: Switch,
+
+    /// How long request log entries are kept; whole UTC days are dropped once all of the day
+    /// is older than this.
+    #[arg(long = "request-log-retention", env = "KAADXPAY_REQUEST_LOG_RETENTION", default_value = "30d", value_parser = humantime::parse_duration, global = true)]
+    pub retention: Duration,
+
+    /// Entries waiting for the writer; when it is full, new entries are dropped and counted.
+    #[arg(
+        long = "request-log-buffer",
+        env = "KAADXPAY_REQUEST_LOG_BUFFER",
+        default_value_t = 5_000,
+        global = true
+    )]
+    pub buffer: usize,
+}
+
+impl Settings {
+    /// The settings that cannot work, one sentence each.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if self.retention.is_zero() {
+            problems.push("KAADXPAY_REQUEST_LOG_RETENTION must be longer than zero.".to_owned());
+        }
+        if self.buffer == 0 {
+            problems.push("KAADXPAY_REQUEST_LOG_BUFFER must be at least 1.".to_owned());
+        }
+        problems
+    }
+}
+
+/// One served request, as the HTTP layer saw it: bodies raw and capped, nothing redacted yet.
+#[derive(Debug)]
+pub struct Entry {
+    pub id: String,
+    pub created_at: DateTime<Utc>,
+    pub merchant_id: String,
+    pub api_key_id: Option<String>,
+    pub user_id: Option<String>,
+    pub method: String,
+    /// The template with its method, e.g. `POST /v1/orders`.
+    pub route: String,
+    pub path: String,
+    pub idempotency_key: Option<String>,
+    pub verdict: Option<String>,
+    pub status: u16,
+    pub latency: Duration,
+    pub client_address: Option<IpAddr>,
+    pub request_body: Vec<u8>,
+    pub response_body: Vec<u8>,
+    pub client_request_id: Option<String>,
+}
+
+/// Where entries go: the writer's buffer, or nowhere when the log is off.
+#[derive(Debug, Clone)]
+pub struct RequestLog {
+    buffer: Option<mpsc::Sender<Entry>>,
+}
+
+impl RequestLog {
+    /// The log with its buffer, and the buffer's other end for [`writer::run`]; or, switched off,
+    /// a log that records nothing.
+    pub fn new(settings: &Settings) -> (Self, Option<mpsc::Receiver<Entry>>) {
+        if settings.switch == Switch::Off {
+            return (Self { buffer: None }, None);
+        }
+        let (sender, receiver) = mpsc::channel(settings.buffer);
+        (
+            Self {
+                buffer: Some(sender),
+            },
+            Some(receiver),
+        )
+    }
+
+    pub fn is_on(&self) -> bool {
+        self.buffer.is_some()
+    }
+
+    /// Hands `entry` to the writer if its buffer has room, else drops and counts it; never waits.
+    pub fn record(&self, entry: Entry) {
+        let Some(buffer) = &self.buffer else { return };
+        match buffer.try_send(entry) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_) | TrySendError::Closed(_)) => {
+                metrics::counter!(DROPPED).increment(1);
+            }
+        }
+    }
+}
+
+/// Counts entries the writer could not store.
+fn count_dropped(entries: usize) {
+    metrics::counter!(DROPPED).increment(entries as u64);
+}
