@@ -644,9 +644,6 @@ async fn recorded_answer(
     let rendered = match record.endpoint.as_str() {
         CreateOrder::ENDPOINT => CreateOrder::render(state, merchant_id, resource).await?,
         CreatePayout::ENDPOINT => CreatePayout::render(state, merchant_id, resource).await?,
-        endpoints::CreateEndpoint::ENDPOINT => {
-            endpoints::CreateEndpoint::render(state, merchant_id, resource).await?
-        }
         _ => return Ok(None),
     };
     Ok(Some(rendered.body))

@@ -310,10 +310,13 @@ mod costs {
             idempotency: Idempotency::new(pool.clone(), ttl, settings.idempotency_lease),
             pool,
             api_keys: Arc::default(),
+            key_usage: Arc::default(),
             metrics: server::telemetry::metrics(),
             partner: settings.partner_client("http://127.0.0.1:9"),
             partner_webhook_secret: server::partner::TEST_WEBHOOK_SECRET.into(),
+            test_mode: server::partner_sim::test_mode::TestMode::at("http://127.0.0.1:9"),
             webhook_allow_private_networks: true,
+            request_log: server::request_log::RequestLog::new(&settings.request_log).0,
         }
     }
 
@@ -467,12 +470,23 @@ mod costs {
             .unwrap());
 
         let (bodies, located): (Option<i64>, i64) = sqlx::query_as(
-            "SELECT sum(length(response_body)), count(response_location) FROM idempotency_keys",
+            "SELECT sum(length(response_body)), count(response_location) FROM idempotency_keys \
+             WHERE key <> 'endpoint'",
         )
         .fetch_one(&pool)
         .await
         .unwrap();
         assert_eq!((bodies, located), (None, 0), "references, not bytes");
+        let endpoint_bytes: Option<i32> = sqlx::query_scalar(
+            "SELECT length(response_body) FROM idempotency_keys WHERE key = 'endpoint'",
+        )
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        assert!(
+            endpoint_bytes.is_some(),
+            "an endpoint's answer shows a secret a rotation replaces: its bytes are kept"
+        );
         for (key, body, created) in [
             ("order", order, order_created),
             ("payout", payout, payout_created),

@@ -1,5 +1,7 @@
-//! `/v1/webhook-endpoints`: create (idempotent; the only answer that shows the secret), list,
-//! read and delete a merchant's webhook endpoints.
+//! `/v1/webhook-endpoints`: create (idempotent; with rotation, the only answers that show the
+//! secret), list, read, update (`PATCH`: URL, events, disabled) and delete a merchant's webhook
+//! endpoints; and the idempotent actions on one: rotate its secret, recover its failed
+//! deliveries, send it a test event.
 
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -18,11 +20,19 @@ use crate::idempotency::IdempotencyKey;
 use crate::pagination::{List, Page};
 use crate::state::AppState;
 use crate::webhooks::endpoints::{self, CreateEndpoint, Endpoint};
+use crate::webhooks::events::Event;
+use crate::webhooks::management::{
+    self, Recover, RecoverBody, Recovery, RotateSecret, RotateSecretBody, SendTestEvent,
+    SendTestEventBody, UpdateEndpoint,
+};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_endpoint, list_endpoints))
-        .routes(routes!(get_endpoint, delete_endpoint))
+        .routes(routes!(get_endpoint, update_endpoint, delete_endpoint))
+        .routes(routes!(rotate_secret))
+        .routes(routes!(recover))
+        .routes(routes!(send_test_event))
 }
 
 /// Creates an endpoint that receives the given event types (all of them when `events` is
@@ -89,4 +99,83 @@ async fn delete_endpoint(
         object: "webhook_endpoint",
         deleted: true,
     }))
+}
+
+/// Changes the endpoint's URL, its event types, or whether it is disabled; a field left out
+/// stays as it is. Disabling stops its pending deliveries, and events raised while it is
+/// disabled are never sent to it.
+#[utoipa::path(patch, path = "/v1/webhook-endpoints/{id}", tag = "webhooks",
+    request_body = UpdateEndpoint,
+    responses((status = 200, description = "The endpoint as changed, without its secret.", body = Endpoint)))]
+async fn update_endpoint(
+    State(state): State<AppState>,
+    merchant: Merchant,
+    Path(id): Path<String>,
+    Body(change): Body<UpdateEndpoint>,
+) -> ApiResult<Json<Endpoint>> {
+    Ok(Json(
+        management::update(&state, &merchant.id, &id, &change).await?,
+    ))
+}
+
+/// Gives the endpoint a new signing secret. Until `previous_secret_expires_at` every delivery
+/// carries both signatures, the new one first; then only the new one.
+#[utoipa::path(post, path = "/v1/webhook-endpoints/{id}/rotate-secret", tag = "webhooks",
+    params(("Idempotency-Key" = String, Header)), request_body = RotateSecretBody,
+    responses((status = 200, description = "The endpoint with its new secret (shown only here) and `previous_secret_expires_at`.", body = Endpoint)))]
+async fn rotate_secret(
+    State(state): State<AppState>,
+    merchant: Merchant,
+    key: IdempotencyKey,
+    RequestId(request_id): RequestId,
+    Path(id): Path<String>,
+    Body(RotateSecretBody { overlap }): Body<RotateSecretBody>,
+) -> Response {
+    let command = RotateSecret {
+        endpoint_id: id,
+        overlap,
+    };
+    execute(&state, &merchant, &key, &request_id, command).await
+}
+
+/// Queues a new delivery (same event, same body) of every delivery to the endpoint whose
+/// retries ran out or that its `410 Gone` stopped, last attempted at or after `since`.
+#[utoipa::path(post, path = "/v1/webhook-endpoints/{id}/recover", tag = "webhooks",
+    params(("Idempotency-Key" = String, Header)), request_body = RecoverBody,
+    responses((status = 200, description = "How many deliveries were queued.", body = Recovery),
+        (status = 409, description = "The endpoint is disabled: enable it first.")))]
+async fn recover(
+    State(state): State<AppState>,
+    merchant: Merchant,
+    key: IdempotencyKey,
+    RequestId(request_id): RequestId,
+    Path(id): Path<String>,
+    Body(RecoverBody { since }): Body<RecoverBody>,
+) -> Response {
+    let command = Recover {
+        endpoint_id: id,
+        since,
+    };
+    execute(&state, &merchant, &key, &request_id, command).await
+}
+
+/// Sends the endpoint, and it only, a signed event of the type with made-up data, marked
+/// `"test": true` in its body and `kaadxpay-test: true` in its headers.
+#[utoipa::path(post, path = "/v1/webhook-endpoints/{id}/test", tag = "webhooks",
+    params(("Idempotency-Key" = String, Header)), request_body = SendTestEventBody,
+    responses((status = 200, description = "The test event with its delivery, as `GET /v1/events/{event_id}` shows it.", body = Event),
+        (status = 409, description = "The endpoint is disabled: enable it first.")))]
+async fn send_test_event(
+    State(state): State<AppState>,
+    merchant: Merchant,
+    key: IdempotencyKey,
+    RequestId(request_id): RequestId,
+    Path(id): Path<String>,
+    Body(SendTestEventBody { event_type }): Body<SendTestEventBody>,
+) -> Response {
+    let command = SendTestEvent {
+        endpoint_id: id,
+        event_type,
+    };
+    execute(&state, &merchant, &key, &request_id, command).await
 }

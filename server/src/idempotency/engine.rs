@@ -59,6 +59,10 @@ pub struct StoredResponse {
     pub location: Option<String>,
     pub body: Vec<u8>,
     pub resource: Option<Resource>,
+    /// Whether the answer can be rendered again from its resource, byte for byte, so that the
+    /// record keeps only the reference (a `201` of the one-commit path; not one that shows a
+    /// secret the resource may since have changed).
+    pub renders_again: bool,
 }
 
 impl StoredResponse {
@@ -77,6 +81,15 @@ impl StoredResponse {
                 kind: kind.to_owned(),
                 id: id.to_owned(),
             }),
+            renders_again: true,
+        }
+    }
+
+    /// This answer's bytes are recorded, never rendered again from the resource.
+    pub fn recorded_verbatim(self) -> Self {
+        Self {
+            renders_again: false,
+            ..self
         }
     }
 
@@ -87,6 +100,7 @@ impl StoredResponse {
             location: None,
             body: serde_json::to_vec(body).expect("a response body serialises"),
             resource: Some(resource),
+            renders_again: false,
         }
     }
 
@@ -96,6 +110,7 @@ impl StoredResponse {
             location: None,
             body: error.body_bytes(),
             resource: None,
+            renders_again: false,
         }
     }
 
@@ -741,6 +756,7 @@ fn stored_response(existing: ExistingRecord) -> StoredResponse {
             .and_then(|status| u16::try_from(status).ok())
             .unwrap_or(500),
         location: existing.response_location,
+        renders_again: existing.response_body.is_none(),
         body: existing.response_body.unwrap_or_default(),
         resource: existing.resource.map(|(kind, id)| Resource { kind, id }),
     }

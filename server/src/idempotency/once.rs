@@ -159,16 +159,16 @@ impl Once {
         )
     }
 
-    /// Binds `$1` to `$12`: the request, and `planned`, the answer if the effect is made. A
-    /// `201` is recorded as a reference to the resource it created (no location, no body):
-    /// its answer is rendered again from the resource, byte for byte.
+    /// Binds `$1` to `$12`: the request, and `planned`, the answer if the effect is made. An
+    /// answer that [renders again](StoredResponse::renders_again) is recorded as a reference to
+    /// the resource it created (no location, no body), and rendered again from it on replay.
     pub fn bind<'q>(
         &'q self,
         query: sqlx::query::Query<'q, Postgres, PgArguments>,
         planned: &'q StoredResponse,
     ) -> sqlx::query::Query<'q, Postgres, PgArguments> {
         let resource = planned.resource.as_ref();
-        let by_reference = planned.status == 201 && resource.is_some();
+        let by_reference = planned.renders_again && resource.is_some();
         self.bind_request(query)
             .bind(planned.status as i16)
             .bind(planned.location.as_deref().filter(|_| !by_reference))

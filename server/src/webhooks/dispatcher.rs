@@ -4,6 +4,10 @@
 //! attempt, and records every attempt with the delivery's next state in one transaction:
 //! `2xx` delivered, `410` disables the endpoint, anything else (or no answer within 10 s)
 //! retried on the back-off schedule, honouring `Retry-After`, until the schedule runs out.
+//! A due delivery whose endpoint was disabled or deleted meanwhile (a delivery written by a
+//! transaction that raced the disabling) is stopped when claimed, never sent. During a secret
+//! rotation's overlap an attempt is signed with both secrets, the new one first; a test event's
+//! attempts carry `kaadxpay-test: true`.
 //! Unless private networks are allowed, sends reach public addresses only (see
 //! [`super::destination`]): a name is resolved through the guarded resolver, an IP literal
 //! checked before each attempt, and no proxy from the environment is used (it would resolve
@@ -56,6 +60,10 @@ struct Due {
     endpoint_id: String,
     url: String,
     secret: String,
+    /// The secret before the last rotation, while its overlap lasts.
+    previous_secret: Option<String>,
+    /// A test event (`POST /v1/webhook-endpoints/{id}/test`).
+    test: bool,
 }
 
 /// What an endpoint answered.
@@ -138,17 +146,25 @@ impl Dispatcher {
     async fn claim(&self) -> sqlx::Result<Vec<Due>> {
         sqlx::query_as(
             "WITH due AS ( \
-               SELECT id FROM webhook_deliveries \
-               WHERE status = 'pending' AND next_attempt_at <= now() \
-                 AND (locked_until IS NULL OR locked_until <= now()) \
-               ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED), \
+               SELECT d.id, w.disabled_at IS NULL AND w.deleted_at IS NULL AS live \
+               FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id \
+               WHERE d.status = 'pending' AND d.next_attempt_at <= now() \
+                 AND (d.locked_until IS NULL OR d.locked_until <= now()) \
+               ORDER BY d.next_attempt_at LIMIT $1 FOR UPDATE OF d SKIP LOCKED), \
+             stopped AS ( \
+               UPDATE webhook_deliveries d SET status = 'disabled', lease_token = NULL, \
+                 locked_until = NULL, updated_at = now() \
+               FROM due WHERE d.id = due.id AND NOT due.live), \
              claimed AS ( \
                UPDATE webhook_deliveries d SET lease_token = gen_random_uuid(), \
                  locked_until = now() + make_interval(secs => $2), updated_at = now() \
-               FROM due WHERE d.id = due.id \
+               FROM due WHERE d.id = due.id AND due.live \
                RETURNING d.id, d.merchant_id, d.lease_token, d.attempts, d.event_id, d.endpoint_id) \
              SELECT c.id, c.merchant_id, c.lease_token, c.attempts, c.event_id, e.event_type, \
-               e.payload::text AS body, c.endpoint_id, w.url, w.secret \
+               e.payload::text AS body, c.endpoint_id, w.url, w.secret, \
+               CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END \
+                 AS previous_secret, \
+               coalesce((e.payload -> 'test')::boolean, false) AS test \
              FROM claimed c JOIN events e ON e.id = c.event_id \
                JOIN webhook_endpoints w ON w.id = c.endpoint_id",
         )
@@ -248,12 +264,17 @@ impl Dispatcher {
         }
         let now = Utc::now();
         let event_id = due.event_id.to_string();
+        let secrets: Vec<&str> = std::iter::once(due.secret.as_str())
+            .chain(due.previous_secret.as_deref())
+            .collect();
         let signature =
-            signature::sign(&due.secret, &event_id, now.timestamp(), due.body.as_bytes())
+            signature::sign_with_each(&secrets, &event_id, now.timestamp(), due.body.as_bytes())
                 .map_err(|err| err.to_string())?;
-        let response = self
-            .client
-            .post(url)
+        let mut request = self.client.post(url);
+        if due.test {
+            request = request.header("kaadxpay-test", "true");
+        }
+        let response = request
             .header(header::CONTENT_TYPE, "application/json")
             .header("webhook-id", &event_id)
             .header("webhook-timestamp", now.timestamp().to_string())

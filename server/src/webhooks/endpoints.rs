@@ -1,6 +1,7 @@
 //! Webhook endpoints: a merchant's URLs with the event types each subscribes to and its signing
-//! secret (shown once, when created). An endpoint stops receiving when it is deleted or when it
-//! answers `410 Gone` (disabled); its pending deliveries stop with it, its history stays.
+//! secret (shown once, when created). An endpoint stops receiving when it is deleted, disabled
+//! (`PATCH`, see [`super::management`]) or when it answers `410 Gone`; its pending deliveries
+//! stop with it, its history stays.
 
 use std::sync::LazyLock;
 
@@ -16,7 +17,7 @@ use super::outbox::EventType;
 use super::signature;
 use crate::commands::{Caller, Command};
 use crate::error::Error;
-use crate::idempotency::{Once, Ran, Resource, StoredResponse};
+use crate::idempotency::{Once, Ran, StoredResponse};
 use crate::ids::new_id;
 use crate::pagination::Page;
 use crate::state::AppState;
@@ -32,18 +33,21 @@ pub struct Endpoint {
     pub url: String,
     /// Event types it receives; `*` is all of them.
     pub events: Vec<String>,
-    /// `enabled`, or `disabled` after it answered `410 Gone`.
+    /// `enabled`, or `disabled` (by `PATCH` or after it answered `410 Gone`).
     pub status: String,
-    /// The signing secret, in the answer to its creation only.
+    /// The signing secret, in the answer to its creation or rotation only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,
     pub created_at: DateTime<Utc>,
     pub disabled_at: Option<DateTime<Utc>>,
+    /// Until when deliveries are also signed with the secret before the last rotation; `null`
+    /// until the first rotation.
+    pub previous_secret_expires_at: Option<DateTime<Utc>>,
 }
 
-const ENDPOINT_COLUMNS: &str = "id, 'webhook_endpoint' AS object, url, events, \
+pub(super) const ENDPOINT_COLUMNS: &str = "id, 'webhook_endpoint' AS object, url, events, \
     CASE WHEN disabled_at IS NULL THEN 'enabled' ELSE 'disabled' END AS status, \
-    created_at, disabled_at";
+    created_at, disabled_at, previous_secret_expires_at";
 
 /// `POST /v1/webhook-endpoints`: an endpoint that receives the given event types (all of them
 /// when `events` is left out). Holding one means its body was valid.
@@ -69,23 +73,21 @@ impl Command for CreateEndpoint {
 
     /// Unless private networks are allowed, the URL must reach the public internet only.
     async fn check(&self, state: &AppState, _merchant_id: &str) -> Result<(), Error> {
-        if state.webhook_allow_private_networks {
-            return Ok(());
-        }
-        destination::check_for_registration(&self.url.destination)
-            .await
-            .map_err(|refusal| Error::invalid("url", format!("url is not allowed: {refusal}.")))
+        self.url.check_allowed(state).await
     }
 
-    /// One statement records the key and inserts the endpoint, made here with its secret.
+    /// One statement records the key and inserts the endpoint, made here with its secret; the
+    /// answer's bytes are recorded (it shows a secret that a rotation replaces).
     async fn apply(&self, once: Once, _caller: &Caller<'_>) -> Result<Ran, Error> {
         let endpoint = self.new_endpoint();
+        // Its secret may be rotated later: the answer that showed it is recorded as it was.
         let response = StoredResponse::created(
             "/v1/webhook-endpoints",
             "webhook_endpoint",
             &endpoint.id,
             &endpoint,
-        );
+        )
+        .recorded_verbatim();
         static STATEMENT: LazyLock<String> = LazyLock::new(|| {
             let [id, url, events, secret, at] = std::array::from_fn(|n| Once::FIRST_PARAM + n);
             Once::statement(
@@ -106,30 +108,6 @@ impl Command for CreateEndpoint {
             .bind(endpoint.created_at);
         once.run(query, |_| response.clone()).await
     }
-
-    /// The endpoint as its creation answered, secret included (even once deleted or disabled).
-    async fn render(
-        state: &AppState,
-        merchant_id: &str,
-        resource: Resource,
-    ) -> Result<StoredResponse, Error> {
-        let mut endpoint: Endpoint = sqlx::query_as(&format!(
-            "SELECT {ENDPOINT_COLUMNS}, secret FROM webhook_endpoints WHERE merchant_id = $1 AND id = $2"
-        ))
-        .bind(merchant_id)
-        .bind(&resource.id)
-        .fetch_optional(&state.pool)
-        .await?
-        .ok_or_else(|| anyhow::anyhow!("the endpoint {} of a record is gone", resource.id))?;
-        endpoint.status = "enabled".to_owned();
-        endpoint.disabled_at = None;
-        Ok(StoredResponse::created(
-            "/v1/webhook-endpoints",
-            "webhook_endpoint",
-            &endpoint.id,
-            &endpoint,
-        ))
-    }
 }
 
 impl CreateEndpoint {
@@ -145,6 +123,7 @@ impl CreateEndpoint {
             // PostgreSQL keeps microseconds: the answer and the row say the same instant.
             created_at: Utc::now().trunc_subsecs(6),
             disabled_at: None,
+            previous_secret_expires_at: None,
         }
     }
 }
@@ -154,8 +133,20 @@ impl CreateEndpoint {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(try_from = "String")]
 pub struct WebhookUrl {
-    written: String,
+    pub(super) written: String,
     destination: Url,
+}
+
+impl WebhookUrl {
+    /// Unless private networks are allowed, the URL must reach the public internet only.
+    pub async fn check_allowed(&self, state: &AppState) -> Result<(), Error> {
+        if state.webhook_allow_private_networks {
+            return Ok(());
+        }
+        destination::check_for_registration(&self.destination)
+            .await
+            .map_err(|refusal| Error::invalid("url", format!("url is not allowed: {refusal}.")))
+    }
 }
 
 impl TryFrom<String> for WebhookUrl {
@@ -193,7 +184,7 @@ impl Serialize for WebhookUrl {
 /// The event types an endpoint receives, each named once: `*` or known types, at least one.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(try_from = "Vec<EventName>")]
-pub struct Subscriptions(Vec<String>);
+pub struct Subscriptions(pub(super) Vec<String>);
 
 impl utoipa::PartialSchema for Subscriptions {
     fn schema() -> RefOr<Schema> {
@@ -242,7 +233,7 @@ impl TryFrom<String> for EventName {
     }
 }
 
-fn known_event_names() -> Vec<&'static str> {
+pub(super) fn known_event_names() -> Vec<&'static str> {
     EventType::ALL.iter().map(|kind| kind.as_str()).collect()
 }
 
@@ -320,7 +311,7 @@ pub async fn disable(conn: &mut PgConnection, merchant_id: &str, id: &str) -> sq
     stop_deliveries(conn, merchant_id, id).await
 }
 
-async fn stop_deliveries(
+pub(super) async fn stop_deliveries(
     conn: &mut PgConnection,
     merchant_id: &str,
     endpoint_id: &str,

@@ -26,6 +26,8 @@ pub struct Event {
     /// `{"object": {...}}`, as in the body sent to endpoints.
     #[schema(value_type = Object)]
     pub data: Value,
+    /// `true` for a test event (`POST /v1/webhook-endpoints/{id}/test`), whose data is made up.
+    pub test: bool,
     /// In `GET /v1/events/{event_id}` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deliveries: Option<Vec<Delivery>>,
@@ -66,6 +68,7 @@ struct EventRow {
     event_type: String,
     created_at: DateTime<Utc>,
     data: Json<Value>,
+    test: bool,
 }
 
 impl From<EventRow> for Event {
@@ -76,12 +79,15 @@ impl From<EventRow> for Event {
             event_type: row.event_type,
             created_at: row.created_at,
             data: row.data.0,
+            test: row.test,
             deliveries: None,
         }
     }
 }
 
-const EVENT_COLUMNS: &str = "id, event_type, created_at, payload -> 'data' AS data";
+/// A test event says so in its body (`"test": true`); no other event has the field.
+const EVENT_COLUMNS: &str = "id, event_type, created_at, payload -> 'data' AS data, \
+    coalesce((payload -> 'test')::boolean, false) AS test";
 
 /// An event id from a path: anything that is not a UUID names no event.
 pub fn parse_id(id: &str) -> Result<Uuid, Error> {

@@ -1,6 +1,8 @@
 //! Standard Webhooks v1 signatures: a secret is `whsec_` plus the base64 of 32 random bytes, and
 //! `webhook-signature` is `v1,` plus the base64 HMAC-SHA256, keyed with those bytes, of
 //! `"{webhook-id}.{webhook-timestamp}.{body}"`; any Standard Webhooks library verifies it.
+//! During a rotation's overlap the header carries one signature per secret, space-separated,
+//! the new secret's first ([`sign_with_each`]): a verifier accepts any one that matches.
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -52,6 +54,21 @@ pub fn sign(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Result<Strin
     ))
 }
 
+/// The `webhook-signature` header value of one attempt signed with each of `secrets`, in order,
+/// space-separated.
+pub fn sign_with_each(
+    secrets: &[&str],
+    id: &str,
+    timestamp: i64,
+    body: &[u8],
+) -> Result<String, InvalidSecret> {
+    let signatures = secrets
+        .iter()
+        .map(|secret| sign(secret, id, timestamp, body))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(signatures.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,5 +107,22 @@ mod tests {
         assert_eq!(key.len(), 32);
         assert_ne!(secret, new_secret());
         assert!(sign("whsec_not base64!", "id", 0, b"{}").is_err());
+    }
+
+    #[test]
+    fn each_secret_signs_in_order_separated_by_a_space() {
+        let (new, old) = (new_secret(), new_secret());
+        assert_eq!(
+            sign_with_each(&[&new, &old], "id", 1, b"{}").unwrap(),
+            format!(
+                "{} {}",
+                sign(&new, "id", 1, b"{}").unwrap(),
+                sign(&old, "id", 1, b"{}").unwrap()
+            )
+        );
+        assert_eq!(
+            sign_with_each(&[&new], "id", 1, b"{}").unwrap(),
+            sign(&new, "id", 1, b"{}").unwrap()
+        );
     }
 }

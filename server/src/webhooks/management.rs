@@ -1,0 +1,559 @@
+//! Managing an endpoint after its creation (API.md §5, "Managing endpoints"): change its URL or
+//! event types, disable and enable it (`PATCH`); rotate its secret with an overlap during which
+//! deliveries carry both signatures; recover the deliveries it missed (a new delivery of each
+//! whose retries ran out or that its `410` stopped); send it a test event with made-up data.
+//! The three `POST`s are commands, run once per `Idempotency-Key`.
+//!
+//! A disabled endpoint receives nothing: publishing, redelivering and the dispatcher's claim all
+//! skip it, so events raised while it is disabled never reach it. Recovering and testing it are
+//! refused until it is enabled again (`409 invalid_state_transition`); a rotation is not.
+//!
+//! A rotation's answer carries the new secret and is stored and replayed byte for byte, as the
+//! creation's is: the secret is kept in clear anyway (it signs every delivery), and a client
+//! whose answer was lost gets it with a retry instead of losing it for good.
+
+use std::time::Duration;
+
+use chrono::{DateTime, SubsecRound, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sqlx::types::Json;
+use sqlx::PgConnection;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::RefOr;
+
+use super::endpoints::{self, known_event_names, Endpoint, Subscriptions, WebhookUrl};
+use super::events;
+use super::outbox::{EventType, NewEvent};
+use super::signature;
+use crate::commands::{Caller, Command};
+use crate::error::Error;
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
+use crate::ids::new_id;
+use crate::partner::wire::Destination;
+use crate::payments::orders::Order;
+use crate::payments::payouts::Payout;
+use crate::state::AppState;
+
+/// `PATCH /v1/webhook-endpoints/{id}`: what to change; a field left out stays as it is.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateEndpoint {
+    #[serde(default)]
+    pub url: Option<WebhookUrl>,
+    #[serde(default)]
+    pub events: Option<Subscriptions>,
+    /// `true` stops deliveries to it (its pending ones too); `false` enables it again.
+    #[serde(default)]
+    pub disabled: Option<bool>,
+}
+
+/// Applies `change` to the merchant's endpoint `id` (a new URL passes the same checks as at
+/// creation); `404` when there is no such endpoint. Disabling stops its pending deliveries in
+/// the same transaction.
+pub async fn update(
+    state: &AppState,
+    merchant_id: &str,
+    id: &str,
+    change: &UpdateEndpoint,
+) -> Result<Endpoint, Error> {
+    if let Some(url) = &change.url {
+        url.check_allowed(state).await?;
+    }
+    let mut tx = state.pool.begin().await?;
+    let endpoint: Endpoint = sqlx::query_as(&format!(
+        "UPDATE webhook_endpoints SET url = coalesce($3, url), events = coalesce($4, events), \
+           disabled_at = CASE WHEN $5 THEN coalesce(disabled_at, now()) \
+                              WHEN NOT $5 THEN NULL ELSE disabled_at END \
+         WHERE merchant_id = $1 AND id = $2 AND deleted_at IS NULL \
+         RETURNING {}, NULL::text AS secret",
+        endpoints::ENDPOINT_COLUMNS
+    ))
+    .bind(merchant_id)
+    .bind(id)
+    .bind(change.url.as_ref().map(|url| &url.written))
+    .bind(change.events.as_ref().map(|events| &events.0))
+    .bind(change.disabled)
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or(Error::ResourceMissing("webhook endpoint"))?;
+    if change.disabled == Some(true) {
+        endpoints::stop_deliveries(&mut tx, merchant_id, id).await?;
+    }
+    tx.commit().await?;
+    Ok(endpoint)
+}
+
+/// The merchant's endpoint `id`; `404` when there is none.
+async fn existing(state: &AppState, merchant_id: &str, id: &str) -> Result<Endpoint, Error> {
+    endpoints::find(&state.pool, merchant_id, id)
+        .await?
+        .ok_or(Error::ResourceMissing("webhook endpoint"))
+}
+
+/// Refuses an action that would send to a disabled endpoint.
+async fn require_enabled(state: &AppState, merchant_id: &str, id: &str) -> Result<(), Error> {
+    match existing(state, merchant_id, id).await?.disabled_at {
+        None => Ok(()),
+        Some(_) => Err(Error::InvalidStateTransition(
+            "The webhook endpoint is disabled; enable it first (PATCH with `\"disabled\": false`)."
+                .to_owned(),
+        )),
+    }
+}
+
+fn endpoint_resource(id: &str) -> Resource {
+    Resource {
+        kind: "webhook_endpoint".to_owned(),
+        id: id.to_owned(),
+    }
+}
+
+/// How long deliveries stay signed with the old secret too: `now` (not at all) or a whole
+/// number of seconds, minutes, hours or days (`90s`, `30m`, `24h`, `7d`; no leading zero) from
+/// `0s` to `7d`, kept as written. The OpenAPI pattern ([`OVERLAP_PATTERN`]) says exactly this.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Overlap {
+    written: String,
+    length: Duration,
+}
+
+const MAX_OVERLAP_SECONDS: u64 = 7 * 24 * 3600;
+
+/// Every overlap [`Overlap`] accepts, and nothing else, per unit up to a week: 604800 s,
+/// 10080 m, 168 h, 7 d.
+const OVERLAP_PATTERN: &str = "now\
+    |(0|[1-9][0-9]{0,4}|[1-5][0-9]{5}|60[0-3][0-9]{3}|604[0-7][0-9]{2}|604800)s\
+    |(0|[1-9][0-9]{0,3}|100[0-7][0-9]|10080)m\
+    |(0|[1-9][0-9]?|1[0-5][0-9]|16[0-8])h\
+    |[0-7]d";
+
+impl Overlap {
+    fn length(written: &str) -> Option<Duration> {
+        if written == "now" {
+            return Some(Duration::ZERO);
+        }
+        let unit = match written.chars().last()? {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 24 * 3600,
+            _ => return None,
+        };
+        let number = &written[..written.len() - 1];
+        let canonical = number == "0" || !number.starts_with('0');
+        if number.is_empty() || !canonical || !number.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let seconds = number.parse::<u64>().ok()?.checked_mul(unit)?;
+        (seconds <= MAX_OVERLAP_SECONDS).then(|| Duration::from_secs(seconds))
+    }
+}
+
+impl TryFrom<String> for Overlap {
+    type Error = &'static str;
+
+    fn try_from(written: String) -> Result<Self, &'static str> {
+        let length = Self::length(&written)
+            .ok_or("must be `now` or a duration from `0s` to `7d` in one unit, such as `24h`")?;
+        Ok(Self { written, length })
+    }
+}
+
+impl From<Overlap> for String {
+    fn from(overlap: Overlap) -> Self {
+        overlap.written
+    }
+}
+
+impl utoipa::PartialSchema for Overlap {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some(
+                "`now`, or a whole number of seconds, minutes, hours or days from `0s` to `7d`, such as `24h` or `90m`.",
+            ))
+            .pattern(Some(format!("^({OVERLAP_PATTERN})$")))
+            .examples(["24h"])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Overlap {}
+
+/// The body of `POST /v1/webhook-endpoints/{id}/rotate-secret`.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RotateSecretBody {
+    pub overlap: Overlap,
+}
+
+/// `POST /v1/webhook-endpoints/{id}/rotate-secret`: a new secret for the endpoint; the old one
+/// keeps signing too until the overlap ends. The endpoint is part of what makes two requests
+/// the same request, since the route template is the same for every endpoint.
+#[derive(Debug, Clone, Serialize)]
+pub struct RotateSecret {
+    pub endpoint_id: String,
+    pub overlap: Overlap,
+}
+
+impl Command for RotateSecret {
+    const ENDPOINT: &'static str = "POST /v1/webhook-endpoints/{id}/rotate-secret";
+
+    /// An endpoint the merchant does not have is a `404` that leaves no record.
+    async fn check(&self, state: &AppState, merchant_id: &str) -> Result<(), Error> {
+        existing(state, merchant_id, &self.endpoint_id).await?;
+        Ok(())
+    }
+
+    async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let mut tx = match once.begin().await? {
+            Ok(tx) => tx,
+            Err(found) => return Ok(found),
+        };
+        let answer = self.answer(tx.conn(), caller.merchant_id).await;
+        tx.finish(answer).await
+    }
+}
+
+impl RotateSecret {
+    /// The effect, in `conn`'s transaction, and its answer.
+    async fn answer(
+        &self,
+        conn: &mut PgConnection,
+        merchant_id: &str,
+    ) -> Result<StoredResponse, Error> {
+        let endpoint: Endpoint = sqlx::query_as(&format!(
+            "UPDATE webhook_endpoints SET previous_secret = secret, \
+               previous_secret_expires_at = now() + make_interval(secs => $3), secret = $4 \
+             WHERE merchant_id = $1 AND id = $2 AND deleted_at IS NULL \
+             RETURNING {}, secret",
+            endpoints::ENDPOINT_COLUMNS
+        ))
+        .bind(merchant_id)
+        .bind(&self.endpoint_id)
+        .bind(self.overlap.length.as_secs_f64())
+        .bind(signature::new_secret())
+        .fetch_optional(&mut *conn)
+        .await?
+        .ok_or(Error::ResourceMissing("webhook endpoint"))?;
+        let response = StoredResponse::ok(&endpoint, endpoint_resource(&self.endpoint_id));
+        Ok(response)
+    }
+}
+
+/// The body of `POST /v1/webhook-endpoints/{id}/recover`.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecoverBody {
+    /// RFC 3339: deliveries whose last attempt was at or after this instant are recovered.
+    pub since: DateTime<Utc>,
+}
+
+/// `POST /v1/webhook-endpoints/{id}/recover`: a new delivery (same event, same body) of every
+/// delivery to the endpoint whose retries ran out or that its `410` stopped, last attempted at
+/// or after `since`, unless a newer delivery of that event to the endpoint was made since.
+#[derive(Debug, Clone, Serialize)]
+pub struct Recover {
+    pub endpoint_id: String,
+    pub since: DateTime<Utc>,
+}
+
+/// The answer to a recovery.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Recovery {
+    /// Always `recovery`.
+    pub object: &'static str,
+    /// How many new deliveries were queued.
+    pub queued: u64,
+}
+
+impl Command for Recover {
+    const ENDPOINT: &'static str = "POST /v1/webhook-endpoints/{id}/recover";
+
+    /// An endpoint the merchant does not have is a `404`, a disabled one a `409`: neither leaves
+    /// a record.
+    async fn check(&self, state: &AppState, merchant_id: &str) -> Result<(), Error> {
+        require_enabled(state, merchant_id, &self.endpoint_id).await
+    }
+
+    async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let mut tx = match once.begin().await? {
+            Ok(tx) => tx,
+            Err(found) => return Ok(found),
+        };
+        let answer = self.answer(tx.conn(), caller.merchant_id).await;
+        tx.finish(answer).await
+    }
+}
+
+impl Recover {
+    /// The effect, in `conn`'s transaction, and its answer.
+    async fn answer(
+        &self,
+        conn: &mut PgConnection,
+        merchant_id: &str,
+    ) -> Result<StoredResponse, Error> {
+        let queued = sqlx::query(
+            "INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, status) \
+             SELECT gen_random_uuid(), d.merchant_id, d.event_id, d.endpoint_id, 'pending' \
+             FROM webhook_deliveries d \
+               JOIN webhook_endpoints w ON w.id = d.endpoint_id \
+                 AND w.disabled_at IS NULL AND w.deleted_at IS NULL \
+               CROSS JOIN LATERAL (SELECT a.status_code, a.at FROM webhook_attempts a \
+                 WHERE a.delivery_id = d.id ORDER BY a.at DESC, a.id DESC LIMIT 1) last \
+             WHERE d.merchant_id = $1 AND d.endpoint_id = $2 \
+               AND (d.status = 'failed' OR (d.status = 'disabled' AND last.status_code = 410)) \
+               AND last.at >= $3 \
+               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries later \
+                 WHERE later.event_id = d.event_id AND later.endpoint_id = d.endpoint_id \
+                   AND later.created_at > d.created_at)",
+        )
+        .bind(merchant_id)
+        .bind(&self.endpoint_id)
+        .bind(self.since)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+        let recovery = Recovery {
+            object: "recovery",
+            queued,
+        };
+        let response = StoredResponse::ok(&recovery, endpoint_resource(&self.endpoint_id));
+        Ok(response)
+    }
+}
+
+/// One of the event types, for a test event.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "&'static str")]
+pub struct TestEventType(EventType);
+
+impl TryFrom<String> for TestEventType {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        EventType::parse(&name).map(Self).ok_or_else(|| {
+            format!(
+                "unknown event type {name}; use one of {}",
+                known_event_names().join(", ")
+            )
+        })
+    }
+}
+
+impl From<TestEventType> for &'static str {
+    fn from(kind: TestEventType) -> Self {
+        kind.0.as_str()
+    }
+}
+
+impl utoipa::PartialSchema for TestEventType {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(known_event_names()))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for TestEventType {}
+
+/// The body of `POST /v1/webhook-endpoints/{id}/test`.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SendTestEventBody {
+    pub event_type: TestEventType,
+}
+
+/// `POST /v1/webhook-endpoints/{id}/test`: an event of the type with made-up data, marked
+/// `"test": true` in its body, with one delivery: to this endpoint, whatever it subscribes to.
+#[derive(Debug, Clone, Serialize)]
+pub struct SendTestEvent {
+    pub endpoint_id: String,
+    pub event_type: TestEventType,
+}
+
+impl Command for SendTestEvent {
+    const ENDPOINT: &'static str = "POST /v1/webhook-endpoints/{id}/test";
+
+    /// An endpoint the merchant does not have is a `404`, a disabled one a `409`: neither leaves
+    /// a record.
+    async fn check(&self, state: &AppState, merchant_id: &str) -> Result<(), Error> {
+        require_enabled(state, merchant_id, &self.endpoint_id).await
+    }
+
+    async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let mut tx = match once.begin().await? {
+            Ok(tx) => tx,
+            Err(found) => return Ok(found),
+        };
+        let answer = self.answer(tx.conn(), caller.merchant_id).await;
+        tx.finish(answer).await
+    }
+}
+
+impl SendTestEvent {
+    /// The effect, in `conn`'s transaction, and its answer.
+    async fn answer(
+        &self,
+        conn: &mut PgConnection,
+        merchant_id: &str,
+    ) -> Result<StoredResponse, Error> {
+        let event = test_event(self.event_type.0);
+        insert_test_event(&mut *conn, merchant_id, &self.endpoint_id, &event).await?;
+        let shown = events::find(&mut *conn, merchant_id, event.id)
+            .await?
+            .ok_or(Error::ResourceMissing("webhook endpoint"))?;
+        let resource = Resource {
+            kind: "event".to_owned(),
+            id: event.id.to_string(),
+        };
+        Ok(StoredResponse::ok(&shown, resource))
+    }
+}
+
+/// Writes the test event with one pending delivery to the endpoint, if it is still enabled
+/// (otherwise nothing: the caller then finds no event).
+async fn insert_test_event(
+    conn: &mut PgConnection,
+    merchant_id: &str,
+    endpoint_id: &str,
+    event: &NewEvent,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "WITH endpoint AS ( \
+           SELECT id, merchant_id FROM webhook_endpoints \
+           WHERE merchant_id = $1 AND id = $2 AND disabled_at IS NULL AND deleted_at IS NULL), \
+         new_event AS ( \
+           INSERT INTO events (id, merchant_id, event_type, payload, created_at) \
+           SELECT $3, merchant_id, $4, $5, $6 FROM endpoint RETURNING id) \
+         INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, status) \
+         SELECT gen_random_uuid(), w.merchant_id, e.id, w.id, 'pending' \
+         FROM endpoint w CROSS JOIN new_event e",
+    )
+    .bind(merchant_id)
+    .bind(endpoint_id)
+    .bind(event.id)
+    .bind(event.event_type.as_str())
+    .bind(&event.payload)
+    .bind(event.created_at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// A realistic event of `kind` about a made-up order or payout in the state the event reports,
+/// its body marked `"test": true`.
+fn test_event(kind: EventType) -> NewEvent {
+    let mut event = match kind {
+        EventType::OrderCreated | EventType::OrderCaptured | EventType::OrderCancelled => {
+            NewEvent::of(kind, &test_order(kind))
+        }
+        EventType::PayoutCreated
+        | EventType::PayoutInTransit
+        | EventType::PayoutPaid
+        | EventType::PayoutFailed
+        | EventType::PayoutReversed => NewEvent::of(kind, &test_payout(kind)),
+    };
+    event.payload["test"] = json!(true);
+    event
+}
+
+fn test_order(kind: EventType) -> Order {
+    let now = Utc::now().trunc_subsecs(6);
+    let status = match kind {
+        EventType::OrderCaptured => "captured",
+        EventType::OrderCancelled => "cancelled",
+        _ => "pending",
+    };
+    Order {
+        id: new_id("ord"),
+        object: "order".to_owned(),
+        amount: 1200,
+        currency: "EUR".to_owned(),
+        status: status.to_owned(),
+        description: Some("Test order".to_owned()),
+        metadata: Json([("test".to_owned(), "true".to_owned())].into()),
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+fn test_payout(kind: EventType) -> Payout {
+    let now = Utc::now().trunc_subsecs(6);
+    let status = match kind {
+        EventType::PayoutInTransit => "in_transit",
+        EventType::PayoutPaid => "paid",
+        EventType::PayoutFailed => "failed",
+        EventType::PayoutReversed => "reversed",
+        _ => "pending",
+    };
+    let sent = status != "pending";
+    Payout {
+        id: new_id("po"),
+        merchant_id: String::new(),
+        object: "payout".to_owned(),
+        amount: 50000,
+        currency: "EUR".to_owned(),
+        status: status.to_owned(),
+        destination: Json(Destination {
+            account_holder: "Test Account Holder".to_owned(),
+            iban: "DE89370400440532013000".to_owned(),
+        }),
+        description: Some("Test payout".to_owned()),
+        idempotency_key: "test-payout".to_owned(),
+        partner_transfer_id: sent.then(|| new_id("tr")),
+        failure_code: (status == "failed").then(|| "partner_failed".to_owned()),
+        duplicates_reversed: 0,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn accepts(written: &str) -> bool {
+        Overlap::try_from(written.to_owned()).is_ok()
+    }
+
+    #[test]
+    fn overlaps_run_from_now_to_a_week_in_one_unit() {
+        for written in [
+            "now", "0s", "0d", "90s", "604800s", "10080m", "168h", "7d", "24h",
+        ] {
+            assert!(accepts(written), "{written}");
+        }
+        for written in [
+            "",
+            "s",
+            "8d",
+            "169h",
+            "10081m",
+            "604801s",
+            "024h",
+            "1h30m",
+            "1h 30m",
+            "-1h",
+            "1w",
+            "24",
+            "Now",
+            "18446744073709551615d",
+        ] {
+            assert!(!accepts(written), "{written}");
+        }
+        assert_eq!(Overlap::length("2m"), Some(Duration::from_secs(120)));
+    }
+
+    proptest! {
+        #[test]
+        fn whatever_the_documented_pattern_allows_is_accepted(written in OVERLAP_PATTERN) {
+            prop_assert!(accepts(&written), "{}", written);
+        }
+    }
+}
