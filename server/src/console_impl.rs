@@ -606,23 +606,6 @@ fn run_row(run: reconcile::StoredRun) -> RunRow {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::minor_units;
-
-    #[test]
-    fn typed_amounts_become_minor_units() {
-        assert_eq!(minor_units("12.50", "EUR"), Ok(1250));
-        assert_eq!(minor_units("12.5", "EUR"), Ok(1250));
-        assert_eq!(minor_units("7", "USD"), Ok(700));
-        assert_eq!(minor_units("1200", "JPY"), Ok(1200));
-        for bad in ["", "1.234", "-3", "1,00", "abc", "12.5"] {
-            let currency = if bad == "12.5" { "JPY" } else { "EUR" };
-            assert!(minor_units(bad, currency).is_err(), "{bad} {currency}");
-        }
-    }
-}
-
 /// The body of the answer a key's record stands for: its recorded bytes, or, for a `201` of the
 /// one-commit path (recorded as a reference to what it made), that answer rendered again by the
 /// command of the record's endpoint, as a replay would. `None` while there is no answer yet.
@@ -647,4 +630,21 @@ async fn recorded_answer(
         _ => return Ok(None),
     };
     Ok(Some(rendered.body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::minor_units;
+
+    #[test]
+    fn typed_amounts_become_minor_units() {
+        assert_eq!(minor_units("12.50", "EUR"), Ok(1250));
+        assert_eq!(minor_units("12.5", "EUR"), Ok(1250));
+        assert_eq!(minor_units("7", "USD"), Ok(700));
+        assert_eq!(minor_units("1200", "JPY"), Ok(1200));
+        for bad in ["", "1.234", "-3", "1,00", "abc", "12.5"] {
+            let currency = if bad == "12.5" { "JPY" } else { "EUR" };
+            assert!(minor_units(bad, currency).is_err(), "{bad} {currency}");
+        }
+    }
 }
