@@ -187,7 +187,9 @@ impl Refusal {
 
 #[derive(Debug, Clone, Default)]
 pub struct SearchQuery {
-    /// A key, merchant, payout or order id (exact), or a key prefix.
+    /// Any identifier (exact): a request id, idempotency key (or its prefix), order, payout,
+    /// event, delivery or delivery attempt id, partner transfer id, end-to-end key (`kxp-…`) or
+    /// merchant id.
     pub text: String,
     pub status: String,
     /// `YYYY-MM-DD`, inclusive.
@@ -195,14 +197,21 @@ pub struct SearchQuery {
     pub to: String,
 }
 
+/// A key, payout or order that support's search found, with the page of its timeline.
 #[derive(Debug, Clone)]
 pub struct SearchHit {
     pub merchant_id: String,
-    pub key: String,
-    pub endpoint: String,
+    pub subject: Subject,
+    /// The key's endpoint, or the resource's amount.
+    pub detail: String,
     pub status: String,
-    pub resource: Option<(String, String)>,
     pub created_at: String,
+}
+
+impl SearchHit {
+    pub fn href(&self) -> String {
+        self.subject.support_href(&self.merchant_id)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -269,6 +278,47 @@ pub struct EventRow {
     pub deliveries: Vec<DeliveryRow>,
 }
 
+/// Whose timeline: one of the merchant's keys, payouts or orders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subject {
+    Key(String),
+    Payout(String),
+    Order(String),
+}
+
+impl Subject {
+    /// The support console's page of this subject's timeline in `merchant_id`'s account.
+    pub fn support_href(&self, merchant_id: &str) -> String {
+        let (name, value) = match self {
+            Subject::Key(key) => ("key", key),
+            Subject::Payout(id) => ("payout", id),
+            Subject::Order(id) => ("order", id),
+        };
+        let encode = |text: &str| {
+            percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC)
+                .to_string()
+        };
+        format!(
+            "/support/timeline?merchant={}&{name}={}",
+            encode(merchant_id),
+            encode(value)
+        )
+    }
+}
+
+/// One moment of a timeline.
+#[derive(Debug, Clone)]
+pub struct TimelineEntry {
+    /// UTC, to the millisecond.
+    pub at: String,
+    /// Since the moment before, for people (`+1.2 s`); empty for the first.
+    pub after: String,
+    /// `request`, `record`, `payout`, `partner_call`, `partner_webhook`, `event`, `delivery`, ...
+    pub kind: String,
+    pub summary: String,
+    pub reference: Option<String>,
+}
+
 /// A failure of the backend; the page says something went wrong, the log says what.
 #[derive(Debug, Clone)]
 pub struct ConsoleError(pub String);
@@ -326,6 +376,13 @@ pub trait Console: Send + Sync + 'static {
         date: &str,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<String, Refusal>>;
+    /// What happened to the merchant's key, payout or order, in time order; `None` when the
+    /// merchant has none such.
+    async fn timeline(
+        &self,
+        merchant_id: &str,
+        subject: &Subject,
+    ) -> ConsoleResult<Option<Vec<TimelineEntry>>>;
     /// A run with the items `scope` may see.
     async fn run(&self, scope: &Scope, id: &str) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>>;
 }

@@ -48,6 +48,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/orders/:id") view=pages::OrderDetail ssr=SsrMode::Async/>
                     <Route path=path!("/keys") view=pages::Keys ssr=SsrMode::Async/>
                     <Route path=path!("/support") view=pages::Support ssr=SsrMode::Async/>
+                    <Route path=path!("/support/timeline") view=pages::SupportTimeline ssr=SsrMode::Async/>
                     <Route path=path!("/webhooks") view=pages::Webhooks ssr=SsrMode::Async/>
                     <Route path=path!("/reconciliation") view=pages::Runs ssr=SsrMode::Async/>
                     <Route path=path!("/reconciliation/:id") view=pages::RunDetail ssr=SsrMode::Async/>

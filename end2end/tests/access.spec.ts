@@ -19,17 +19,36 @@ test("a merchant user cannot open another merchant's payout, order or key", asyn
 test("support finds any merchant's key and can change nothing but start a reconciliation run", async ({ page }) => {
   const console = new ConsolePage(page);
   await console.login(supportEmail());
-  await page.getByLabel('Key, merchant, payout or order id').fill(env('KAADXPAY_OTHER_KEY'));
+  await page.getByLabel(/^Any id/).fill(env('KAADXPAY_OTHER_KEY'));
   await page.getByRole('button', { name: 'Search' }).click();
-  const row = page.getByRole('row', { name: new RegExp(env('KAADXPAY_OTHER_PAYOUT')) });
-  await expect(row).toBeVisible();
-  await expect(row).toContainText('POST /v1/payouts');
-  const buttons = await page.getByRole('button').allTextContents();
-  expect(buttons.sort()).toEqual(['Search', 'Sign out']);
+  // One match: the search lands on the key's timeline, with its record and its payout.
+  await expect(console.heading(`Idempotency key ${env('KAADXPAY_OTHER_KEY')}`)).toBeVisible();
+  await expect(page.locator('.key-record')).toContainText('POST /v1/payouts');
+  await expect(page.getByRole('link', { name: `payout ${env('KAADXPAY_OTHER_PAYOUT')}` })).toBeVisible();
+  expect(await page.getByRole('button').allTextContents()).toEqual(['Sign out']);
   await console.screenshot('support');
+
+  await page.goto('/support');
+  await page.getByLabel(/^Any id/).fill('b-');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(page.getByRole('row', { name: /b-payout/ })).toBeVisible();
+  expect((await page.getByRole('button').allTextContents()).sort()).toEqual(['Search', 'Sign out']);
 
   await page.goto('/reconciliation');
   await expect(console.heading('Reconciliation')).toBeVisible();
   // API.md §9: a support user changes nothing, except running reconciliation.
   expect((await page.getByRole('button').allTextContents()).sort()).toEqual(['Run reconciliation now', 'Sign out']);
+});
+
+test("support pastes a partner transfer id and lands on the payout's timeline", async ({ page }) => {
+  const console = new ConsolePage(page);
+  await console.login(supportEmail());
+  await page.getByLabel(/^Any id/).fill(env('KAADXPAY_OTHER_TRANSFER'));
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(console.heading(`Payout ${env('KAADXPAY_OTHER_PAYOUT')}`)).toBeVisible();
+  const timeline = page.locator('ol.timeline');
+  await expect(timeline.locator('.timeline-payout')).toContainText('created under end-to-end key kxp-');
+  await expect(timeline.locator('.timeline-partner_call').first()).toContainText(env('KAADXPAY_OTHER_TRANSFER'));
+  await expect(timeline.locator('.timeline-request').first()).toContainText('POST /v1/payouts answered 201 new');
+  await console.screenshot('support-payout-timeline');
 });

@@ -23,3 +23,31 @@ test('a key look-up shows in_progress, then completed, by itself', async ({ page
   await expect(page.getByRole('link', { name: /^order ord_/ })).toBeVisible();
   await console.screenshot('key-completed');
 });
+
+test("a key sent four times shows four attempts on its page, one new and three replayed, in order", async ({ page, request }) => {
+  const console = new ConsolePage(page);
+  await console.login(merchantEmail());
+  const key = `replayed-${Date.now()}`;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const answer = await request.post('/v1/orders', {
+      headers: { Authorization: `Bearer ${env('KAADXPAY_MERCHANT_API_KEY')}`, 'Idempotency-Key': key },
+      data: { amount: 700, currency: 'EUR' },
+    });
+    expect(answer.status()).toBe(201);
+  }
+  const requests = page.locator('ol.timeline .timeline-request');
+  // The request log is written in batches, within a few seconds.
+  await expect(async () => {
+    await page.goto(`/keys?key=${key}`);
+    await expect(requests).toHaveCount(4, { timeout: 500 });
+  }).toPass({ timeout: 20_000 });
+  const summaries = await requests.locator('.summary').allTextContents();
+  expect(summaries.map((summary) => summary.match(/answered 201 (new|replayed)/)?.[1])).toEqual([
+    'new',
+    'replayed',
+    'replayed',
+    'replayed',
+  ]);
+  await expect(page.locator('ol.timeline .timeline-event')).toContainText('order.created sent to the merchant');
+  await console.screenshot('key-timeline');
+});

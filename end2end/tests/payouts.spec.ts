@@ -12,7 +12,7 @@ test('a double click makes one payout, shown with its key', async ({ page, reque
   const key = await page.locator('input[name="idempotency_key"]').inputValue();
   await console.payOutButton().dblclick();
   await console.expectOnPayoutPage();
-  await expect(page.getByText(key)).toBeVisible();
+  await expect(page.getByRole('link', { name: key })).toBeVisible();
   expect(await payoutCount(request)).toBe(before + 1);
   await console.screenshot('payout');
 });

@@ -11,7 +11,7 @@ use app::console::{
     minor_units_per_major, AttemptRow, Console, ConsoleError, ConsoleResult, DeliveryRow,
     EndpointRow, EventRow, HourOutcomes, KeyView, MagicIban, Money, OrderRow, Overview, Page,
     PayoutForm, PayoutRow, PayoutView, Refusal, RunItem, RunRow, Scope, SearchHit, SearchQuery,
-    Submission,
+    Subject, Submission, TimelineEntry,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
@@ -28,8 +28,52 @@ use crate::payments::payouts::{self, CreatePayout, Payout};
 use crate::reconcile::on_request::{Requester, RunNowError};
 use crate::reconcile::{self, Reconciler};
 use crate::state::AppState;
+use crate::timeline::{self, Entry, Resource as TimelineResource};
 use crate::webhooks::events::RedeliverEvent;
 use crate::webhooks::{endpoints, events, signature};
+
+/// Support's search: the payouts, orders and keys any identifier leads to ($1 the text, $5 the
+/// text as a UUID for events, deliveries and delivery attempts), filtered by status ($2) and
+/// creation date ($3, $4).
+const SUPPORT_SEARCH: &str = "\
+    WITH payout_ids AS ( \
+      SELECT merchant_id, id FROM payouts \
+      WHERE id = $1 OR partner_transfer_id = $1 OR partner_key = $1 \
+      UNION SELECT merchant_id, payout_id FROM partner_events \
+      WHERE transfer_id = $1 AND payout_id IS NOT NULL \
+      UNION SELECT merchant_id, payout_id FROM reconciliation_items \
+      WHERE transfer_id = $1 AND payout_id IS NOT NULL AND merchant_id IS NOT NULL \
+      UNION SELECT merchant_id, payout_id FROM partner_reversals WHERE transfer_id = $1), \
+    about AS ( \
+      SELECT merchant_id, split_part(event_type, '.', 1) AS kind, \
+        payload->'data'->'object'->>'id' AS id \
+      FROM events \
+      WHERE id = $5 \
+         OR id = (SELECT event_id FROM webhook_deliveries WHERE id = $5) \
+         OR id = (SELECT d.event_id FROM webhook_attempts a \
+                  JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE a.id = $5)), \
+    hits AS ( \
+      SELECT 'payout' AS kind, merchant_id, id AS name, amount || ' ' || currency AS detail, \
+        status, created_at \
+      FROM payouts \
+      WHERE (merchant_id, id) IN (SELECT merchant_id, id FROM payout_ids \
+                                  UNION SELECT merchant_id, id FROM about WHERE kind = 'payout') \
+      UNION ALL \
+      SELECT 'order', merchant_id, id, amount || ' ' || currency, status, created_at \
+      FROM orders \
+      WHERE id = $1 OR (merchant_id, id) IN (SELECT merchant_id, id FROM about WHERE kind = 'order') \
+      UNION ALL \
+      SELECT 'key', merchant_id, key, endpoint, \
+        CASE WHEN expires_at <= now() THEN 'expired' ELSE status END, created_at \
+      FROM idempotency_keys \
+      WHERE $1 = '' OR key = $1 OR merchant_id = $1 \
+         OR key LIKE replace(replace($1, '%', '\\%'), '_', '\\_') || '%' \
+         OR (merchant_id, key) IN (SELECT merchant_id, idempotency_key FROM request_log WHERE id = $1)) \
+    SELECT kind, merchant_id, name, detail, status, created_at FROM hits \
+    WHERE ($2 = '' OR status = $2) \
+      AND ($3 = '' OR created_at >= $3::date) \
+      AND ($4 = '' OR created_at < $4::date + 1) \
+    ORDER BY created_at DESC LIMIT 100";
 
 const PAGE_SIZE: i64 = 20;
 const RECENT: i64 = 5;
@@ -46,6 +90,22 @@ fn failed(error: impl std::fmt::Display) -> ConsoleError {
 
 fn when(at: DateTime<Utc>) -> String {
     at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+}
+
+/// A timeline's moment for people: the time to the millisecond, and the wait before it.
+fn timeline_entry(position: usize, entry: Entry) -> TimelineEntry {
+    let after = match (position, entry.after_ms) {
+        (0, _) => String::new(),
+        (_, ms) if ms < 1000 => format!("+{ms} ms"),
+        (_, ms) => format!("+{:.1} s", ms as f64 / 1000.0),
+    };
+    TimelineEntry {
+        at: entry.at.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string(),
+        after,
+        kind: entry.kind,
+        summary: entry.summary,
+        reference: entry.reference,
+    }
 }
 
 fn payout_row(payout: &Payout) -> PayoutRow {
@@ -392,38 +452,71 @@ impl Console for PgConsole {
 
     async fn search(&self, query: &SearchQuery) -> ConsoleResult<Vec<SearchHit>> {
         let text = query.text.trim();
-        let rows: Vec<(String, String, String, String, Option<String>, Option<String>, DateTime<Utc>)> = sqlx::query_as(
-            "SELECT merchant_id, key, endpoint, \
-               CASE WHEN expires_at <= now() THEN 'expired' ELSE status END AS shown_status, \
-               resource_type, resource_id, created_at \
-             FROM idempotency_keys \
-             WHERE ($1 = '' OR key = $1 OR key LIKE replace(replace($1, '%', '\\%'), '_', '\\_') || '%' \
-                    OR merchant_id = $1 OR resource_id = $1) \
-               AND ($2 = '' OR (CASE WHEN expires_at <= now() THEN 'expired' ELSE status END) = $2) \
-               AND ($3 = '' OR created_at >= $3::date) \
-               AND ($4 = '' OR created_at < $4::date + 1) \
-             ORDER BY created_at DESC LIMIT 100",
-        )
-        .bind(text)
-        .bind(&query.status)
-        .bind(&query.from)
-        .bind(&query.to)
-        .fetch_all(&self.state.pool)
-        .await
-        .map_err(failed)?;
+        let as_uuid = uuid::Uuid::parse_str(text).ok();
+        let rows: Vec<(String, String, String, String, String, DateTime<Utc>)> =
+            sqlx::query_as(SUPPORT_SEARCH)
+                .bind(text)
+                .bind(&query.status)
+                .bind(&query.from)
+                .bind(&query.to)
+                .bind(as_uuid)
+                .fetch_all(&self.state.pool)
+                .await
+                .map_err(failed)?;
         Ok(rows
             .into_iter()
-            .map(
-                |(merchant_id, key, endpoint, status, kind, id, created_at)| SearchHit {
+            .map(|(kind, merchant_id, name, detail, status, created_at)| {
+                let subject = match &kind[..] {
+                    "payout" => Subject::Payout(name),
+                    "order" => Subject::Order(name),
+                    _ => Subject::Key(name),
+                };
+                SearchHit {
                     merchant_id,
-                    key,
-                    endpoint,
+                    subject,
+                    detail,
                     status,
-                    resource: kind.zip(id),
                     created_at: when(created_at),
-                },
-            )
+                }
+            })
             .collect())
+    }
+
+    async fn timeline(
+        &self,
+        merchant_id: &str,
+        subject: &Subject,
+    ) -> ConsoleResult<Option<Vec<TimelineEntry>>> {
+        let pool = &self.state.pool;
+        let entries = match subject {
+            Subject::Key(key) => {
+                match record::find(pool, merchant_id, key).await.map_err(failed)? {
+                    Some(found) => Some(timeline::of_key(pool, merchant_id, &found).await),
+                    None => None,
+                }
+            }
+            Subject::Payout(id) => {
+                timeline::of_resource(pool, merchant_id, TimelineResource::Payout(id))
+                    .await
+                    .transpose()
+            }
+            Subject::Order(id) => {
+                timeline::of_resource(pool, merchant_id, TimelineResource::Order(id))
+                    .await
+                    .transpose()
+            }
+        };
+        entries
+            .map(|entries| {
+                entries.map_err(failed).map(|entries| {
+                    entries
+                        .into_iter()
+                        .enumerate()
+                        .map(|(at, entry)| timeline_entry(at, entry))
+                        .collect()
+                })
+            })
+            .transpose()
     }
 
     async fn webhooks(

@@ -23,6 +23,7 @@ pub mod retention;
 pub mod startup;
 pub mod state;
 pub mod telemetry;
+pub mod timeline;
 pub mod users;
 pub mod webhooks;
 pub mod workers;

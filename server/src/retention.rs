@@ -1,6 +1,6 @@
 //! How long history is kept, and the purge that deletes what is older: webhook events (with their
 //! deliveries and attempts, once none is pending), delivery attempts, the partner's webhook
-//! events, failed console sign-ins, and the hourly idempotency outcome counts. Runs beside the idempotency purge, inside
+//! events, the payout worker's partner calls, failed console sign-ins, and the hourly idempotency outcome counts. Runs beside the idempotency purge, inside
 //! `serve` and in `kaadxpay purge`.
 //!
 //! A partner event deleted here no longer deduplicates by `event_id`; the payout moves it caused
@@ -29,6 +29,10 @@ pub struct Retention {
     #[arg(long = "partner-event-retention", env = "KAADXPAY_PARTNER_EVENT_RETENTION", default_value = "90d", value_parser = humantime::parse_duration, global = true)]
     pub partner_events: Duration,
 
+    /// How long the payout worker's calls to the partner (payout timelines) are kept.
+    #[arg(long = "partner-call-retention", env = "KAADXPAY_PARTNER_CALL_RETENTION", default_value = "90d", value_parser = humantime::parse_duration, global = true)]
+    pub partner_calls: Duration,
+
     /// How long failed console sign-ins are kept (at least the 15-minute throttle window).
     #[arg(long = "login-failure-retention", env = "KAADXPAY_LOGIN_FAILURE_RETENTION", default_value = "1d", value_parser = humantime::parse_duration, global = true)]
     pub login_failures: Duration,
@@ -44,6 +48,7 @@ pub struct Purged {
     pub events: u64,
     pub webhook_attempts: u64,
     pub partner_events: u64,
+    pub partner_calls: u64,
     pub login_failures: u64,
     pub outcome_counts: u64,
 }
@@ -56,6 +61,7 @@ impl Retention {
             ("KAADXPAY_EVENT_RETENTION", self.events),
             ("KAADXPAY_WEBHOOK_ATTEMPT_RETENTION", self.webhook_attempts),
             ("KAADXPAY_PARTNER_EVENT_RETENTION", self.partner_events),
+            ("KAADXPAY_PARTNER_CALL_RETENTION", self.partner_calls),
             ("KAADXPAY_OUTCOME_RETENTION", self.outcome_counts),
         ]
         .into_iter()
@@ -100,6 +106,12 @@ impl Retention {
                 pool,
                 "DELETE FROM partner_events WHERE received_at < now() - make_interval(secs => $1)",
                 self.partner_events,
+            )
+            .await?,
+            partner_calls: delete_older(
+                pool,
+                "DELETE FROM partner_calls WHERE at < now() - make_interval(secs => $1)",
+                self.partner_calls,
             )
             .await?,
             login_failures: delete_older(

@@ -142,6 +142,27 @@ async fn seed(server: &ServerProcess, merchant: &TestMerchant, name: &str) -> (V
     (order, payout)
 }
 
+/// The partner's transfer id of a payout, once the payout worker has sent it.
+async fn transfer_of(pool: &sqlx::PgPool, payout_id: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let transfer: Option<String> =
+            sqlx::query_scalar("SELECT partner_transfer_id FROM payouts WHERE id = $1")
+                .bind(payout_id)
+                .fetch_one(pool)
+                .await
+                .unwrap();
+        if let Some(transfer) = transfer {
+            return transfer;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "payout {payout_id} was not sent to the partner within 30 s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_console_passes_its_playwright_suite() {
     let dir = end2end_dir();
@@ -164,14 +185,20 @@ async fn the_console_passes_its_playwright_suite() {
             .await
             .unwrap();
     }
-    // Orders take a second to commit, so that a key is seen `in_progress` and then `completed`.
+    // Orders take a second and a half to commit, so that a key is seen `in_progress` and then `completed`;
+    // payouts go to a partner simulator, so that they have transfers to search support by.
+    let partner = ServerProcess::partner_sim(&[]).await;
     let server = ServerProcess::start(
         &db_url,
-        &[("FAILPOINTS", "idempotency.in_transaction=return(1500)")],
+        &[
+            ("FAILPOINTS", "idempotency.in_transaction=return(1500)"),
+            ("KAADXPAY_PARTNER_URL", &partner.base_url),
+        ],
     )
     .await;
     seed(&server, &merchant, "a").await;
     let (other_order, other_payout) = seed(&server, &other, "b").await;
+    let other_transfer = transfer_of(&pool, other_payout["id"].as_str().unwrap()).await;
 
     let base_url = server.base_url.clone();
     let env = [
@@ -189,6 +216,7 @@ async fn the_console_passes_its_playwright_suite() {
             other_payout["id"].as_str().unwrap().to_owned(),
         ),
         ("KAADXPAY_OTHER_KEY", "b-payout".to_owned()),
+        ("KAADXPAY_OTHER_TRANSFER", other_transfer),
         ("CHROMIUM_PATH", chromium_path().display().to_string()),
     ];
     let status = tokio::task::spawn_blocking(move || {

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The layers that must know no HTTP.
-const HTTP_FREE: [&str; 10] = [
+const HTTP_FREE: [&str; 11] = [
     "payments",
     "idempotency",
     "webhooks",
@@ -18,6 +18,7 @@ const HTTP_FREE: [&str; 10] = [
     "pagination",
     "state",
     "reconcile",
+    "timeline",
 ];
 
 type Module = Vec<String>;

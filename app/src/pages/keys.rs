@@ -1,22 +1,31 @@
 //! `/keys`: look up one of the merchant's idempotency keys and see its live record, its
-//! linked resource and its stored response. While the record is `in_progress` the page
+//! linked resource, its stored response and its timeline. While the record is `in_progress` the page
 //! refreshes itself every second (a meta refresh, so it works with JavaScript off too).
 
 use leptos::prelude::*;
 use leptos_meta::Meta;
 
-use crate::components::{console, failure_view, merchant_id_or_notice, query_param, StatusBadge};
-use crate::console::KeyView;
+use crate::components::{
+    console, current_user, failure_view, merchant_id_or_notice, query_param, StatusBadge,
+};
+use crate::console::{KeyView, Subject};
+use crate::pages::timeline::Timeline;
 
 /// The record's facts, shared with support's view of it.
 #[component]
 pub fn KeyRecord(record: KeyView) -> impl IntoView {
+    let support = current_user().is_some_and(|user| user.is_support());
     let resource = record.resource.clone().map(|(kind, id)| {
-        let href = match kind.as_str() {
-            "payout" => Some(format!("/payouts/{id}")),
-            "order" => Some(format!("/orders/{id}")),
+        let subject = match kind.as_str() {
+            "payout" => Some(Subject::Payout(id.clone())),
+            "order" => Some(Subject::Order(id.clone())),
             _ => None,
         };
+        let href = subject.map(|subject| match (support, subject) {
+            (true, subject) => subject.support_href(&record.merchant_id),
+            (false, Subject::Payout(id)) => format!("/payouts/{id}"),
+            (false, _) => format!("/orders/{id}"),
+        });
         let label = format!("{kind} {id}");
         match href {
             Some(href) => view! { <a href=href>{label}</a> }.into_any(),
@@ -33,14 +42,9 @@ pub fn KeyRecord(record: KeyView) -> impl IntoView {
             <dt>"Recovery point"</dt><dd>{record.recovery_point.clone()}</dd>
             <dt>"Attempts"</dt><dd>{record.attempts}</dd>
             <dt>"Error"</dt><dd>{record.error.clone().unwrap_or_else(|| "none".into())}</dd>
-            <dt>"Timeline"</dt>
-            <dd>
-                <ol class="timeline">
-                    <li>"Created " {record.created_at.clone()}</li>
-                    <li>"Last change " {record.updated_at.clone()}</li>
-                    <li>"Expires " {record.expires_at.clone()}</li>
-                </ol>
-            </dd>
+            <dt>"Created"</dt><dd>{record.created_at.clone()}</dd>
+            <dt>"Last change"</dt><dd>{record.updated_at.clone()}</dd>
+            <dt>"Expires"</dt><dd>{record.expires_at.clone()}</dd>
             <dt>"Stored response"</dt>
             <dd>{match (record.response_status, record.response_body.clone()) {
                 (Some(status), Some(body)) => view! { <p>"HTTP " {status}</p><pre class="response">{body}</pre> }.into_any(),
@@ -73,10 +77,12 @@ pub fn Keys() -> impl IntoView {
                         }
                         Ok(Some(record)) => {
                             let live = record.status == "in_progress";
+                            let subject = Subject::Key(record.key.clone());
                             view! {
                                 {live.then(|| view! { <Meta http_equiv="refresh" content="1"/> })}
-                                {live.then(|| view! { <p class="live">"In progress: this page refreshes itself."</p> })}
+                                {live.then(|| view! { <p class="live">"In progress since " {record.created_at.clone()} ": this page refreshes itself."</p> })}
                                 <KeyRecord record=record/>
+                                <Timeline merchant_id=merchant_id subject=subject/>
                             }.into_any()
                         }
                     }

@@ -9,6 +9,7 @@ mod orders;
 mod payouts;
 mod reconciliation;
 mod support;
+mod timeline;
 mod webhooks;
 
 pub use home::Home;
@@ -19,4 +20,5 @@ pub use orders::{OrderDetail, Orders};
 pub use payouts::{NewPayout, PayoutDetail, Payouts};
 pub use reconciliation::{RunDetail, Runs};
 pub use support::Support;
+pub use timeline::SupportTimeline;
 pub use webhooks::Webhooks;

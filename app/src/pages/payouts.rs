@@ -10,7 +10,8 @@ use crate::components::{
     console, csrf_token, failure_view, key_href, merchant_id_or_notice, mint_key, not_found_view,
     query_param, refusal_notice, Empty, Pager, StatusBadge, TestModeNotice,
 };
-use crate::console::PayoutRow;
+use crate::console::{PayoutRow, Subject};
+use crate::pages::timeline::Timeline;
 
 #[component]
 pub fn PayoutsTable(rows: Vec<PayoutRow>) -> impl IntoView {
@@ -116,6 +117,7 @@ pub fn PayoutDetail() -> impl IntoView {
                     Ok(None) => not_found_view(),
                     Ok(Some(payout)) => {
                         let key_href = key_href(&payout.row.idempotency_key);
+                        let subject = Subject::Payout(payout.row.id.clone());
                         view! {
                             <h1>"Payout " <code>{payout.row.id.clone()}</code></h1>
                             <dl class="card facts">
@@ -129,6 +131,7 @@ pub fn PayoutDetail() -> impl IntoView {
                                 <dt>"Created"</dt><dd>{payout.row.created_at}</dd>
                                 <dt>"Updated"</dt><dd>{payout.updated_at}</dd>
                             </dl>
+                            <Timeline merchant_id=merchant_id subject=subject/>
                             <p><a href="/payouts">"All payouts"</a></p>
                         }.into_any()
                     }

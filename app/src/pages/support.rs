@@ -1,12 +1,14 @@
-//! `/support`: support staff search every merchant's idempotency records by key, merchant,
-//! payout or order id, status and time range. Read only: nothing here changes anything.
+//! `/support`: support staff find, across merchants, whatever an identifier leads to (a request
+//! id, idempotency key, order, payout, event or delivery id, partner transfer id, end-to-end key
+//! or merchant id), filtered by status and time range; one match lands on its timeline. Read
+//! only: nothing here changes anything.
 
 use leptos::prelude::*;
 
 use crate::components::{
     console, current_user, failure_view, not_found_view, query_param, Empty, StatusBadge,
 };
-use crate::console::SearchQuery;
+use crate::console::{SearchQuery, Subject};
 
 #[component]
 pub fn Support() -> impl IntoView {
@@ -32,23 +34,35 @@ pub fn Support() -> impl IntoView {
                 match console.search(&query).await {
                     Err(error) => failure_view(error),
                     Ok(hits) if hits.is_empty() => view! { <Empty message="Nothing matches. Try an exact id, or widen the time range."/> }.into_any(),
-                    Ok(hits) => view! {
+                    Ok(hits) => {
+                        if let [only] = &hits[..] {
+                            if !query.text.trim().is_empty() {
+                                leptos_axum::redirect(&only.href());
+                            }
+                        }
+                        view! {
                         <table>
-                            <thead><tr><th>"Merchant"</th><th>"Key"</th><th>"Endpoint"</th><th>"Status"</th><th>"Resource"</th><th>"Created"</th></tr></thead>
+                            <thead><tr><th>"Merchant"</th><th>"Found"</th><th>"Detail"</th><th>"Status"</th><th>"Created"</th></tr></thead>
                             <tbody>
-                                {hits.into_iter().map(|hit| view! {
+                                {hits.into_iter().map(|hit| {
+                                    let href = hit.href();
+                                    let (kind, name) = match hit.subject {
+                                        Subject::Key(key) => ("key", key),
+                                        Subject::Payout(id) => ("payout", id),
+                                        Subject::Order(id) => ("order", id),
+                                    };
+                                    view! {
                                     <tr>
                                         <td><code>{hit.merchant_id}</code></td>
-                                        <td><code>{hit.key}</code></td>
-                                        <td><code>{hit.endpoint}</code></td>
+                                        <td>{kind} " " <a href=href><code>{name}</code></a></td>
+                                        <td><code>{hit.detail}</code></td>
                                         <td><StatusBadge status=hit.status/></td>
-                                        <td>{hit.resource.map(|(kind, id)| format!("{kind} {id}")).unwrap_or_default()}</td>
                                         <td>{hit.created_at}</td>
                                     </tr>
-                                }).collect_view()}
+                                }}).collect_view()}
                             </tbody>
                         </table>
-                    }.into_any(),
+                    }.into_any()},
                 }
             })}
         </Suspense>
@@ -56,7 +70,7 @@ pub fn Support() -> impl IntoView {
     view! {
         <h1>"Support"</h1>
         <form method="get" action="/support" class="form card search">
-            <label for="q">"Key, merchant, payout or order id"</label>
+            <label for="q">"Any id: request, key, payout, order, event, delivery, transfer, end-to-end key or merchant"</label>
             <input id="q" name="q" value=form_query.text/>
             <label for="status">"Status"</label>
             <select id="status" name="status">

@@ -1,7 +1,9 @@
-//! `GET /v1/idempotency-keys/{key}`: the live record of one of the merchant's keys.
+//! `GET /v1/idempotency-keys/{key}`: the live record of one of the merchant's keys, with its
+//! timeline (the requests that came with it and the life of what it made).
 
 use axum::extract::{Path, State};
 use axum::Json;
+use serde::Serialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::error::ApiResult;
@@ -9,21 +11,31 @@ use crate::auth::Merchant;
 use crate::error::Error;
 use crate::idempotency::record::{self, KeyRecord};
 use crate::state::AppState;
+use crate::timeline::{self, Entry};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(get_key))
 }
 
+/// The record and, in time order, what happened to the key and to what it made.
+#[derive(Serialize, utoipa::ToSchema)]
+struct KeyWithTimeline {
+    #[serde(flatten)]
+    record: KeyRecord,
+    timeline: Vec<Entry>,
+}
+
 #[utoipa::path(get, path = "/v1/idempotency-keys/{key}", tag = "idempotency",
     params(("key" = String, Path, description = "The Idempotency-Key, URL-encoded")),
-    responses((status = 200, body = KeyRecord), (status = 404)))]
+    responses((status = 200, body = KeyWithTimeline), (status = 404)))]
 async fn get_key(
     State(state): State<AppState>,
     merchant: Merchant,
     Path(key): Path<String>,
-) -> ApiResult<Json<KeyRecord>> {
-    record::find(&state.pool, &merchant.id, &key)
+) -> ApiResult<Json<KeyWithTimeline>> {
+    let record = record::find(&state.pool, &merchant.id, &key)
         .await?
-        .map(Json)
-        .ok_or(Error::ResourceMissing("idempotency key"))
+        .ok_or(Error::ResourceMissing("idempotency key"))?;
+    let timeline = timeline::of_key(&state.pool, &merchant.id, &record).await?;
+    Ok(Json(KeyWithTimeline { record, timeline }))
 }

@@ -9,7 +9,6 @@ use std::future::Future;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use sqlx::postgres::PgArguments;
 use sqlx::{PgPool, Postgres, Transaction};
 use tracing::Instrument;
@@ -17,9 +16,10 @@ use uuid::Uuid;
 
 use super::cache::{Answers, Remembered};
 use super::fingerprint::fingerprint;
-use super::key::IdempotencyKey;
 use super::once::{Once, Ran, RanRow};
 use super::outcomes::Outcomes;
+use super::request::{ExistingRecord, FoundRecord, IdempotentRequest};
+use super::response::{Resource, StoredResponse};
 use crate::error::Error;
 
 #[derive(Clone)]
@@ -32,105 +32,6 @@ pub struct Idempotency {
     lease: Duration,
     outcomes: Outcomes,
     answers: Answers,
-}
-
-/// What one POST asks of the engine.
-pub struct IdempotentRequest<'a> {
-    pub merchant_id: &'a str,
-    pub key: &'a IdempotencyKey,
-    /// The method and route template, e.g. `POST /v1/orders`.
-    pub endpoint: &'static str,
-    /// What makes two requests with one key the same request: the command, as JSON.
-    pub body: &'a Value,
-    pub request_id: &'a str,
-}
-
-/// The resource a request created or acted on, linked from its record.
-#[derive(Debug, Clone)]
-pub struct Resource {
-    pub kind: String,
-    pub id: String,
-}
-
-/// An answer as it is stored and replayed: status, `Location` and the exact body bytes.
-#[derive(Debug, Clone)]
-pub struct StoredResponse {
-    pub status: u16,
-    pub location: Option<String>,
-    pub body: Vec<u8>,
-    pub resource: Option<Resource>,
-    /// Whether the answer can be rendered again from its resource, byte for byte, so that the
-    /// record keeps only the reference (a `201` of the one-commit path; not one that shows a
-    /// secret the resource may since have changed).
-    pub renders_again: bool,
-}
-
-impl StoredResponse {
-    /// `201 Created` for the new `kind` resource `id`, at `{collection}/{id}`.
-    pub fn created(
-        collection: &str,
-        kind: &'static str,
-        id: &str,
-        body: &impl serde::Serialize,
-    ) -> Self {
-        Self {
-            status: 201,
-            location: Some(format!("{collection}/{id}")),
-            body: serde_json::to_vec(body).expect("a response body serialises"),
-            resource: Some(Resource {
-                kind: kind.to_owned(),
-                id: id.to_owned(),
-            }),
-            renders_again: true,
-        }
-    }
-
-    /// This answer's bytes are recorded, never rendered again from the resource.
-    pub fn recorded_verbatim(self) -> Self {
-        Self {
-            renders_again: false,
-            ..self
-        }
-    }
-
-    /// A `200` answer about an existing resource (an action on it, not its creation).
-    pub fn ok(body: &impl serde::Serialize, resource: Resource) -> Self {
-        Self {
-            status: 200,
-            location: None,
-            body: serde_json::to_vec(body).expect("a response body serialises"),
-            resource: Some(resource),
-            renders_again: false,
-        }
-    }
-
-    pub fn from_error(error: &Error) -> Self {
-        Self {
-            status: error.status(),
-            location: None,
-            body: error.body_bytes(),
-            resource: None,
-            renders_again: false,
-        }
-    }
-
-    /// The resource a `201` of the one-commit path was recorded as, without its bytes: its
-    /// answer is rendered again from the resource.
-    pub fn reference(&self) -> Option<Resource> {
-        (self.status == 201 && self.body.is_empty())
-            .then(|| self.resource.clone())
-            .flatten()
-    }
-
-    /// The code and `param` of a stored refusal (a `4xx` answer), read from its error body.
-    pub fn refusal(&self) -> Option<(String, Option<String>)> {
-        if !(400..500).contains(&self.status) {
-            return None;
-        }
-        let body: Value = serde_json::from_slice(&self.body).ok()?;
-        let code = body["error"]["code"].as_str()?.to_owned();
-        Some((code, body["error"]["param"].as_str().map(str::to_owned)))
-    }
 }
 
 /// What became of a request that carried a key.
@@ -260,57 +161,6 @@ struct ClaimRow {
     claimed: bool,
     #[sqlx(flatten)]
     found: FoundRecord,
-}
-
-/// A record as a statement found it: every column `NULL` when it found none.
-#[derive(sqlx::FromRow)]
-pub(super) struct FoundRecord {
-    endpoint: Option<String>,
-    request_hash: Option<Vec<u8>>,
-    status: Option<String>,
-    lease_token: Option<Uuid>,
-    lease_live: Option<bool>,
-    expired: Option<bool>,
-    /// Seconds until `expires_at`, by the statement's clock.
-    remaining: Option<f64>,
-    response_status: Option<i16>,
-    response_location: Option<String>,
-    response_body: Option<Vec<u8>>,
-    resource_type: Option<String>,
-    resource_id: Option<String>,
-}
-
-impl FoundRecord {
-    pub(super) fn existing(self) -> Option<ExistingRecord> {
-        Some(ExistingRecord {
-            endpoint: self.endpoint?,
-            request_hash: self.request_hash?,
-            status: self.status?,
-            lease_token: self.lease_token?,
-            lease_live: self.lease_live?,
-            expired: self.expired?,
-            remaining: Duration::from_secs_f64(self.remaining?.max(0.0)),
-            response_status: self.response_status,
-            response_location: self.response_location,
-            response_body: self.response_body,
-            resource: self.resource_type.zip(self.resource_id),
-        })
-    }
-}
-
-pub(super) struct ExistingRecord {
-    pub(super) endpoint: String,
-    pub(super) request_hash: Vec<u8>,
-    pub(super) status: String,
-    pub(super) lease_token: Uuid,
-    pub(super) lease_live: bool,
-    pub(super) expired: bool,
-    pub(super) remaining: Duration,
-    pub(super) response_status: Option<i16>,
-    pub(super) response_location: Option<String>,
-    pub(super) response_body: Option<Vec<u8>>,
-    /// The kind and id of the resource the completed request made or acted on.
-    pub(super) resource: Option<(String, String)>,
 }
 
 impl Idempotency {

@@ -9,10 +9,11 @@ pub mod maintenance;
 pub mod once;
 pub mod outcomes;
 pub mod record;
+pub mod request;
+pub mod response;
 
-pub use engine::{
-    Effected, EngineError, Idempotency, IdempotentRequest, Lease, Outcome, Resource, Reuse,
-    StoredResponse,
-};
+pub use engine::{Effected, EngineError, Idempotency, Lease, Outcome, Reuse};
 pub use key::IdempotencyKey;
 pub use once::{Once, Ran};
+pub use request::IdempotentRequest;
+pub use response::{Resource, StoredResponse};

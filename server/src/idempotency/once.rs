@@ -21,7 +21,8 @@ use sha2::{Digest, Sha256};
 use sqlx::postgres::PgArguments;
 use sqlx::{FromRow, PgPool, Postgres, Transaction};
 
-use super::engine::{FoundRecord, IdempotentRequest, StoredResponse};
+use super::request::{FoundRecord, IdempotentRequest};
+use super::response::StoredResponse;
 use crate::error::Error;
 
 /// The fail point at which a one-commit effect pauses with its lock held (`return(ms)`).

@@ -27,6 +27,18 @@ pub enum TransferStatus {
     Reversed,
 }
 
+impl TransferStatus {
+    /// The status as the partner writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransferStatus::Accepted => "accepted",
+            TransferStatus::Paid => "paid",
+            TransferStatus::Failed => "failed",
+            TransferStatus::Reversed => "reversed",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Transfer {
     pub id: String,

@@ -18,7 +18,8 @@
 //! had) is retried with exponential back-off and counted in
 //! `kaadxpay_partner_retries_total{cause}`.
 
-use std::time::Duration;
+use std::future::Future;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Days, Utc};
 use rand::Rng;
@@ -27,6 +28,7 @@ use sqlx::PgPool;
 use tokio::task::JoinSet;
 use uuid::Uuid;
 
+use super::partner_calls::{Answer, Call, Noted};
 use super::partner_events::transfers_with_key;
 use super::payouts::{self, Mover};
 use crate::failpoints;
@@ -52,6 +54,7 @@ pub struct PayoutWorker {
 #[derive(sqlx::FromRow)]
 struct Job {
     id: String,
+    merchant_id: String,
     status: String,
     amount: i64,
     currency: String,
@@ -75,7 +78,7 @@ impl PayoutWorker {
                           WHERE status IN ('pending', 'in_transit') AND next_attempt_at <= now() \
                             AND (locked_until IS NULL OR locked_until <= now()) \
                           ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
-             RETURNING id, status, amount, currency, destination, partner_key, partner_transfer_id, \
+             RETURNING id, merchant_id, status, amount, currency, destination, partner_key, partner_transfer_id, \
                attempts, created_at, lease_token",
         )
         .bind(self.lease.as_secs_f64())
@@ -98,9 +101,10 @@ impl PayoutWorker {
 
     async fn work(&self, job: Job) -> sqlx::Result<()> {
         let answer = match (&job.status[..], &job.partner_transfer_id) {
-            ("in_transit", Some(transfer_id)) => {
-                self.partner.transfer(transfer_id).await.map(Known::Made)
-            }
+            ("in_transit", Some(transfer_id)) => self
+                .noting(&job, Call::Status, self.partner.transfer(transfer_id))
+                .await
+                .map(Known::Made),
             _ => self.send(&job).await,
         };
         match answer {
@@ -129,8 +133,11 @@ impl PayoutWorker {
             reference: job.id.clone(),
         };
         let created = self
-            .partner
-            .create_transfer(&job.partner_key, &request)
+            .noting(
+                job,
+                Call::Create,
+                self.partner.create_transfer(&job.partner_key, &request),
+            )
             .await;
         failpoints::check("payout.after_partner_call").map_err(fault)?;
         match created {
@@ -139,13 +146,13 @@ impl PayoutWorker {
             Err(CreateError::Refused(code)) if job.attempts <= 1 => Ok(Known::NoneMade(code)),
             Err(CreateError::Refused(code)) => {
                 // The partner's clock may run a little ahead of ours: a day of margin.
-                let made = transfers_with_key(
+                let listed = transfers_with_key(
                     &self.partner,
                     &job.partner_key,
                     job.created_at,
                     Utc::now() + Days::new(1),
-                )
-                .await?;
+                );
+                let made = self.noting(job, Call::Listing, listed).await?;
                 tracing::warn!(
                     payout_id = job.id,
                     code,
@@ -158,6 +165,21 @@ impl PayoutWorker {
                     .map_or(Known::NoneMade(code), Known::Made))
             }
         }
+    }
+
+    /// Makes a partner call and notes it, with its answer, on the payout's timeline.
+    async fn noting<T: Answer>(&self, job: &Job, call: Call, answer: impl Future<Output = T>) -> T {
+        let started = Instant::now();
+        let answer = answer.await;
+        let noted = Noted {
+            merchant_id: &job.merchant_id,
+            payout_id: &job.id,
+            partner_key: &job.partner_key,
+        };
+        noted
+            .record(&self.pool, call, &answer, started.elapsed())
+            .await;
+        answer
     }
 
     /// Records what the partner says of the payout's transfer.

@@ -5,5 +5,6 @@ pub mod executor;
 pub mod fields;
 pub mod money;
 pub mod orders;
+pub mod partner_calls;
 pub mod partner_events;
 pub mod payouts;

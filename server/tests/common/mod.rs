@@ -3,6 +3,8 @@
 //! served over real HTTP, in-process on port 0 or as a real `kaadxpay` process to kill.
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
+pub mod browser;
+
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

@@ -1,0 +1,104 @@
+//! Timelines: what happened to a key, a payout or an order, in time order, shown on the key's
+//! and the payout's pages and on support's `/support/timeline` (any merchant's, read only).
+
+use leptos::prelude::*;
+
+use crate::components::{console, current_user, failure_view, not_found_view, query_param};
+use crate::console::{Subject, TimelineEntry};
+use crate::pages::keys::KeyRecord;
+
+/// The entries, oldest first, each with the time since the one before.
+#[component]
+pub fn TimelineList(entries: Vec<TimelineEntry>) -> impl IntoView {
+    if entries.is_empty() {
+        return view! { <p class="empty">"Nothing has happened yet."</p> }.into_any();
+    }
+    view! {
+        <ol class="timeline card">
+            {entries.into_iter().map(|entry| {
+                let class = format!("timeline-{}", entry.kind);
+                view! {
+                <li class=class>
+                    <time>{entry.at}</time>
+                    " "<span class="after">{entry.after}</span>
+                    " "<span class="badge">{entry.kind}</span>
+                    " "<span class="summary">{entry.summary}</span>
+                    {entry.reference.map(|reference| view! { " "<code>{reference}</code> })}
+                </li>
+            }}).collect_view()}
+        </ol>
+    }
+    .into_any()
+}
+
+/// A subject's timeline, loaded on its own.
+#[component]
+pub fn Timeline(merchant_id: String, subject: Subject) -> impl IntoView {
+    let console = console();
+    view! {
+        <h2>"Timeline"</h2>
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                match console.timeline(&merchant_id, &subject).await {
+                    Err(error) => failure_view(error),
+                    Ok(entries) => view! { <TimelineList entries=entries.unwrap_or_default()/> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// `/support/timeline?merchant=…&key=…` (or `payout=…`, `order=…`): where support's search
+/// lands. Support staff only; read only.
+#[component]
+pub fn SupportTimeline() -> impl IntoView {
+    if !current_user().is_some_and(|user| user.is_support()) {
+        return not_found_view();
+    }
+    let merchant_id = query_param("merchant");
+    let subject = [
+        ("key", Subject::Key as fn(String) -> Subject),
+        ("payout", Subject::Payout),
+        ("order", Subject::Order),
+    ]
+    .into_iter()
+    .find_map(|(name, subject)| {
+        Some(query_param(name))
+            .filter(|v| !v.is_empty())
+            .map(subject)
+    });
+    let Some(subject) = subject.filter(|_| !merchant_id.is_empty()) else {
+        return not_found_view();
+    };
+    let console = console();
+    let title = match &subject {
+        Subject::Key(key) => format!("Idempotency key {key}"),
+        Subject::Payout(id) => format!("Payout {id}"),
+        Subject::Order(id) => format!("Order {id}"),
+    };
+    view! {
+        <h1>{title}</h1>
+        <p>"Merchant " <code>{merchant_id.clone()}</code> ". Read only. " <a href="/support">"Search again"</a></p>
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                let record = match &subject {
+                    Subject::Key(key) => match console.key(&merchant_id, key).await {
+                        Err(error) => return failure_view(error),
+                        Ok(record) => record.map(|record| view! { <KeyRecord record=record/> }),
+                    },
+                    _ => None,
+                };
+                match console.timeline(&merchant_id, &subject).await {
+                    Err(error) => failure_view(error),
+                    Ok(None) if record.is_none() => not_found_view(),
+                    Ok(entries) => view! {
+                        {record}
+                        <h2>"Timeline"</h2>
+                        <TimelineList entries=entries.unwrap_or_default()/>
+                    }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+    .into_any()
+}

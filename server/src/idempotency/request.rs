@@ -1,0 +1,70 @@
+//! What one POST asks of the engine, and the key's record as a statement found it.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::key::IdempotencyKey;
+
+/// What one POST asks of the engine.
+pub struct IdempotentRequest<'a> {
+    pub merchant_id: &'a str,
+    pub key: &'a IdempotencyKey,
+    /// The method and route template, e.g. `POST /v1/orders`.
+    pub endpoint: &'static str,
+    /// What makes two requests with one key the same request: the command, as JSON.
+    pub body: &'a Value,
+    pub request_id: &'a str,
+}
+
+/// A record as a statement found it: every column `NULL` when it found none.
+#[derive(sqlx::FromRow)]
+pub struct FoundRecord {
+    endpoint: Option<String>,
+    request_hash: Option<Vec<u8>>,
+    status: Option<String>,
+    lease_token: Option<Uuid>,
+    lease_live: Option<bool>,
+    expired: Option<bool>,
+    /// Seconds until `expires_at`, by the statement's clock.
+    remaining: Option<f64>,
+    response_status: Option<i16>,
+    response_location: Option<String>,
+    response_body: Option<Vec<u8>>,
+    resource_type: Option<String>,
+    resource_id: Option<String>,
+}
+
+impl FoundRecord {
+    pub(super) fn existing(self) -> Option<ExistingRecord> {
+        Some(ExistingRecord {
+            endpoint: self.endpoint?,
+            request_hash: self.request_hash?,
+            status: self.status?,
+            lease_token: self.lease_token?,
+            lease_live: self.lease_live?,
+            expired: self.expired?,
+            remaining: Duration::from_secs_f64(self.remaining?.max(0.0)),
+            response_status: self.response_status,
+            response_location: self.response_location,
+            response_body: self.response_body,
+            resource: self.resource_type.zip(self.resource_id),
+        })
+    }
+}
+
+pub struct ExistingRecord {
+    pub(super) endpoint: String,
+    pub(super) request_hash: Vec<u8>,
+    pub(super) status: String,
+    pub(super) lease_token: Uuid,
+    pub(super) lease_live: bool,
+    pub(super) expired: bool,
+    pub(super) remaining: Duration,
+    pub(super) response_status: Option<i16>,
+    pub(super) response_location: Option<String>,
+    pub(super) response_body: Option<Vec<u8>>,
+    /// The kind and id of the resource the completed request made or acted on.
+    pub(super) resource: Option<(String, String)>,
+}

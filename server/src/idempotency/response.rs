@@ -1,0 +1,93 @@
+//! An answer as the engine stores and replays it, and the resource it links to.
+
+use serde_json::Value;
+
+use crate::error::Error;
+
+/// The resource a request created or acted on, linked from its record.
+#[derive(Debug, Clone)]
+pub struct Resource {
+    pub kind: String,
+    pub id: String,
+}
+
+/// An answer as it is stored and replayed: status, `Location` and the exact body bytes.
+#[derive(Debug, Clone)]
+pub struct StoredResponse {
+    pub status: u16,
+    pub location: Option<String>,
+    pub body: Vec<u8>,
+    pub resource: Option<Resource>,
+    /// Whether the answer can be rendered again from its resource, byte for byte, so that the
+    /// record keeps only the reference (a `201` of the one-commit path; not one that shows a
+    /// secret the resource may since have changed).
+    pub renders_again: bool,
+}
+
+impl StoredResponse {
+    /// `201 Created` for the new `kind` resource `id`, at `{collection}/{id}`.
+    pub fn created(
+        collection: &str,
+        kind: &'static str,
+        id: &str,
+        body: &impl serde::Serialize,
+    ) -> Self {
+        Self {
+            status: 201,
+            location: Some(format!("{collection}/{id}")),
+            body: serde_json::to_vec(body).expect("a response body serialises"),
+            resource: Some(Resource {
+                kind: kind.to_owned(),
+                id: id.to_owned(),
+            }),
+            renders_again: true,
+        }
+    }
+
+    /// This answer's bytes are recorded, never rendered again from the resource.
+    pub fn recorded_verbatim(self) -> Self {
+        Self {
+            renders_again: false,
+            ..self
+        }
+    }
+
+    /// A `200` answer about an existing resource (an action on it, not its creation).
+    pub fn ok(body: &impl serde::Serialize, resource: Resource) -> Self {
+        Self {
+            status: 200,
+            location: None,
+            body: serde_json::to_vec(body).expect("a response body serialises"),
+            resource: Some(resource),
+            renders_again: false,
+        }
+    }
+
+    pub fn from_error(error: &Error) -> Self {
+        Self {
+            status: error.status(),
+            location: None,
+            body: error.body_bytes(),
+            resource: None,
+            renders_again: false,
+        }
+    }
+
+    /// The resource a `201` of the one-commit path was recorded as, without its bytes: its
+    /// answer is rendered again from the resource.
+    pub fn reference(&self) -> Option<Resource> {
+        (self.status == 201 && self.body.is_empty())
+            .then(|| self.resource.clone())
+            .flatten()
+    }
+
+    /// The code and `param` of a stored refusal (a `4xx` answer), read from its error body.
+    pub fn refusal(&self) -> Option<(String, Option<String>)> {
+        if !(400..500).contains(&self.status) {
+            return None;
+        }
+        let body: Value = serde_json::from_slice(&self.body).ok()?;
+        let code = body["error"]["code"].as_str()?.to_owned();
+        Some((code, body["error"]["param"].as_str().map(str::to_owned)))
+    }
+}

@@ -1,0 +1,220 @@
+//! Timelines: what happened to a key and to the payout or order it made, in time order, read
+//! from the history the product already keeps (the request log, the key's record, the partner
+//! calls, the partner's webhooks, the events sent to the merchant and their delivery attempts,
+//! reconciliation items and reversals). Every query is scoped to one merchant. Read only.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::PgPool;
+
+use crate::idempotency::record::KeyRecord;
+
+/// One thing that happened.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Entry {
+    pub at: DateTime<Utc>,
+    /// `request`, `record`, `payout`, `order`, `partner_call`, `partner_webhook`, `event`,
+    /// `delivery`, `reconciliation` or `reversal`.
+    pub kind: String,
+    pub summary: String,
+    /// The id of what it names (a request, event, delivery attempt, transfer or run), if any.
+    pub reference: Option<String>,
+    /// Milliseconds since the entry before it (0 for the first).
+    pub after_ms: i64,
+}
+
+/// A payout or an order: the resources whose life a timeline follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource<'a> {
+    Payout(&'a str),
+    Order(&'a str),
+}
+
+type Row = (DateTime<Utc>, String, String, Option<String>);
+
+/// The requests that came with `key`, the record's state, and the life of what it made.
+pub async fn of_key(
+    pool: &PgPool,
+    merchant_id: &str,
+    record: &KeyRecord,
+) -> sqlx::Result<Vec<Entry>> {
+    let mut rows = requests(pool, merchant_id, &record.key).await?;
+    rows.push((
+        record.created_at,
+        "record".into(),
+        format!("record stored for {}", record.endpoint),
+        None,
+    ));
+    if record.updated_at > record.created_at {
+        rows.push((
+            record.updated_at,
+            "record".into(),
+            match &record.error {
+                Some(error) => format!("record {}: {error}", record.status),
+                None => format!("record {}", record.status),
+            },
+            None,
+        ));
+    }
+    if record.status == "expired" {
+        rows.push((
+            record.expires_at,
+            "record".into(),
+            "record expired".into(),
+            None,
+        ));
+    }
+    let resource = record
+        .resource
+        .as_ref()
+        .and_then(|link| match &link.kind[..] {
+            "payout" => Some(Resource::Payout(&link.id)),
+            "order" => Some(Resource::Order(&link.id)),
+            _ => None,
+        });
+    if let Some(resource) = resource {
+        rows.extend(life(pool, merchant_id, resource).await?);
+    }
+    Ok(in_order(rows))
+}
+
+/// The requests that came with the resource's key and the resource's life; `None` when the
+/// merchant has no such resource.
+pub async fn of_resource(
+    pool: &PgPool,
+    merchant_id: &str,
+    resource: Resource<'_>,
+) -> sqlx::Result<Option<Vec<Entry>>> {
+    let mut rows = life(pool, merchant_id, resource).await?;
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let key: Option<String> = match resource {
+        Resource::Payout(id) => {
+            sqlx::query_scalar(
+                "SELECT idempotency_key FROM payouts WHERE merchant_id = $1 AND id = $2",
+            )
+            .bind(merchant_id)
+            .bind(id)
+            .fetch_optional(pool)
+            .await?
+        }
+        Resource::Order(id) => {
+            sqlx::query_scalar(
+                "SELECT key FROM idempotency_keys WHERE merchant_id = $1 AND resource_id = $2",
+            )
+            .bind(merchant_id)
+            .bind(id)
+            .fetch_optional(pool)
+            .await?
+        }
+    };
+    if let Some(key) = key {
+        rows.extend(requests(pool, merchant_id, &key).await?);
+    }
+    Ok(Some(in_order(rows)))
+}
+
+/// The request log's entries for one key.
+async fn requests(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<Vec<Row>> {
+    sqlx::query_as(
+        "SELECT created_at, 'request', \
+           route || ' answered ' || status || coalesce(' ' || verdict, '') \
+             || coalesce(' ' || error_code, '') || ' in ' || round(latency_ms::numeric, 1) || ' ms', \
+           id \
+         FROM request_log WHERE merchant_id = $1 AND idempotency_key = $2",
+    )
+    .bind(merchant_id)
+    .bind(key)
+    .fetch_all(pool)
+    .await
+}
+
+/// A resource's own moments (payouts: the partner calls and webhooks, reconciliation and
+/// reversals), then the events sent about it and each delivery attempt.
+async fn life(pool: &PgPool, merchant_id: &str, resource: Resource<'_>) -> sqlx::Result<Vec<Row>> {
+    let (own, id) = match resource {
+        Resource::Payout(id) => (PAYOUT_LIFE, id),
+        Resource::Order(id) => (ORDER_LIFE, id),
+    };
+    let mut rows: Vec<Row> = sqlx::query_as(own)
+        .bind(merchant_id)
+        .bind(id)
+        .fetch_all(pool)
+        .await?;
+    if let Some(created) = rows.first().map(|row| row.0) {
+        rows.extend(
+            sqlx::query_as::<_, Row>(EVENTS_AND_DELIVERIES)
+                .bind(merchant_id)
+                .bind(id)
+                .bind(created)
+                .fetch_all(pool)
+                .await?,
+        );
+    }
+    Ok(rows)
+}
+
+/// The resource's creation comes first (its row is what `life` finds the events from).
+const PAYOUT_LIFE: &str = "\
+    SELECT created_at, 'payout', \
+      'payout of ' || amount || ' ' || currency || ' (minor units) created under end-to-end key ' \
+        || partner_key, id \
+    FROM payouts WHERE merchant_id = $1 AND id = $2 \
+    UNION ALL \
+    SELECT at, 'partner_call', call || ' under ' || partner_key || ': ' || answer \
+      || ' (' || latency_ms || ' ms)', NULL \
+    FROM partner_calls WHERE merchant_id = $1 AND payout_id = $2 \
+    UNION ALL \
+    SELECT received_at, 'partner_webhook', event_type || ' for transfer ' || transfer_id, event_id \
+    FROM partner_events WHERE merchant_id = $1 AND payout_id = $2 \
+    UNION ALL \
+    SELECT r.created_at, 'reconciliation', \
+      'reconciliation of ' || r.run_date || ': ' || i.kind || coalesce(', ' || i.action, '') \
+        || coalesce(' (transfer ' || i.transfer_id || ')', ''), r.id \
+    FROM reconciliation_items i JOIN reconciliation_runs r ON r.id = i.run_id \
+    WHERE i.merchant_id = $1 AND i.payout_id = $2 \
+    UNION ALL \
+    SELECT coalesce(reversed_at, created_at), 'reversal', \
+      'duplicate transfer ' || transfer_id || ': reversal ' || state, transfer_id \
+    FROM partner_reversals WHERE merchant_id = $1 AND payout_id = $2 \
+    ORDER BY 1";
+
+const ORDER_LIFE: &str = "\
+    SELECT created_at, 'order', 'order of ' || amount || ' ' || currency || ' (minor units) created', id \
+    FROM orders WHERE merchant_id = $1 AND id = $2";
+
+/// Events about the object (from its creation on, so the merchant's index bounds the scan) and
+/// every attempt to deliver them.
+const EVENTS_AND_DELIVERIES: &str = "\
+    WITH about AS ( \
+      SELECT id, event_type, created_at FROM events \
+      WHERE merchant_id = $1 AND created_at >= $3 AND payload->'data'->'object'->>'id' = $2) \
+    SELECT created_at, 'event', event_type || ' sent to the merchant', id::text FROM about \
+    UNION ALL \
+    SELECT a.at, 'delivery', \
+      about.event_type || ' to ' || e.url || ': ' \
+        || coalesce('HTTP ' || a.status_code, a.error, 'no answer') || ' in ' || a.latency_ms || ' ms', \
+      a.id::text \
+    FROM about JOIN webhook_deliveries d ON d.event_id = about.id \
+      JOIN webhook_attempts a ON a.delivery_id = d.id \
+      JOIN webhook_endpoints e ON e.id = d.endpoint_id";
+
+/// Sorted by time, with the time since the entry before.
+fn in_order(mut rows: Vec<Row>) -> Vec<Entry> {
+    rows.sort_by_key(|row| row.0);
+    let mut previous = rows.first().map(|row| row.0);
+    rows.into_iter()
+        .map(|(at, kind, summary, reference)| {
+            let after_ms = previous.map_or(0, |before| (at - before).num_milliseconds());
+            previous = Some(at);
+            Entry {
+                at,
+                kind,
+                summary,
+                reference,
+                after_ms,
+            }
+        })
+        .collect()
+}
