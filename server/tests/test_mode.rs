@@ -14,7 +14,7 @@ use std::time::Duration;
 use chrono::{Days, Utc};
 use serde_json::{json, Value};
 
-use common::{eventually, json, spawn_app_and_partner, TestApp};
+use common::{eventually, first_cookie, json, spawn_app_and_partner, TestApp};
 use server::idempotency::IdempotencyKey;
 use server::partner::client::PartnerClient;
 use server::partner_sim::scenarios::{Scenario, MAGIC_IBANS};
@@ -405,16 +405,6 @@ async fn signed_in(app: &TestApp, support: bool) -> (reqwest::Client, String) {
         .unwrap();
     assert_eq!(signed.status(), 303);
     (client, first_cookie(&signed))
-}
-
-fn first_cookie(answer: &reqwest::Response) -> String {
-    answer.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned()
 }
 
 /// The value of the hidden field `name` in `html`.
