@@ -198,3 +198,24 @@ pub fn TestModeNotice(ibans: Vec<MagicIban>) -> impl IntoView {
         </section>
     }
 }
+
+/// "Export CSV": a download of what a list page shows, carrying the filters of the page's
+/// address (`status`, `from`, `to`); the server decides whose rows it holds.
+#[component]
+pub fn ExportLink(base: String) -> impl IntoView {
+    let filters: Vec<String> = ["status", "from", "to"]
+        .into_iter()
+        .filter_map(|name| {
+            let value = query_param(name);
+            let value =
+                percent_encoding::utf8_percent_encode(&value, percent_encoding::NON_ALPHANUMERIC);
+            (!value.to_string().is_empty()).then(|| format!("{name}={value}"))
+        })
+        .collect();
+    let href = if filters.is_empty() {
+        base
+    } else {
+        format!("{base}?{}", filters.join("&"))
+    };
+    view! { <a class="button secondary" href=href download="">"Export CSV"</a> }
+}

@@ -58,20 +58,21 @@ pub fn minor_units_per_major(currency: &str) -> i64 {
     }
 }
 
-impl fmt::Display for Money {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Money {
+    /// The amount in major units as a plain decimal: `12.50`, or `1200` for JPY.
+    pub fn decimal(&self) -> String {
         let per_major = minor_units_per_major(&self.currency);
         if per_major == 1 {
-            write!(f, "{} {}", self.amount, self.currency)
+            self.amount.to_string()
         } else {
-            write!(
-                f,
-                "{}.{:02} {}",
-                self.amount / per_major,
-                self.amount % per_major,
-                self.currency
-            )
+            format!("{}.{:02}", self.amount / per_major, self.amount % per_major)
         }
+    }
+}
+
+impl fmt::Display for Money {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.decimal(), self.currency)
     }
 }
 

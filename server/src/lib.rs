@@ -8,6 +8,7 @@ pub mod console_impl;
 pub mod db;
 pub mod embedded_pg;
 pub mod error;
+pub mod exports;
 pub mod failpoints;
 pub mod http;
 pub mod idempotency;

@@ -5,71 +5,9 @@
 mod common;
 
 use futures::future::join_all;
-use reqwest::redirect::Policy;
 use reqwest::Client;
 
-use common::{count, spawn_app, ServerProcess, TestApp};
-
-/// A visitor with a session cookie and the CSRF token of its login form.
-struct Visitor {
-    client: Client,
-    base_url: String,
-    cookie: String,
-    csrf: String,
-}
-
-impl Visitor {
-    async fn arrive(base_url: &str) -> Self {
-        let client = Client::builder().redirect(Policy::none()).build().unwrap();
-        let page = client
-            .get(format!("{base_url}/login"))
-            .send()
-            .await
-            .unwrap();
-        let cookie = page.headers()["set-cookie"]
-            .to_str()
-            .unwrap()
-            .split(';')
-            .next()
-            .unwrap()
-            .to_owned();
-        let html = page.text().await.unwrap();
-        let csrf = html
-            .split("name=\"csrf\" value=\"")
-            .nth(1)
-            .and_then(|rest| rest.split('"').next())
-            .expect("the login form carries a CSRF token")
-            .to_owned();
-        Self {
-            client,
-            base_url: base_url.to_owned(),
-            cookie,
-            csrf,
-        }
-    }
-
-    /// Submits the form.
-    async fn submit(&self, email: &str, password: &str) -> reqwest::Response {
-        self.client
-            .post(format!("{}/login", self.base_url))
-            .header("cookie", &self.cookie)
-            .form(&[
-                ("csrf", self.csrf.as_str()),
-                ("email", email),
-                ("password", password),
-            ])
-            .send()
-            .await
-            .unwrap()
-    }
-
-    /// Submits the form; returns where it sends the browser.
-    async fn sign_in(&self, email: &str, password: &str) -> String {
-        let response = self.submit(email, password).await;
-        assert_eq!(response.status(), 303);
-        response.headers()["location"].to_str().unwrap().to_owned()
-    }
-}
+use common::{count, signed_in, spawn_app, ServerProcess, TestApp, Visitor};
 
 async fn app_with_user(email: &str) -> TestApp {
     let app = spawn_app().await;
@@ -167,31 +105,6 @@ async fn an_unknown_email_costs_one_argon2_verification() {
             .any(|line| line == "kaadxpay_login_verifications_total 1"),
         "one verification for an unknown email"
     );
-}
-
-/// A signed-in browser's session cookie.
-async fn signed_in(app: &TestApp, email: &str) -> String {
-    let visitor = Visitor::arrive(&app.base_url).await;
-    let response = visitor
-        .client
-        .post(format!("{}/login", app.base_url))
-        .header("cookie", &visitor.cookie)
-        .form(&[
-            ("csrf", visitor.csrf.as_str()),
-            ("email", email),
-            ("password", "right-password"),
-        ])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.headers()["location"], "/");
-    response.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned()
 }
 
 async fn page(app: &TestApp, cookie: &str, path: &str) -> String {

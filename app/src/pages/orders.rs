@@ -6,7 +6,7 @@ use leptos_router::hooks::use_params_map;
 
 use crate::components::{
     console, csrf_token, failure_view, merchant_id_or_notice, not_found_view, query_param,
-    refusal_notice, Empty, Pager, StatusBadge,
+    refusal_notice, Empty, ExportLink, Pager, StatusBadge,
 };
 use crate::console::OrderRow;
 
@@ -46,7 +46,7 @@ pub fn Orders() -> impl IntoView {
     let console = console();
     let cursor = Some(query_param("starting_after")).filter(|cursor| !cursor.is_empty());
     view! {
-        <h1>"Orders"</h1>
+        <div class="heading-row"><h1>"Orders"</h1><ExportLink base="/exports/orders.csv".to_owned()/></div>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.orders(&merchant_id, cursor).await {

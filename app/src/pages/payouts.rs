@@ -8,7 +8,7 @@ use leptos_router::hooks::use_params_map;
 
 use crate::components::{
     console, csrf_token, failure_view, key_href, merchant_id_or_notice, mint_key, not_found_view,
-    query_param, refusal_notice, Empty, Pager, StatusBadge, TestModeNotice,
+    query_param, refusal_notice, Empty, ExportLink, Pager, StatusBadge, TestModeNotice,
 };
 use crate::console::{PayoutRow, Subject};
 use crate::pages::timeline::Timeline;
@@ -49,7 +49,7 @@ pub fn Payouts() -> impl IntoView {
     let console = console();
     let cursor = Some(query_param("starting_after")).filter(|cursor| !cursor.is_empty());
     view! {
-        <div class="heading-row"><h1>"Payouts"</h1><a class="button" href="/payouts/new">"New payout"</a></div>
+        <div class="heading-row"><h1>"Payouts"</h1><span><ExportLink base="/exports/payouts.csv".to_owned()/>" "<a class="button" href="/payouts/new">"New payout"</a></span></div>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.payouts(&merchant_id, cursor).await {

@@ -8,7 +8,7 @@ use leptos_router::hooks::use_params_map;
 
 use crate::components::{
     console, csrf_token, current_user, failure_view, mint_key, not_found_view, refusal_notice,
-    scope_or_not_found, Empty, StatusBadge,
+    scope_or_not_found, Empty, ExportLink, StatusBadge,
 };
 
 #[component]
@@ -89,7 +89,10 @@ pub fn RunDetail() -> impl IntoView {
                     Err(error) => failure_view(error),
                     Ok(None) => not_found_view(),
                     Ok(Some((run, items))) => view! {
-                        <h1>"Reconciliation " <code>{run.id}</code></h1>
+                        <div class="heading-row">
+                            <h1>"Reconciliation " <code>{run.id.clone()}</code></h1>
+                            <ExportLink base=format!("/exports/reconciliation/{}.csv", run.id)/>
+                        </div>
                         <p>"Day " {run.date} ", " {if run.applied { "applied" } else { "report only" }} ", " {run.status} "."</p>
                         {if items.is_empty() {
                             view! { <Empty message="No items in this run."/> }.into_any()

@@ -38,7 +38,7 @@ pub struct Order {
     pub updated_at: DateTime<Utc>,
 }
 
-const ORDER_COLUMNS: &str =
+pub const ORDER_COLUMNS: &str =
     "id, 'order' AS object, amount, currency, status, description, metadata, created_at, updated_at";
 
 /// `POST /v1/orders`: a pending order. Holding one means its body was valid.

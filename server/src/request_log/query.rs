@@ -45,7 +45,8 @@ pub struct LoggedRequest {
     pub client_request_id: Option<String>,
 }
 
-const COLUMNS: &str = "id, 'request' AS object, created_at, method, route, path, idempotency_key, \
+pub const COLUMNS: &str =
+    "id, 'request' AS object, created_at, method, route, path, idempotency_key, \
      verdict, status, error_code, round(latency_ms::numeric, 3)::float8 AS latency_ms, api_key_id, \
      user_id AS \"user\", client_address, request_body, response_body, client_request_id";
 

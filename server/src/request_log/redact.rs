@@ -77,6 +77,12 @@ fn secrets(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
+/// An IBAN as the log keeps it: `****` and its last 4 letters or digits (the CSV exports show
+/// a payout's destination this way too).
+pub fn mask_iban(iban: &str) -> String {
+    String::from_utf8_lossy(&mask(iban.as_bytes())).into_owned()
+}
+
 /// `****` and the last 4 letters or digits of `value`.
 fn mask(value: &[u8]) -> Vec<u8> {
     let alphanumeric: Vec<u8> = value

@@ -1,7 +1,7 @@
 //! A browser on the console: signed in through the real login form, its session cookie, the
 //! pages it reads and the hidden fields of their forms.
 
-use super::TestApp;
+use super::{first_cookie, TestApp};
 
 /// A browser signed in to the console as a new user of the app's merchant, or as support
 /// staff: its client (redirects not followed) and session cookie.
@@ -39,16 +39,6 @@ pub async fn signed_in(app: &TestApp, support: bool) -> (reqwest::Client, String
         .unwrap();
     assert_eq!(signed.status(), 303);
     (client, first_cookie(&signed))
-}
-
-pub fn first_cookie(answer: &reqwest::Response) -> String {
-    answer.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned()
 }
 
 /// The value of the hidden field `name` in `html`.

@@ -10,6 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use reqwest::redirect::Policy;
 use reqwest::{Client, Response};
 use serde_json::Value;
 use sqlx::{Connection, PgConnection, PgPool};
@@ -323,6 +324,89 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// A visitor with a session cookie and the CSRF token of its login form.
+pub struct Visitor {
+    pub client: Client,
+    pub base_url: String,
+    pub cookie: String,
+    pub csrf: String,
+}
+
+impl Visitor {
+    pub async fn arrive(base_url: &str) -> Self {
+        let client = Client::builder().redirect(Policy::none()).build().unwrap();
+        let page = client
+            .get(format!("{base_url}/login"))
+            .send()
+            .await
+            .unwrap();
+        let cookie = first_cookie(&page);
+        let html = page.text().await.unwrap();
+        let csrf = html
+            .split("name=\"csrf\" value=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .expect("the login form carries a CSRF token")
+            .to_owned();
+        Self {
+            client,
+            base_url: base_url.to_owned(),
+            cookie,
+            csrf,
+        }
+    }
+
+    /// Submits the form.
+    pub async fn submit(&self, email: &str, password: &str) -> reqwest::Response {
+        self.client
+            .post(format!("{}/login", self.base_url))
+            .header("cookie", &self.cookie)
+            .form(&[
+                ("csrf", self.csrf.as_str()),
+                ("email", email),
+                ("password", password),
+            ])
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Submits the form; returns where it sends the browser.
+    pub async fn sign_in(&self, email: &str, password: &str) -> String {
+        let response = self.submit(email, password).await;
+        assert_eq!(response.status(), 303);
+        response.headers()["location"].to_str().unwrap().to_owned()
+    }
+}
+
+/// A signed-in browser's session cookie.
+pub async fn signed_in(app: &TestApp, email: &str) -> String {
+    signed_in_at(&app.base_url, email).await
+}
+
+/// A signed-in browser's session cookie on the server at `base_url` (the password is
+/// `right-password`).
+pub async fn signed_in_at(base_url: &str, email: &str) -> String {
+    let response = Visitor::arrive(base_url)
+        .await
+        .submit(email, "right-password")
+        .await;
+    let landing = response.headers()["location"].to_str().unwrap();
+    assert!(!landing.starts_with("/login"), "signed in: {landing}");
+    first_cookie(&response)
+}
+
+/// The `name=value` of the cookie an answer sets.
+pub fn first_cookie(answer: &Response) -> String {
+    answer.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
 /// A real `kaadxpay serve` process on `db_url`, to crash with `SIGKILL`.
 pub struct ServerProcess {
     child: Child,
@@ -398,6 +482,11 @@ impl ServerProcess {
             .await
             .unwrap();
         list["data"].as_array().unwrap().clone()
+    }
+
+    /// The process id, to read its memory from `/proc`.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// `SIGKILL`: no shutdown, no cleanup, like a machine losing power.

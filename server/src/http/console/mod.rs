@@ -1,7 +1,8 @@
 //! The console's wiring: the Leptos app rendered on the server for its routes (with the
-//! `Console` implementation in each request's context), its forms, its sessions, and its
-//! stylesheet, embedded in the binary.
+//! `Console` implementation in each request's context), its forms, its CSV exports, its
+//! sessions, and its stylesheet, embedded in the binary.
 
+mod exports;
 mod forms;
 mod session;
 
@@ -87,6 +88,7 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         .with_state(state.clone());
     pages
         .merge(forms)
+        .merge(exports::router(state.clone()))
         .layer(Extension(console))
         .layer(axum::middleware::from_fn_with_state(
             state,
