@@ -38,6 +38,19 @@ pub fn query_param(name: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The page's `{id}` in its path (`/payouts/{id}`), or empty.
+pub fn path_id() -> String {
+    leptos_router::hooks::use_params_map()
+        .read_untracked()
+        .get("id")
+        .unwrap_or_default()
+}
+
+/// A list page's cursor (`starting_after`), if it is not the first page.
+pub fn cursor() -> Option<String> {
+    Some(query_param("starting_after")).filter(|cursor| !cursor.is_empty())
+}
+
 #[component]
 pub fn Nav() -> impl IntoView {
     let links: Vec<(&str, &str)> = match current_user() {
@@ -51,6 +64,7 @@ pub fn Nav() -> impl IntoView {
             ("/payouts", "Payouts"),
             ("/orders", "Orders"),
             ("/keys", "Keys"),
+            ("/requests", "Requests"),
             ("/webhooks", "Webhooks"),
             ("/reconciliation", "Reconciliation"),
         ],
@@ -86,11 +100,20 @@ pub fn Empty(message: &'static str) -> impl IntoView {
     view! { <p class="empty">{message}</p> }
 }
 
-/// A link to the next page of a list, when there is one.
+/// A link to the next page of a list, when there is one, keeping the list's filters.
 #[component]
 pub fn Pager(base: &'static str, next: Option<String>) -> impl IntoView {
+    let encode = |text: &str| {
+        percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string()
+    };
+    let filters: String = leptos_router::hooks::use_query_map()
+        .get_untracked()
+        .into_iter()
+        .filter(|(name, value)| name != "starting_after" && !value.is_empty())
+        .map(|(name, value)| format!("&{}={}", encode(&name), encode(&value)))
+        .collect();
     next.map(|cursor| {
-        let href = format!("{base}?starting_after={cursor}");
+        let href = format!("{base}?starting_after={}{filters}", encode(&cursor));
         view! { <p class="pager"><a href=href>"Next page →"</a></p> }
     })
 }

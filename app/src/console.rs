@@ -320,6 +320,43 @@ pub struct TimelineEntry {
     pub reference: Option<String>,
 }
 
+/// The request log's filters on `/requests`, as typed into its form (each may be empty).
+#[derive(Debug, Clone, Default)]
+pub struct RequestFilters {
+    pub idempotency_key: String,
+    /// An HTTP status code.
+    pub status: String,
+    /// A route template with its method, e.g. `POST /v1/orders`.
+    pub route: String,
+    /// `new`, `replayed`, `in_progress` or `mismatch`.
+    pub verdict: String,
+    /// `YYYY-MM-DD`, inclusive, UTC; ignored by exact look-ups (a key or a request id).
+    pub from: String,
+    pub to: String,
+    /// A request id, or the id the client sent, or part of one.
+    pub search: String,
+}
+
+/// One logged request, redacted as it was stored.
+#[derive(Debug, Clone)]
+pub struct RequestView {
+    pub id: String,
+    pub at: String,
+    pub route: String,
+    pub path: String,
+    pub idempotency_key: Option<String>,
+    pub verdict: Option<String>,
+    pub status: i16,
+    pub error_code: Option<String>,
+    pub latency_ms: f64,
+    pub api_key_id: Option<String>,
+    pub user: Option<String>,
+    pub client_address: Option<String>,
+    pub request_body: Option<String>,
+    pub response_body: Option<String>,
+    pub client_request_id: Option<String>,
+}
+
 /// A failure of the backend; the page says something went wrong, the log says what.
 #[derive(Debug, Clone)]
 pub struct ConsoleError(pub String);
@@ -377,6 +414,15 @@ pub trait Console: Send + Sync + 'static {
         date: &str,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<String, Refusal>>;
+    /// The merchant's request log, newest first, filtered; a refusal names a filter that
+    /// cannot be read.
+    async fn requests(
+        &self,
+        merchant_id: &str,
+        filters: &RequestFilters,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Result<Page<RequestView>, Refusal>>;
+    async fn request(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<RequestView>>;
     /// What happened to the merchant's key, payout or order, in time order; `None` when the
     /// merchant has none such.
     async fn timeline(

@@ -47,6 +47,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/orders") view=pages::Orders ssr=SsrMode::Async/>
                     <Route path=path!("/orders/:id") view=pages::OrderDetail ssr=SsrMode::Async/>
                     <Route path=path!("/keys") view=pages::Keys ssr=SsrMode::Async/>
+                    <Route path=path!("/requests") view=pages::Requests ssr=SsrMode::Async/>
+                    <Route path=path!("/requests/:id") view=pages::RequestDetail ssr=SsrMode::Async/>
                     <Route path=path!("/support") view=pages::Support ssr=SsrMode::Async/>
                     <Route path=path!("/support/timeline") view=pages::SupportTimeline ssr=SsrMode::Async/>
                     <Route path=path!("/webhooks") view=pages::Webhooks ssr=SsrMode::Async/>

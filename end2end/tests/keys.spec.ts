@@ -50,4 +50,15 @@ test("a key sent four times shows four attempts on its page, one new and three r
   ]);
   await expect(page.locator('ol.timeline .timeline-event')).toContainText('order.created sent to the merchant');
   await console.screenshot('key-timeline');
+
+  // The request log lists the same four, and each opens with its redacted body.
+  await page.getByRole('link', { name: 'Requests' }).click();
+  await page.getByLabel('Idempotency key').fill(key);
+  await page.getByRole('button', { name: 'Filter' }).click();
+  const rows = page.getByRole('row', { name: new RegExp(key) });
+  await expect(rows).toHaveCount(4);
+  await rows.first().getByRole('link', { name: /^req_/ }).click();
+  await expect(console.heading(/^Request req_/)).toBeVisible();
+  await expect(page.getByText('"amount":700')).toBeVisible();
+  await console.screenshot('request');
 });

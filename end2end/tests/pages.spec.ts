@@ -9,6 +9,7 @@ test('every merchant page renders, styled, and is captured', async ({ page }) =>
     ['/payouts/new', 'New payout', 'new-payout'],
     ['/orders', 'Orders', 'orders'],
     ['/keys', 'Idempotency keys', 'keys'],
+    ['/requests', 'Requests', 'requests'],
     ['/reconciliation', 'Reconciliation', 'reconciliation'],
   ];
   for (const [path, heading, name] of pages) {

@@ -10,8 +10,8 @@ use std::time::Duration;
 use app::console::{
     minor_units_per_major, AttemptRow, Console, ConsoleError, ConsoleResult, DeliveryRow,
     EndpointRow, EventRow, HourOutcomes, KeyView, MagicIban, Money, OrderRow, Overview, Page,
-    PayoutForm, PayoutRow, PayoutView, Refusal, RunItem, RunRow, Scope, SearchHit, SearchQuery,
-    Subject, Submission, TimelineEntry,
+    PayoutForm, PayoutRow, PayoutView, Refusal, RequestFilters, RequestView, RunItem, RunRow,
+    Scope, SearchHit, SearchQuery, Subject, Submission, TimelineEntry,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
@@ -27,6 +27,7 @@ use crate::payments::orders::{self, CreateOrder, Order, Target};
 use crate::payments::payouts::{self, CreatePayout, Payout};
 use crate::reconcile::on_request::{Requester, RunNowError};
 use crate::reconcile::{self, Reconciler};
+use crate::request_log::query::{self as request_log, Filters, LoggedRequest};
 use crate::state::AppState;
 use crate::timeline::{self, Entry, Resource as TimelineResource};
 use crate::webhooks::events::RedeliverEvent;
@@ -246,8 +247,107 @@ fn refusal(error: &Error) -> Refusal {
     }
 }
 
+/// The request log's filters from the console's form: a day range (UTC, inclusive) unless the
+/// look-up is exact (a key or a request id), which finds its requests whatever their day.
+fn request_filters(form: &RequestFilters) -> Result<Filters, Refusal> {
+    let text = |value: &str| Some(value.trim().to_owned()).filter(|value| !value.is_empty());
+    let refused = |error: Error| refusal(&error);
+    let day = |param: &str, value: &str| {
+        text(value)
+            .map(|value| {
+                chrono::NaiveDate::parse_from_str(&value, "%Y-%m-%d").map_err(|_| Refusal {
+                    code: "invalid_request".to_owned(),
+                    param: Some(param.to_owned()),
+                })
+            })
+            .transpose()
+    };
+    let mut filters = Filters {
+        idempotency_key: text(&form.idempotency_key),
+        status: text(&form.status)
+            .map(|status| request_log::status_filter(&status))
+            .transpose()
+            .map_err(refused)?,
+        route: text(&form.route),
+        verdict: text(&form.verdict)
+            .map(|verdict| request_log::verdict_filter(&verdict))
+            .transpose()
+            .map_err(refused)?,
+        search: text(&form.search),
+        ..Filters::default()
+    };
+    if filters.idempotency_key.is_none() && filters.search.is_none() {
+        filters.created_gte =
+            day("from", &form.from)?.map(|from| from.and_time(chrono::NaiveTime::MIN).and_utc());
+        filters.created_lte = day("to", &form.to)?.and_then(|to| {
+            to.and_hms_micro_opt(23, 59, 59, 999_999)
+                .map(|end| end.and_utc())
+        });
+    }
+    Ok(filters)
+}
+
+fn request_view(logged: LoggedRequest) -> RequestView {
+    RequestView {
+        id: logged.id,
+        at: logged
+            .created_at
+            .format("%Y-%m-%d %H:%M:%S%.3f UTC")
+            .to_string(),
+        route: logged.route,
+        path: logged.path,
+        idempotency_key: logged.idempotency_key,
+        verdict: logged.verdict,
+        status: logged.status,
+        error_code: logged.error_code,
+        latency_ms: logged.latency_ms,
+        api_key_id: logged.api_key_id,
+        user: logged.user,
+        client_address: logged.client_address,
+        request_body: logged.request_body,
+        response_body: logged.response_body,
+        client_request_id: logged.client_request_id,
+    }
+}
+
 #[async_trait]
 impl Console for PgConsole {
+    async fn requests(
+        &self,
+        merchant_id: &str,
+        filters: &RequestFilters,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Result<Page<RequestView>, Refusal>> {
+        let filters = match request_filters(filters) {
+            Ok(filters) => filters,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        let listed = request_log::list(
+            &self.state.pool,
+            merchant_id,
+            &filters,
+            &page(starting_after, PAGE_SIZE),
+        )
+        .await;
+        match listed {
+            Ok(rows) => Ok(Ok(paged(
+                rows,
+                PAGE_SIZE,
+                |logged| logged.id.clone(),
+                request_view,
+            ))),
+            Err(error @ Error::InvalidRequest { .. }) => Ok(Err(refusal(&error))),
+            Err(error) => Err(failed(error)),
+        }
+    }
+
+    async fn request(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<RequestView>> {
+        Ok(request_log::find(&self.state.pool, merchant_id, id)
+            .await
+            .map_err(failed)?
+            .map(request_view))
+    }
+
     async fn overview(&self, merchant_id: &str) -> ConsoleResult<Overview> {
         let pool = &self.state.pool;
         let balances = balance::of_merchant(pool, merchant_id)

@@ -336,6 +336,85 @@ async fn another_merchants_requests_are_invisible() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_consoles_request_log_filters_the_merchants_requests_and_shows_each_redacted() {
+    let app = spawn_app().await;
+    let other = create_merchant(&app.pool, "Other").await;
+    let theirs = app
+        .post_as(&other, "/v1/orders", Some("theirs"), ORDER)
+        .await;
+    let their_id = request_id(&theirs);
+    let first = post_order_with(&app, "console-key", ORDER, "client-1").await;
+    let first_id = request_id(&first);
+    post_order_with(&app, "console-key", ORDER, "client-2").await;
+    let changed = r#"{"amount": 1001, "currency": "EUR"}"#;
+    let mismatch = post_order_with(&app, "console-key", changed, "client-3").await;
+    assert_eq!(mismatch.status(), 422);
+    let payout = format!(
+        r#"{{"amount": 1, "currency": "EUR", "destination": {{"account_holder": "Ada", "iban": "{IBAN}"}}}}"#
+    );
+    let refused = app
+        .post("/v1/payouts", Some("console-payout"), &payout)
+        .await;
+    assert_eq!(refused.status(), 402);
+    let refused_id = request_id(&refused);
+    wait_for_rows(&app, "request_log", 5).await;
+
+    let member = common::browser::signed_in(&app, false).await;
+    let list = |query: &'static str| {
+        let member = &member;
+        let app = &app;
+        async move { common::browser::page(app, member, &format!("/requests{query}")).await }
+    };
+    let all = list("").await;
+    assert!(
+        all.contains(&first_id) && all.contains(&refused_id),
+        "{all}"
+    );
+    assert!(
+        !all.contains(&their_id),
+        "another merchant's request is listed"
+    );
+    let by_key = list("?idempotency_key=console-key").await;
+    assert_eq!(
+        by_key.matches("href=\"/requests/req_").count(),
+        3,
+        "{by_key}"
+    );
+    assert!(!by_key.contains(&refused_id));
+    let mismatches = list("?verdict=mismatch").await;
+    assert_eq!(mismatches.matches("href=\"/requests/req_").count(), 1);
+    let by_status = list("?status=402&route=POST+%2Fv1%2Fpayouts").await;
+    assert!(by_status.contains(&refused_id) && !by_status.contains(&first_id));
+    // An exact look-up ignores the day range; the range alone excludes today.
+    let exact = common::browser::page(
+        &app,
+        &member,
+        &format!("/requests?q={first_id}&from=2000-01-01&to=2000-01-02"),
+    )
+    .await;
+    assert!(exact.contains(&first_id), "{exact}");
+    let long_ago = list("?from=2000-01-01&to=2000-01-02").await;
+    assert!(!long_ago.contains(&first_id));
+    // A filter that cannot be read gets a fixed sentence, never the typed text.
+    let bad = list("?status=%3Cscript%3E").await;
+    assert!(bad.contains("Status must be an HTTP status code"), "{bad}");
+    assert!(!bad.contains("<script>"));
+
+    let detail = common::browser::page(&app, &member, &format!("/requests/{refused_id}")).await;
+    assert!(detail.contains("insufficient_funds"), "{detail}");
+    assert!(detail.contains("****3000"), "{detail}");
+    assert!(!detail.contains(IBAN), "the IBAN is shown unmasked");
+    let (client, cookie) = &member;
+    let theirs = client
+        .get(format!("{}/requests/{their_id}", app.base_url))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(theirs.status(), 404);
+}
+
 /// The counter of entries dropped because the buffer was full.
 fn dropped(metrics: &str) -> i64 {
     metrics

@@ -2,10 +2,9 @@
 //! the state the order is in changes nothing).
 
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
 
 use crate::components::{
-    console, csrf_token, failure_view, merchant_id_or_notice, not_found_view, query_param,
+    console, csrf_token, cursor, failure_view, merchant_id_or_notice, not_found_view, path_id,
     refusal_notice, Empty, ExportLink, Pager, StatusBadge,
 };
 use crate::console::OrderRow;
@@ -44,7 +43,7 @@ pub fn Orders() -> impl IntoView {
         Err(notice) => return notice,
     };
     let console = console();
-    let cursor = Some(query_param("starting_after")).filter(|cursor| !cursor.is_empty());
+    let cursor = cursor();
     view! {
         <div class="heading-row"><h1>"Orders"</h1><ExportLink base="/exports/orders.csv".to_owned()/></div>
         <Suspense fallback=|| ()>
@@ -65,10 +64,7 @@ pub fn OrderDetail() -> impl IntoView {
         Ok(merchant_id) => merchant_id,
         Err(notice) => return notice,
     };
-    let id = use_params_map()
-        .read_untracked()
-        .get("id")
-        .unwrap_or_default();
+    let id = path_id();
     let error = refusal_notice();
     let csrf = csrf_token();
     let console = console();

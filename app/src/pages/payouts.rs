@@ -4,11 +4,10 @@
 //! rendered form make exactly one payout; a reloaded form is a new intent with a new key.
 
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
 
 use crate::components::{
-    console, csrf_token, failure_view, key_href, merchant_id_or_notice, mint_key, not_found_view,
-    query_param, refusal_notice, Empty, ExportLink, Pager, StatusBadge, TestModeNotice,
+    console, csrf_token, cursor, failure_view, key_href, merchant_id_or_notice, mint_key,
+    not_found_view, path_id, refusal_notice, Empty, ExportLink, Pager, StatusBadge, TestModeNotice,
 };
 use crate::console::{PayoutRow, Subject};
 use crate::pages::timeline::Timeline;
@@ -47,7 +46,7 @@ pub fn Payouts() -> impl IntoView {
         Err(notice) => return notice,
     };
     let console = console();
-    let cursor = Some(query_param("starting_after")).filter(|cursor| !cursor.is_empty());
+    let cursor = cursor();
     view! {
         <div class="heading-row"><h1>"Payouts"</h1><span><ExportLink base="/exports/payouts.csv".to_owned()/>" "<a class="button" href="/payouts/new">"New payout"</a></span></div>
         <Suspense fallback=|| ()>
@@ -104,10 +103,7 @@ pub fn PayoutDetail() -> impl IntoView {
         Ok(merchant_id) => merchant_id,
         Err(notice) => return notice,
     };
-    let id = use_params_map()
-        .read_untracked()
-        .get("id")
-        .unwrap_or_default();
+    let id = path_id();
     let console = console();
     view! {
         <Suspense fallback=|| ()>

@@ -4,11 +4,10 @@
 //! its form carries a key minted when the page is rendered, so a double click makes one run.
 
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
 
 use crate::components::{
-    console, csrf_token, current_user, failure_view, mint_key, not_found_view, refusal_notice,
-    scope_or_not_found, Empty, ExportLink, StatusBadge,
+    console, csrf_token, current_user, failure_view, mint_key, not_found_view, path_id,
+    refusal_notice, scope_or_not_found, Empty, ExportLink, StatusBadge,
 };
 
 #[component]
@@ -73,10 +72,7 @@ pub fn Runs() -> impl IntoView {
 
 #[component]
 pub fn RunDetail() -> impl IntoView {
-    let id = use_params_map()
-        .read_untracked()
-        .get("id")
-        .unwrap_or_default();
+    let id = path_id();
     let scope = match scope_or_not_found() {
         Ok(scope) => scope,
         Err(not_found) => return not_found,

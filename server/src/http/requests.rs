@@ -14,7 +14,7 @@ use super::list::PageQuery;
 use crate::auth::Merchant;
 use crate::error::Error;
 use crate::pagination::{List, Page};
-use crate::request_log::query::{self, Filters, LoggedRequest, Verdict};
+use crate::request_log::query::{self, Filters, LoggedRequest};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -59,26 +59,14 @@ impl<S: Send + Sync> FromRequestParts<S> for Filters {
             idempotency_key: query.idempotency_key,
             status: query
                 .status
-                .map(|text| {
-                    text.parse()
-                        .ok()
-                        .filter(|status| (100..=599).contains(status))
-                        .ok_or_else(|| {
-                            Error::invalid("status", "status must be an HTTP status, 100 to 599.")
-                        })
-                })
+                .as_deref()
+                .map(query::status_filter)
                 .transpose()?,
             route: query.route,
             verdict: query
                 .verdict
-                .map(|text| {
-                    Verdict::parse(&text).ok_or_else(|| {
-                        Error::invalid(
-                            "verdict",
-                            "verdict must be new, replayed, in_progress or mismatch.",
-                        )
-                    })
-                })
+                .as_deref()
+                .map(query::verdict_filter)
                 .transpose()?,
             created_gte: time("created[gte]", query.created_gte)?,
             created_lte: time("created[lte]", query.created_lte)?,

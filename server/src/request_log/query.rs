@@ -80,6 +80,24 @@ impl Verdict {
     }
 }
 
+/// A status filter as typed: an HTTP status, 100 to 599.
+pub fn status_filter(text: &str) -> Result<i16, Error> {
+    text.parse()
+        .ok()
+        .filter(|status| (100..=599).contains(status))
+        .ok_or_else(|| Error::invalid("status", "status must be an HTTP status, 100 to 599."))
+}
+
+/// A verdict filter as typed.
+pub fn verdict_filter(text: &str) -> Result<Verdict, Error> {
+    Verdict::parse(text).ok_or_else(|| {
+        Error::invalid(
+            "verdict",
+            "verdict must be new, replayed, in_progress or mismatch.",
+        )
+    })
+}
+
 /// Which requests a list shows; each filter that is set must hold.
 #[derive(Debug, Default)]
 pub struct Filters {

@@ -1,0 +1,166 @@
+//! `/requests` and `/requests/{id}`: the merchant's request log, filtered by key, status,
+//! route, verdict, day range or request id (the form's values travel in the address, so a
+//! link shows the same list), and one request with its redacted bodies and a link to its key's
+//! timeline.
+
+use leptos::prelude::*;
+
+use crate::components::{
+    console, cursor, failure_view, key_href, merchant_id_or_notice, not_found_view, path_id,
+    query_param, Empty, ExportLink, Pager,
+};
+use crate::console::{Refusal, RequestFilters, RequestView};
+
+const VERDICTS: [&str; 5] = ["", "new", "replayed", "in_progress", "mismatch"];
+
+fn filters_from_address() -> RequestFilters {
+    RequestFilters {
+        idempotency_key: query_param("idempotency_key"),
+        status: query_param("status"),
+        route: query_param("route"),
+        verdict: query_param("verdict"),
+        from: query_param("from"),
+        to: query_param("to"),
+        search: query_param("q"),
+    }
+}
+
+/// A fixed sentence for a filter that cannot be read; never text from the address.
+fn refused_filter(refusal: &Refusal) -> &'static str {
+    match refusal.param.as_deref() {
+        Some("status") => "Status must be an HTTP status code, such as 201 or 422.",
+        Some("verdict") => "Choose a verdict from the list.",
+        Some("from") | Some("to") => "Dates are days, such as 2026-12-04.",
+        Some("starting_after") => "That page no longer exists; start from the first page.",
+        _ => "These filters cannot be read; change them and try again.",
+    }
+}
+
+#[component]
+fn RequestsTable(rows: Vec<RequestView>) -> impl IntoView {
+    if rows.is_empty() {
+        return view! { <Empty message="No request matches. Requests appear here a few seconds after they are made."/> }.into_any();
+    }
+    view! {
+        <table>
+            <thead><tr><th>"Time"</th><th>"Route"</th><th>"Status"</th><th>"Verdict"</th><th>"Idempotency key"</th><th>"Latency"</th><th>"Request"</th></tr></thead>
+            <tbody>
+                {rows.into_iter().map(|row| {
+                    let href = format!("/requests/{}", row.id);
+                    let key = row.idempotency_key.map(|key| {
+                        let href = key_href(&key);
+                        view! { <a href=href><code>{key}</code></a> }
+                    });
+                    view! {
+                        <tr>
+                            <td>{row.at}</td>
+                            <td><code>{row.route}</code></td>
+                            <td>{row.status}{row.error_code.map(|code| format!(" {code}"))}</td>
+                            <td>{row.verdict.unwrap_or_default()}</td>
+                            <td>{key}</td>
+                            <td>{format!("{:.1} ms", row.latency_ms)}</td>
+                            <td><a href=href><code>{row.id}</code></a></td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
+}
+
+#[component]
+pub fn Requests() -> impl IntoView {
+    let merchant_id = match merchant_id_or_notice() {
+        Ok(merchant_id) => merchant_id,
+        Err(notice) => return notice,
+    };
+    let filters = filters_from_address();
+    let cursor = cursor();
+    let console = console();
+    let form = filters.clone();
+    view! {
+        <div class="heading-row"><h1>"Requests"</h1><ExportLink base="/exports/requests.csv".to_owned()/></div>
+        <form method="get" action="/requests" class="form card search">
+            <label for="q">"Request id"</label>
+            <input id="q" name="q" value=form.search/>
+            <label for="idempotency_key">"Idempotency key"</label>
+            <input id="idempotency_key" name="idempotency_key" value=form.idempotency_key/>
+            <label for="route">"Route"</label>
+            <input id="route" name="route" placeholder="POST /v1/payouts" value=form.route/>
+            <label for="status">"Status"</label>
+            <input id="status" name="status" inputmode="numeric" placeholder="422" value=form.status/>
+            <label for="verdict">"Verdict"</label>
+            <select id="verdict" name="verdict">
+                {VERDICTS.into_iter().map(|verdict| {
+                    let selected = verdict == form.verdict;
+                    let label = if verdict.is_empty() { "any" } else { verdict };
+                    view! { <option value=verdict selected=selected>{label}</option> }
+                }).collect_view()}
+            </select>
+            <label for="from">"From (date)"</label>
+            <input id="from" name="from" type="date" value=form.from/>
+            <label for="to">"To (date)"</label>
+            <input id="to" name="to" type="date" value=form.to/>
+            <button type="submit">"Filter"</button>
+        </form>
+        <p class="hint">"A request id or an idempotency key finds its requests whatever their day."</p>
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                match console.requests(&merchant_id, &filters, cursor).await {
+                    Err(error) => failure_view(error),
+                    Ok(Err(refusal)) => view! { <p class="alert" role="alert">{refused_filter(&refusal)}</p> }.into_any(),
+                    Ok(Ok(page)) => view! { <RequestsTable rows=page.rows/><Pager base="/requests" next=page.next/> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+    .into_any()
+}
+
+#[component]
+pub fn RequestDetail() -> impl IntoView {
+    let merchant_id = match merchant_id_or_notice() {
+        Ok(merchant_id) => merchant_id,
+        Err(notice) => return notice,
+    };
+    let id = path_id();
+    let console = console();
+    view! {
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                match console.request(&merchant_id, &id).await {
+                    Err(error) => failure_view(error),
+                    Ok(None) => not_found_view(),
+                    Ok(Some(request)) => {
+                        let key = request.idempotency_key.clone().map(|key| {
+                            let href = key_href(&key);
+                            view! { <a href=href><code>{key}</code></a>" (its timeline)" }
+                        });
+                        let none = || "none".to_owned();
+                        view! {
+                            <h1>"Request " <code>{request.id.clone()}</code></h1>
+                            <dl class="card facts">
+                                <dt>"Time"</dt><dd>{request.at}</dd>
+                                <dt>"Route"</dt><dd><code>{request.route}</code></dd>
+                                <dt>"Path"</dt><dd><code>{request.path}</code></dd>
+                                <dt>"Status"</dt><dd>{request.status}</dd>
+                                <dt>"Error"</dt><dd>{request.error_code.unwrap_or_else(none)}</dd>
+                                <dt>"Verdict"</dt><dd>{request.verdict.unwrap_or_else(none)}</dd>
+                                <dt>"Idempotency key"</dt><dd>{key}</dd>
+                                <dt>"Latency"</dt><dd>{format!("{:.1} ms", request.latency_ms)}</dd>
+                                <dt>"API key"</dt><dd>{request.api_key_id.or(request.user).unwrap_or_else(none)}</dd>
+                                <dt>"Client address"</dt><dd>{request.client_address.unwrap_or_else(none)}</dd>
+                                <dt>"Client's request id"</dt><dd>{request.client_request_id.unwrap_or_else(none)}</dd>
+                                <dt>"Request body"</dt><dd><pre class="response">{request.request_body.unwrap_or_else(none)}</pre></dd>
+                                <dt>"Response body"</dt><dd><pre class="response">{request.response_body.unwrap_or_else(none)}</pre></dd>
+                            </dl>
+                            <p><a href="/requests">"All requests"</a></p>
+                        }.into_any()
+                    }
+                }
+            })}
+        </Suspense>
+    }
+    .into_any()
+}
