@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::console::{Console, ConsoleError, CsrfToken, CurrentUser, MagicIban, Scope};
+use crate::console::{Console, ConsoleError, CsrfToken, CurrentUser, MagicIban, Permission, Scope};
 
 /// The user the server's session layer put into this request, if any.
 pub fn current_user() -> Option<CurrentUser> {
@@ -46,6 +46,12 @@ pub fn path_id() -> String {
         .unwrap_or_default()
 }
 
+/// Whether the signed-in member's role allows `permission` (pages offer only what it allows;
+/// the server checks every form all the same).
+pub fn may(permission: crate::console::Permission) -> bool {
+    current_user().is_some_and(|user| user.may(permission))
+}
+
 /// A list page's cursor (`starting_after`), if it is not the first page.
 pub fn cursor() -> Option<String> {
     Some(query_param("starting_after")).filter(|cursor| !cursor.is_empty())
@@ -59,15 +65,21 @@ pub fn Nav() -> impl IntoView {
             ("/support", "Support"),
             ("/reconciliation", "Reconciliation"),
         ],
-        Some(_) => vec![
-            ("/", "Overview"),
-            ("/payouts", "Payouts"),
-            ("/orders", "Orders"),
-            ("/keys", "Keys"),
-            ("/requests", "Requests"),
-            ("/webhooks", "Webhooks"),
-            ("/reconciliation", "Reconciliation"),
-        ],
+        Some(user) => {
+            let mut links = vec![
+                ("/", "Overview"),
+                ("/payouts", "Payouts"),
+                ("/orders", "Orders"),
+                ("/keys", "Keys"),
+                ("/requests", "Requests"),
+                ("/webhooks", "Webhooks"),
+                ("/reconciliation", "Reconciliation"),
+            ];
+            if user.may(Permission::ManageTeam) {
+                links.push(("/settings/team", "Team"));
+            }
+            links
+        }
     };
     let signed_in = current_user().map(|user| {
         view! {

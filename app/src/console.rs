@@ -6,12 +6,80 @@ use std::fmt;
 
 use async_trait::async_trait;
 
+/// A member's role in its merchant (API.md §11). Support staff have none: they see every
+/// merchant and change nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Owner,
+    Admin,
+    Developer,
+    Finance,
+    Viewer,
+}
+
+/// What a role may do beyond seeing its merchant's data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Permission {
+    /// Capture and cancel orders.
+    ManageOrders,
+    /// Create payouts.
+    CreatePayouts,
+    /// Manage webhook endpoints and API keys.
+    ManageIntegrations,
+    /// Invite, change and remove members.
+    ManageTeam,
+}
+
+impl Role {
+    pub const ALL: [Role; 5] = [
+        Role::Owner,
+        Role::Admin,
+        Role::Developer,
+        Role::Finance,
+        Role::Viewer,
+    ];
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|role| role.as_str() == text)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Owner => "owner",
+            Role::Admin => "admin",
+            Role::Developer => "developer",
+            Role::Finance => "finance",
+            Role::Viewer => "viewer",
+        }
+    }
+
+    /// The table of API.md §11.
+    pub fn may(self, permission: Permission) -> bool {
+        use Role::*;
+        match permission {
+            Permission::ManageOrders | Permission::CreatePayouts => {
+                matches!(self, Owner | Admin | Finance)
+            }
+            Permission::ManageIntegrations => matches!(self, Owner | Admin | Developer),
+            Permission::ManageTeam => matches!(self, Owner | Admin),
+        }
+    }
+
+    /// Whether this role may invite `other`, give it, or change or remove a member who has it:
+    /// owners manage everyone, admins everyone but owners.
+    pub fn manages(self, other: Role) -> bool {
+        self.may(Permission::ManageTeam) && (self == Role::Owner || other != Role::Owner)
+    }
+}
+
 /// Who is signed in, put into the request by the server's session layer.
 #[derive(Debug, Clone)]
 pub struct CurrentUser {
     pub email: String,
     /// `Some` for a merchant user; `None` for support staff, who see every merchant.
     pub merchant_id: Option<String>,
+    /// The member's role; `None` for support staff.
+    pub role: Option<Role>,
     /// The session's token against cross-site request forgery, for every form.
     pub csrf_token: String,
 }
@@ -19,6 +87,11 @@ pub struct CurrentUser {
 impl CurrentUser {
     pub fn is_support(&self) -> bool {
         self.merchant_id.is_none()
+    }
+
+    /// Whether this member's role allows `permission` (support staff: never).
+    pub fn may(&self, permission: Permission) -> bool {
+        self.role.is_some_and(|role| role.may(permission))
     }
 
     /// Whose data this user may see.
@@ -357,6 +430,29 @@ pub struct RequestView {
     pub client_request_id: Option<String>,
 }
 
+/// A member of the merchant's team.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub id: String,
+    pub email: String,
+    pub role: Role,
+    pub joined_at: String,
+}
+
+/// An invitation not yet accepted.
+#[derive(Debug, Clone)]
+pub struct PendingInvitation {
+    pub id: String,
+    pub email: String,
+    pub role: Role,
+    pub expires_at: String,
+}
+
+/// A one-time notice for the next page, such as a new invitation's link (shown once: only its
+/// hash is stored).
+#[derive(Debug, Clone)]
+pub struct Flash(pub String);
+
 /// A failure of the backend; the page says something went wrong, the log says what.
 #[derive(Debug, Clone)]
 pub struct ConsoleError(pub String);
@@ -423,6 +519,11 @@ pub trait Console: Send + Sync + 'static {
         starting_after: Option<String>,
     ) -> ConsoleResult<Result<Page<RequestView>, Refusal>>;
     async fn request(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<RequestView>>;
+    /// The merchant's members and its invitations not yet accepted.
+    async fn team(&self, merchant_id: &str)
+        -> ConsoleResult<(Vec<Member>, Vec<PendingInvitation>)>;
+    /// The email and role an invitation link is for, while it works.
+    async fn invitation(&self, token: &str) -> ConsoleResult<Option<(String, Role)>>;
     /// What happened to the merchant's key, payout or order, in time order; `None` when the
     /// merchant has none such.
     async fn timeline(

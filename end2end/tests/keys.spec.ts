@@ -59,6 +59,6 @@ test("a key sent four times shows four attempts on its page, one new and three r
   await expect(rows).toHaveCount(4);
   await rows.first().getByRole('link', { name: /^req_/ }).click();
   await expect(console.heading(/^Request req_/)).toBeVisible();
-  await expect(page.getByText('"amount":700')).toBeVisible();
+  await expect(page.getByText('{"amount":700,"currency":"EUR"}', { exact: true })).toBeVisible();
   await console.screenshot('request');
 });

@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use app::console::{
     minor_units_per_major, AttemptRow, Console, ConsoleError, ConsoleResult, DeliveryRow,
-    EndpointRow, EventRow, HourOutcomes, KeyView, MagicIban, Money, OrderRow, Overview, Page,
-    PayoutForm, PayoutRow, PayoutView, Refusal, RequestFilters, RequestView, RunItem, RunRow,
-    Scope, SearchHit, SearchQuery, Subject, Submission, TimelineEntry,
+    EndpointRow, EventRow, HourOutcomes, KeyView, MagicIban, Member, Money, OrderRow, Overview,
+    Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters,
+    RequestView, Role, RunItem, RunRow, Scope, SearchHit, SearchQuery, Subject, Submission,
+    TimelineEntry,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
@@ -29,6 +30,7 @@ use crate::reconcile::on_request::{Requester, RunNowError};
 use crate::reconcile::{self, Reconciler};
 use crate::request_log::query::{self as request_log, Filters, LoggedRequest};
 use crate::state::AppState;
+use crate::team;
 use crate::timeline::{self, Entry, Resource as TimelineResource};
 use crate::webhooks::events::RedeliverEvent;
 use crate::webhooks::{endpoints, events, signature};
@@ -339,6 +341,45 @@ impl Console for PgConsole {
             Err(error @ Error::InvalidRequest { .. }) => Ok(Err(refusal(&error))),
             Err(error) => Err(failed(error)),
         }
+    }
+
+    async fn team(
+        &self,
+        merchant_id: &str,
+    ) -> ConsoleResult<(Vec<Member>, Vec<PendingInvitation>)> {
+        let pool = &self.state.pool;
+        let members = team::members(pool, merchant_id).await.map_err(failed)?;
+        let pending = team::pending(pool, merchant_id).await.map_err(failed)?;
+        Ok((
+            members
+                .into_iter()
+                .filter_map(|member| {
+                    Some(Member {
+                        role: Role::parse(&member.role)?,
+                        id: member.id,
+                        email: member.email,
+                        joined_at: when(member.created_at),
+                    })
+                })
+                .collect(),
+            pending
+                .into_iter()
+                .filter_map(|(id, email, role, expires_at)| {
+                    Some(PendingInvitation {
+                        role: Role::parse(&role)?,
+                        id,
+                        email,
+                        expires_at: when(expires_at),
+                    })
+                })
+                .collect(),
+        ))
+    }
+
+    async fn invitation(&self, token: &str) -> ConsoleResult<Option<(String, Role)>> {
+        team::invitation(&self.state.pool, token)
+            .await
+            .map_err(failed)
     }
 
     async fn request(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<RequestView>> {

@@ -23,6 +23,7 @@ pub mod request_log;
 pub mod retention;
 pub mod startup;
 pub mod state;
+pub mod team;
 pub mod telemetry;
 pub mod timeline;
 pub mod users;

@@ -2,6 +2,7 @@
 //! reconcile, reversals, sweep, purge.
 
 use anyhow::Context;
+use app::console::Role;
 use chrono::NaiveDate;
 use clap::{Parser, Subcommand};
 use server::auth::{self, NewMerchant};
@@ -89,6 +90,11 @@ enum ReversalsCommand {
     },
 }
 
+fn parse_role(text: &str) -> Result<Role, String> {
+    Role::parse(text)
+        .ok_or_else(|| format!("{text} is not a role: owner, admin, developer, finance or viewer"))
+}
+
 #[derive(Subcommand)]
 enum UsersCommand {
     /// Create a console user for a merchant, or a support user.
@@ -99,6 +105,9 @@ enum UsersCommand {
         password: String,
         #[arg(long, required_unless_present = "support", conflicts_with = "support")]
         merchant: Option<String>,
+        /// The member's role in the merchant: owner, admin, developer, finance or viewer.
+        #[arg(long, default_value = "owner", value_parser = parse_role, conflicts_with = "support")]
+        role: Role,
         #[arg(long)]
         support: bool,
     },
@@ -179,10 +188,12 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
                     email,
                     password,
                     merchant,
+                    role,
                     support: _,
                 },
         } => {
-            let id = users::create(&db.pool, &email, &password, merchant.as_deref()).await?;
+            let membership = merchant.as_deref().map(|merchant| (merchant, role));
+            let id = users::create(&db.pool, &email, &password, membership).await?;
             println!("user {id} created");
             Ok(())
         }
@@ -248,7 +259,8 @@ async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::R
         auth::ensure_merchant(&db.pool, &demo, "Demo Merchant").await?;
         for (email, password, merchant) in DEMO_LOGINS {
             if !users::exists(&db.pool, email).await? {
-                users::create(&db.pool, email, password, merchant).await?;
+                let membership = merchant.map(|merchant| (merchant, Role::Owner));
+                users::create(&db.pool, email, password, membership).await?;
             }
         }
         println!("Kaadxpay is serving on http://{addr}");
@@ -260,7 +272,7 @@ async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::R
         println!("  demo merchant {DEMO_MERCHANT_ID}, API key {DEMO_API_KEY}");
         for (email, password, merchant) in DEMO_LOGINS {
             let role = if merchant.is_some() {
-                "merchant user"
+                "merchant owner"
             } else {
                 "support user"
             };

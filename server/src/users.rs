@@ -4,46 +4,82 @@
 use std::net::IpAddr;
 use std::sync::OnceLock;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
+use app::console::Role;
 use argon2::password_hash::{
     rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
 };
 use argon2::Argon2;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 
 use crate::ids::{new_id, random_token};
 
-/// Creates a user for `merchant_id`, or a support user when it is `None`; returns the user id.
+/// Why a user could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateError {
+    #[error("{0}")]
+    Invalid(&'static str),
+    #[error("the email already has an account")]
+    Taken,
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+}
+
+/// Makes a user on `conn`: a member of a merchant with a role, or a support user when
+/// `membership` is `None`; returns the user id.
+pub async fn insert(
+    conn: &mut PgConnection,
+    email: &str,
+    password: &str,
+    membership: Option<(&str, Role)>,
+) -> Result<String, CreateError> {
+    if !email.contains('@') {
+        return Err(CreateError::Invalid("that is not an email address"));
+    }
+    if password.chars().count() < 8 {
+        return Err(CreateError::Invalid(
+            "a password needs at least 8 characters",
+        ));
+    }
+    let password = password.to_owned();
+    let password_hash = tokio::task::spawn_blocking(move || hash_password(&password))
+        .await
+        .expect("hashing does not panic")
+        .map_err(|_| CreateError::Invalid("the password cannot be hashed"))?;
+    let id = new_id("usr");
+    let (merchant_id, role) = match membership {
+        Some((merchant_id, role)) => (Some(merchant_id), role.as_str()),
+        None => (None, "support"),
+    };
+    let inserted = sqlx::query(
+        "INSERT INTO users (id, email, password_hash, merchant_id, role) \
+         VALUES ($1, lower($2), $3, $4, $5) ON CONFLICT (email) DO NOTHING",
+    )
+    .bind(&id)
+    .bind(email)
+    .bind(password_hash)
+    .bind(merchant_id)
+    .bind(role)
+    .execute(conn)
+    .await?;
+    if inserted.rows_affected() == 0 {
+        return Err(CreateError::Taken);
+    }
+    Ok(id)
+}
+
+/// Creates a user: a member of `merchant_id` with `role`, or a support user when `membership`
+/// is `None`; returns the user id.
 pub async fn create(
     pool: &PgPool,
     email: &str,
     password: &str,
-    merchant_id: Option<&str>,
+    membership: Option<(&str, Role)>,
 ) -> anyhow::Result<String> {
-    if !email.contains('@') {
-        bail!("{email} is not an email address");
-    }
-    if password.chars().count() < 8 {
-        bail!("a password needs at least 8 characters");
-    }
-    let password = password.to_owned();
-    let password_hash = tokio::task::spawn_blocking(move || hash_password(&password)).await??;
-    let id = new_id("usr");
-    let role = if merchant_id.is_some() {
-        "merchant"
-    } else {
-        "support"
-    };
-    sqlx::query("INSERT INTO users (id, email, password_hash, merchant_id, role) VALUES ($1, lower($2), $3, $4, $5)")
-        .bind(&id)
-        .bind(email)
-        .bind(password_hash)
-        .bind(merchant_id)
-        .bind(role)
-        .execute(pool)
+    let mut conn = pool.acquire().await?;
+    insert(&mut conn, email, password, membership)
         .await
-        .with_context(|| format!("cannot create {email}: is the email taken, or the merchant unknown?"))?;
-    Ok(id)
+        .with_context(|| format!("cannot create {email}"))
 }
 
 /// Failed sign-ins allowed per account, and per client address (across accounts), in
@@ -67,6 +103,15 @@ pub struct User {
     pub id: String,
     pub email: String,
     pub merchant_id: Option<String>,
+    /// A member's role (`owner`, `admin`, `developer`, `finance`, `viewer`), or `support`.
+    pub role: String,
+}
+
+impl User {
+    /// The member's role; `None` for support staff.
+    pub fn member_role(&self) -> Option<Role> {
+        Role::parse(&self.role)
+    }
 }
 
 /// Checks a password against the stored Argon2id hash, throttled per account and per client
@@ -164,7 +209,7 @@ fn hash_password(password: &str) -> anyhow::Result<String> {
 }
 
 pub async fn find(pool: &PgPool, id: &str) -> sqlx::Result<Option<User>> {
-    sqlx::query_as("SELECT id, email, merchant_id FROM users WHERE id = $1")
+    sqlx::query_as("SELECT id, email, merchant_id, role FROM users WHERE id = $1")
         .bind(id)
         .fetch_optional(pool)
         .await

@@ -1,7 +1,7 @@
 //! One-shot commands answer on stdout and log on stderr, so that `kaadxpay merchants create
 //! --json | jq` works; and PostgreSQL's notices (a migration's "already exists, skipping") stay
 //! out of the logs. A person can mark an unfinished reversal resolved, and the runs that showed
-//! it follow.
+//! it follow. `users create` makes members with their roles (API.md §10, §11).
 
 mod common;
 
@@ -60,6 +60,79 @@ async fn merchants_create_json_prints_exactly_one_json_object_on_stdout() {
             "read_write".to_owned()
         )]
     );
+}
+
+#[tokio::test]
+async fn users_create_makes_a_member_with_its_role_an_owner_by_default_or_support_staff() {
+    let (db_url, pool, merchant) = database_with_merchant("Team").await;
+    for (email, extra) in [
+        ("first@team.test", &[][..]),
+        ("books@team.test", &["--role", "finance"][..]),
+    ] {
+        let mut args = vec![
+            "users",
+            "create",
+            "--email",
+            email,
+            "--password",
+            "a good password",
+        ];
+        args.extend(["--merchant", merchant.id.as_str()]);
+        args.extend_from_slice(extra);
+        kaadxpay(&db_url, &args, None);
+    }
+    kaadxpay(
+        &db_url,
+        &[
+            "users",
+            "create",
+            "--email",
+            "help@team.test",
+            "--password",
+            "a good password",
+            "--support",
+        ],
+        None,
+    );
+    let users: Vec<(String, String, Option<String>)> =
+        sqlx::query_as("SELECT email, role, merchant_id FROM users ORDER BY email")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    let merchant_id = Some(merchant.id.clone());
+    assert_eq!(
+        users,
+        [
+            (
+                "books@team.test".to_owned(),
+                "finance".to_owned(),
+                merchant_id.clone()
+            ),
+            (
+                "first@team.test".to_owned(),
+                "owner".to_owned(),
+                merchant_id
+            ),
+            ("help@team.test".to_owned(), "support".to_owned(), None),
+        ]
+    );
+    // An unknown role is refused by name, and makes no one.
+    let refused = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+        .args([
+            "users",
+            "create",
+            "--email",
+            "x@team.test",
+            "--password",
+            "a good password",
+        ])
+        .args(["--merchant", &merchant.id, "--role", "boss"])
+        .env("DATABASE_URL", &db_url)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("boss is not a role"));
+    assert_eq!(count(&pool, "users WHERE email = 'x@team.test'").await, 0);
 }
 
 #[tokio::test]

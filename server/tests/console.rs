@@ -11,9 +11,14 @@ use common::{count, signed_in, spawn_app, ServerProcess, TestApp, Visitor};
 
 async fn app_with_user(email: &str) -> TestApp {
     let app = spawn_app().await;
-    server::users::create(&app.pool, email, "right-password", Some(&app.merchant.id))
-        .await
-        .unwrap();
+    server::users::create(
+        &app.pool,
+        email,
+        "right-password",
+        Some((app.merchant.id.as_str(), app::console::Role::Owner)),
+    )
+    .await
+    .unwrap();
     app
 }
 

@@ -181,9 +181,14 @@ async fn the_console_passes_its_playwright_suite() {
         ("b@shop.test", Some(&other.id)),
         ("support@kaadxpay.test", None),
     ] {
-        server::users::create(&pool, email, password, merchant_id.map(String::as_str))
-            .await
-            .unwrap();
+        server::users::create(
+            &pool,
+            email,
+            password,
+            merchant_id.map(|id| (id.as_str(), app::console::Role::Owner)),
+        )
+        .await
+        .unwrap();
     }
     // Orders take a second and a half to commit, so that a key is seen `in_progress` and then `completed`;
     // payouts go to a partner simulator, so that they have transfers to search support by.

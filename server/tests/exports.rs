@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use common::{
     create_merchant, database_with_merchant, eventually, json as body_json, signed_in,
-    signed_in_at, spawn_app, ServerProcess, TestApp,
+    signed_in_at, spawn_app_with, ServerProcess, TestApp,
 };
 
 const IBAN: &str = "DE89370400440532013000";
@@ -75,12 +75,18 @@ async fn api_list(app: &TestApp, path: &str) -> Vec<Value> {
     list["data"].as_array().unwrap().clone()
 }
 
-/// The app with a console user of its merchant, signed in.
+/// The app with a console user of its merchant, signed in. Its payout worker waits an hour,
+/// so that payouts hold still between the API's answer and the export compared with it.
 async fn app_with_session(email: &str) -> (TestApp, String) {
-    let app = spawn_app().await;
-    server::users::create(&app.pool, email, "right-password", Some(&app.merchant.id))
-        .await
-        .unwrap();
+    let app = spawn_app_with(&["--payout-interval", "1h"]).await;
+    server::users::create(
+        &app.pool,
+        email,
+        "right-password",
+        Some((app.merchant.id.as_str(), app::console::Role::Owner)),
+    )
+    .await
+    .unwrap();
     let cookie = signed_in(&app, email).await;
     (app, cookie)
 }
@@ -455,7 +461,7 @@ async fn a_hundred_thousand_payouts_stream_out_in_bounded_memory() {
         &pool,
         "bulk@example.com",
         "right-password",
-        Some(&merchant.id),
+        Some((merchant.id.as_str(), app::console::Role::Owner)),
     )
     .await
     .unwrap();

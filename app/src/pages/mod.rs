@@ -10,6 +10,7 @@ mod payouts;
 mod reconciliation;
 mod requests;
 mod support;
+mod team;
 mod timeline;
 mod webhooks;
 
@@ -22,5 +23,6 @@ pub use payouts::{NewPayout, PayoutDetail, Payouts};
 pub use reconciliation::{RunDetail, Runs};
 pub use requests::{RequestDetail, Requests};
 pub use support::Support;
+pub use team::{AcceptInvitation, Team};
 pub use timeline::SupportTimeline;
 pub use webhooks::Webhooks;

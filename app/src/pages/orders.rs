@@ -4,10 +4,10 @@
 use leptos::prelude::*;
 
 use crate::components::{
-    console, csrf_token, cursor, failure_view, merchant_id_or_notice, not_found_view, path_id,
+    console, csrf_token, cursor, failure_view, may, merchant_id_or_notice, not_found_view, path_id,
     refusal_notice, Empty, ExportLink, Pager, StatusBadge,
 };
-use crate::console::OrderRow;
+use crate::console::{OrderRow, Permission};
 
 #[component]
 pub fn OrdersTable(rows: Vec<OrderRow>) -> impl IntoView {
@@ -86,7 +86,7 @@ pub fn OrderDetail() -> impl IntoView {
                                 <dt>"Description"</dt><dd>{order.description.clone().unwrap_or_default()}</dd>
                                 <dt>"Created"</dt><dd>{order.created_at.clone()}</dd>
                             </dl>
-                            {pending.then(|| view! {
+                            {(pending && may(Permission::ManageOrders)).then(|| view! {
                                 <div class="actions">
                                     <form method="post" action=action("capture")>
                                         <input type="hidden" name="csrf" value=csrf.clone()/>

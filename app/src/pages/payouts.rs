@@ -6,10 +6,10 @@
 use leptos::prelude::*;
 
 use crate::components::{
-    console, csrf_token, cursor, failure_view, key_href, merchant_id_or_notice, mint_key,
+    console, csrf_token, cursor, failure_view, key_href, may, merchant_id_or_notice, mint_key,
     not_found_view, path_id, refusal_notice, Empty, ExportLink, Pager, StatusBadge, TestModeNotice,
 };
-use crate::console::{PayoutRow, Subject};
+use crate::console::{PayoutRow, Permission, Subject};
 use crate::pages::timeline::Timeline;
 
 #[component]
@@ -48,7 +48,7 @@ pub fn Payouts() -> impl IntoView {
     let console = console();
     let cursor = cursor();
     view! {
-        <div class="heading-row"><h1>"Payouts"</h1><span><ExportLink base="/exports/payouts.csv".to_owned()/>" "<a class="button" href="/payouts/new">"New payout"</a></span></div>
+        <div class="heading-row"><h1>"Payouts"</h1><span><ExportLink base="/exports/payouts.csv".to_owned()/>" "{may(Permission::CreatePayouts).then(|| view! { <a class="button" href="/payouts/new">"New payout"</a> })}</span></div>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.payouts(&merchant_id, cursor).await {
@@ -65,6 +65,16 @@ pub fn Payouts() -> impl IntoView {
 pub fn NewPayout() -> impl IntoView {
     if let Err(notice) = merchant_id_or_notice() {
         return notice;
+    }
+    if !may(Permission::CreatePayouts) {
+        if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+            response.set_status(http::StatusCode::FORBIDDEN);
+        }
+        return view! {
+            <h1>"New payout"</h1>
+            <p class="alert" role="alert">"Your role may not create payouts (owners, admins and finance may). Ask an owner or an admin of your team."</p>
+        }
+        .into_any();
     }
     let error = refusal_notice();
     let console = console();

@@ -4,9 +4,10 @@
 use leptos::prelude::*;
 
 use crate::components::{
-    console, csrf_token, failure_view, merchant_id_or_notice, refusal_notice, Empty, StatusBadge,
+    console, csrf_token, failure_view, may, merchant_id_or_notice, refusal_notice, Empty,
+    StatusBadge,
 };
-use crate::console::{EndpointRow, EventRow};
+use crate::console::{EndpointRow, EventRow, Permission};
 
 #[component]
 fn Endpoints(endpoints: Vec<EndpointRow>) -> impl IntoView {
@@ -39,11 +40,13 @@ fn Event(event: EventRow, csrf: String) -> impl IntoView {
         <section class="card event">
             <div class="heading-row">
                 <h3><code>{event.event_type}</code> " " <small>{event.id.clone()}</small></h3>
-                <form method="post" action=action>
-                    <input type="hidden" name="csrf" value=csrf/>
-                    <input type="hidden" name="idempotency_key" value=key/>
-                    <button type="submit" class="secondary">"Redeliver"</button>
-                </form>
+                {may(Permission::ManageIntegrations).then(|| view! {
+                    <form method="post" action=action>
+                        <input type="hidden" name="csrf" value=csrf/>
+                        <input type="hidden" name="idempotency_key" value=key/>
+                        <button type="submit" class="secondary">"Redeliver"</button>
+                    </form>
+                })}
             </div>
             <p>"Created " {event.created_at}</p>
             {if event.deliveries.is_empty() {

@@ -1,18 +1,28 @@
 //! A browser on the console: signed in through the real login form, its session cookie, the
 //! pages it reads and the hidden fields of their forms.
 
+use app::console::Role;
+
 use super::{first_cookie, TestApp};
 
-/// A browser signed in to the console as a new user of the app's merchant, or as support
+/// A browser on the console: its client (redirects not followed) and session cookie.
+pub type Browser = (reqwest::Client, String);
+
+/// A browser signed in to the console as a new owner of the app's merchant, or as support
 /// staff: its client (redirects not followed) and session cookie.
-pub async fn signed_in(app: &TestApp, support: bool) -> (reqwest::Client, String) {
-    let email = if support {
-        "support@test"
+pub async fn signed_in(app: &TestApp, support: bool) -> Browser {
+    if support {
+        signed_in_as(app, "support@test", None).await
     } else {
-        "member@test"
-    };
-    let merchant = (!support).then_some(app.merchant.id.as_str());
-    server::users::create(&app.pool, email, "right-password", merchant)
+        signed_in_as(app, "member@test", Some(Role::Owner)).await
+    }
+}
+
+/// A browser signed in as a new user `email`: a member of the app's merchant with `role`, or
+/// support staff when `role` is `None`.
+pub async fn signed_in_as(app: &TestApp, email: &str, role: Option<Role>) -> Browser {
+    let membership = role.map(|role| (app.merchant.id.as_str(), role));
+    server::users::create(&app.pool, email, "right-password", membership)
         .await
         .unwrap();
     let client = reqwest::Client::builder()
@@ -50,7 +60,8 @@ pub fn hidden(html: &str, name: &str) -> String {
         .to_owned()
 }
 
-pub async fn page(app: &TestApp, browser: &(reqwest::Client, String), path: &str) -> String {
+/// `GET path` as the signed-in browser (redirects not followed).
+pub async fn get(app: &TestApp, browser: &Browser, path: &str) -> reqwest::Response {
     let (client, cookie) = browser;
     client
         .get(format!("{}{path}", app.base_url))
@@ -58,7 +69,36 @@ pub async fn page(app: &TestApp, browser: &(reqwest::Client, String), path: &str
         .send()
         .await
         .unwrap()
-        .text()
+}
+
+/// The page at `path` as the signed-in browser sees it.
+pub async fn page(app: &TestApp, browser: &Browser, path: &str) -> String {
+    get(app, browser, path).await.text().await.unwrap()
+}
+
+/// Submits a console form at `path` with the session's CSRF token and `fields`: the answer's
+/// status and where it sends the browser.
+pub async fn submit(
+    app: &TestApp,
+    browser: &Browser,
+    path: &str,
+    fields: &[(&str, &str)],
+) -> (u16, String) {
+    let csrf = hidden(&page(app, browser, "/keys").await, "csrf");
+    let (client, cookie) = browser;
+    let mut form = vec![("csrf", csrf.as_str())];
+    form.extend_from_slice(fields);
+    let answer = client
+        .post(format!("{}{path}", app.base_url))
+        .header("cookie", cookie)
+        .form(&form)
+        .send()
         .await
-        .unwrap()
+        .unwrap();
+    let location = answer
+        .headers()
+        .get("location")
+        .map(|at| at.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (answer.status().as_u16(), location)
 }

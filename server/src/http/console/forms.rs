@@ -14,7 +14,9 @@ use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{Console, ConsoleResult, CurrentUser, PayoutForm, Refusal, Submission};
+use app::console::{
+    Console, ConsoleResult, CurrentUser, PayoutForm, Permission, Refusal, Submission,
+};
 
 use super::session;
 use crate::state::AppState;
@@ -33,7 +35,7 @@ fn encode(text: &str) -> String {
     utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()
 }
 
-fn forbidden() -> Response {
+pub(super) fn forbidden() -> Response {
     (
         StatusCode::FORBIDDEN,
         "This form has expired or did not come from this site; reload the page and try again.",
@@ -41,7 +43,7 @@ fn forbidden() -> Response {
         .into_response()
 }
 
-fn failure(error: impl std::fmt::Display) -> Response {
+pub(super) fn failure(error: impl std::fmt::Display) -> Response {
     tracing::error!(error = %error, "console form failed");
     (
         StatusCode::INTERNAL_SERVER_ERROR,
@@ -50,16 +52,47 @@ fn failure(error: impl std::fmt::Display) -> Response {
         .into_response()
 }
 
-/// The merchant a form acts for, once its CSRF token checks out (support staff change nothing).
-async fn acting_merchant(
+/// What a permission lets a member do, for the sentence that says who may.
+fn what(permission: Permission) -> &'static str {
+    match permission {
+        Permission::ManageOrders => "capture or cancel orders (owners, admins and finance may)",
+        Permission::CreatePayouts => "create payouts (owners, admins and finance may)",
+        Permission::ManageIntegrations => {
+            "manage webhooks and API keys (owners, admins and developers may)"
+        }
+        Permission::ManageTeam => "manage the team (owners and admins may)",
+    }
+}
+
+/// A member's role does not allow the action: `403` and a page that says why.
+pub(super) fn not_for_role(user: &CurrentUser, permission: Permission) -> Response {
+    let role = user.role.map_or("support", |role| role.as_str());
+    (
+        StatusCode::FORBIDDEN,
+        format!(
+            "Your role ({role}) may not {}. Ask an owner or an admin of your team.",
+            what(permission)
+        ),
+    )
+        .into_response()
+}
+
+/// The merchant a form acts for, once its CSRF token checks out and the member's role allows
+/// `permission` (support staff change nothing).
+pub(super) async fn acting_merchant(
     session: &Session,
     user: &CurrentUser,
     csrf: &str,
+    permission: Permission,
 ) -> Result<String, Response> {
     if !session::csrf_matches(session, csrf).await {
         return Err(forbidden());
     }
-    user.merchant_id.clone().ok_or_else(forbidden)
+    let merchant_id = user.merchant_id.clone().ok_or_else(forbidden)?;
+    if !user.may(permission) {
+        return Err(not_for_role(user, permission));
+    }
+    Ok(merchant_id)
 }
 
 /// Back to `page` after an action, with the refusal's message when there is one.
@@ -137,10 +170,11 @@ pub async fn new_payout(
     Extension(console): Extension<Arc<dyn Console>>,
     Form(form): Form<NewPayoutForm>,
 ) -> Response {
-    let merchant_id = match acting_merchant(&session, &user, &form.csrf).await {
-        Ok(merchant_id) => merchant_id,
-        Err(refused) => return refused,
-    };
+    let merchant_id =
+        match acting_merchant(&session, &user, &form.csrf, Permission::CreatePayouts).await {
+            Ok(merchant_id) => merchant_id,
+            Err(refused) => return refused,
+        };
     let submitted = PayoutForm {
         idempotency_key: form.idempotency_key,
         amount: form.amount,
@@ -183,10 +217,11 @@ async fn set_order_status(
     form: CsrfOnly,
     status: &str,
 ) -> Response {
-    let merchant_id = match acting_merchant(&session, &user, &form.csrf).await {
-        Ok(merchant_id) => merchant_id,
-        Err(refused) => return refused,
-    };
+    let merchant_id =
+        match acting_merchant(&session, &user, &form.csrf, Permission::ManageOrders).await {
+            Ok(merchant_id) => merchant_id,
+            Err(refused) => return refused,
+        };
     let changed = console.set_order_status(&merchant_id, &id, status).await;
     back_to(&format!("/orders/{id}"), changed)
 }
@@ -204,10 +239,11 @@ pub async fn redeliver_event(
     Path(event_id): Path<String>,
     Form(form): Form<RedeliverForm>,
 ) -> Response {
-    let merchant_id = match acting_merchant(&session, &user, &form.csrf).await {
-        Ok(merchant_id) => merchant_id,
-        Err(refused) => return refused,
-    };
+    let merchant_id =
+        match acting_merchant(&session, &user, &form.csrf, Permission::ManageIntegrations).await {
+            Ok(merchant_id) => merchant_id,
+            Err(refused) => return refused,
+        };
     let redelivered = console
         .redeliver(&merchant_id, &event_id, &form.idempotency_key)
         .await;

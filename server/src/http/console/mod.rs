@@ -5,6 +5,7 @@
 mod exports;
 mod forms;
 mod session;
+mod team;
 
 use std::sync::Arc;
 
@@ -85,6 +86,10 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
             post(forms::redeliver_event),
         )
         .route("/reconciliation/run", post(forms::run_reconciliation))
+        .route("/settings/team/invitations", post(team::invite))
+        .route("/settings/team/members/{id}/role", post(team::change_role))
+        .route("/settings/team/members/{id}/remove", post(team::remove))
+        .route("/invitations/{token}", post(team::accept))
         .with_state(state.clone());
     pages
         .merge(forms)

@@ -1,6 +1,7 @@
 //! Console sessions: stored in Postgres by tower-sessions (cookies `HttpOnly`, `SameSite=Lax`),
 //! each holding its signed-in user and a token against cross-site request forgery that every
-//! form must send back. Pages other than `/login` need a signed-in user.
+//! form must send back. Pages other than `/login` and an invitation's need a signed-in user;
+//! a notice kept for the next page (a new invitation's link) is handed to that page once.
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
@@ -8,7 +9,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use subtle::ConstantTimeEq;
 use tower_sessions::Session;
 
-use app::console::{CsrfToken, CurrentUser};
+use app::console::{CsrfToken, CurrentUser, Flash};
 
 use crate::ids::random_token;
 use crate::state::AppState;
@@ -16,6 +17,23 @@ use crate::users;
 
 const USER_ID: &str = "user_id";
 const CSRF: &str = "csrf";
+const FLASH: &str = "flash";
+
+/// The signed-in user's id, if any.
+pub async fn user_id(session: &Session) -> anyhow::Result<Option<String>> {
+    Ok(session.get::<String>(USER_ID).await?)
+}
+
+/// Keeps `notice` for the session's next page only (shown once, never put in an address).
+pub async fn flash(session: &Session, notice: &str) -> anyhow::Result<()> {
+    session.insert(FLASH, notice).await?;
+    Ok(())
+}
+
+/// Pages a visitor may see before signing in: the sign-in form, and an invitation's.
+fn open_to_visitors(path: &str) -> bool {
+    path == "/login" || path.starts_with("/invitations/")
+}
 
 /// The session's CSRF token, made on first use.
 pub async fn csrf_token(session: &Session) -> anyhow::Result<String> {
@@ -46,13 +64,14 @@ pub async fn current_user(
     state: &AppState,
     session: &Session,
 ) -> anyhow::Result<Option<CurrentUser>> {
-    let Some(user_id) = session.get::<String>(USER_ID).await? else {
+    let Some(user_id) = user_id(session).await? else {
         return Ok(None);
     };
     let Some(user) = users::find(&state.pool, &user_id).await? else {
         return Ok(None);
     };
     Ok(Some(CurrentUser {
+        role: user.member_role(),
         email: user.email,
         merchant_id: user.merchant_id,
         csrf_token: csrf_token(session).await?,
@@ -74,8 +93,15 @@ pub async fn authenticate(
     match user {
         Some(user) => {
             request.extensions_mut().insert(user);
+            match session.remove::<String>(FLASH).await {
+                Ok(Some(notice)) => {
+                    request.extensions_mut().insert(Flash(notice));
+                }
+                Ok(None) => {}
+                Err(err) => return crate::error::Error::Internal(err.into()).into_response(),
+            }
         }
-        None if request.uri().path() == "/login" => match csrf_token(&session).await {
+        None if open_to_visitors(request.uri().path()) => match csrf_token(&session).await {
             Ok(token) => {
                 request.extensions_mut().insert(CsrfToken(token));
             }
