@@ -52,6 +52,72 @@ pub fn may(permission: crate::console::Permission) -> bool {
     current_user().is_some_and(|user| user.may(permission))
 }
 
+/// The list filters in the page's address.
+pub fn list_filter() -> crate::console::ListFilter {
+    crate::console::ListFilter {
+        status: query_param("status"),
+        from: query_param("from"),
+        to: query_param("to"),
+    }
+}
+
+/// A `<select>` named `name` (its id too) offering "any" (empty) and `options`, with
+/// `selected` chosen.
+#[component]
+pub fn AnyOf(
+    name: &'static str,
+    options: &'static [&'static str],
+    selected: String,
+) -> impl IntoView {
+    view! {
+        <select id=name name=name>
+            <option value="" selected=selected.is_empty()>"any"</option>
+            {options.iter().map(|option| {
+                let chosen = *option == selected;
+                view! { <option value=*option selected=chosen>{*option}</option> }
+            }).collect_view()}
+        </select>
+    }
+}
+
+/// A filter's range of days, "From (date)" and "To (date)", both inclusive.
+#[component]
+pub fn DayRange(from: String, to: String) -> impl IntoView {
+    view! {
+        <label for="from">"From (date)"</label>
+        <input id="from" name="from" type="date" value=from/>
+        <label for="to">"To (date)"</label>
+        <input id="to" name="to" type="date" value=to/>
+    }
+}
+
+/// A list page's filter form (a status among `statuses`, and a range of days), sent by `GET`
+/// so the address carries it and a link shows the same list.
+#[component]
+pub fn ListFilterForm(action: &'static str, statuses: &'static [&'static str]) -> impl IntoView {
+    let filter = list_filter();
+    view! {
+        <form method="get" action=action class="form card search filters">
+            <label for="status">"Status"</label>
+            <AnyOf name="status" options=statuses selected=filter.status/>
+            <DayRange from=filter.from to=filter.to/>
+            <button type="submit">"Filter"</button>
+        </form>
+    }
+}
+
+/// What a list says when a filter in its address cannot be read: a fixed sentence.
+pub fn refused_filter(refusal: &crate::console::Refusal) -> AnyView {
+    let message = match refusal.param.as_deref() {
+        Some("from") | Some("to") => "Dates are days, such as 2026-12-04.",
+        Some("status") => "Status must be an HTTP status code, such as 201 or 422.",
+        Some("verdict") => "Choose a verdict from the list.",
+        Some("starting_after") => "That page no longer exists; start from the first page.",
+        _ => "These filters cannot be read; change them and try again.",
+    };
+    view! { <p class="alert" role="alert">{message}</p> }.into_any()
+}
+
 /// A list page's cursor (`starting_after`), if it is not the first page.
 pub fn cursor() -> Option<String> {
     Some(query_param("starting_after")).filter(|cursor| !cursor.is_empty())
@@ -112,12 +178,17 @@ pub fn Empty(message: &'static str) -> impl IntoView {
     view! { <p class="empty">{message}</p> }
 }
 
+/// What a query-string value keeps unencoded: letters, digits and RFC 3986's `-._~`.
+const QUERY_VALUE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
 /// A link to the next page of a list, when there is one, keeping the list's filters.
 #[component]
 pub fn Pager(base: &'static str, next: Option<String>) -> impl IntoView {
-    let encode = |text: &str| {
-        percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string()
-    };
+    let encode = |text: &str| percent_encoding::utf8_percent_encode(text, QUERY_VALUE).to_string();
     let filters: String = leptos_router::hooks::use_query_map()
         .get_untracked()
         .into_iter()

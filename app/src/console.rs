@@ -393,6 +393,15 @@ pub struct TimelineEntry {
     pub reference: Option<String>,
 }
 
+/// A list page's filters, as typed into its form (each may be empty): a status, and a range of
+/// UTC days, both inclusive (`YYYY-MM-DD`).
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    pub status: String,
+    pub from: String,
+    pub to: String,
+}
+
 /// The request log's filters on `/requests`, as typed into its form (each may be empty).
 #[derive(Debug, Clone, Default)]
 pub struct RequestFilters {
@@ -462,21 +471,25 @@ pub type ConsoleResult<T> = Result<T, ConsoleError>;
 #[async_trait]
 pub trait Console: Send + Sync + 'static {
     async fn overview(&self, merchant_id: &str) -> ConsoleResult<Overview>;
+    /// The merchant's payouts that pass `filter`; a refusal names a filter that cannot be read.
     async fn payouts(
         &self,
         merchant_id: &str,
+        filter: &ListFilter,
         starting_after: Option<String>,
-    ) -> ConsoleResult<Page<PayoutRow>>;
+    ) -> ConsoleResult<Result<Page<PayoutRow>, Refusal>>;
     async fn payout(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<PayoutView>>;
     /// Submits a payout form through the idempotency engine, like `POST /v1/payouts` with the
     /// form's key: any number of submits of one form make one payout.
     async fn submit_payout(&self, merchant_id: &str, form: PayoutForm)
         -> ConsoleResult<Submission>;
+    /// The merchant's orders that pass `filter`; a refusal names a filter that cannot be read.
     async fn orders(
         &self,
         merchant_id: &str,
+        filter: &ListFilter,
         starting_after: Option<String>,
-    ) -> ConsoleResult<Page<OrderRow>>;
+    ) -> ConsoleResult<Result<Page<OrderRow>, Refusal>>;
     async fn order(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<OrderRow>>;
     /// `PUT /v1/orders/{id}` semantics: `Err` text when the move is not allowed.
     async fn set_order_status(

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use app::console::{
     minor_units_per_major, AttemptRow, Console, ConsoleError, ConsoleResult, DeliveryRow,
-    EndpointRow, EventRow, HourOutcomes, KeyView, MagicIban, Member, Money, OrderRow, Overview,
-    Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters,
+    EndpointRow, EventRow, HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow,
+    Overview, Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters,
     RequestView, Role, RunItem, RunRow, Scope, SearchHit, SearchQuery, Subject, Submission,
     TimelineEntry,
 };
@@ -21,7 +21,7 @@ use crate::commands::{self, Caller, Command};
 use crate::error::Error;
 use crate::idempotency::{record, IdempotencyKey, Outcome, Resource, StoredResponse};
 use crate::input;
-use crate::pagination::Page as ListPage;
+use crate::pagination::{Filters as ListFilters, Page as ListPage};
 use crate::partner_sim::scenarios::MAGIC_IBANS;
 use crate::payments::balance;
 use crate::payments::orders::{self, CreateOrder, Order, Target};
@@ -249,21 +249,46 @@ fn refusal(error: &Error) -> Refusal {
     }
 }
 
+/// A form field's value, trimmed, if it is not empty.
+fn filled(value: &str) -> Option<String> {
+    Some(value.trim().to_owned()).filter(|value| !value.is_empty())
+}
+
+/// A day typed into a filter (`YYYY-MM-DD`), if one was; a refusal names `param` otherwise.
+fn day_filter(param: &str, value: &str) -> Result<Option<chrono::NaiveDate>, Refusal> {
+    filled(value)
+        .map(|value| {
+            chrono::NaiveDate::parse_from_str(&value, "%Y-%m-%d").map_err(|_| Refusal {
+                code: "invalid_request".to_owned(),
+                param: Some(param.to_owned()),
+            })
+        })
+        .transpose()
+}
+
+/// A list page's filters from its form.
+fn list_filters(form: &ListFilter) -> Result<ListFilters, Refusal> {
+    Ok(ListFilters {
+        status: filled(&form.status),
+        from: day_filter("from", &form.from)?,
+        to: day_filter("to", &form.to)?,
+    })
+}
+
+/// A list's rows, a refusal for a cursor that is not the merchant's, or the failure.
+fn listed<T>(rows: Result<Vec<T>, Error>) -> ConsoleResult<Result<Vec<T>, Refusal>> {
+    match rows {
+        Ok(rows) => Ok(Ok(rows)),
+        Err(error @ Error::InvalidRequest { .. }) => Ok(Err(refusal(&error))),
+        Err(error) => Err(failed(error)),
+    }
+}
+
 /// The request log's filters from the console's form: a day range (UTC, inclusive) unless the
 /// look-up is exact (a key or a request id), which finds its requests whatever their day.
 fn request_filters(form: &RequestFilters) -> Result<Filters, Refusal> {
-    let text = |value: &str| Some(value.trim().to_owned()).filter(|value| !value.is_empty());
+    let text = filled;
     let refused = |error: Error| refusal(&error);
-    let day = |param: &str, value: &str| {
-        text(value)
-            .map(|value| {
-                chrono::NaiveDate::parse_from_str(&value, "%Y-%m-%d").map_err(|_| Refusal {
-                    code: "invalid_request".to_owned(),
-                    param: Some(param.to_owned()),
-                })
-            })
-            .transpose()
-    };
     let mut filters = Filters {
         idempotency_key: text(&form.idempotency_key),
         status: text(&form.status)
@@ -279,9 +304,9 @@ fn request_filters(form: &RequestFilters) -> Result<Filters, Refusal> {
         ..Filters::default()
     };
     if filters.idempotency_key.is_none() && filters.search.is_none() {
-        filters.created_gte =
-            day("from", &form.from)?.map(|from| from.and_time(chrono::NaiveTime::MIN).and_utc());
-        filters.created_lte = day("to", &form.to)?.and_then(|to| {
+        filters.created_gte = day_filter("from", &form.from)?
+            .map(|from| from.and_time(chrono::NaiveTime::MIN).and_utc());
+        filters.created_lte = day_filter("to", &form.to)?.and_then(|to| {
             to.and_hms_micro_opt(23, 59, 59, 999_999)
                 .map(|end| end.and_utc())
         });
@@ -324,23 +349,16 @@ impl Console for PgConsole {
             Ok(filters) => filters,
             Err(refused) => return Ok(Err(refused)),
         };
-        let listed = request_log::list(
+        let logged = request_log::list(
             &self.state.pool,
             merchant_id,
             &filters,
             &page(starting_after, PAGE_SIZE),
         )
         .await;
-        match listed {
-            Ok(rows) => Ok(Ok(paged(
-                rows,
-                PAGE_SIZE,
-                |logged| logged.id.clone(),
-                request_view,
-            ))),
-            Err(error @ Error::InvalidRequest { .. }) => Ok(Err(refusal(&error))),
-            Err(error) => Err(failed(error)),
-        }
+        listed(logged).map(|rows| {
+            rows.map(|rows| paged(rows, PAGE_SIZE, |logged| logged.id.clone(), request_view))
+        })
     }
 
     async fn team(
@@ -394,12 +412,13 @@ impl Console for PgConsole {
         let balances = balance::of_merchant(pool, merchant_id)
             .await
             .map_err(failed)?;
-        let recent_payouts = payouts::list(pool, merchant_id, &page(None, RECENT))
+        let (all, recent) = (ListFilters::default(), page(None, RECENT));
+        let recent_payouts = payouts::list(pool, merchant_id, &all, &recent)
             .await
-            .map_err(|e| failed(e.to_string()))?;
-        let recent_orders = orders::list(pool, merchant_id, &page(None, RECENT))
+            .map_err(failed)?;
+        let recent_orders = orders::list(pool, merchant_id, &all, &recent)
             .await
-            .map_err(|e| failed(e.to_string()))?;
+            .map_err(failed)?;
         let this_hour = Utc::now()
             .duration_trunc(TimeDelta::hours(1))
             .map_err(failed)?;
@@ -456,21 +475,24 @@ impl Console for PgConsole {
     async fn payouts(
         &self,
         merchant_id: &str,
+        filter: &ListFilter,
         starting_after: Option<String>,
-    ) -> ConsoleResult<Page<PayoutRow>> {
-        let rows = payouts::list(
-            &self.state.pool,
-            merchant_id,
-            &page(starting_after, PAGE_SIZE),
-        )
-        .await;
-        let rows = rows.map_err(|e| failed(e.to_string()))?;
-        Ok(paged(
-            rows,
-            PAGE_SIZE,
-            |payout| payout.id.clone(),
-            |payout| payout_row(&payout),
-        ))
+    ) -> ConsoleResult<Result<Page<PayoutRow>, Refusal>> {
+        let filters = match list_filters(filter) {
+            Ok(filters) => filters,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        let page = page(starting_after, PAGE_SIZE);
+        listed(payouts::list(&self.state.pool, merchant_id, &filters, &page).await).map(|rows| {
+            rows.map(|rows| {
+                paged(
+                    rows,
+                    PAGE_SIZE,
+                    |payout| payout.id.clone(),
+                    |payout| payout_row(&payout),
+                )
+            })
+        })
     }
 
     async fn payout(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<PayoutView>> {
@@ -523,16 +545,17 @@ impl Console for PgConsole {
     async fn orders(
         &self,
         merchant_id: &str,
+        filter: &ListFilter,
         starting_after: Option<String>,
-    ) -> ConsoleResult<Page<OrderRow>> {
-        let rows = orders::list(
-            &self.state.pool,
-            merchant_id,
-            &page(starting_after, PAGE_SIZE),
-        )
-        .await;
-        let rows = rows.map_err(|e| failed(e.to_string()))?;
-        Ok(paged(rows, PAGE_SIZE, |order| order.id.clone(), order_row))
+    ) -> ConsoleResult<Result<Page<OrderRow>, Refusal>> {
+        let filters = match list_filters(filter) {
+            Ok(filters) => filters,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        let page = page(starting_after, PAGE_SIZE);
+        listed(orders::list(&self.state.pool, merchant_id, &filters, &page).await).map(|rows| {
+            rows.map(|rows| paged(rows, PAGE_SIZE, |order| order.id.clone(), order_row))
+        })
     }
 
     async fn order(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<OrderRow>> {

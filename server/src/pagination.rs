@@ -78,3 +78,36 @@ impl<T> List<T> {
         }
     }
 }
+
+/// What a list shows besides its page: rows of one status, made within a range of UTC days
+/// (both inclusive). Every filter left out holds for every row.
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    pub status: Option<String>,
+    pub from: Option<chrono::NaiveDate>,
+    pub to: Option<chrono::NaiveDate>,
+}
+
+impl Filters {
+    /// The first instant of `from` and the first instant after `to`.
+    pub fn period(
+        &self,
+    ) -> (
+        Option<chrono::DateTime<chrono::Utc>>,
+        Option<chrono::DateTime<chrono::Utc>>,
+    ) {
+        let start = |day: chrono::NaiveDate| day.and_hms_opt(0, 0, 0).map(|at| at.and_utc());
+        (
+            self.from.and_then(start),
+            self.to
+                .and_then(start)
+                .map(|at| at + chrono::TimeDelta::days(1)),
+        )
+    }
+
+    /// The conditions of a text `status` column and `created_at` on `$4` (status), `$5` and `$6`
+    /// (the period), to go before [`Page::newest_first`], which uses `$1` to `$3`.
+    pub const CONDITIONS: &'static str = "AND ($4::text IS NULL OR status = $4) \
+         AND ($5::timestamptz IS NULL OR created_at >= $5) \
+         AND ($6::timestamptz IS NULL OR created_at < $6)";
+}

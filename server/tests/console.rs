@@ -271,3 +271,65 @@ async fn the_key_page_never_shows_a_webhook_endpoint_secret() {
     assert!(html.contains("redacted"), "{html}");
     assert!(!html.contains("whsec_"), "the secret is not shown: {html}");
 }
+
+#[tokio::test]
+async fn list_pages_filter_by_status_and_days_from_their_address_and_pages_keep_the_filters() {
+    let app = spawn_app().await;
+    let browser = common::browser::signed_in(&app, false).await;
+    let mut captured = Vec::new();
+    for n in 0..23 {
+        let order = common::json(
+            app.post(
+                "/v1/orders",
+                Some(&format!("filtered-{n}")),
+                r#"{"amount": 100, "currency": "EUR"}"#,
+            )
+            .await,
+        )
+        .await;
+        let id = order["id"].as_str().unwrap().to_owned();
+        if n % 4 == 0 {
+            let moved = app
+                .put(&format!("/v1/orders/{id}"), r#"{"status": "captured"}"#)
+                .await;
+            assert_eq!(moved.status(), 200);
+            captured.push(id);
+        }
+    }
+    let listed = |html: &str| html.matches("href=\"/orders/ord_").count();
+    let page = |path: &'static str| common::browser::page(&app, &browser, path);
+
+    let only_captured = page("/orders?status=captured").await;
+    assert_eq!(listed(&only_captured), captured.len(), "{only_captured}");
+    assert!(captured
+        .iter()
+        .all(|id| only_captured.contains(id.as_str())));
+    assert_eq!(listed(&page("/orders?status=pending").await), 17);
+    let today = chrono::Utc::now().date_naive();
+    let on = |query: String| {
+        let (app, browser) = (&app, &browser);
+        async move { common::browser::page(app, browser, &format!("/orders?{query}")).await }
+    };
+    let this_day = on(format!("status=captured&from={today}&to={today}")).await;
+    assert_eq!(listed(&this_day), captured.len());
+    assert_eq!(
+        listed(&page("/orders?from=2000-01-01&to=2000-01-31").await),
+        0
+    );
+    assert_eq!(listed(&page("/payouts?status=paid").await), 0);
+    let refused = page("/orders?from=yesterday").await;
+    assert!(refused.contains("Dates are days"), "{refused}");
+    assert!(!refused.contains("href=\"/orders/ord_"));
+
+    // 23 orders of today make two pages, and the second keeps the filter.
+    let first = on(format!("from={today}")).await;
+    assert_eq!(listed(&first), 20);
+    let next = first
+        .split("href=\"/orders?")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a next page")
+        .replace("&amp;", "&");
+    assert!(next.contains(&format!("from={today}")), "{next}");
+    assert_eq!(listed(&on(next).await), 3);
+}

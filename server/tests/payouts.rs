@@ -658,3 +658,31 @@ async fn a_422_after_an_earlier_attempt_fails_only_when_the_partner_lists_no_tra
     fails_as_invalid_account_once(&app, &id).await;
     assert!(partner.transfers().await.is_empty());
 }
+
+/// A refusal on a new key is the key's answer at once: the effect's transaction is rolled back
+/// (and its lock on the key released) before the refusal is recorded, so no request with a new
+/// key is ever told its key is in progress.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_refused_payout_on_a_new_key_is_answered_402_never_409() {
+    let app = spawn_app_with(&["--payout-interval", "1h"]).await;
+    let statuses = join_all((0..60).map(|n| {
+        let app = &app;
+        async move {
+            app.post(
+                "/v1/payouts",
+                Some(&format!("broke-{n}")),
+                &payout_body(1_000),
+            )
+            .await
+            .status()
+            .as_u16()
+        }
+    }))
+    .await;
+    assert!(statuses.iter().all(|status| *status == 402), "{statuses:?}");
+    assert_eq!(
+        app.count("idempotency_keys WHERE response_status = 402")
+            .await,
+        60
+    );
+}

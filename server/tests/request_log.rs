@@ -356,8 +356,9 @@ async fn the_consoles_request_log_filters_the_merchants_requests_and_shows_each_
     let refused = app
         .post("/v1/payouts", Some("console-payout"), &payout)
         .await;
-    assert_eq!(refused.status(), 402);
     let refused_id = request_id(&refused);
+    let status = refused.status();
+    assert_eq!(status, 402, "{}", refused.text().await.unwrap());
     wait_for_rows(&app, "request_log", 5).await;
 
     let member = common::browser::signed_in(&app, false).await;

@@ -4,8 +4,9 @@
 use leptos::prelude::*;
 
 use crate::components::{
-    console, csrf_token, cursor, failure_view, may, merchant_id_or_notice, not_found_view, path_id,
-    refusal_notice, Empty, ExportLink, Pager, StatusBadge,
+    console, csrf_token, cursor, failure_view, list_filter, may, merchant_id_or_notice,
+    not_found_view, path_id, refusal_notice, refused_filter, Empty, ExportLink, ListFilterForm,
+    Pager, StatusBadge,
 };
 use crate::console::{OrderRow, Permission};
 
@@ -46,11 +47,13 @@ pub fn Orders() -> impl IntoView {
     let cursor = cursor();
     view! {
         <div class="heading-row"><h1>"Orders"</h1><ExportLink base="/exports/orders.csv".to_owned()/></div>
+        <ListFilterForm action="/orders" statuses=&["pending", "captured", "cancelled"]/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                match console.orders(&merchant_id, cursor).await {
+                match console.orders(&merchant_id, &list_filter(), cursor).await {
                     Err(error) => failure_view(error),
-                    Ok(page) => view! { <OrdersTable rows=page.rows/><Pager base="/orders" next=page.next/> }.into_any(),
+                    Ok(Err(refusal)) => refused_filter(&refusal),
+                    Ok(Ok(page)) => view! { <OrdersTable rows=page.rows/><Pager base="/orders" next=page.next/> }.into_any(),
                 }
             })}
         </Suspense>

@@ -6,8 +6,9 @@
 use leptos::prelude::*;
 
 use crate::components::{
-    console, csrf_token, cursor, failure_view, key_href, may, merchant_id_or_notice, mint_key,
-    not_found_view, path_id, refusal_notice, Empty, ExportLink, Pager, StatusBadge, TestModeNotice,
+    console, csrf_token, cursor, failure_view, key_href, list_filter, may, merchant_id_or_notice,
+    mint_key, not_found_view, path_id, refusal_notice, refused_filter, Empty, ExportLink,
+    ListFilterForm, Pager, StatusBadge, TestModeNotice,
 };
 use crate::console::{PayoutRow, Permission, Subject};
 use crate::pages::timeline::Timeline;
@@ -49,11 +50,13 @@ pub fn Payouts() -> impl IntoView {
     let cursor = cursor();
     view! {
         <div class="heading-row"><h1>"Payouts"</h1><span><ExportLink base="/exports/payouts.csv".to_owned()/>" "{may(Permission::CreatePayouts).then(|| view! { <a class="button" href="/payouts/new">"New payout"</a> })}</span></div>
+        <ListFilterForm action="/payouts" statuses=&["pending", "in_transit", "paid", "failed", "reversed"]/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                match console.payouts(&merchant_id, cursor).await {
+                match console.payouts(&merchant_id, &list_filter(), cursor).await {
                     Err(error) => failure_view(error),
-                    Ok(page) => view! { <PayoutsTable rows=page.rows/><Pager base="/payouts" next=page.next/> }.into_any(),
+                    Ok(Err(refusal)) => refused_filter(&refusal),
+                    Ok(Ok(page)) => view! { <PayoutsTable rows=page.rows/><Pager base="/payouts" next=page.next/> }.into_any(),
                 }
             })}
         </Suspense>

@@ -7,11 +7,9 @@ use leptos::prelude::*;
 
 use crate::components::{
     console, cursor, failure_view, key_href, merchant_id_or_notice, not_found_view, path_id,
-    query_param, Empty, ExportLink, Pager,
+    query_param, refused_filter, AnyOf, DayRange, Empty, ExportLink, Pager,
 };
-use crate::console::{Refusal, RequestFilters, RequestView};
-
-const VERDICTS: [&str; 5] = ["", "new", "replayed", "in_progress", "mismatch"];
+use crate::console::{RequestFilters, RequestView};
 
 fn filters_from_address() -> RequestFilters {
     RequestFilters {
@@ -22,17 +20,6 @@ fn filters_from_address() -> RequestFilters {
         from: query_param("from"),
         to: query_param("to"),
         search: query_param("q"),
-    }
-}
-
-/// A fixed sentence for a filter that cannot be read; never text from the address.
-fn refused_filter(refusal: &Refusal) -> &'static str {
-    match refusal.param.as_deref() {
-        Some("status") => "Status must be an HTTP status code, such as 201 or 422.",
-        Some("verdict") => "Choose a verdict from the list.",
-        Some("from") | Some("to") => "Dates are days, such as 2026-12-04.",
-        Some("starting_after") => "That page no longer exists; start from the first page.",
-        _ => "These filters cannot be read; change them and try again.",
     }
 }
 
@@ -91,17 +78,8 @@ pub fn Requests() -> impl IntoView {
             <label for="status">"Status"</label>
             <input id="status" name="status" inputmode="numeric" placeholder="422" value=form.status/>
             <label for="verdict">"Verdict"</label>
-            <select id="verdict" name="verdict">
-                {VERDICTS.into_iter().map(|verdict| {
-                    let selected = verdict == form.verdict;
-                    let label = if verdict.is_empty() { "any" } else { verdict };
-                    view! { <option value=verdict selected=selected>{label}</option> }
-                }).collect_view()}
-            </select>
-            <label for="from">"From (date)"</label>
-            <input id="from" name="from" type="date" value=form.from/>
-            <label for="to">"To (date)"</label>
-            <input id="to" name="to" type="date" value=form.to/>
+            <AnyOf name="verdict" options=&["new", "replayed", "in_progress", "mismatch"] selected=form.verdict/>
+            <DayRange from=form.from to=form.to/>
             <button type="submit">"Filter"</button>
         </form>
         <p class="hint">"A request id or an idempotency key finds its requests whatever their day."</p>
@@ -109,7 +87,7 @@ pub fn Requests() -> impl IntoView {
             {Suspend::new(async move {
                 match console.requests(&merchant_id, &filters, cursor).await {
                     Err(error) => failure_view(error),
-                    Ok(Err(refusal)) => view! { <p class="alert" role="alert">{refused_filter(&refusal)}</p> }.into_any(),
+                    Ok(Err(refusal)) => refused_filter(&refusal),
                     Ok(Ok(page)) => view! { <RequestsTable rows=page.rows/><Pager base="/requests" next=page.next/> }.into_any(),
                 }
             })}

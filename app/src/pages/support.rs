@@ -6,7 +6,8 @@
 use leptos::prelude::*;
 
 use crate::components::{
-    console, current_user, failure_view, not_found_view, query_param, Empty, StatusBadge,
+    console, current_user, failure_view, not_found_view, query_param, AnyOf, DayRange, Empty,
+    StatusBadge,
 };
 use crate::console::{SearchQuery, Subject};
 
@@ -27,7 +28,6 @@ pub fn Support() -> impl IntoView {
         && query.to.is_empty());
     let console = console();
     let form_query = query.clone();
-    let statuses = ["", "in_progress", "completed", "failed", "expired"];
     let results = searched.then(|| view! {
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
@@ -73,17 +73,8 @@ pub fn Support() -> impl IntoView {
             <label for="q">"Any id: request, key, payout, order, event, delivery, transfer, end-to-end key or merchant"</label>
             <input id="q" name="q" value=form_query.text/>
             <label for="status">"Status"</label>
-            <select id="status" name="status">
-                {statuses.into_iter().map(|status| {
-                    let selected = status == form_query.status;
-                    let label = if status.is_empty() { "any" } else { status };
-                    view! { <option value=status selected=selected>{label}</option> }
-                }).collect_view()}
-            </select>
-            <label for="from">"From (date)"</label>
-            <input id="from" name="from" type="date" value=form_query.from/>
-            <label for="to">"To (date)"</label>
-            <input id="to" name="to" type="date" value=form_query.to/>
+            <AnyOf name="status" options=&["in_progress", "completed", "failed", "expired"] selected=form_query.status/>
+            <DayRange from=form_query.from to=form_query.to/>
             <button type="submit">"Search"</button>
         </form>
         {results}

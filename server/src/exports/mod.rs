@@ -13,12 +13,13 @@ mod columns;
 
 use std::io;
 
-use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 use futures::{Stream, TryStreamExt};
 use sqlx::postgres::PgRow;
 use sqlx::{FromRow, PgPool};
 use tokio::sync::mpsc;
 
+pub use crate::pagination::Filters;
 use crate::payments::orders::{Order, ORDER_COLUMNS};
 use crate::payments::payouts::{Payout, PAYOUT_COLUMNS};
 use crate::reconcile::Item;
@@ -28,25 +29,6 @@ use crate::request_log::query::{LoggedRequest, COLUMNS as REQUEST_COLUMNS};
 pub const CHUNK: usize = 64 * 1024;
 /// How many chunks may wait for a slow client before the query waits too.
 const IN_FLIGHT: usize = 2;
-
-/// What a list page shows: rows of one status, made within a range of UTC days (inclusive).
-#[derive(Debug, Clone, Default)]
-pub struct Filters {
-    pub status: Option<String>,
-    pub from: Option<NaiveDate>,
-    pub to: Option<NaiveDate>,
-}
-
-impl Filters {
-    /// The first instant of `from` and the first instant after `to`.
-    fn period(&self) -> (Option<DateTime<Utc>>, Option<DateTime<Utc>>) {
-        let start = |day: NaiveDate| day.and_hms_opt(0, 0, 0).map(|at| at.and_utc());
-        (
-            self.from.and_then(start),
-            self.to.and_then(start).map(|at| at + TimeDelta::days(1)),
-        )
-    }
-}
 
 /// One export, with whose rows it holds.
 #[derive(Debug, Clone)]

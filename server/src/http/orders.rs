@@ -14,7 +14,7 @@ use super::outcome::execute;
 use crate::auth::Merchant;
 use crate::error::Error;
 use crate::idempotency::IdempotencyKey;
-use crate::pagination::{List, Page};
+use crate::pagination::{Filters, List, Page};
 use crate::payments::orders::{self, CreateOrder, Order, UpdateOrder};
 use crate::state::AppState;
 
@@ -46,7 +46,7 @@ async fn list_orders(
     merchant: Merchant,
     page: Page,
 ) -> ApiResult<Json<List<Order>>> {
-    let rows = orders::list(&state.pool, &merchant.id, &page).await?;
+    let rows = orders::list(&state.pool, &merchant.id, &Filters::default(), &page).await?;
     Ok(Json(List::from_rows(rows, &page)))
 }
 

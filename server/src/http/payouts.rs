@@ -15,7 +15,7 @@ use super::outcome::execute;
 use crate::auth::Merchant;
 use crate::error::Error;
 use crate::idempotency::IdempotencyKey;
-use crate::pagination::{List, Page};
+use crate::pagination::{Filters, List, Page};
 use crate::payments::payouts::{self, CreatePayout, Payout};
 use crate::state::AppState;
 
@@ -48,7 +48,7 @@ async fn list_payouts(
     merchant: Merchant,
     page: Page,
 ) -> ApiResult<Json<List<Payout>>> {
-    let rows = payouts::list(&state.pool, &merchant.id, &page).await?;
+    let rows = payouts::list(&state.pool, &merchant.id, &Filters::default(), &page).await?;
     Ok(Json(List::from_rows(rows, &page)))
 }
 

@@ -260,7 +260,12 @@ impl OnceTransaction<'_> {
         let response = match effect {
             Ok(response) => response,
             Err(error) if error.is_definitive() => {
-                drop(self.tx);
+                // Rolled back, and so unlocked, before the refusal's statement takes the key's
+                // lock on another connection: a dropped transaction only rolls back when its
+                // connection is next used, and the refusal would find the key still held (409).
+                if let Err(err) = self.tx.rollback().await {
+                    return broken(err);
+                }
                 return self.once.refuse(&StoredResponse::from_error(&error)).await;
             }
             Err(error) => return Err(error),
@@ -279,7 +284,9 @@ impl OnceTransaction<'_> {
         if recorded.is_none() {
             // Another request recorded the key after this one looked (the record was made
             // between our look and our lock): ours is rolled back, theirs answers.
-            drop(self.tx);
+            if let Err(err) = self.tx.rollback().await {
+                return broken(err);
+            }
             return Ok(Ran::NotRecorded(self.once.look().await?));
         }
         self.tx.commit().await?;

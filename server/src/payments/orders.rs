@@ -18,7 +18,7 @@ use crate::error::Error;
 use crate::failpoints;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::ids::new_id;
-use crate::pagination::Page;
+use crate::pagination::{Filters, Page};
 use crate::state::AppState;
 use crate::webhooks::outbox::{self, EventType, NewEvent};
 
@@ -177,15 +177,26 @@ pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Op
     .await
 }
 
-pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Order>, Error> {
+/// The merchant's orders that pass `filters`, newest first, a page at a time.
+pub async fn list(
+    pool: &PgPool,
+    merchant_id: &str,
+    filters: &Filters,
+    page: &Page,
+) -> Result<Vec<Order>, Error> {
     page.check_cursor(pool, "orders", merchant_id).await?;
+    let (start, end) = filters.period();
     Ok(sqlx::query_as(&format!(
-        "SELECT {ORDER_COLUMNS} FROM orders WHERE merchant_id = $1 {}",
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE merchant_id = $1 {} {}",
+        Filters::CONDITIONS,
         Page::newest_first("orders")
     ))
     .bind(merchant_id)
     .bind(page.starting_after.as_deref())
     .bind(page.fetch_limit())
+    .bind(filters.status.as_deref())
+    .bind(start)
+    .bind(end)
     .fetch_all(pool)
     .await?)
 }

@@ -19,7 +19,7 @@ use crate::commands::{Caller, Command};
 use crate::error::Error;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::ids::new_id;
-use crate::pagination::Page;
+use crate::pagination::{Filters, Page};
 use crate::partner::wire::Destination;
 use crate::state::AppState;
 use crate::webhooks::{publish, EventType};
@@ -158,15 +158,26 @@ pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Op
     .await
 }
 
-pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Payout>, Error> {
+/// The merchant's payouts that pass `filters`, newest first, a page at a time.
+pub async fn list(
+    pool: &PgPool,
+    merchant_id: &str,
+    filters: &Filters,
+    page: &Page,
+) -> Result<Vec<Payout>, Error> {
     page.check_cursor(pool, "payouts", merchant_id).await?;
+    let (start, end) = filters.period();
     Ok(sqlx::query_as(&format!(
-        "SELECT {PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 {}",
+        "SELECT {PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 {} {}",
+        Filters::CONDITIONS,
         Page::newest_first("payouts")
     ))
     .bind(merchant_id)
     .bind(page.starting_after.as_deref())
     .bind(page.fetch_limit())
+    .bind(filters.status.as_deref())
+    .bind(start)
+    .bind(end)
     .fetch_all(pool)
     .await?)
 }
