@@ -269,6 +269,14 @@ pub fn refusal_notice() -> Option<&'static str> {
             "Enter an IBAN: a country code, two check digits and up to 30 letters or digits."
         }
         ("invalid_request", "date") => "Enter a day as YYYY-MM-DD.",
+        ("invalid_request", "url") => {
+            "Enter the endpoint's URL: http(s) to a host the service may reach."
+        }
+        ("invalid_request", param) if param.starts_with("events") => {
+            "Name event types from the list, separated by commas, or leave Events empty for all."
+        }
+        ("invalid_request", "overlap") => "Choose how long the old secret stays valid.",
+        ("invalid_request", "event_type") => "Choose an event type from the list.",
         ("invalid_request", _) => "A value in the form is missing or not valid.",
         ("idempotency_key_invalid" | "idempotency_key_reused", _) => {
             "This form has expired; reload the page and try again."

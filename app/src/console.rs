@@ -462,6 +462,26 @@ pub struct PendingInvitation {
 #[derive(Debug, Clone)]
 pub struct Flash(pub String);
 
+/// A change to one of the merchant's webhook endpoints from the console.
+#[derive(Debug, Clone)]
+pub enum EndpointChange {
+    /// A new endpoint for `events` (every event when empty); its secret is shown once.
+    Add { url: String, events: Vec<String> },
+    /// A new secret, the old one signing too for `overlap` (`now`, `1h`, `24h`, `7d`); the new
+    /// secret is shown once.
+    RotateSecret { id: String, overlap: String },
+    /// A signed test event of `event_type`, to this endpoint alone.
+    SendTestEvent { id: String, event_type: String },
+}
+
+/// The state a webhook endpoint is asked to be in: asking twice changes nothing more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndpointState {
+    Disabled,
+    Enabled,
+    Deleted,
+}
+
 /// A failure of the backend; the page says something went wrong, the log says what.
 #[derive(Debug, Clone)]
 pub struct ConsoleError(pub String);
@@ -504,6 +524,23 @@ pub trait Console: Send + Sync + 'static {
     /// The merchant's webhook endpoints and recent events with every delivery attempt.
     async fn webhooks(&self, merchant_id: &str)
         -> ConsoleResult<(Vec<EndpointRow>, Vec<EventRow>)>;
+    /// Makes `change` under the form's key (the API's commands: any number of submits of one
+    /// form change it once); the secret to show once, for a new endpoint or a rotation.
+    async fn change_endpoint(
+        &self,
+        merchant_id: &str,
+        change: EndpointChange,
+        idempotency_key: &str,
+    ) -> ConsoleResult<Result<Option<String>, Refusal>>;
+    /// Disables, enables or deletes the merchant's endpoint `id`.
+    async fn set_endpoint_state(
+        &self,
+        merchant_id: &str,
+        id: &str,
+        state: EndpointState,
+    ) -> ConsoleResult<Result<(), Refusal>>;
+    /// The event types an endpoint can receive, or be sent a test of.
+    fn event_types(&self) -> Vec<String>;
     /// `POST /v1/events/{id}/redeliver` with the form's key; `Err` text when refused.
     async fn redeliver(
         &self,

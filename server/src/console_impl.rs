@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use app::console::{
     minor_units_per_major, AttemptRow, Console, ConsoleError, ConsoleResult, DeliveryRow,
-    EndpointRow, EventRow, HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow,
-    Overview, Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters,
-    RequestView, Role, RunItem, RunRow, Scope, SearchHit, SearchQuery, Subject, Submission,
-    TimelineEntry,
+    EndpointChange, EndpointRow, EndpointState, EventRow, HourOutcomes, KeyView, ListFilter,
+    MagicIban, Member, Money, OrderRow, Overview, Page, PayoutForm, PayoutRow, PayoutView,
+    PendingInvitation, Refusal, RequestFilters, RequestView, Role, RunItem, RunRow, Scope,
+    SearchHit, SearchQuery, Subject, Submission, TimelineEntry,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
@@ -32,7 +32,11 @@ use crate::request_log::query::{self as request_log, Filters, LoggedRequest};
 use crate::state::AppState;
 use crate::team;
 use crate::timeline::{self, Entry, Resource as TimelineResource};
+use crate::webhooks::endpoints::CreateEndpoint;
 use crate::webhooks::events::RedeliverEvent;
+use crate::webhooks::management::{
+    self, Overlap, RotateSecret, SendTestEvent, TestEventType, UpdateEndpoint,
+};
 use crate::webhooks::{endpoints, events, signature};
 
 /// Support's search: the payouts, orders and keys any identifier leads to ($1 the text, $5 the
@@ -740,6 +744,97 @@ impl Console for PgConsole {
                 status: endpoint.status,
             });
         Ok((endpoints.collect(), shown))
+    }
+
+    async fn change_endpoint(
+        &self,
+        merchant_id: &str,
+        change: EndpointChange,
+        idempotency_key: &str,
+    ) -> ConsoleResult<Result<Option<String>, Refusal>> {
+        let invalid = |param: &str| Refusal {
+            code: "invalid_request".to_owned(),
+            param: Some(param.to_owned()),
+        };
+        let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
+            Ok(key) => key,
+            Err(error) => return Ok(Err(Refusal::new(error.code()))),
+        };
+        let answer = match change {
+            EndpointChange::Add { url, events } => {
+                let mut body = serde_json::json!({ "url": url });
+                if !events.is_empty() {
+                    body["events"] = serde_json::json!(events);
+                }
+                let command: CreateEndpoint = match input::command(&body) {
+                    Ok(command) => command,
+                    Err(error) => return Ok(Err(refusal(&error))),
+                };
+                self.run(merchant_id, &key, &command).await?
+            }
+            EndpointChange::RotateSecret { id, overlap } => {
+                let Ok(overlap) = Overlap::try_from(overlap) else {
+                    return Ok(Err(invalid("overlap")));
+                };
+                let command = RotateSecret {
+                    endpoint_id: id,
+                    overlap,
+                };
+                self.run(merchant_id, &key, &command).await?
+            }
+            EndpointChange::SendTestEvent { id, event_type } => {
+                let Ok(event_type) = TestEventType::try_from(event_type) else {
+                    return Ok(Err(invalid("event_type")));
+                };
+                let command = SendTestEvent {
+                    endpoint_id: id,
+                    event_type,
+                };
+                self.run(merchant_id, &key, &command).await?
+            }
+        };
+        Ok(match answer {
+            Answer::Stored(stored) => Ok(serde_json::from_slice::<serde_json::Value>(&stored.body)
+                .ok()
+                .and_then(|body| body["secret"].as_str().map(str::to_owned))),
+            Answer::Refused(refusal) => Err(refusal),
+        })
+    }
+
+    async fn set_endpoint_state(
+        &self,
+        merchant_id: &str,
+        id: &str,
+        state: EndpointState,
+    ) -> ConsoleResult<Result<(), Refusal>> {
+        let missing = || refusal(&Error::ResourceMissing("webhook endpoint"));
+        let disabled = match state {
+            EndpointState::Deleted => {
+                let deleted = endpoints::delete(&self.state.pool, merchant_id, id)
+                    .await
+                    .map_err(failed)?;
+                return Ok(if deleted { Ok(()) } else { Err(missing()) });
+            }
+            EndpointState::Disabled => true,
+            EndpointState::Enabled => false,
+        };
+        let change = UpdateEndpoint {
+            url: None,
+            events: None,
+            disabled: Some(disabled),
+        };
+        match management::update(&self.state, merchant_id, id, &change).await {
+            Ok(_) => Ok(Ok(())),
+            Err(Error::ResourceMissing(_)) => Ok(Err(missing())),
+            Err(error) => Err(failed(error)),
+        }
+    }
+
+    fn event_types(&self) -> Vec<String> {
+        endpoints::known_event_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
     }
 
     async fn redeliver(

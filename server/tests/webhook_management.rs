@@ -20,6 +20,8 @@ use serde_json::{json, Value};
 use server::webhooks::Dispatcher;
 use standardwebhooks::Webhook;
 
+use app::console::Role;
+use common::browser::{page, signed_in_as, submit};
 use common::{create_merchant, error_code, json, settings, spawn_app_with, TestApp};
 
 /// The in-process app's own dispatcher stays idle: the tests step theirs.
@@ -728,4 +730,147 @@ async fn the_openapi_document_has_the_management_routes() {
             "{action} takes a key"
         );
     }
+}
+
+/// The signing secret the console's webhooks page shows once, if it shows one.
+fn shown_secret(page: &str) -> Option<String> {
+    page.split("class=\"secret\">")
+        .nth(1)
+        .and_then(|rest| rest.split('<').next())
+        .map(str::to_owned)
+}
+
+async fn stored_secret(app: &TestApp) -> String {
+    sqlx::query_scalar("SELECT secret FROM webhook_endpoints")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_console_manages_endpoints_once_per_form_and_only_for_roles_that_may() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let receiver = Receiver::start().await;
+    let developer = signed_in_as(&app, "dev@hooks.test", Some(Role::Developer)).await;
+    let viewer = signed_in_as(&app, "viewer@hooks.test", Some(Role::Viewer)).await;
+    let add = [
+        ("idempotency_key", "console-add-1"),
+        ("url", receiver.url.as_str()),
+        ("events", "payout.paid, order.created"),
+    ];
+    assert_eq!(
+        submit(&app, &viewer, "/webhooks/endpoints", &add).await.0,
+        403
+    );
+    assert_eq!(app.count("webhook_endpoints").await, 0);
+
+    // A double submit of one form: one endpoint, its secret shown once.
+    for _ in 0..2 {
+        let answer = submit(&app, &developer, "/webhooks/endpoints", &add).await;
+        assert_eq!(answer, (303, "/webhooks".to_owned()));
+    }
+    assert_eq!(app.count("webhook_endpoints").await, 1);
+    let secret = shown_secret(&page(&app, &developer, "/webhooks").await).expect("the secret");
+    assert_eq!(secret, stored_secret(&app).await);
+    assert!(secret.starts_with("whsec_"));
+    let shown_again = page(&app, &developer, "/webhooks").await;
+    assert_eq!(shown_secret(&shown_again), None, "shown once");
+    assert!(!shown_again.contains(&secret));
+    let id: String = sqlx::query_scalar("SELECT id FROM webhook_endpoints")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let base = format!("/webhooks/endpoints/{id}");
+
+    // A test event, asked twice by one form, reaches the receiver once, signed.
+    let test = [
+        ("idempotency_key", "console-test-1"),
+        ("event_type", "payout.paid"),
+    ];
+    assert_eq!(
+        submit(&app, &viewer, &format!("{base}/test"), &test)
+            .await
+            .0,
+        403
+    );
+    for _ in 0..2 {
+        assert_eq!(
+            submit(&app, &developer, &format!("{base}/test"), &test)
+                .await
+                .0,
+            303
+        );
+    }
+    drain(&dispatcher(&app, "1s"), &app).await;
+    let got = receiver.received();
+    assert_eq!(got.len(), 1);
+    assert_eq!(body(&got[0])["event_type"], "payout.paid");
+    assert_eq!(body(&got[0])["test"], true);
+    assert!(verifies(&secret, &got[0]));
+
+    // A rotation shows the new secret once.
+    let rotate = [("idempotency_key", "console-rotate-1"), ("overlap", "now")];
+    assert_eq!(
+        submit(&app, &viewer, &format!("{base}/rotate"), &rotate)
+            .await
+            .0,
+        403
+    );
+    assert_eq!(
+        submit(&app, &developer, &format!("{base}/rotate"), &rotate)
+            .await
+            .0,
+        303
+    );
+    let rotated = shown_secret(&page(&app, &developer, "/webhooks").await).expect("new secret");
+    assert_ne!(rotated, secret);
+    assert_eq!(rotated, stored_secret(&app).await);
+
+    // States: asking twice changes nothing more; a viewer changes nothing.
+    let disabled = "webhook_endpoints WHERE disabled_at IS NOT NULL";
+    assert_eq!(
+        submit(&app, &viewer, &format!("{base}/disable"), &[])
+            .await
+            .0,
+        403
+    );
+    assert_eq!(app.count(disabled).await, 0);
+    for _ in 0..2 {
+        assert_eq!(
+            submit(&app, &developer, &format!("{base}/disable"), &[])
+                .await
+                .0,
+            303
+        );
+    }
+    assert_eq!(app.count(disabled).await, 1);
+    assert_eq!(
+        submit(&app, &developer, &format!("{base}/enable"), &[])
+            .await
+            .0,
+        303
+    );
+    assert_eq!(app.count(disabled).await, 0);
+    assert_eq!(
+        submit(&app, &viewer, &format!("{base}/delete"), &[])
+            .await
+            .0,
+        403
+    );
+    assert_eq!(
+        submit(&app, &developer, &format!("{base}/delete"), &[])
+            .await
+            .0,
+        303
+    );
+    assert_eq!(
+        app.count("webhook_endpoints WHERE deleted_at IS NOT NULL")
+            .await,
+        1
+    );
+    let again = submit(&app, &developer, &format!("{base}/delete"), &[]).await;
+    assert_eq!(
+        again,
+        (303, "/webhooks?error=resource%5Fmissing".to_owned())
+    );
 }

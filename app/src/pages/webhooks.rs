@@ -1,30 +1,89 @@
-//! `/webhooks`: the merchant's endpoints, its recent events and every delivery attempt, with a
-//! Redeliver button (idempotent like every POST: its key is minted when the page is rendered).
+//! `/webhooks`: the merchant's endpoints (add one, send it a test event, rotate its secret,
+//! disable, enable or delete it: owners, admins and developers), its recent events and every
+//! delivery attempt, with a Redeliver button. Every keyed form's key is minted when the page is
+//! rendered, so a double click acts once; a new secret is shown once.
 
 use leptos::prelude::*;
 
 use crate::components::{
-    console, csrf_token, failure_view, may, merchant_id_or_notice, refusal_notice, Empty,
+    console, csrf_token, failure_view, may, merchant_id_or_notice, mint_key, refusal_notice, Empty,
     StatusBadge,
 };
-use crate::console::{EndpointRow, EventRow, Permission};
+use crate::console::{EndpointRow, EventRow, Flash, Permission};
+
+/// The secret a new endpoint or a rotation made, kept by the server for this page alone.
+fn new_secret() -> Option<String> {
+    use_context::<http::request::Parts>()?
+        .extensions
+        .get::<Flash>()
+        .map(|flash| flash.0.clone())
+}
+
+/// A form posting to `action` with the session's token, a key minted now (so any number of
+/// submits of this rendered form act once) and `fields`.
+#[component]
+fn KeyedForm(action: String, csrf: String, children: Children) -> impl IntoView {
+    view! {
+        <form method="post" action=action class="inline">
+            <input type="hidden" name="csrf" value=csrf/>
+            <input type="hidden" name="idempotency_key" value=mint_key()/>
+            {children()}
+        </form>
+    }
+}
 
 #[component]
-fn Endpoints(endpoints: Vec<EndpointRow>) -> impl IntoView {
+fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>) -> impl IntoView {
     if endpoints.is_empty() {
-        return view! { <Empty message="No endpoints yet. Add one with POST /v1/webhook-endpoints and your API key."/> }.into_any();
+        return view! { <Empty message="No endpoints yet. Add one above, or with POST /v1/webhook-endpoints and your API key."/> }.into_any();
     }
+    let manage = may(Permission::ManageIntegrations);
     view! {
         <table>
-            <thead><tr><th>"Endpoint"</th><th>"URL"</th><th>"Events"</th><th>"Status"</th></tr></thead>
+            <thead><tr><th>"Endpoint"</th><th>"URL"</th><th>"Events"</th><th>"Status"</th>{manage.then(|| view! { <th>"Actions"</th> })}</tr></thead>
             <tbody>
-                {endpoints.into_iter().map(|endpoint| view! {
-                    <tr>
-                        <td><code>{endpoint.id}</code></td>
-                        <td>{endpoint.url}</td>
-                        <td>{endpoint.events.join(", ")}</td>
-                        <td><StatusBadge status=endpoint.status/></td>
-                    </tr>
+                {endpoints.into_iter().map(|endpoint| {
+                    let actions = manage.then(|| {
+                        let base = format!("/webhooks/endpoints/{}", endpoint.id);
+                        let test_label = format!("Test event for {}", endpoint.id);
+                        let overlap_label = format!("Overlap for {}", endpoint.id);
+                        let (state, label) = if endpoint.status == "disabled" { ("enable", "Enable") } else { ("disable", "Disable") };
+                        let types = event_types.clone();
+                        view! {
+                            <KeyedForm action=format!("{base}/test") csrf=csrf.clone()>
+                                <select name="event_type" aria-label=test_label>
+                                    {types.into_iter().map(|name| view! { <option value=name.clone()>{name.clone()}</option> }).collect_view()}
+                                </select>
+                                <button type="submit" class="secondary">"Send test event"</button>
+                            </KeyedForm>
+                            <KeyedForm action=format!("{base}/rotate") csrf=csrf.clone()>
+                                <select name="overlap" aria-label=overlap_label>
+                                    <option value="24h">"old secret valid 24 h"</option>
+                                    <option value="1h">"old secret valid 1 h"</option>
+                                    <option value="7d">"old secret valid 7 days"</option>
+                                    <option value="now">"old secret stops now"</option>
+                                </select>
+                                <button type="submit" class="secondary">"Rotate secret"</button>
+                            </KeyedForm>
+                            <form method="post" action=format!("{base}/{state}") class="inline">
+                                <input type="hidden" name="csrf" value=csrf.clone()/>
+                                <button type="submit" class="secondary">{label}</button>
+                            </form>
+                            <form method="post" action=format!("{base}/delete") class="inline">
+                                <input type="hidden" name="csrf" value=csrf.clone()/>
+                                <button type="submit" class="danger">"Delete"</button>
+                            </form>
+                        }
+                    });
+                    view! {
+                        <tr>
+                            <td><code>{endpoint.id.clone()}</code></td>
+                            <td>{endpoint.url}</td>
+                            <td>{endpoint.events.join(", ")}</td>
+                            <td><StatusBadge status=endpoint.status.clone()/></td>
+                            {actions.map(|actions| view! { <td>{actions}</td> })}
+                        </tr>
+                    }
                 }).collect_view()}
             </tbody>
         </table>
@@ -86,16 +145,34 @@ pub fn Webhooks() -> impl IntoView {
     let notice = refusal_notice();
     let csrf = csrf_token();
     let console = console();
+    let event_types = console.event_types();
+    let add = may(Permission::ManageIntegrations).then(|| {
+        view! {
+            <form method="post" action="/webhooks/endpoints" class="form card">
+                <input type="hidden" name="csrf" value=csrf.clone()/>
+                <input type="hidden" name="idempotency_key" value=mint_key()/>
+                <label for="url">"Endpoint URL"</label>
+                <input id="url" name="url" type="url" placeholder="https://shop.example/hooks" required/>
+                <label for="events">"Events"</label>
+                <input id="events" name="events" placeholder="all, or e.g. payout.paid, payout.failed"/>
+                <button type="submit">"Add endpoint"</button>
+            </form>
+        }
+    });
     view! {
         <h1>"Webhooks"</h1>
         {notice.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
+        {new_secret().map(|secret| view! {
+            <p class="notice" role="status">"The endpoint's signing secret, shown only now: " <code class="secret">{secret}</code></p>
+        })}
+        {add}
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.webhooks(&merchant_id).await {
                     Err(error) => failure_view(error),
                     Ok((endpoints, events)) => view! {
                         <h2>"Endpoints"</h2>
-                        <Endpoints endpoints=endpoints/>
+                        <Endpoints endpoints=endpoints csrf=csrf.clone() event_types=event_types/>
                         <h2>"Recent events"</h2>
                         {if events.is_empty() {
                             view! { <Empty message="No events yet: they are written with every order and payout change."/> }.into_any()

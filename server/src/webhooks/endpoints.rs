@@ -233,7 +233,7 @@ impl TryFrom<String> for EventName {
     }
 }
 
-pub(super) fn known_event_names() -> Vec<&'static str> {
+pub fn known_event_names() -> Vec<&'static str> {
     EventType::ALL.iter().map(|kind| kind.as_str()).collect()
 }
 

@@ -23,7 +23,7 @@ use crate::state::AppState;
 use crate::users::{self, SignIn};
 
 /// Back to `path` with the refusal's code (and field), which the page turns into a sentence.
-fn with_refusal(path: &str, refusal: &Refusal) -> Response {
+pub(super) fn with_refusal(path: &str, refusal: &Refusal) -> Response {
     let mut query = format!("error={}", encode(&refusal.code));
     if let Some(param) = &refusal.param {
         query.push_str(&format!("&param={}", encode(param)));
@@ -96,7 +96,7 @@ pub(super) async fn acting_merchant(
 }
 
 /// Back to `page` after an action, with the refusal's message when there is one.
-fn back_to(page: &str, done: ConsoleResult<Result<(), Refusal>>) -> Response {
+pub(super) fn back_to(page: &str, done: ConsoleResult<Result<(), Refusal>>) -> Response {
     match done {
         Ok(Ok(())) => Redirect::to(page).into_response(),
         Ok(Err(refusal)) => with_refusal(page, &refusal),

@@ -6,6 +6,7 @@ mod exports;
 mod forms;
 mod session;
 mod team;
+mod webhooks;
 
 use std::sync::Arc;
 
@@ -86,6 +87,8 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
             post(forms::redeliver_event),
         )
         .route("/reconciliation/run", post(forms::run_reconciliation))
+        .route("/webhooks/endpoints", post(webhooks::add))
+        .route("/webhooks/endpoints/{id}/{action}", post(webhooks::act))
         .route("/settings/team/invitations", post(team::invite))
         .route("/settings/team/members/{id}/role", post(team::change_role))
         .route("/settings/team/members/{id}/remove", post(team::remove))

@@ -1,0 +1,147 @@
+//! The webhook endpoints' forms: add an endpoint, rotate its secret, send it a test event
+//! (each under the form's idempotency key, minted when the page was rendered, through the
+//! API's commands), and disable, enable or delete it (states: asking twice changes nothing). Owners, admins and developers only. A new
+//! secret is shown once, on the next page.
+
+use std::sync::Arc;
+
+use axum::extract::Path;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::{Extension, Form};
+use serde::Deserialize;
+use tower_sessions::Session;
+
+use app::console::{Console, CurrentUser, EndpointChange, EndpointState, Permission};
+
+use super::forms::{acting_merchant, back_to, failure, with_refusal};
+use super::session;
+
+const WEBHOOKS: &str = "/webhooks";
+
+/// Makes `change` for the member's merchant and goes back to the page, with the new secret
+/// kept for it to show once, or the refusal.
+async fn change(
+    session: &Session,
+    user: &CurrentUser,
+    console: &Arc<dyn Console>,
+    csrf: &str,
+    idempotency_key: &str,
+    change: EndpointChange,
+) -> Response {
+    let merchant_id =
+        match acting_merchant(session, user, csrf, Permission::ManageIntegrations).await {
+            Ok(merchant_id) => merchant_id,
+            Err(refused) => return refused,
+        };
+    match console
+        .change_endpoint(&merchant_id, change, idempotency_key)
+        .await
+    {
+        Ok(Ok(secret)) => {
+            if let Some(secret) = secret {
+                if let Err(error) = session::flash(session, &secret).await {
+                    return failure(error);
+                }
+            }
+            Redirect::to(WEBHOOKS).into_response()
+        }
+        Ok(Err(refusal)) => with_refusal(WEBHOOKS, &refusal),
+        Err(error) => failure(error.0),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct AddForm {
+    csrf: String,
+    idempotency_key: String,
+    url: String,
+    /// Event types separated by commas or spaces; none for every event.
+    #[serde(default)]
+    events: String,
+}
+
+pub async fn add(
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Extension(console): Extension<Arc<dyn Console>>,
+    Form(form): Form<AddForm>,
+) -> Response {
+    let events = form
+        .events
+        .split([',', ' '])
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let add = EndpointChange::Add {
+        url: form.url,
+        events,
+    };
+    change(
+        &session,
+        &user,
+        &console,
+        &form.csrf,
+        &form.idempotency_key,
+        add,
+    )
+    .await
+}
+
+/// A form about one endpoint: a keyed action's fields, or none for a state.
+#[derive(Deserialize)]
+pub struct EndpointForm {
+    csrf: String,
+    #[serde(default)]
+    idempotency_key: String,
+    #[serde(default)]
+    overlap: String,
+    #[serde(default)]
+    event_type: String,
+}
+
+/// `rotate` and `test` act under the form's key; `disable`, `enable` and `delete` ask for a
+/// state, so asking twice changes nothing more and needs no key.
+pub async fn act(
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Extension(console): Extension<Arc<dyn Console>>,
+    Path((id, action)): Path<(String, String)>,
+    Form(form): Form<EndpointForm>,
+) -> Response {
+    let keyed = match action.as_str() {
+        "rotate" => EndpointChange::RotateSecret {
+            id,
+            overlap: form.overlap,
+        },
+        "test" => EndpointChange::SendTestEvent {
+            id,
+            event_type: form.event_type,
+        },
+        state => {
+            let state = match state {
+                "disable" => EndpointState::Disabled,
+                "enable" => EndpointState::Enabled,
+                "delete" => EndpointState::Deleted,
+                _ => return super::not_found(),
+            };
+            let merchant_id =
+                match acting_merchant(&session, &user, &form.csrf, Permission::ManageIntegrations)
+                    .await
+                {
+                    Ok(merchant_id) => merchant_id,
+                    Err(refused) => return refused,
+                };
+            let done = console.set_endpoint_state(&merchant_id, &id, state).await;
+            return back_to(WEBHOOKS, done);
+        }
+    };
+    change(
+        &session,
+        &user,
+        &console,
+        &form.csrf,
+        &form.idempotency_key,
+        keyed,
+    )
+    .await
+}
