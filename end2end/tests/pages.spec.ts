@@ -56,7 +56,7 @@ test('webhooks show endpoints, events and every attempt, and redeliver', async (
   await page.goto('/webhooks');
   await expect(console.heading('Webhooks')).toBeVisible();
   await expect(page.getByRole('cell', { name: 'http://127.0.0.1:9/hooks' }).first()).toBeVisible();
-  await expect(page.getByText('order.created').first()).toBeVisible();
+  await expect(page.locator('section.event h3', { hasText: 'order.created' }).first()).toBeVisible();
   const redeliver = page.getByRole('button', { name: 'Redeliver' }).first();
   await redeliver.click();
   await expect(page).toHaveURL(/\/webhooks$/);

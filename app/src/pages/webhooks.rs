@@ -39,7 +39,7 @@ fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>
     }
     let manage = may(Permission::ManageIntegrations);
     view! {
-        <table>
+        <table class="endpoints">
             <thead><tr><th>"Endpoint"</th><th>"URL"</th><th>"Events"</th><th>"Status"</th>{manage.then(|| view! { <th>"Actions"</th> })}</tr></thead>
             <tbody>
                 {endpoints.into_iter().map(|endpoint| {
