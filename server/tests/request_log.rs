@@ -416,6 +416,49 @@ async fn the_consoles_request_log_filters_the_merchants_requests_and_shows_each_
     assert_eq!(theirs.status(), 404);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_members_console_changes_are_logged_by_the_member_never_with_the_forms_token() {
+    let app = spawn_app().await;
+    app.fund(10_000).await;
+    let member = common::browser::signed_in(&app, false).await;
+    let (status, location) = common::browser::submit(
+        &app,
+        &member,
+        "/payouts",
+        &[
+            ("idempotency_key", "console-logged"),
+            ("amount", "1.00"),
+            ("currency", "EUR"),
+            ("account_holder", "Ada Lovelace"),
+            ("iban", IBAN),
+        ],
+    )
+    .await;
+    assert_eq!(status, 303, "{location}");
+    wait_for_rows(&app, "request_log WHERE user_id IS NOT NULL", 1).await;
+    let logged = requests(&app, &app.merchant, "route=POST%20%2Fpayouts").await;
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    let entry = &logged[0];
+    assert_eq!(entry["user"], "member@test");
+    assert_eq!(entry["api_key_id"], Value::Null);
+    assert_eq!(entry["status"], 303);
+    let body = entry["request_body"].as_str().unwrap();
+    assert!(body.contains("csrf=[redacted]"), "{body}");
+    assert!(body.contains("amount=1.00"), "{body}");
+    assert!(!body.contains(IBAN), "{body}");
+    let token =
+        common::browser::hidden(&common::browser::page(&app, &member, "/keys").await, "csrf");
+    assert_eq!(
+        app.count(&format!("request_log WHERE request_body LIKE '%{token}%'"))
+            .await,
+        0
+    );
+    // Only changes are recorded: neither the pages read nor the sign-in.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(app.count("request_log WHERE user_id IS NOT NULL").await, 1);
+    assert_eq!(app.count("request_log WHERE route LIKE '%/login'").await, 0);
+}
+
 /// The counter of entries dropped because the buffer was full.
 fn dropped(metrics: &str) -> i64 {
     metrics

@@ -2,7 +2,8 @@
 //! `Idempotency-Key`, request ids, client address), copies the first [`BODY_CAP`] bytes of each
 //! body as it streams through, and when the answer's body has been sent, hands the entry to the
 //! [`RequestLog`]'s buffer, which never waits. Only requests whose caller authenticated are
-//! recorded: the authenticating extractor fills the request's [`CallerSlot`]. The verdict is the
+//! recorded: the authenticating extractor (or, for a member's console change, the console's
+//! session layer) fills the request's [`CallerSlot`]. The verdict is the
 //! answer's `Idempotency-Key-Status`, so the engine needs no hook.
 
 use std::net::SocketAddr;
@@ -38,6 +39,15 @@ impl Caller {
             merchant_id: merchant_id.to_owned(),
             api_key_id: Some(key_id.to_owned()),
             user_id: None,
+        }
+    }
+
+    /// A merchant's member acting in the console, named by their email.
+    pub fn console_user(merchant_id: &str, email: &str) -> Self {
+        Self {
+            merchant_id: merchant_id.to_owned(),
+            api_key_id: None,
+            user_id: Some(email.to_owned()),
         }
     }
 }

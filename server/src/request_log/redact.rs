@@ -1,5 +1,6 @@
 //! What the request log may keep of a body, path or query: every `whsec_…` webhook secret and
-//! `sk_…` API key replaced by its prefix and `[redacted]`, and every IBAN masked but its last 4
+//! `sk_…` API key replaced by its prefix and `[redacted]`, the values of a console form's `csrf`
+//! and `password` fields replaced by `[redacted]`, and every IBAN masked but its last 4
 //! (`****3000`): the value of any `iban` field (JSON or form), whatever its shape, and anything
 //! else shaped like an IBAN (a country code, two check digits, 11 to 30 letters or digits, in one
 //! piece or in groups of four). Text PostgreSQL cannot store (U+0000) becomes U+FFFD. Runs in
@@ -20,6 +21,9 @@ pub fn redact(text: &str) -> String {
     if contains(&bytes, b"whsec_") || contains(&bytes, b"sk_") {
         bytes = secrets(&bytes);
     }
+    if FORM_SECRETS.iter().any(|name| contains(&bytes, name)) {
+        bytes = form_secrets(&bytes);
+    }
     if bytes
         .windows(4)
         .any(|window| window.eq_ignore_ascii_case(b"iban"))
@@ -29,6 +33,36 @@ pub fn redact(text: &str) -> String {
     let bytes = iban_shapes(&bytes);
     String::from_utf8(bytes)
         .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())
+}
+
+/// The console form fields whose values are never kept (`name=`, URL-encoded form bodies).
+const FORM_SECRETS: [&[u8]; 2] = [b"csrf=", b"password="];
+
+/// Replaces the value of every [`FORM_SECRETS`] field of a URL-encoded form, up to the next `&`.
+fn form_secrets(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let at_field_start = i == 0 || bytes[i - 1] == b'&';
+        let field = FORM_SECRETS
+            .into_iter()
+            .find(|name| at_field_start && starts_with(bytes, i, name));
+        match field {
+            Some(name) => {
+                out.extend_from_slice(name);
+                out.extend_from_slice(REDACTED);
+                i += name.len();
+                while i < bytes.len() && bytes[i] != b'&' {
+                    i += 1;
+                }
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 fn contains(bytes: &[u8], pattern: &[u8]) -> bool {
@@ -225,6 +259,14 @@ mod tests {
         );
         assert_eq!(redact("key sk_abc"), "key sk_[redacted]");
         assert_eq!(redact("task_id disk_usage"), "task_id disk_usage");
+    }
+
+    #[test]
+    fn a_console_forms_token_and_password_are_never_kept() {
+        assert_eq!(
+            redact("csrf=Ab3dE&amount=12.50&password=hunter2%26x&xcsrf=kept"),
+            "csrf=[redacted]&amount=12.50&password=[redacted]&xcsrf=kept"
+        );
     }
 
     #[test]

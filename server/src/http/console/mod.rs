@@ -99,8 +99,13 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         .merge(exports::router(state.clone()))
         .layer(Extension(console))
         .layer(axum::middleware::from_fn_with_state(
-            state,
+            state.clone(),
             session::authenticate,
+        ))
+        // Outside the session layer's user lookup, which fills its slot for members' changes.
+        .layer(axum::middleware::from_fn_with_state(
+            state.request_log.clone(),
+            crate::http::request_log::record,
         ))
         .layer(sessions)
         .route(

@@ -4,6 +4,7 @@
 //! a notice kept for the next page (a new invitation's link) is handed to that page once.
 
 use axum::extract::{Request, State};
+use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use subtle::ConstantTimeEq;
@@ -11,6 +12,7 @@ use tower_sessions::Session;
 
 use app::console::{CsrfToken, CurrentUser, Flash};
 
+use crate::http::request_log::{Caller, CallerSlot};
 use crate::ids::random_token;
 use crate::state::AppState;
 use crate::users;
@@ -92,6 +94,14 @@ pub async fn authenticate(
     };
     match user {
         Some(user) => {
+            // A member's change is recorded in the merchant's request log, by the member.
+            if let (true, Some(merchant_id), Some(slot)) = (
+                request.method() == Method::POST,
+                &user.merchant_id,
+                request.extensions().get::<CallerSlot>(),
+            ) {
+                slot.fill(Caller::console_user(merchant_id, &user.email));
+            }
             request.extensions_mut().insert(user);
             match session.remove::<String>(FLASH).await {
                 Ok(Some(notice)) => {
