@@ -6,6 +6,7 @@
 //!   through pgbench at that concurrency (the database's ceiling);
 //! - replays of completed keys (wrk);
 //! - per request: the server's CPU time, and round trips and statements to PostgreSQL;
+//! - the request log's cost: the new-key run again on a second server with the log off;
 //! - p99 at 150 req/s (open loop), and overload: open loops at half and twice the closed-loop
 //!   capacity, with shed answers, admitted latency and keys left in progress;
 //! - bytes per idempotency record and the duplicate check.
@@ -30,7 +31,7 @@ use std::time::Duration;
 
 use load::{ms, Load};
 use report::Table;
-use stack::Stack;
+use stack::{Server, Stack};
 
 /// The fixed arrival rate of the seed's p99 figure.
 const STEADY_RATE: u32 = 150;
@@ -60,17 +61,18 @@ async fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A wrk run with the server's CPU time over it, per request.
+/// A wrk run against `server` with its CPU time over it, per request.
 async fn wrk_with_cpu(
     stack: &Stack,
+    server: &Server,
     wrk: &std::path::Path,
     mode: wrk::Mode<'_>,
     connections: usize,
     duration: Duration,
 ) -> anyhow::Result<(Load, Duration)> {
-    let before = costs::cpu_time(stack.server.pid())?;
-    let load = wrk::run(wrk, stack, mode, connections, duration)?;
-    let used = costs::cpu_time(stack.server.pid())? - before;
+    let before = costs::cpu_time(server.pid())?;
+    let load = wrk::run(wrk, stack, server, mode, connections, duration)?;
+    let used = costs::cpu_time(server.pid())? - before;
     let per_request = used / load.requests.max(1) as u32;
     Ok((load, per_request))
 }
@@ -89,7 +91,15 @@ async fn measure(
     );
     eprintln!("new keys (wrk)...");
     let new_mode = wrk::Mode::New { prefix: "new" };
-    let (new_keys, cpu_new) = wrk_with_cpu(stack, wrk, new_mode, connections, duration).await?;
+    let (new_keys, cpu_new) =
+        wrk_with_cpu(stack, &stack.server, wrk, new_mode, connections, duration).await?;
+    // The same load on a second server whose request log is off, right after, on one database.
+    eprintln!("new keys with the request log off (wrk, a second server)...");
+    let unlogged = Server::start_with(&stack.db_url, &[("KAADXPAY_REQUEST_LOG", "off")]).await?;
+    let unlogged_mode = wrk::Mode::New { prefix: "unlogged" };
+    let (new_keys_unlogged, cpu_new_unlogged) =
+        wrk_with_cpu(stack, &unlogged, wrk, unlogged_mode, connections, duration).await?;
+    drop(unlogged);
     // Right after the engine's run, so that both see the same machine as nearly as can be.
     eprintln!("the reference SQL through pgbench...");
     let ceiling = pgbench::run(pgbench, stack, connections, duration).await?;
@@ -100,8 +110,15 @@ async fn measure(
         prefix: "replay",
         count: replay_keys.len(),
     };
-    let (replays, cpu_replay) =
-        wrk_with_cpu(stack, wrk, replay_mode, connections, duration).await?;
+    let (replays, cpu_replay) = wrk_with_cpu(
+        stack,
+        &stack.server,
+        wrk,
+        replay_mode,
+        connections,
+        duration,
+    )
+    .await?;
     eprintln!("round trips per request (a second server behind a counting proxy)...");
     let trips = costs::round_trips(stack, &replay_keys).await?;
     eprintln!("open loop at {STEADY_RATE} requests/s...");
@@ -186,6 +203,27 @@ async fn measure(
             cpu <= Duration::from_micros(limit),
         );
     }
+    let log_cpu = cpu_new.as_secs_f64() / cpu_new_unlogged.as_secs_f64().max(1e-9);
+    table.target(
+        "request log: server CPU per new key, on / off",
+        format!(
+            "{} / {} µs = {:+.0} %",
+            cpu_new.as_micros(),
+            cpu_new_unlogged.as_micros(),
+            (log_cpu - 1.0) * 100.0
+        ),
+        "<= +10 %",
+        log_cpu <= 1.10,
+    );
+    table.fact(
+        "request log: new-key throughput, on / off",
+        format!(
+            "{:.0} / {:.0} req/s = {:.0} %",
+            new_keys.throughput(),
+            new_keys_unlogged.throughput(),
+            new_keys.throughput() / new_keys_unlogged.throughput().max(1e-9) * 100.0
+        ),
+    );
     table.target(
         "bytes per idempotency record",
         format!(

@@ -32,11 +32,17 @@ pub struct Server {
 impl Server {
     /// Starts `kaadxpay serve` on `db_url` and waits until it is ready.
     pub async fn start(db_url: &str) -> anyhow::Result<Self> {
+        Self::start_with(db_url, &[]).await
+    }
+
+    /// [`Server::start`] with settings `env` as well (e.g. the request log switched off).
+    pub async fn start_with(db_url: &str, env: &[(&str, &str)]) -> anyhow::Result<Self> {
         let addr = format!("127.0.0.1:{}", free_port()?);
         let child = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
             .args(["serve", "--addr", &addr])
             .env("DATABASE_URL", db_url)
             .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .spawn()
             .context("cannot start kaadxpay serve")?;

@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::load::Load;
-use crate::stack::Stack;
+use crate::stack::{Server, Stack};
 use crate::tools;
 
 const SCRIPT: &str = concat!(
@@ -25,6 +25,7 @@ pub enum Mode<'a> {
 pub fn run(
     wrk: &Path,
     stack: &Stack,
+    server: &Server,
     mode: Mode<'_>,
     connections: usize,
     duration: Duration,
@@ -42,7 +43,12 @@ pub fn run(
                 "--timeout",
                 "10s",
             ])
-            .args(["-s", SCRIPT, &format!("{}/v1/orders", stack.base_url), "--"])
+            .args([
+                "-s",
+                SCRIPT,
+                &format!("{}/v1/orders", server.base_url),
+                "--",
+            ])
             .args([&stack.merchant.api_key, prefix, mode, &count.to_string()]),
     )?;
     let field = |key| tools::field(&output, "WRK", key);
