@@ -12,7 +12,7 @@ use std::process::Command;
 use reqwest::Client;
 use serde_json::{json, Value};
 
-use common::{create_merchant, fresh_database, ServerProcess, TestMerchant};
+use common::{create_merchant, free_port, fresh_database, ServerProcess, TestMerchant};
 
 fn end2end_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../end2end")
@@ -192,12 +192,18 @@ async fn the_console_passes_its_playwright_suite() {
     }
     // Orders take a second and a half to commit, so that a key is seen `in_progress` and then `completed`;
     // payouts go to a partner simulator, so that they have transfers to search support by.
-    let partner = ServerProcess::partner_sim(&[]).await;
-    let server = ServerProcess::start(
+    // The simulator sends its webhooks to the server (a returned payout is told that way), and
+    // the server gives up on a silent partner after 2 s (the slow magic IBAN's lost answer).
+    let port = free_port();
+    let webhooks = format!("http://127.0.0.1:{port}/webhooks/partner");
+    let partner = ServerProcess::partner_sim(&["--webhook-url", &webhooks]).await;
+    let server = ServerProcess::start_at(
+        port,
         &db_url,
         &[
             ("FAILPOINTS", "idempotency.in_transaction=return(1500)"),
             ("KAADXPAY_PARTNER_URL", &partner.base_url),
+            ("KAADXPAY_PARTNER_TIMEOUT", "2s"),
         ],
     )
     .await;
