@@ -548,7 +548,8 @@ pub trait Console: Send + Sync + 'static {
         event_id: &str,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<(), Refusal>>;
-    async fn runs(&self) -> ConsoleResult<Vec<RunRow>>;
+    /// The latest runs whose status and day (the day reconciled) pass `filter`.
+    async fn runs(&self, filter: &ListFilter) -> ConsoleResult<Result<Vec<RunRow>, Refusal>>;
     /// Test mode (the partner is the simulator): `Some` with its magic IBANs, else `None`.
     async fn test_mode(&self) -> Option<Vec<MagicIban>>;
     /// "Run reconciliation now": an applied run of `date` (`YYYY-MM-DD`) under the form's key,

@@ -910,11 +910,15 @@ impl Console for PgConsole {
         }
     }
 
-    async fn runs(&self) -> ConsoleResult<Vec<RunRow>> {
-        let runs = reconcile::runs(&self.state.pool, None, 50)
+    async fn runs(&self, filter: &ListFilter) -> ConsoleResult<Result<Vec<RunRow>, Refusal>> {
+        let filters = match list_filters(filter) {
+            Ok(filters) => filters,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        let runs = reconcile::runs(&self.state.pool, &filters, None, 50)
             .await
             .map_err(failed)?;
-        Ok(runs.into_iter().map(run_row).collect())
+        Ok(Ok(runs.into_iter().map(run_row).collect()))
     }
 
     async fn run(&self, scope: &Scope, id: &str) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>> {

@@ -40,6 +40,7 @@ use sqlx::{Connection, PgConnection, PgPool, Postgres};
 use uuid::Uuid;
 
 use crate::ids::new_id;
+use crate::pagination::Filters;
 use crate::partner::client::PartnerClient;
 use crate::partner::wire::{Transfer, TransferStatus};
 use crate::payments::payouts::partner_key;
@@ -515,16 +516,22 @@ const RUN_COLUMNS: &str =
 /// Runs, newest first, after the run `starting_after` when given.
 pub async fn runs(
     pool: &PgPool,
+    filters: &Filters,
     starting_after: Option<&str>,
     limit: i64,
 ) -> sqlx::Result<Vec<StoredRun>> {
     sqlx::query_as(&format!(
         "SELECT {RUN_COLUMNS} FROM reconciliation_runs \
-         WHERE $1::text IS NULL OR (created_at, id) < (SELECT created_at, id FROM reconciliation_runs WHERE id = $1) \
+         WHERE ($1::text IS NULL OR (created_at, id) < (SELECT created_at, id FROM reconciliation_runs WHERE id = $1)) \
+           AND ($3::text IS NULL OR status = $3) \
+           AND ($4::date IS NULL OR run_date >= $4) AND ($5::date IS NULL OR run_date <= $5) \
          ORDER BY created_at DESC, id DESC LIMIT $2"
     ))
     .bind(starting_after)
     .bind(limit)
+    .bind(filters.status.as_deref())
+    .bind(filters.from)
+    .bind(filters.to)
     .fetch_all(pool)
     .await
 }

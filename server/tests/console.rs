@@ -333,3 +333,47 @@ async fn list_pages_filter_by_status_and_days_from_their_address_and_pages_keep_
     assert!(next.contains(&format!("from={today}")), "{next}");
     assert_eq!(listed(&on(next).await), 3);
 }
+
+#[tokio::test]
+async fn reconciliation_runs_filter_by_status_and_the_day_they_reconciled() {
+    let app = spawn_app().await;
+    let support = common::browser::signed_in(&app, true).await;
+    for (id, day, status) in [
+        ("rec_old_done", "2026-11-01", "completed"),
+        ("rec_old_attention", "2026-11-02", "attention"),
+        ("rec_new_done", "2026-12-01", "completed"),
+    ] {
+        sqlx::query(
+            "INSERT INTO reconciliation_runs (id, run_date, applied, status) VALUES ($1, $2::date, true, $3)",
+        )
+        .bind(id)
+        .bind(day)
+        .bind(status)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    }
+    let shown = |html: &str| {
+        ["rec_old_done", "rec_old_attention", "rec_new_done"]
+            .into_iter()
+            .filter(|id| html.contains(&format!("href=\"/reconciliation/{id}\"")))
+            .collect::<Vec<_>>()
+    };
+    let page = |path: &'static str| common::browser::page(&app, &support, path);
+    assert_eq!(shown(&page("/reconciliation").await).len(), 3);
+    assert_eq!(
+        shown(&page("/reconciliation?status=completed").await),
+        ["rec_old_done", "rec_new_done"]
+    );
+    assert_eq!(
+        shown(&page("/reconciliation?from=2026-11-01&to=2026-11-30").await),
+        ["rec_old_done", "rec_old_attention"]
+    );
+    assert_eq!(
+        shown(&page("/reconciliation?status=attention&from=2026-11-02&to=2026-11-02").await),
+        ["rec_old_attention"]
+    );
+    assert!(page("/reconciliation?to=11/30")
+        .await
+        .contains("Dates are days"));
+}

@@ -6,8 +6,9 @@
 use leptos::prelude::*;
 
 use crate::components::{
-    console, csrf_token, current_user, failure_view, mint_key, not_found_view, path_id,
-    refusal_notice, scope_or_not_found, Empty, ExportLink, StatusBadge,
+    console, csrf_token, current_user, failure_view, list_filter, mint_key, not_found_view,
+    path_id, refusal_notice, refused_filter, scope_or_not_found, Empty, ExportLink, ListFilterForm,
+    StatusBadge,
 };
 
 #[component]
@@ -39,12 +40,14 @@ pub fn Runs() -> impl IntoView {
         {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
         <Suspense fallback=|| ()>{run_now}</Suspense>
         <p class="lead">"Each day the partner's transfers are matched to payouts; duplicates made by a partner that ignored our keys are reversed once (a reversal the partner refuses is retried until done). A run needs attention when a payout's status contradicts its transfer at the partner (status_mismatch): nothing is done about it automatically, a person decides."</p>
+        <ListFilterForm action="/reconciliation" statuses=&["running", "completed", "partial", "attention"]/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                match console.runs().await {
+                match console.runs(&list_filter()).await {
                     Err(error) => failure_view(error),
-                    Ok(runs) if runs.is_empty() => view! { <Empty message="No runs yet: the daily run reconciles yesterday, or run `kaadxpay reconcile --date YYYY-MM-DD`."/> }.into_any(),
-                    Ok(runs) => view! {
+                    Ok(Err(refusal)) => refused_filter(&refusal),
+                    Ok(Ok(runs)) if runs.is_empty() => view! { <Empty message="No runs yet: the daily run reconciles yesterday, or run `kaadxpay reconcile --date YYYY-MM-DD`."/> }.into_any(),
+                    Ok(Ok(runs)) => view! {
                         <table>
                             <thead><tr><th>"Run"</th><th>"Day"</th><th>"Applied"</th><th>"Status"</th><th>"Run at"</th></tr></thead>
                             <tbody>

@@ -8,7 +8,7 @@ use super::error::ApiResult;
 use super::list::PageQuery;
 use crate::auth::Merchant;
 use crate::error::Error;
-use crate::pagination::{List, Page};
+use crate::pagination::{Filters, List, Page};
 use crate::reconcile::{self, StoredRun};
 use crate::state::AppState;
 
@@ -28,6 +28,7 @@ async fn list_runs(
 ) -> ApiResult<Json<List<StoredRun>>> {
     let rows = reconcile::runs(
         &state.pool,
+        &Filters::default(),
         page.starting_after.as_deref(),
         page.fetch_limit(),
     )
