@@ -277,6 +277,7 @@ pub fn refusal_notice() -> Option<&'static str> {
         }
         ("invalid_request", "overlap") => "Choose how long the old secret stays valid.",
         ("invalid_request", "event_type") => "Choose an event type from the list.",
+        ("invalid_request", "since") => "Enter the day to recover failed deliveries from.",
         ("invalid_request", _) => "A value in the form is missing or not valid.",
         ("idempotency_key_invalid" | "idempotency_key_reused", _) => {
             "This form has expired; reload the page and try again."

@@ -472,6 +472,9 @@ pub enum EndpointChange {
     RotateSecret { id: String, overlap: String },
     /// A signed test event of `event_type`, to this endpoint alone.
     SendTestEvent { id: String, event_type: String },
+    /// "Recover failed deliveries": every delivery to the endpoint that ran out of retries,
+    /// last tried on or after the day `since` (`YYYY-MM-DD`, UTC), made again.
+    RecoverFailed { id: String, since: String },
 }
 
 /// The state a webhook endpoint is asked to be in: asking twice changes nothing more.

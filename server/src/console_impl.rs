@@ -35,7 +35,7 @@ use crate::timeline::{self, Entry, Resource as TimelineResource};
 use crate::webhooks::endpoints::CreateEndpoint;
 use crate::webhooks::events::RedeliverEvent;
 use crate::webhooks::management::{
-    self, Overlap, RotateSecret, SendTestEvent, TestEventType, UpdateEndpoint,
+    self, Overlap, Recover, RotateSecret, SendTestEvent, TestEventType, UpdateEndpoint,
 };
 use crate::webhooks::{endpoints, events, signature};
 
@@ -779,6 +779,16 @@ impl Console for PgConsole {
                 let command = RotateSecret {
                     endpoint_id: id,
                     overlap,
+                };
+                self.run(merchant_id, &key, &command).await?
+            }
+            EndpointChange::RecoverFailed { id, since } => {
+                let Ok(Some(day)) = day_filter("since", &since) else {
+                    return Ok(Err(invalid("since")));
+                };
+                let command = Recover {
+                    endpoint_id: id,
+                    since: day.and_time(chrono::NaiveTime::MIN).and_utc(),
                 };
                 self.run(merchant_id, &key, &command).await?
             }

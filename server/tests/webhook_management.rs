@@ -874,3 +874,57 @@ async fn the_console_manages_endpoints_once_per_form_and_only_for_roles_that_may
         (303, "/webhooks?error=resource%5Fmissing".to_owned())
     );
 }
+
+#[tokio::test]
+async fn the_console_recovers_an_endpoints_failed_deliveries_once_per_form() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let receiver = Receiver::start().await;
+    let endpoint = create_endpoint(&app, "recover-endpoint", json!({"url": receiver.url})).await;
+    let id = id(&endpoint).to_owned();
+    receiver.answer(500);
+    create_order(&app, "recover-order").await;
+    // Its retries run out at once: the delivery fails.
+    drain(&dispatcher(&app, "0s"), &app).await;
+    assert_eq!(
+        app.count("webhook_deliveries WHERE status = 'failed'")
+            .await,
+        1
+    );
+    receiver.answer(200);
+    let failed_attempts = orders_received(&receiver).len();
+    let developer = signed_in_as(&app, "dev@hooks.test", Some(Role::Developer)).await;
+    let viewer = signed_in_as(&app, "viewer@hooks.test", Some(Role::Viewer)).await;
+    let today = Utc::now().date_naive().to_string();
+    let recover = [
+        ("idempotency_key", "console-recover-1"),
+        ("since", today.as_str()),
+    ];
+    let path = format!("/webhooks/endpoints/{id}/recover");
+    assert_eq!(submit(&app, &viewer, &path, &recover).await.0, 403);
+    for _ in 0..2 {
+        assert_eq!(
+            submit(&app, &developer, &path, &recover).await,
+            (303, "/webhooks".to_owned())
+        );
+    }
+    assert_eq!(
+        app.count("webhook_deliveries WHERE status = 'pending'")
+            .await,
+        1,
+        "one form, one recovery"
+    );
+    drain(&dispatcher(&app, "0s"), &app).await;
+    assert_eq!(
+        orders_received(&receiver).len(),
+        failed_attempts + 1,
+        "the failed attempts, then the one recovery"
+    );
+    let bad_day = [
+        ("idempotency_key", "console-recover-2"),
+        ("since", "last week"),
+    ];
+    assert_eq!(
+        submit(&app, &developer, &path, &bad_day).await.1,
+        "/webhooks?error=invalid%5Frequest&param=since"
+    );
+}

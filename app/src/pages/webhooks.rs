@@ -47,6 +47,7 @@ fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>
                         let base = format!("/webhooks/endpoints/{}", endpoint.id);
                         let test_label = format!("Test event for {}", endpoint.id);
                         let overlap_label = format!("Overlap for {}", endpoint.id);
+                        let recover_label = format!("Failed since (date) for {}", endpoint.id);
                         let (state, label) = if endpoint.status == "disabled" { ("enable", "Enable") } else { ("disable", "Disable") };
                         let types = event_types.clone();
                         view! {
@@ -64,6 +65,10 @@ fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>
                                     <option value="now">"old secret stops now"</option>
                                 </select>
                                 <button type="submit" class="secondary">"Rotate secret"</button>
+                            </KeyedForm>
+                            <KeyedForm action=format!("{base}/recover") csrf=csrf.clone()>
+                                <input type="date" name="since" required aria-label=recover_label.clone()/>
+                                <button type="submit" class="secondary">"Recover failed deliveries"</button>
                             </KeyedForm>
                             <form method="post" action=format!("{base}/{state}") class="inline">
                                 <input type="hidden" name="csrf" value=csrf.clone()/>

@@ -1,4 +1,5 @@
-//! The webhook endpoints' forms: add an endpoint, rotate its secret, send it a test event
+//! The webhook endpoints' forms: add an endpoint, rotate its secret, send it a test event,
+//! recover its failed deliveries
 //! (each under the form's idempotency key, minted when the page was rendered, through the
 //! API's commands), and disable, enable or delete it (states: asking twice changes nothing). Owners, admins and developers only. A new
 //! secret is shown once, on the next page.
@@ -97,9 +98,11 @@ pub struct EndpointForm {
     overlap: String,
     #[serde(default)]
     event_type: String,
+    #[serde(default)]
+    since: String,
 }
 
-/// `rotate` and `test` act under the form's key; `disable`, `enable` and `delete` ask for a
+/// `rotate`, `test` and `recover` act under the form's key; `disable`, `enable` and `delete` ask for a
 /// state, so asking twice changes nothing more and needs no key.
 pub async fn act(
     session: Session,
@@ -116,6 +119,10 @@ pub async fn act(
         "test" => EndpointChange::SendTestEvent {
             id,
             event_type: form.event_type,
+        },
+        "recover" => EndpointChange::RecoverFailed {
+            id,
+            since: form.since,
         },
         state => {
             let state = match state {
