@@ -291,20 +291,19 @@ fn listed<T>(rows: Result<Vec<T>, Error>) -> ConsoleResult<Result<Vec<T>, Refusa
 /// The request log's filters from the console's form: a day range (UTC, inclusive) unless the
 /// look-up is exact (a key or a request id), which finds its requests whatever their day.
 fn request_filters(form: &RequestFilters) -> Result<Filters, Refusal> {
-    let text = filled;
     let refused = |error: Error| refusal(&error);
     let mut filters = Filters {
-        idempotency_key: text(&form.idempotency_key),
-        status: text(&form.status)
+        idempotency_key: filled(&form.idempotency_key),
+        status: filled(&form.status)
             .map(|status| request_log::status_filter(&status))
             .transpose()
             .map_err(refused)?,
-        route: text(&form.route),
-        verdict: text(&form.verdict)
+        route: filled(&form.route),
+        verdict: filled(&form.verdict)
             .map(|verdict| request_log::verdict_filter(&verdict))
             .transpose()
             .map_err(refused)?,
-        search: text(&form.search),
+        search: filled(&form.search),
         ..Filters::default()
     };
     if filters.idempotency_key.is_none() && filters.search.is_none() {

@@ -11,14 +11,12 @@ use common::{count, signed_in, spawn_app, ServerProcess, TestApp, Visitor};
 
 async fn app_with_user(email: &str) -> TestApp {
     let app = spawn_app().await;
-    server::users::create(
+    common::create_user(
         &app.pool,
         email,
-        "right-password",
         Some((app.merchant.id.as_str(), app::console::Role::Owner)),
     )
-    .await
-    .unwrap();
+    .await;
     app
 }
 

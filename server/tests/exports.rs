@@ -79,14 +79,12 @@ async fn api_list(app: &TestApp, path: &str) -> Vec<Value> {
 /// so that payouts hold still between the API's answer and the export compared with it.
 async fn app_with_session(email: &str) -> (TestApp, String) {
     let app = spawn_app_with(&["--payout-interval", "1h"]).await;
-    server::users::create(
+    common::create_user(
         &app.pool,
         email,
-        "right-password",
         Some((app.merchant.id.as_str(), app::console::Role::Owner)),
     )
-    .await
-    .unwrap();
+    .await;
     let cookie = signed_in(&app, email).await;
     (app, cookie)
 }

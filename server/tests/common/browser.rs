@@ -22,9 +22,7 @@ pub async fn signed_in(app: &TestApp, support: bool) -> Browser {
 /// support staff when `role` is `None`.
 pub async fn signed_in_as(app: &TestApp, email: &str, role: Option<Role>) -> Browser {
     let membership = role.map(|role| (app.merchant.id.as_str(), role));
-    server::users::create(&app.pool, email, "right-password", membership)
-        .await
-        .unwrap();
+    super::create_user(&app.pool, email, membership).await;
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()

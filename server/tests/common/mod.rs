@@ -190,6 +190,18 @@ pub async fn spawn_app_and_partner(port: u16, flags: &[&str]) -> (TestApp, Strin
     (app, partner_url)
 }
 
+/// A console user `email` (password `right-password`): a member of `merchant_id` with `role`,
+/// or support staff when `membership` is `None`.
+pub async fn create_user(
+    pool: &PgPool,
+    email: &str,
+    membership: Option<(&str, app::console::Role)>,
+) {
+    server::users::create(pool, email, "right-password", membership)
+        .await
+        .unwrap();
+}
+
 pub async fn create_merchant(pool: &PgPool, name: &str) -> TestMerchant {
     let merchant = server::auth::create_merchant(pool, name).await.unwrap();
     TestMerchant {
