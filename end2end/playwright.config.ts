@@ -1,11 +1,11 @@
 // Playwright runs Debian's Chromium: `npx playwright install` cannot download a browser here.
-// The server under test is started by server/tests/end2end.rs, which passes its address in
+// The server under test is started by server/tests/integration/console/end2end.rs, which passes its address in
 // KAADXPAY_BASE_URL (and the demo credentials the tests use).
 import { defineConfig } from '@playwright/test';
 
 const baseURL = process.env.KAADXPAY_BASE_URL;
 if (!baseURL) {
-  throw new Error('KAADXPAY_BASE_URL is not set: run the end-to-end tests through `cargo test` (server/tests/end2end.rs).');
+  throw new Error('KAADXPAY_BASE_URL is not set: run the end-to-end tests through `cargo test` (server/tests/integration/console/end2end.rs).');
 }
 
 export default defineConfig({

@@ -1,31 +1,29 @@
 //! Kaadxpay: a payments service whose every POST takes effect at most once. The binary
-//! (`main.rs`) is a thin command line over this library.
+//! (`main.rs`) is a thin command line over this library. The folders are the layers, from the
+//! bottom up:
+//! - infrastructure: `platform` (the database, the embedded PostgreSQL, ids, logs and metrics,
+//!   the worker loop, fail points) and `contract` (the API's errors, input parsing, pages);
+//! - the engine: `idempotency` (each `POST` at most once);
+//! - the domain: `payments`, `webhooks`, `reconcile`, `accounts` (merchants' API keys, console
+//!   users, teams), `request_log`, `history` (timelines, retention), `exports`;
+//! - the partner bank: `partner` (our client) and `partner_sim` (its simulator);
+//! - the service: `service` (settings, the shared state, the commands both adapters run, start-up);
+//! - the adapters: `http` (the JSON API) and `console` (the Leptos console), which never import
+//!   each other, and `edge`, the router and middleware that hold both.
 
-pub mod auth;
-pub mod commands;
-pub mod config;
-pub mod console_impl;
-pub mod db;
-pub mod embedded_pg;
-pub mod error;
+pub mod accounts;
+pub mod console;
+pub mod contract;
+pub mod edge;
 pub mod exports;
-pub mod failpoints;
+pub mod history;
 pub mod http;
 pub mod idempotency;
-pub mod ids;
-pub mod input;
-pub mod pagination;
 pub mod partner;
 pub mod partner_sim;
 pub mod payments;
+pub mod platform;
 pub mod reconcile;
 pub mod request_log;
-pub mod retention;
-pub mod startup;
-pub mod state;
-pub mod team;
-pub mod telemetry;
-pub mod timeline;
-pub mod users;
+pub mod service;
 pub mod webhooks;
-pub mod workers;

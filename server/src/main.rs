@@ -5,15 +5,15 @@ use anyhow::Context;
 use app::console::Role;
 use chrono::NaiveDate;
 use clap::{Parser, Subcommand};
-use server::auth::{self, NewMerchant};
-use server::config::{ServeArgs, Settings};
-use server::db::Database;
+use server::accounts::auth::{self, NewMerchant};
+use server::service::config::{ServeArgs, Settings};
+use server::platform::db::Database;
 use server::idempotency::maintenance;
 use server::partner_sim::{self as sim, SimArgs};
 use server::reconcile::{reversals, Reconciler};
-use server::startup::Application;
-use server::telemetry::{self, LogTarget};
-use server::users;
+use server::service::startup::Application;
+use server::platform::telemetry::{self, LogTarget};
+use server::accounts::users;
 
 #[derive(Parser)]
 #[command(

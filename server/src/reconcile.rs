@@ -39,8 +39,8 @@ use sqlx::postgres::PgArguments;
 use sqlx::{Connection, PgConnection, PgPool, Postgres};
 use uuid::Uuid;
 
-use crate::ids::new_id;
-use crate::pagination::Filters;
+use crate::platform::ids::new_id;
+use crate::contract::pagination::Filters;
 use crate::partner::client::PartnerClient;
 use crate::partner::wire::{Transfer, TransferStatus};
 use crate::payments::payouts::partner_key;

@@ -7,8 +7,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use server::auth::{self, NewMerchant};
-use server::embedded_pg::{Durability, EmbeddedPostgres};
+use server::accounts::auth::{self, NewMerchant};
+use server::platform::embedded_pg::{Durability, EmbeddedPostgres};
 use sqlx::PgPool;
 
 pub struct Stack {
@@ -74,7 +74,7 @@ impl Stack {
         let (cluster, statement_stats) = start_cluster(&data_dir).await?;
         let db_url = cluster.url("postgres");
         let server = Server::start(&db_url).await?;
-        let pool = server::db::connect(&db_url, 4, Duration::from_secs(5)).await?;
+        let pool = server::platform::db::connect(&db_url, 4, Duration::from_secs(5)).await?;
         let merchant = auth::create_merchant(&pool, "Benchmark Merchant").await?;
         Ok(Self {
             base_url: server.base_url.clone(),
@@ -122,7 +122,7 @@ impl Stack {
 /// preload it, preloads it with `ALTER SYSTEM` and a restart. Returns whether it counts.
 async fn start_cluster(data_dir: &Path) -> anyhow::Result<(EmbeddedPostgres, bool)> {
     let cluster = EmbeddedPostgres::start(data_dir, Durability::Durable)?;
-    let pool = server::db::connect(&cluster.url("postgres"), 1, Duration::from_secs(5)).await?;
+    let pool = server::platform::db::connect(&cluster.url("postgres"), 1, Duration::from_secs(5)).await?;
     let available: bool = sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_stat_statements')",
     )
@@ -146,7 +146,7 @@ async fn start_cluster(data_dir: &Path) -> anyhow::Result<(EmbeddedPostgres, boo
         cluster.stop();
         EmbeddedPostgres::start(data_dir, Durability::Durable)?
     };
-    let pool = server::db::connect(&cluster.url("postgres"), 1, Duration::from_secs(5)).await?;
+    let pool = server::platform::db::connect(&cluster.url("postgres"), 1, Duration::from_secs(5)).await?;
     sqlx::query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         .execute(&pool)
         .await?;

@@ -7,7 +7,7 @@
 //! and a client that goes away ends the query (the next send fails, the connection goes back).
 //! Who may export what is the caller's to decide: every [`Export`] names its merchant (or, for
 //! support staff's reconciliation items, none). It knows no HTTP; the console's adapter
-//! (`http::console::exports`) turns the stream into a response body.
+//! (`console::exports`) turns the stream into a response body.
 
 mod columns;
 
@@ -19,7 +19,7 @@ use sqlx::postgres::PgRow;
 use sqlx::{FromRow, PgPool};
 use tokio::sync::mpsc;
 
-pub use crate::pagination::Filters;
+pub use crate::contract::pagination::Filters;
 use crate::payments::orders::{Order, ORDER_COLUMNS};
 use crate::payments::payouts::{Payout, PAYOUT_COLUMNS};
 use crate::reconcile::Item;

@@ -12,15 +12,15 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::body::Body;
 use super::error::ApiResult;
 use super::list::PageQuery;
-use super::middleware::RequestId;
+use crate::edge::middleware::RequestId;
 use super::outcome::{execute, KEY_STATUS};
-use crate::auth::keys::{self, ApiKey, CreateKey, NewKey, RollKey, RollParameters};
-use crate::auth::{Merchant, Secret};
-use crate::error::Error;
+use crate::accounts::auth::keys::{self, ApiKey, CreateKey, NewKey, RollKey, RollParameters};
+use crate::accounts::auth::{Merchant, Secret};
+use crate::contract::error::Error;
 use crate::idempotency::IdempotencyKey;
-use crate::input::MAX_BODY_BYTES;
-use crate::pagination::{List, Page};
-use crate::state::AppState;
+use crate::contract::input::MAX_BODY_BYTES;
+use crate::contract::pagination::{List, Page};
+use crate::service::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

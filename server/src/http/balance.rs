@@ -5,9 +5,9 @@ use axum::Json;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::error::ApiResult;
-use crate::auth::Merchant;
+use crate::accounts::auth::Merchant;
 use crate::payments::balance::{self, Balance};
-use crate::state::AppState;
+use crate::service::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(get_balance))

@@ -1,12 +1,12 @@
-//! Request bodies: read with a size limit (`413` above it), then parsed by [`crate::input`]
+//! Request bodies: read with a size limit (`413` above it), then parsed by [`crate::contract::input`]
 //! into the handler's typed command, every refusal a `400` naming its `param`.
 
 use axum::extract::{FromRequest, Request};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::error::Error;
-use crate::input::{self, MAX_BODY_BYTES};
+use crate::contract::error::Error;
+use crate::contract::input::{self, MAX_BODY_BYTES};
 
 /// A body deserialised into `T`.
 pub struct Body<T>(pub T);

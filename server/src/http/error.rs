@@ -5,7 +5,7 @@
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use crate::error::Error;
+use crate::contract::error::Error;
 
 impl IntoResponse for Error {
     fn into_response(self) -> Response {

@@ -8,11 +8,11 @@
 use axum::extract::FromRequestParts;
 use axum::http::{header, request::Parts, Method};
 
-use super::request_log::{Caller, CallerSlot};
-use crate::auth::{authenticate, Access, Merchant};
-use crate::error::Error;
+use crate::edge::request_log::{Caller, CallerSlot};
+use crate::accounts::auth::{authenticate, Access, Merchant};
+use crate::contract::error::Error;
 use crate::idempotency::key::{IdempotencyKey, HEADER};
-use crate::state::AppState;
+use crate::service::state::AppState;
 
 impl FromRequestParts<AppState> for Merchant {
     type Rejection = Error;

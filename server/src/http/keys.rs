@@ -7,11 +7,11 @@ use serde::Serialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::error::ApiResult;
-use crate::auth::Merchant;
-use crate::error::Error;
+use crate::accounts::auth::Merchant;
+use crate::contract::error::Error;
 use crate::idempotency::record::{self, KeyRecord};
-use crate::state::AppState;
-use crate::timeline::{self, Entry};
+use crate::service::state::AppState;
+use crate::history::timeline::{self, Entry};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(get_key))

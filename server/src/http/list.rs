@@ -4,8 +4,8 @@ use axum::extract::{FromRequestParts, Query};
 use axum::http::request::Parts;
 use serde::Deserialize;
 
-use crate::error::Error;
-use crate::pagination::{Page, DEFAULT_LIMIT, MAX_LIMIT};
+use crate::contract::error::Error;
+use crate::contract::pagination::{Page, DEFAULT_LIMIT, MAX_LIMIT};
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]

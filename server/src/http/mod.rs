@@ -1,19 +1,16 @@
-//! The HTTP adapter: one module per resource, each with its `router()`, merged here with the
-//! operational routes, the console and the generated OpenAPI document, under the middleware.
-//! Handlers turn requests into typed commands for the domain and its answers into responses.
+//! The JSON API adapter: one module per resource, each with its `router()`, merged here with
+//! the partner's webhooks, and apart from them the operational routes with the generated OpenAPI
+//! document. Handlers turn requests into typed commands for the domain and its answers into
+//! responses. It knows nothing of the console; `edge` puts the two side by side.
 
 pub mod api_keys;
 pub mod balance;
 pub mod body;
-pub mod console;
 pub mod error;
 pub mod events;
 pub mod extract;
 pub mod keys;
 pub mod list;
-pub mod listener;
-pub mod middleware;
-pub mod nul;
 pub mod openapi;
 pub mod ops;
 pub mod orders;
@@ -21,17 +18,14 @@ pub mod outcome;
 pub mod partner_webhooks;
 pub mod payouts;
 pub mod reconciliation;
-pub mod request_log;
 pub mod requests;
 pub mod webhook_endpoints;
 
 use axum::Router;
-use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::state::AppState;
-use middleware::{admit, within_deadlines, Admission, Deadlines};
+use crate::service::state::AppState;
 
 /// The `/v1` API (with the partner's webhooks), and the operational routes apart, so that
 /// admission control can shed the first and never the second.
@@ -51,45 +45,4 @@ pub fn api_and_ops_routers(figures: ops::Figures) -> (Router<AppState>, Router<A
         v1.merge(partner_webhooks::router()),
         ops::router(openapi::document(openapi), figures),
     )
-}
-
-/// What no route matches: a JSON error under `/v1`, a plain 404 page elsewhere.
-pub async fn unknown_route(uri: axum::http::Uri) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    let path = uri.path();
-    if path == "/v1" || path.starts_with("/v1/") {
-        return crate::error::Error::UnknownRoute(path.to_owned()).into_response();
-    }
-    console::not_found()
-}
-
-/// The whole application: the API (behind admission control, its requests recorded in the
-/// request log), the console, and the operational routes (never shed), every request within its
-/// deadlines (its body read before it is admitted) and refused at the door when it holds text
-/// that cannot be stored, with panics caught and every request observed.
-pub fn router(
-    state: AppState,
-    sessions: tower_sessions_sqlx_store::PostgresStore,
-    admission: Admission,
-    deadlines: Deadlines,
-    figures: ops::Figures,
-    secure_cookies: bool,
-) -> Router {
-    let (api, operations) = api_and_ops_routers(figures);
-    let api = api.layer(axum::middleware::from_fn_with_state(
-        state.request_log.clone(),
-        request_log::record,
-    ));
-    api.with_state(state.clone())
-        .merge(console::router(state.clone(), sessions, secure_cookies))
-        .layer(axum::middleware::from_fn_with_state(admission, admit))
-        .merge(operations.with_state(state))
-        .fallback(unknown_route)
-        .layer(axum::middleware::from_fn(nul::refuse_nul))
-        .layer(axum::middleware::from_fn_with_state(
-            deadlines,
-            within_deadlines,
-        ))
-        .layer(CatchPanicLayer::custom(error::panic_response))
-        .layer(axum::middleware::from_fn(middleware::observe))
 }

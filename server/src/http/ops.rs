@@ -15,8 +15,8 @@ use axum::{Json, Router};
 use serde_json::json;
 use sqlx::PgPool;
 
-use crate::db;
-use crate::state::AppState;
+use crate::platform::db;
+use crate::service::state::AppState;
 
 /// How often [`Figures::refresh`] asks the database.
 pub const REFRESH_INTERVAL: Duration = Duration::from_secs(1);

@@ -9,14 +9,14 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::body::Body;
 use super::error::ApiResult;
 use super::list::PageQuery;
-use super::middleware::RequestId;
+use crate::edge::middleware::RequestId;
 use super::outcome::execute;
-use crate::auth::Merchant;
-use crate::error::Error;
+use crate::accounts::auth::Merchant;
+use crate::contract::error::Error;
 use crate::idempotency::IdempotencyKey;
-use crate::pagination::{Filters, List, Page};
+use crate::contract::pagination::{Filters, List, Page};
 use crate::payments::orders::{self, CreateOrder, Order, UpdateOrder};
-use crate::state::AppState;
+use crate::service::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

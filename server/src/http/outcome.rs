@@ -6,10 +6,10 @@ use axum::http::{header, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
 use super::error::status_code;
-use crate::auth::Merchant;
-use crate::commands::{self, Caller, Command};
+use crate::accounts::auth::Merchant;
+use crate::service::commands::{self, Caller, Command};
 use crate::idempotency::{IdempotencyKey, Outcome, StoredResponse};
-use crate::state::AppState;
+use crate::service::state::AppState;
 
 pub const KEY_STATUS: HeaderName = HeaderName::from_static("idempotency-key-status");
 pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
@@ -44,7 +44,7 @@ fn render(outcome: Outcome) -> Response {
             response
         }
         Outcome::InProgress => with_key_status(
-            crate::error::Error::IdempotencyRequestInProgress.into_response(),
+            crate::contract::error::Error::IdempotencyRequestInProgress.into_response(),
             "in_progress",
         ),
         Outcome::KeyReused(reuse) => with_key_status(reuse.error().into_response(), "mismatch"),

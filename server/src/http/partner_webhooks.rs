@@ -10,11 +10,11 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::json;
 
-use crate::error::Error;
+use crate::contract::error::Error;
 use crate::partner::signature;
 use crate::partner::wire::PartnerEvent;
 use crate::payments::partner_events::{self, Applied, EventError};
-use crate::state::AppState;
+use crate::service::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/webhooks/partner", post(receive))

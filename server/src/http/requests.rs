@@ -11,11 +11,11 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::error::ApiResult;
 use super::list::PageQuery;
-use crate::auth::Merchant;
-use crate::error::Error;
-use crate::pagination::{List, Page};
+use crate::accounts::auth::Merchant;
+use crate::contract::error::Error;
+use crate::contract::pagination::{List, Page};
 use crate::request_log::query::{self, Filters, LoggedRequest};
-use crate::state::AppState;
+use crate::service::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

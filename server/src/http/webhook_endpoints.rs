@@ -12,13 +12,13 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::body::Body;
 use super::error::ApiResult;
 use super::list::PageQuery;
-use super::middleware::RequestId;
+use crate::edge::middleware::RequestId;
 use super::outcome::execute;
-use crate::auth::Merchant;
-use crate::error::Error;
+use crate::accounts::auth::Merchant;
+use crate::contract::error::Error;
 use crate::idempotency::IdempotencyKey;
-use crate::pagination::{List, Page};
-use crate::state::AppState;
+use crate::contract::pagination::{List, Page};
+use crate::service::state::AppState;
 use crate::webhooks::endpoints::{self, CreateEndpoint, Endpoint};
 use crate::webhooks::events::Event;
 use crate::webhooks::management::{

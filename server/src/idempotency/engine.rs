@@ -20,7 +20,7 @@ use super::once::{Once, Ran, RanRow};
 use super::outcomes::Outcomes;
 use super::request::{ExistingRecord, FoundRecord, IdempotentRequest};
 use super::response::{Resource, StoredResponse};
-use crate::error::Error;
+use crate::contract::error::Error;
 
 #[derive(Clone)]
 pub struct Idempotency {
@@ -166,7 +166,7 @@ struct ClaimRow {
 impl Idempotency {
     pub fn new(pool: PgPool, ttl: Duration, lease: Duration) -> Self {
         Self {
-            settle_pool: crate::db::reserve(&pool, SETTLE_CONNECTIONS),
+            settle_pool: crate::platform::db::reserve(&pool, SETTLE_CONNECTIONS),
             pool,
             ttl,
             lease,
@@ -358,7 +358,7 @@ impl Idempotency {
             Claim::Owned(claimed) => claimed,
             Claim::Answered(outcome) => return Ok(outcome),
         };
-        if let Err(error) = crate::failpoints::check("idempotency.after_claim") {
+        if let Err(error) = crate::platform::failpoints::check("idempotency.after_claim") {
             return Ok(claimed.fail(error).await);
         }
         Ok(match effect(claimed.lease()).await {

@@ -1,7 +1,7 @@
 //! The `Idempotency-Key` header: 1 to 255 visible ASCII characters, also accepted in its
 //! RFC 8941 string form (`"abc"`), which is unquoted first.
 
-use crate::error::Error;
+use crate::contract::error::Error;
 
 pub const HEADER: &str = "idempotency-key";
 pub const MAX_LEN: usize = 255;

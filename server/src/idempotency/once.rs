@@ -23,7 +23,7 @@ use sqlx::{FromRow, PgPool, Postgres, Transaction};
 
 use super::request::{FoundRecord, IdempotentRequest};
 use super::response::StoredResponse;
-use crate::error::Error;
+use crate::contract::error::Error;
 
 /// The fail point at which a one-commit effect pauses with its lock held (`return(ms)`).
 const PAUSE: &str = "idempotency.in_transaction";
@@ -108,8 +108,8 @@ pub enum Ran {
 /// A statement that failed on a connection that broke under it is [`Ran::ConnectionLost`],
 /// which the engine retries once; any other failure is an error.
 fn broken(err: sqlx::Error) -> Result<Ran, Error> {
-    if crate::db::is_broken_connection(&err) {
-        crate::db::connection_broke();
+    if crate::platform::db::is_broken_connection(&err) {
+        crate::platform::db::connection_broke();
         return Ok(Ran::ConnectionLost);
     }
     Err(err.into())
@@ -190,7 +190,7 @@ impl Once {
             .bind(&self.request_hash)
             .bind(lock_key(&self.merchant_id, &self.key))
             .bind(self.ttl.as_secs_f64())
-            .bind(crate::failpoints::pause(PAUSE).as_secs_f64())
+            .bind(crate::platform::failpoints::pause(PAUSE).as_secs_f64())
     }
 
     /// Runs a statement of [`Once::statement`], bound by [`Once::bind`], in a transaction of its

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::error::Error;
+use crate::contract::error::Error;
 
 /// The resource a request created or acted on, linked from its record.
 #[derive(Debug, Clone)]

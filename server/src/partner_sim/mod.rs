@@ -41,7 +41,7 @@ use tokio::net::TcpListener;
 use self::notifier::Notifier;
 use self::scenarios::{scenario_of, Scenario, RETURN_AFTER};
 use self::store::Store;
-use crate::ids::new_id;
+use crate::platform::ids::new_id;
 use crate::partner::wire::{Transfer, TransferList, TransferRequest, TransferStatus};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]

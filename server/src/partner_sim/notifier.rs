@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 
-use crate::ids::new_id;
+use crate::platform::ids::new_id;
 use crate::partner::signature;
 use crate::partner::wire::{PartnerEvent, PartnerEventData, Transfer};
 

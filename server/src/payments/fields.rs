@@ -9,7 +9,7 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::input::text_schema;
+use crate::contract::input::text_schema;
 
 pub const MAX_DESCRIPTION_CHARS: usize = 1000;
 pub const MAX_METADATA_KEYS: usize = 20;

@@ -13,13 +13,13 @@ use sqlx::PgPool;
 use super::balance;
 use super::fields::{Description, Metadata};
 use super::money::{Amount, Currency};
-use crate::commands::{Caller, Command};
-use crate::error::Error;
-use crate::failpoints;
+use crate::service::commands::{Caller, Command};
+use crate::contract::error::Error;
+use crate::platform::failpoints;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
-use crate::ids::new_id;
-use crate::pagination::{Filters, Page};
-use crate::state::AppState;
+use crate::platform::ids::new_id;
+use crate::contract::pagination::{Filters, Page};
+use crate::service::state::AppState;
 use crate::webhooks::outbox::{self, EventType, NewEvent};
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]

@@ -15,13 +15,13 @@ use uuid::Uuid;
 use super::balance;
 use super::fields::{BankAccount, Description};
 use super::money::{Amount, Currency};
-use crate::commands::{Caller, Command};
-use crate::error::Error;
+use crate::service::commands::{Caller, Command};
+use crate::contract::error::Error;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
-use crate::ids::new_id;
-use crate::pagination::{Filters, Page};
+use crate::platform::ids::new_id;
+use crate::contract::pagination::{Filters, Page};
 use crate::partner::wire::Destination;
-use crate::state::AppState;
+use crate::service::state::AppState;
 use crate::webhooks::{publish, EventType};
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]

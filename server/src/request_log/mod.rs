@@ -1,7 +1,7 @@
 //! The request log (API.md §12): one entry per authenticated `/v1` request, with its caller,
 //! route, `Idempotency-Key`, the engine's verdict, status, latency and capped bodies. It owns the
 //! path from a served request to the `request_log` table, and never sits on the money's path:
-//! the HTTP layer ([`crate::http::request_log`]) hands a finished request's [`Entry`] to
+//! the HTTP layer ([`crate::edge::request_log`]) hands a finished request's [`Entry`] to
 //! [`RequestLog::record`], which only tries to put it in a bounded in-process buffer (full: the
 //! entry is dropped and counted in `kaadxpay_request_log_dropped_total`); the [`writer`] drains
 //! the buffer in batches on a connection of its own, redacting each entry ([`redact`]) on the

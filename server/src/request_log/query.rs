@@ -6,8 +6,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::PgPool;
 
-use crate::error::Error;
-use crate::pagination::Page;
+use crate::contract::error::Error;
+use crate::contract::pagination::Page;
 
 /// One logged request, as the API shows it (API.md §12).
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]

@@ -31,8 +31,8 @@ use super::destination::{self, GuardedResolver, Refusal};
 use super::endpoints;
 use super::schedule::RetrySchedule;
 use super::signature;
-use crate::config::{Settings, WEBHOOK_TIMEOUT};
-use crate::failpoints;
+use crate::service::config::{Settings, WEBHOOK_TIMEOUT};
+use crate::platform::failpoints;
 
 /// Deliveries claimed, and sent concurrently, per run.
 const BATCH: i64 = 100;

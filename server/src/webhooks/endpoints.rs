@@ -15,12 +15,12 @@ use utoipa::openapi::RefOr;
 use super::destination;
 use super::outbox::EventType;
 use super::signature;
-use crate::commands::{Caller, Command};
-use crate::error::Error;
+use crate::service::commands::{Caller, Command};
+use crate::contract::error::Error;
 use crate::idempotency::{Once, Ran, StoredResponse};
-use crate::ids::new_id;
-use crate::pagination::Page;
-use crate::state::AppState;
+use crate::platform::ids::new_id;
+use crate::contract::pagination::Page;
+use crate::service::state::AppState;
 
 /// Subscribes to every event type.
 const ALL_EVENTS: &str = "*";

@@ -9,11 +9,11 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::outbox;
-use crate::commands::{Caller, Command};
-use crate::error::Error;
+use crate::service::commands::{Caller, Command};
+use crate::contract::error::Error;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
-use crate::pagination::Page;
-use crate::state::AppState;
+use crate::contract::pagination::Page;
+use crate::service::state::AppState;
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Event {

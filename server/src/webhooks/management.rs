@@ -26,14 +26,14 @@ use super::endpoints::{self, known_event_names, Endpoint, Subscriptions, Webhook
 use super::events;
 use super::outbox::{EventType, NewEvent};
 use super::signature;
-use crate::commands::{Caller, Command};
-use crate::error::Error;
+use crate::service::commands::{Caller, Command};
+use crate::contract::error::Error;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
-use crate::ids::new_id;
+use crate::platform::ids::new_id;
 use crate::partner::wire::Destination;
 use crate::payments::orders::Order;
 use crate::payments::payouts::Payout;
-use crate::state::AppState;
+use crate::service::state::AppState;
 
 /// `PATCH /v1/webhook-endpoints/{id}`: what to change; a field left out stays as it is.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]

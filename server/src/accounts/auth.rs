@@ -1,0 +1,209 @@
+//! Merchants and the API keys that act for them. A key is `sk_test_` plus 43 random characters;
+//! only its SHA-256 is stored (a fast hash is right for a high-entropy secret, unlike a
+//! password). A merchant has several keys (see [`keys`]), each read-only or read-write, each
+//! working until its `expires_at`. [`authenticate`] finds the merchant and key a secret belongs
+//! to; its lookups are cached in process for a few seconds and never beyond the key's expiry,
+//! revocations reach every replica at once (see [`cache`]), and each use is noted for the key's
+//! `last_used_at` off the request path (see [`usage`]).
+
+pub mod cache;
+pub mod keys;
+pub mod usage;
+
+use std::time::{Duration, Instant};
+
+use cache::ApiKeyCache;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use sqlx::PgPool;
+use usage::KeyUsage;
+
+use crate::platform::ids::{new_id, random_token};
+
+/// The merchant a request was authenticated as, and the key it came with.
+#[derive(Debug, Clone)]
+pub struct Merchant {
+    pub id: String,
+    /// The API key's id (`key_…`).
+    pub key_id: String,
+    pub access: Access,
+}
+
+/// What a key may do: read only (`GET`), or everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    ReadOnly,
+    #[default]
+    ReadWrite,
+}
+
+impl Access {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ReadOnly => "read_only",
+            Self::ReadWrite => "read_write",
+        }
+    }
+}
+
+impl TryFrom<String> for Access {
+    type Error = String;
+
+    fn try_from(access: String) -> Result<Self, String> {
+        match access.as_str() {
+            "read_only" => Ok(Self::ReadOnly),
+            "read_write" => Ok(Self::ReadWrite),
+            other => Err(format!("unknown access {other}")),
+        }
+    }
+}
+
+/// A new API key's secret, known only to the answer that creates the key.
+#[derive(Clone)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn generate() -> Self {
+        Self(format!("sk_test_{}", random_token(43)))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// What is stored instead of the secret.
+    pub fn hash(&self) -> Vec<u8> {
+        hash_api_key(&self.0)
+    }
+
+    /// What is shown of it after its creation, for recognition: its first [`PREFIX_CHARS`].
+    pub fn prefix(&self) -> &str {
+        prefix_of(&self.0)
+    }
+}
+
+pub struct NewMerchant {
+    pub merchant_id: String,
+    pub api_key: String,
+}
+
+/// The name of the key a merchant is created with.
+const FIRST_KEY_NAME: &str = "Default";
+
+/// How many of a secret's first characters are shown, for recognition.
+pub const PREFIX_CHARS: usize = 12;
+
+/// The visible prefix of `api_key`: its first [`PREFIX_CHARS`] characters (all of it when it is
+/// shorter).
+fn prefix_of(api_key: &str) -> &str {
+    api_key
+        .char_indices()
+        .nth(PREFIX_CHARS)
+        .map_or(api_key, |(end, _)| &api_key[..end])
+}
+
+fn hash_api_key(api_key: &str) -> Vec<u8> {
+    Sha256::digest(api_key.as_bytes()).to_vec()
+}
+
+pub async fn create_merchant(pool: &PgPool, name: &str) -> sqlx::Result<NewMerchant> {
+    let merchant = NewMerchant {
+        merchant_id: new_id("mer"),
+        api_key: Secret::generate().0,
+    };
+    ensure_merchant(pool, &merchant, name).await?;
+    Ok(merchant)
+}
+
+/// Creates the merchant with its API key as its first, read-write key, unless a merchant with
+/// its id exists (so the demo merchant can be ensured).
+pub async fn ensure_merchant(
+    pool: &PgPool,
+    merchant: &NewMerchant,
+    name: &str,
+) -> sqlx::Result<()> {
+    let secret = Secret(merchant.api_key.clone());
+    sqlx::query(
+        "WITH merchant AS (INSERT INTO merchants (id, name) VALUES ($1, $2) \
+           ON CONFLICT (id) DO NOTHING RETURNING id) \
+         INSERT INTO api_keys (id, merchant_id, name, key_hash, prefix, access) \
+         SELECT $3, id, $4, $5, $6, 'read_write' FROM merchant",
+    )
+    .bind(&merchant.merchant_id)
+    .bind(name)
+    .bind(new_id("key"))
+    .bind(FIRST_KEY_NAME)
+    .bind(secret.hash())
+    .bind(secret.prefix())
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// The merchant and key of an API key that has not expired, if any: from `cache`, or else the
+/// database. Each use is noted in `usage`.
+pub async fn authenticate(
+    pool: &PgPool,
+    cache: &ApiKeyCache,
+    usage: &KeyUsage,
+    api_key: &str,
+) -> sqlx::Result<Option<Merchant>> {
+    let api_key = api_key.trim();
+    let hash = hash_api_key(api_key);
+    if let Some(merchant) = cache.get(&hash) {
+        usage.note(&merchant.key_id, None);
+        return Ok(Some(merchant));
+    }
+    let Some((merchant, prefix_known)) = look_up(pool, cache, hash).await? else {
+        return Ok(None);
+    };
+    usage.note(
+        &merchant.key_id,
+        (!prefix_known).then(|| prefix_of(api_key)),
+    );
+    Ok(Some(merchant))
+}
+
+#[derive(sqlx::FromRow)]
+struct LiveKey {
+    merchant_id: String,
+    id: String,
+    #[sqlx(try_from = "String")]
+    access: Access,
+    /// Whether its whole prefix is stored (not so for a key migrated from before prefixes).
+    prefix_known: bool,
+    /// Seconds until it expires, by the database's clock (from its statement's start, which is
+    /// after the lookup was asked for); `None` when it does not.
+    expires_in: Option<f64>,
+}
+
+/// The live key hashed `hash`, from the database, and whether its whole prefix is stored.
+async fn look_up(
+    pool: &PgPool,
+    cache: &ApiKeyCache,
+    hash: Vec<u8>,
+) -> sqlx::Result<Option<(Merchant, bool)>> {
+    let (epoch, asked_at) = (cache.epoch(), Instant::now());
+    let key: Option<LiveKey> = sqlx::query_as(
+        "SELECT merchant_id, id, access, length(prefix) >= $2 AS prefix_known, \
+           extract(epoch FROM expires_at - now())::float8 AS expires_in \
+         FROM api_keys WHERE key_hash = $1 AND (expires_at IS NULL OR expires_at > now())",
+    )
+    .bind(&hash)
+    .bind(PREFIX_CHARS as i32)
+    .fetch_optional(pool)
+    .await?;
+    Ok(key.map(|key| {
+        let merchant = Merchant {
+            id: key.merchant_id,
+            key_id: key.id,
+            access: key.access,
+        };
+        let expires_in = key
+            .expires_in
+            .map(|seconds| Duration::try_from_secs_f64(seconds).unwrap_or(Duration::ZERO));
+        cache.insert(hash, merchant.clone(), asked_at, expires_in, epoch);
+        (merchant, key.prefix_known)
+    }))
+}

@@ -1,0 +1,314 @@
+//! The API keys a merchant manages (API.md §11): created with a name and an [`Access`], rolled
+//! (a successor with a new secret, the old key working on for a chosen overlap) and revoked (it
+//! expires now). A key's secret exists only in the answer that creates it: the stored answer a
+//! replay gets, like every other answer, carries `"secret": null`, and the adapter shows the
+//! secret to the request that executed ([`ApiKey::reveal`]).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sqlx::{PgConnection, PgPool};
+use utoipa::openapi::schema::Schema;
+use utoipa::openapi::RefOr;
+use utoipa::{PartialSchema, ToSchema};
+
+use super::{Access, Secret};
+use crate::service::commands::{Caller, Command};
+use crate::contract::error::Error;
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
+use crate::platform::ids::new_id;
+use crate::contract::input::text_schema;
+use crate::contract::pagination::Page;
+use crate::service::state::AppState;
+
+/// Where keys are, and what a `201` names.
+const COLLECTION: &str = "/v1/api-keys";
+const KIND: &str = "api_key";
+
+#[derive(Debug, Serialize, Deserialize, sqlx::FromRow, ToSchema)]
+pub struct ApiKey {
+    /// `key_…`
+    pub id: String,
+    /// Always `api_key`.
+    pub object: String,
+    pub name: String,
+    /// The secret's first 12 characters, for recognition (`sk_test_` alone for a key made
+    /// before keys had names, until its first use: its secret was never stored).
+    pub prefix: String,
+    #[sqlx(try_from = "String")]
+    pub access: Access,
+    pub created_at: DateTime<Utc>,
+    /// When it was last used, to the minute.
+    pub last_used_at: Option<DateTime<Utc>>,
+    /// When it stops (or stopped) working: set by a roll or a revocation.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// The secret, in the answer that created the key only; `null` everywhere else.
+    pub secret: Option<String>,
+}
+
+const KEY_COLUMNS: &str = "id, 'api_key' AS object, name, prefix, access, created_at, \
+    last_used_at, expires_at, NULL::text AS secret";
+
+impl ApiKey {
+    /// The stored answer `body` of the command that made this key, with its `secret` shown.
+    pub fn reveal(body: &[u8], secret: &Secret) -> serde_json::Result<Vec<u8>> {
+        let mut key: Self = serde_json::from_slice(body)?;
+        key.secret = Some(secret.as_str().to_owned());
+        serde_json::to_vec(&key)
+    }
+}
+
+/// A key's name: 1 to [`MAX_NAME_CHARS`] characters once trimmed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct KeyName(String);
+
+const MAX_NAME_CHARS: usize = 100;
+
+impl TryFrom<String> for KeyName {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
+            return Err(format!("must be 1 to {MAX_NAME_CHARS} characters"));
+        }
+        Ok(Self(name.to_owned()))
+    }
+}
+
+impl From<KeyName> for String {
+    fn from(name: KeyName) -> String {
+        name.0
+    }
+}
+
+impl PartialSchema for KeyName {
+    fn schema() -> RefOr<Schema> {
+        text_schema(
+            1,
+            MAX_NAME_CHARS,
+            Some(r"^\s*\S(.*\S)?\s*$"),
+            "Checkout server",
+        )
+    }
+}
+
+impl ToSchema for KeyName {}
+
+/// The body of `POST /v1/api-keys`.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewKey {
+    pub name: KeyName,
+    /// `read_write` unless said otherwise.
+    #[serde(default)]
+    pub access: Access,
+}
+
+/// `POST /v1/api-keys`: a new key with the fresh `secret` (which is not part of what makes
+/// two requests the same request).
+#[derive(Serialize)]
+pub struct CreateKey {
+    #[serde(flatten)]
+    pub key: NewKey,
+    #[serde(skip)]
+    pub secret: Secret,
+}
+
+impl Command for CreateKey {
+    const ENDPOINT: &'static str = "POST /v1/api-keys";
+
+    async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let mut tx = match once.begin().await? {
+            Ok(tx) => tx,
+            Err(found) => return Ok(found),
+        };
+        let created = insert(tx.conn(), caller.merchant_id, &self.key, &self.secret).await;
+        tx.finish(created).await
+    }
+
+    async fn render(
+        state: &AppState,
+        merchant_id: &str,
+        resource: Resource,
+    ) -> Result<StoredResponse, Error> {
+        render_created(state, merchant_id, resource).await
+    }
+}
+
+/// How long a rolled key keeps working beside its successor.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
+pub enum Overlap {
+    #[serde(rename = "now")]
+    Now,
+    #[serde(rename = "1h")]
+    OneHour,
+    #[serde(rename = "24h")]
+    OneDay,
+    #[serde(rename = "7d")]
+    SevenDays,
+}
+
+impl Overlap {
+    fn seconds(self) -> f64 {
+        match self {
+            Self::Now => 0.0,
+            Self::OneHour => 3600.0,
+            Self::OneDay => 86_400.0,
+            Self::SevenDays => 7.0 * 86_400.0,
+        }
+    }
+}
+
+/// The body of `POST /v1/api-keys/{id}/roll`.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RollParameters {
+    pub overlap: Overlap,
+}
+
+/// `POST /v1/api-keys/{id}/roll`: the key's successor (same name and access) with the fresh
+/// `secret`; the key itself expires after the overlap. The key is part of what makes two
+/// requests the same request, since the route template is the same for every key.
+#[derive(Serialize)]
+pub struct RollKey {
+    pub key_id: String,
+    #[serde(flatten)]
+    pub parameters: RollParameters,
+    #[serde(skip)]
+    pub secret: Secret,
+}
+
+impl Command for RollKey {
+    const ENDPOINT: &'static str = "POST /v1/api-keys/{id}/roll";
+
+    /// A key the merchant does not have is a `404` that leaves no record.
+    async fn check(&self, state: &AppState, merchant_id: &str) -> Result<(), Error> {
+        find(&state.pool, merchant_id, &self.key_id)
+            .await?
+            .map(|_| ())
+            .ok_or(Error::ResourceMissing("API key"))
+    }
+
+    async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let mut tx = match once.begin().await? {
+            Ok(tx) => tx,
+            Err(found) => return Ok(found),
+        };
+        let rolled = self.roll(tx.conn(), caller.merchant_id).await;
+        tx.finish(rolled).await
+    }
+
+    async fn render(
+        state: &AppState,
+        merchant_id: &str,
+        resource: Resource,
+    ) -> Result<StoredResponse, Error> {
+        render_created(state, merchant_id, resource).await
+    }
+}
+
+impl RollKey {
+    /// Sets the key's end after the overlap and makes its successor, in `conn`'s transaction.
+    async fn roll(
+        &self,
+        conn: &mut PgConnection,
+        merchant_id: &str,
+    ) -> Result<StoredResponse, Error> {
+        let rolled: Option<(String, String)> = sqlx::query_as(
+            "UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), \
+               now() + $3 * interval '1 second') \
+             WHERE merchant_id = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > now()) \
+             RETURNING name, access",
+        )
+        .bind(merchant_id)
+        .bind(&self.key_id)
+        .bind(self.parameters.overlap.seconds())
+        .fetch_optional(&mut *conn)
+        .await?;
+        let Some((name, access)) = rolled else {
+            return Err(Error::InvalidStateTransition(
+                "This API key has expired already; create a new key instead.".to_owned(),
+            ));
+        };
+        let successor = NewKey {
+            name: KeyName(name),
+            access: Access::try_from(access).map_err(|err| anyhow::anyhow!(err))?,
+        };
+        insert(conn, merchant_id, &successor, &self.secret).await
+    }
+}
+
+/// Stores the key in `conn`'s transaction: its hash and prefix, never its secret (so the
+/// answer, a `201` with the key, has `"secret": null`).
+async fn insert(
+    conn: &mut PgConnection,
+    merchant_id: &str,
+    key: &NewKey,
+    secret: &Secret,
+) -> Result<StoredResponse, Error> {
+    let key: ApiKey = sqlx::query_as(&format!(
+        "INSERT INTO api_keys (id, merchant_id, name, key_hash, prefix, access) \
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING {KEY_COLUMNS}"
+    ))
+    .bind(new_id("key"))
+    .bind(merchant_id)
+    .bind(&key.name.0)
+    .bind(secret.hash())
+    .bind(secret.prefix())
+    .bind(key.access.as_str())
+    .fetch_one(conn)
+    .await?;
+    Ok(StoredResponse::created(COLLECTION, KIND, &key.id, &key))
+}
+
+/// The `201` that created the key, rendered again: a new key had not been used, and had no end.
+async fn render_created(
+    state: &AppState,
+    merchant_id: &str,
+    resource: Resource,
+) -> Result<StoredResponse, Error> {
+    let mut key = find(&state.pool, merchant_id, &resource.id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the API key {} of a record is gone", resource.id))?;
+    key.last_used_at = None;
+    key.expires_at = None;
+    Ok(StoredResponse::created(COLLECTION, KIND, &key.id, &key))
+}
+
+pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Option<ApiKey>> {
+    sqlx::query_as(&format!(
+        "SELECT {KEY_COLUMNS} FROM api_keys WHERE merchant_id = $1 AND id = $2"
+    ))
+    .bind(merchant_id)
+    .bind(id)
+    .fetch_optional(pool)
+    .await
+}
+
+/// The merchant's keys, expired ones included, newest first.
+pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<ApiKey>, Error> {
+    page.check_cursor(pool, "api_keys", merchant_id).await?;
+    Ok(sqlx::query_as(&format!(
+        "SELECT {KEY_COLUMNS} FROM api_keys WHERE merchant_id = $1 {}",
+        Page::newest_first("api_keys")
+    ))
+    .bind(merchant_id)
+    .bind(page.starting_after.as_deref())
+    .bind(page.fetch_limit())
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Revokes the key: it expires now (or stays expired since when it did); `None` when the
+/// merchant has no such key. Every process forgets it at once (the revocation trigger).
+pub async fn revoke(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Option<ApiKey>> {
+    sqlx::query_as(&format!(
+        "UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), now()) \
+         WHERE merchant_id = $1 AND id = $2 RETURNING {KEY_COLUMNS}"
+    ))
+    .bind(merchant_id)
+    .bind(id)
+    .fetch_optional(pool)
+    .await
+}

@@ -1,0 +1,267 @@
+//! A merchant's team (API.md §11): its members and their roles, invitations (a single-use link
+//! that expires; only the token's SHA-256 is kept), role changes and removals. Who may do what
+//! is [`Role::may`] and [`Role::manages`], checked here for every change, whatever the page
+//! showed. A merchant always keeps an owner: the owners' rows are locked while one is changed.
+//! A change takes effect on the member's next request, since the console reads the member's
+//! row on every request (a removed member's session finds no user).
+
+use std::time::Duration;
+
+use app::console::Role;
+use chrono::{DateTime, Utc};
+use sha2::{Digest, Sha256};
+use sqlx::PgPool;
+
+use crate::platform::ids::{new_id, random_token};
+use crate::accounts::users;
+
+/// How long an invitation link works.
+pub const INVITATION_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// The member acting.
+pub struct Actor<'a> {
+    pub user_id: &'a str,
+    pub merchant_id: &'a str,
+    pub role: Role,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TeamError {
+    #[error("your role may not do this")]
+    NotAllowed,
+    #[error("a merchant keeps at least one owner")]
+    LastOwner,
+    #[error("no such member")]
+    UnknownMember,
+    #[error("that email already has an account")]
+    Taken,
+    #[error("that is not an email address")]
+    InvalidEmail,
+    #[error("this invitation has expired or has been used")]
+    InvitationGone,
+    #[error("a password needs at least 8 characters")]
+    ShortPassword,
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+}
+
+/// Refuses a change that `actor` may not make to a member who has, or would have, `role`.
+fn check_manages(actor: Role, role: Role) -> Result<(), TeamError> {
+    if actor.manages(role) {
+        Ok(())
+    } else {
+        Err(TeamError::NotAllowed)
+    }
+}
+
+fn token_hash(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+/// Invites `email` to the actor's merchant as `role`; the invitation's id and its token, to put
+/// in the link (shown once).
+pub async fn invite(
+    pool: &PgPool,
+    actor: &Actor<'_>,
+    email: &str,
+    role: Role,
+) -> Result<(String, String), TeamError> {
+    check_manages(actor.role, role)?;
+    let email = email.trim().to_lowercase();
+    if !email.contains('@') || email.chars().any(char::is_control) {
+        return Err(TeamError::InvalidEmail);
+    }
+    if users::exists(pool, &email).await? {
+        return Err(TeamError::Taken);
+    }
+    let (id, token) = (new_id("inv"), random_token(32));
+    sqlx::query(
+        "INSERT INTO invitations (id, token_hash, merchant_id, email, role, invited_by, expires_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))",
+    )
+    .bind(&id)
+    .bind(token_hash(&token))
+    .bind(actor.merchant_id)
+    .bind(&email)
+    .bind(role.as_str())
+    .bind(actor.user_id)
+    .bind(INVITATION_TTL.as_secs_f64())
+    .execute(pool)
+    .await?;
+    tracing::info!(
+        event = "member.invited",
+        merchant_id = actor.merchant_id,
+        by = actor.user_id,
+        role = role.as_str(),
+        "invitation sent"
+    );
+    Ok((id, token))
+}
+
+/// The email and role an invitation link is for, while it works.
+pub async fn invitation(pool: &PgPool, token: &str) -> sqlx::Result<Option<(String, Role)>> {
+    let found: Option<(String, String)> = sqlx::query_as(
+        "SELECT email, role FROM invitations \
+         WHERE token_hash = $1 AND accepted_at IS NULL AND expires_at > now()",
+    )
+    .bind(token_hash(token))
+    .fetch_optional(pool)
+    .await?;
+    Ok(found.and_then(|(email, role)| Role::parse(&role).map(|role| (email, role))))
+}
+
+/// Accepts an invitation once: the new member's user id.
+pub async fn accept(pool: &PgPool, token: &str, password: &str) -> Result<String, TeamError> {
+    if password.chars().count() < 8 {
+        return Err(TeamError::ShortPassword);
+    }
+    let mut tx = pool.begin().await?;
+    let taken: Option<(String, String, String)> = sqlx::query_as(
+        "UPDATE invitations SET accepted_at = now() \
+         WHERE token_hash = $1 AND accepted_at IS NULL AND expires_at > now() \
+         RETURNING merchant_id, email, role",
+    )
+    .bind(token_hash(token))
+    .fetch_optional(&mut *tx)
+    .await?;
+    let (merchant_id, email, role) = taken.ok_or(TeamError::InvitationGone)?;
+    let role = Role::parse(&role).ok_or(TeamError::InvitationGone)?;
+    let user_id = users::insert(&mut tx, &email, password, Some((&merchant_id, role)))
+        .await
+        .map_err(|error| match error {
+            users::CreateError::Taken => TeamError::Taken,
+            users::CreateError::Database(error) => TeamError::Database(error),
+            users::CreateError::Invalid(_) => TeamError::InvalidEmail,
+        })?;
+    tx.commit().await?;
+    tracing::info!(
+        event = "member.joined",
+        merchant_id,
+        user_id,
+        role = role.as_str(),
+        "invitation accepted"
+    );
+    Ok(user_id)
+}
+
+/// Gives `member_id` the role `role`.
+pub async fn change_role(
+    pool: &PgPool,
+    actor: &Actor<'_>,
+    member_id: &str,
+    role: Role,
+) -> Result<(), TeamError> {
+    check_manages(actor.role, role)?;
+    let mut tx = pool.begin().await?;
+    let current = member_role(&mut tx, actor.merchant_id, member_id).await?;
+    check_manages(actor.role, current)?;
+    if current == Role::Owner && role != Role::Owner {
+        keep_an_owner(&mut tx, actor.merchant_id).await?;
+    }
+    sqlx::query("UPDATE users SET role = $3 WHERE merchant_id = $1 AND id = $2")
+        .bind(actor.merchant_id)
+        .bind(member_id)
+        .bind(role.as_str())
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    tracing::info!(
+        event = "member.role_changed",
+        merchant_id = actor.merchant_id,
+        by = actor.user_id,
+        member_id,
+        from = current.as_str(),
+        to = role.as_str(),
+        "role changed"
+    );
+    Ok(())
+}
+
+/// Removes `member_id` from the team; its sessions end on their next request.
+pub async fn remove(pool: &PgPool, actor: &Actor<'_>, member_id: &str) -> Result<(), TeamError> {
+    let mut tx = pool.begin().await?;
+    let current = member_role(&mut tx, actor.merchant_id, member_id).await?;
+    check_manages(actor.role, current)?;
+    if current == Role::Owner {
+        keep_an_owner(&mut tx, actor.merchant_id).await?;
+    }
+    sqlx::query("DELETE FROM users WHERE merchant_id = $1 AND id = $2")
+        .bind(actor.merchant_id)
+        .bind(member_id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    tracing::info!(
+        event = "member.removed",
+        merchant_id = actor.merchant_id,
+        by = actor.user_id,
+        member_id,
+        "member removed"
+    );
+    Ok(())
+}
+
+/// The member's role, its row locked for the change.
+async fn member_role(
+    conn: &mut sqlx::PgConnection,
+    merchant_id: &str,
+    member_id: &str,
+) -> Result<Role, TeamError> {
+    let role: Option<String> =
+        sqlx::query_scalar("SELECT role FROM users WHERE merchant_id = $1 AND id = $2 FOR UPDATE")
+            .bind(merchant_id)
+            .bind(member_id)
+            .fetch_optional(conn)
+            .await?;
+    role.as_deref()
+        .and_then(Role::parse)
+        .ok_or(TeamError::UnknownMember)
+}
+
+/// Refuses to take the merchant's last owner away; the owners' rows stay locked until the
+/// change commits, so two changes at once cannot take away one owner each.
+async fn keep_an_owner(conn: &mut sqlx::PgConnection, merchant_id: &str) -> Result<(), TeamError> {
+    let owners: Vec<String> = sqlx::query_scalar(
+        "SELECT id FROM users WHERE merchant_id = $1 AND role = 'owner' ORDER BY id FOR UPDATE",
+    )
+    .bind(merchant_id)
+    .fetch_all(conn)
+    .await?;
+    if owners.len() <= 1 {
+        return Err(TeamError::LastOwner);
+    }
+    Ok(())
+}
+
+/// A member as the team page lists it.
+#[derive(sqlx::FromRow)]
+pub struct MemberRow {
+    pub id: String,
+    pub email: String,
+    pub role: String,
+    pub created_at: DateTime<Utc>,
+}
+
+pub async fn members(pool: &PgPool, merchant_id: &str) -> sqlx::Result<Vec<MemberRow>> {
+    sqlx::query_as(
+        "SELECT id, email, role, created_at FROM users WHERE merchant_id = $1 ORDER BY created_at, id",
+    )
+    .bind(merchant_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// Invitations not yet accepted and not expired: id, email, role, expiry.
+pub async fn pending(
+    pool: &PgPool,
+    merchant_id: &str,
+) -> sqlx::Result<Vec<(String, String, String, DateTime<Utc>)>> {
+    sqlx::query_as(
+        "SELECT id, email, role, expires_at FROM invitations \
+         WHERE merchant_id = $1 AND accepted_at IS NULL AND expires_at > now() \
+         ORDER BY created_at DESC",
+    )
+    .bind(merchant_id)
+    .fetch_all(pool)
+    .await
+}

@@ -1,0 +1,223 @@
+//! Console users: merchant users, who see their merchant, and support users, who see every
+//! merchant and change nothing. Passwords are hashed with Argon2id.
+
+use std::net::IpAddr;
+use std::sync::OnceLock;
+
+use anyhow::Context;
+use app::console::Role;
+use argon2::password_hash::{
+    rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
+};
+use argon2::Argon2;
+use sqlx::{PgConnection, PgPool};
+
+use crate::platform::ids::{new_id, random_token};
+
+/// Why a user could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateError {
+    #[error("{0}")]
+    Invalid(&'static str),
+    #[error("the email already has an account")]
+    Taken,
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+}
+
+/// Makes a user on `conn`: a member of a merchant with a role, or a support user when
+/// `membership` is `None`; returns the user id.
+pub async fn insert(
+    conn: &mut PgConnection,
+    email: &str,
+    password: &str,
+    membership: Option<(&str, Role)>,
+) -> Result<String, CreateError> {
+    if !email.contains('@') {
+        return Err(CreateError::Invalid("that is not an email address"));
+    }
+    if password.chars().count() < 8 {
+        return Err(CreateError::Invalid(
+            "a password needs at least 8 characters",
+        ));
+    }
+    let password = password.to_owned();
+    let password_hash = tokio::task::spawn_blocking(move || hash_password(&password))
+        .await
+        .expect("hashing does not panic")
+        .map_err(|_| CreateError::Invalid("the password cannot be hashed"))?;
+    let id = new_id("usr");
+    let (merchant_id, role) = match membership {
+        Some((merchant_id, role)) => (Some(merchant_id), role.as_str()),
+        None => (None, "support"),
+    };
+    let inserted = sqlx::query(
+        "INSERT INTO users (id, email, password_hash, merchant_id, role) \
+         VALUES ($1, lower($2), $3, $4, $5) ON CONFLICT (email) DO NOTHING",
+    )
+    .bind(&id)
+    .bind(email)
+    .bind(password_hash)
+    .bind(merchant_id)
+    .bind(role)
+    .execute(conn)
+    .await?;
+    if inserted.rows_affected() == 0 {
+        return Err(CreateError::Taken);
+    }
+    Ok(id)
+}
+
+/// Creates a user: a member of `merchant_id` with `role`, or a support user when `membership`
+/// is `None`; returns the user id.
+pub async fn create(
+    pool: &PgPool,
+    email: &str,
+    password: &str,
+    membership: Option<(&str, Role)>,
+) -> anyhow::Result<String> {
+    let mut conn = pool.acquire().await?;
+    insert(&mut conn, email, password, membership)
+        .await
+        .with_context(|| format!("cannot create {email}"))
+}
+
+/// Failed sign-ins allowed per account, and per client address (across accounts), in
+/// [`THROTTLE_WINDOW_MINUTES`].
+pub const MAX_FAILURES: i64 = 5;
+pub const MAX_FAILURES_PER_ADDRESS: i64 = 20;
+pub const THROTTLE_WINDOW_MINUTES: i32 = 15;
+
+/// The outcome of a sign-in attempt.
+pub enum SignIn {
+    /// The user's id.
+    Accepted(String),
+    Refused,
+    /// Too many recent failures for this account or from this address; the password was not
+    /// even checked.
+    Throttled,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct User {
+    pub id: String,
+    pub email: String,
+    pub merchant_id: Option<String>,
+    /// A member's role (`owner`, `admin`, `developer`, `finance`, `viewer`), or `support`.
+    pub role: String,
+}
+
+impl User {
+    /// The member's role; `None` for support staff.
+    pub fn member_role(&self) -> Option<Role> {
+        Role::parse(&self.role)
+    }
+}
+
+/// Checks a password against the stored Argon2id hash, throttled per account and per client
+/// address in the database, so that every app server throttles alike.
+///
+/// The throttle is atomic: under advisory locks on the account and the address, the recent
+/// failures are counted and this attempt is recorded as one before the password is checked
+/// (a success takes it back), so a burst of parallel guesses counts every guess and at most
+/// [`MAX_FAILURES`] of them are ever checked. An unknown email is checked against a dummy hash,
+/// so it costs the same Argon2 verification and its answer comes as late. Argon2 runs on the
+/// blocking pool.
+pub async fn sign_in(
+    pool: &PgPool,
+    email: &str,
+    password: &str,
+    client: IpAddr,
+) -> anyhow::Result<SignIn> {
+    let email = email.trim().to_lowercase();
+    let client = client.to_string();
+    let mut tx = pool.begin().await?;
+    sqlx::query(
+        "SELECT pg_advisory_xact_lock(1, hashtext($1)), pg_advisory_xact_lock(2, hashtext($2))",
+    )
+    .bind(&email)
+    .bind(&client)
+    .execute(&mut *tx)
+    .await?;
+    let (by_account, by_address): (i64, i64) = sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE email = $1), count(*) FILTER (WHERE client_addr = $2) \
+         FROM login_failures \
+         WHERE (email = $1 OR client_addr = $2) AND failed_at > now() - make_interval(mins => $3)",
+    )
+    .bind(&email)
+    .bind(&client)
+    .bind(THROTTLE_WINDOW_MINUTES)
+    .fetch_one(&mut *tx)
+    .await?;
+    let attempt: i64 = sqlx::query_scalar(
+        "INSERT INTO login_failures (email, client_addr) VALUES ($1, $2) RETURNING id",
+    )
+    .bind(&email)
+    .bind(&client)
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    if by_account >= MAX_FAILURES || by_address >= MAX_FAILURES_PER_ADDRESS {
+        return Ok(SignIn::Throttled);
+    }
+
+    let stored: Option<(String, String)> =
+        sqlx::query_as("SELECT id, password_hash FROM users WHERE email = $1")
+            .bind(&email)
+            .fetch_optional(pool)
+            .await?;
+    let hash = stored.as_ref().map(|(_, hash)| hash.clone());
+    let password = password.to_owned();
+    let verified = tokio::task::spawn_blocking(move || {
+        verify(&password, hash.as_deref().unwrap_or_else(|| dummy_hash()))
+    })
+    .await?;
+    match stored {
+        Some((id, _)) if verified => {
+            sqlx::query("DELETE FROM login_failures WHERE id = $1")
+                .bind(attempt)
+                .execute(pool)
+                .await?;
+            Ok(SignIn::Accepted(id))
+        }
+        _ => Ok(SignIn::Refused),
+    }
+}
+
+fn verify(password: &str, hash: &str) -> bool {
+    metrics::counter!("kaadxpay_login_verifications_total").increment(1);
+    PasswordHash::new(hash).is_ok_and(|hash| {
+        Argon2::default()
+            .verify_password(password.as_bytes(), &hash)
+            .is_ok()
+    })
+}
+
+/// A hash no password matches, verified for unknown emails so that they cost what a wrong
+/// password costs.
+fn dummy_hash() -> &'static str {
+    static DUMMY: OnceLock<String> = OnceLock::new();
+    DUMMY.get_or_init(|| hash_password(&random_token(32)).expect("a random password hashes"))
+}
+
+fn hash_password(password: &str) -> anyhow::Result<String> {
+    let salt = SaltString::generate(&mut OsRng);
+    Ok(Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map_err(|err| anyhow::anyhow!("cannot hash the password: {err}"))?
+        .to_string())
+}
+
+pub async fn find(pool: &PgPool, id: &str) -> sqlx::Result<Option<User>> {
+    sqlx::query_as("SELECT id, email, merchant_id, role FROM users WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await
+}
+
+pub async fn exists(pool: &PgPool, email: &str) -> sqlx::Result<bool> {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE email = lower($1))")
+        .bind(email)
+        .fetch_one(pool)
+        .await
+}

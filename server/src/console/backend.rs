@@ -1,0 +1,1015 @@
+//! The console's adapter: the `Console` trait over the domain. Its pages read through the same
+//! domain functions as the JSON API, and its payout form and Redeliver button run the same
+//! commands through the same engine (`commands::run`) as `POST /v1/payouts` and
+//! `POST /v1/events/{event_id}/redeliver`, so a console payout's key shows up in the key
+//! look-up and the API. "Run reconciliation now" runs the reconciler's idempotent run on
+//! request. It renders what became of a command as a page, never as HTTP.
+
+use std::time::Duration;
+
+use app::console::{
+    minor_units_per_major, AttemptRow, Console, ConsoleError, ConsoleResult, DeliveryRow,
+    EndpointChange, EndpointRow, EndpointState, EventRow, HourOutcomes, KeyView, ListFilter,
+    MagicIban, Member, Money, OrderRow, Overview, Page, PayoutForm, PayoutRow, PayoutView,
+    PendingInvitation, Refusal, RequestFilters, RequestView, Role, RunItem, RunRow, Scope,
+    SearchHit, SearchQuery, Subject, Submission, TimelineEntry,
+};
+use async_trait::async_trait;
+use chrono::{DateTime, DurationRound, TimeDelta, Utc};
+
+use crate::service::commands::{self, Caller, Command};
+use crate::contract::error::Error;
+use crate::idempotency::{record, IdempotencyKey, Outcome, Resource, StoredResponse};
+use crate::contract::input;
+use crate::contract::pagination::{Filters as ListFilters, Page as ListPage};
+use crate::partner_sim::scenarios::MAGIC_IBANS;
+use crate::payments::balance;
+use crate::payments::orders::{self, CreateOrder, Order, Target};
+use crate::payments::payouts::{self, CreatePayout, Payout};
+use crate::reconcile::on_request::{Requester, RunNowError};
+use crate::reconcile::{self, Reconciler};
+use crate::request_log::query::{self as request_log, Filters, LoggedRequest};
+use crate::service::state::AppState;
+use crate::accounts::team;
+use crate::history::timeline::{self, Entry, Resource as TimelineResource};
+use crate::webhooks::endpoints::CreateEndpoint;
+use crate::webhooks::events::RedeliverEvent;
+use crate::webhooks::management::{
+    self, Overlap, Recover, RotateSecret, SendTestEvent, TestEventType, UpdateEndpoint,
+};
+use crate::webhooks::{endpoints, events, signature};
+
+/// Support's search: the payouts, orders and keys any identifier leads to ($1 the text, $5 the
+/// text as a UUID for events, deliveries and delivery attempts), filtered by status ($2) and
+/// creation date ($3, $4).
+const SUPPORT_SEARCH: &str = "\
+    WITH payout_ids AS ( \
+      SELECT merchant_id, id FROM payouts \
+      WHERE id = $1 OR partner_transfer_id = $1 OR partner_key = $1 \
+      UNION SELECT merchant_id, payout_id FROM partner_events \
+      WHERE transfer_id = $1 AND payout_id IS NOT NULL \
+      UNION SELECT merchant_id, payout_id FROM reconciliation_items \
+      WHERE transfer_id = $1 AND payout_id IS NOT NULL AND merchant_id IS NOT NULL \
+      UNION SELECT merchant_id, payout_id FROM partner_reversals WHERE transfer_id = $1), \
+    about AS ( \
+      SELECT merchant_id, split_part(event_type, '.', 1) AS kind, \
+        payload->'data'->'object'->>'id' AS id \
+      FROM events \
+      WHERE id = $5 \
+         OR id = (SELECT event_id FROM webhook_deliveries WHERE id = $5) \
+         OR id = (SELECT d.event_id FROM webhook_attempts a \
+                  JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE a.id = $5)), \
+    hits AS ( \
+      SELECT 'payout' AS kind, merchant_id, id AS name, amount || ' ' || currency AS detail, \
+        status, created_at \
+      FROM payouts \
+      WHERE (merchant_id, id) IN (SELECT merchant_id, id FROM payout_ids \
+                                  UNION SELECT merchant_id, id FROM about WHERE kind = 'payout') \
+      UNION ALL \
+      SELECT 'order', merchant_id, id, amount || ' ' || currency, status, created_at \
+      FROM orders \
+      WHERE id = $1 OR (merchant_id, id) IN (SELECT merchant_id, id FROM about WHERE kind = 'order') \
+      UNION ALL \
+      SELECT 'key', merchant_id, key, endpoint, \
+        CASE WHEN expires_at <= now() THEN 'expired' ELSE status END, created_at \
+      FROM idempotency_keys \
+      WHERE $1 = '' OR key = $1 OR merchant_id = $1 \
+         OR key LIKE replace(replace($1, '%', '\\%'), '_', '\\_') || '%' \
+         OR (merchant_id, key) IN (SELECT merchant_id, idempotency_key FROM request_log WHERE id = $1)) \
+    SELECT kind, merchant_id, name, detail, status, created_at FROM hits \
+    WHERE ($2 = '' OR status = $2) \
+      AND ($3 = '' OR created_at >= $3::date) \
+      AND ($4 = '' OR created_at < $4::date + 1) \
+    ORDER BY created_at DESC LIMIT 100";
+
+const PAGE_SIZE: i64 = 20;
+const RECENT: i64 = 5;
+/// How long a submit waits for an earlier submit of the same form that is still in flight.
+const IN_FLIGHT_WAIT: Duration = Duration::from_secs(8);
+
+pub struct PgConsole {
+    pub state: AppState,
+}
+
+fn failed(error: impl std::fmt::Display) -> ConsoleError {
+    ConsoleError(error.to_string())
+}
+
+fn when(at: DateTime<Utc>) -> String {
+    at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+}
+
+/// A timeline's moment for people: the time to the millisecond, and the wait before it.
+fn timeline_entry(position: usize, entry: Entry) -> TimelineEntry {
+    let after = match (position, entry.after_ms) {
+        (0, _) => String::new(),
+        (_, ms) if ms < 1000 => format!("+{ms} ms"),
+        (_, ms) => format!("+{:.1} s", ms as f64 / 1000.0),
+    };
+    TimelineEntry {
+        at: entry.at.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string(),
+        after,
+        kind: entry.kind,
+        summary: entry.summary,
+        reference: entry.reference,
+    }
+}
+
+fn payout_row(payout: &Payout) -> PayoutRow {
+    PayoutRow {
+        id: payout.id.clone(),
+        money: Money {
+            amount: payout.amount,
+            currency: payout.currency.clone(),
+        },
+        status: payout.status.clone(),
+        idempotency_key: payout.idempotency_key.clone(),
+        created_at: when(payout.created_at),
+    }
+}
+
+fn order_row(order: Order) -> OrderRow {
+    OrderRow {
+        id: order.id,
+        money: Money {
+            amount: order.amount,
+            currency: order.currency,
+        },
+        status: order.status,
+        description: order.description,
+        created_at: when(order.created_at),
+    }
+}
+
+fn page(starting_after: Option<String>, limit: i64) -> ListPage {
+    ListPage {
+        limit,
+        starting_after,
+    }
+}
+
+/// Splits `limit + 1` rows into a page and the cursor of the next one.
+fn paged<T, R>(
+    mut rows: Vec<T>,
+    limit: i64,
+    id: impl Fn(&T) -> String,
+    row: impl Fn(T) -> R,
+) -> Page<R> {
+    let next = (rows.len() as i64 > limit).then(|| {
+        rows.truncate(limit as usize);
+        rows.last().map(&id)
+    });
+    Page {
+        rows: rows.into_iter().map(row).collect(),
+        next: next.flatten(),
+    }
+}
+
+/// The typed amount (`12.50`) in minor units of `currency`.
+fn minor_units(amount: &str, currency: &str) -> Result<i64, String> {
+    let per_major = minor_units_per_major(currency);
+    let decimals = if per_major == 1 { 0 } else { 2 };
+    let (whole, fraction) = amount.trim().split_once('.').unwrap_or((amount.trim(), ""));
+    let valid = !whole.is_empty()
+        && whole.chars().all(|c| c.is_ascii_digit())
+        && fraction.chars().all(|c| c.is_ascii_digit())
+        && fraction.len() <= decimals;
+    let refused = || {
+        format!(
+            "Amount must be a number with at most {decimals} decimals, like {}.",
+            if decimals == 0 { "1200" } else { "12.50" }
+        )
+    };
+    if !valid {
+        return Err(refused());
+    }
+    let fraction: i64 = format!("{fraction:0<decimals$}").parse().unwrap_or(0);
+    whole
+        .parse::<i64>()
+        .ok()
+        .and_then(|whole| whole.checked_mul(per_major)?.checked_add(fraction))
+        .ok_or_else(refused)
+}
+
+/// What became of a command run from the console: the answer it stored (or replayed), or the
+/// refusal of a key that was reused or a request that failed validation.
+enum Answer {
+    Stored(StoredResponse),
+    Refused(Refusal),
+}
+
+impl PgConsole {
+    /// Runs `command` under `key`; an earlier run of the same form that is still in flight is
+    /// waited for (up to [`IN_FLIGHT_WAIT`]), so a double click shows the one result.
+    async fn run<C: Command>(
+        &self,
+        merchant_id: &str,
+        key: &IdempotencyKey,
+        command: &C,
+    ) -> ConsoleResult<Answer> {
+        let caller = Caller {
+            merchant_id,
+            key,
+            request_id: "console",
+        };
+        let deadline = tokio::time::Instant::now() + IN_FLIGHT_WAIT;
+        loop {
+            match commands::run(&self.state, &caller, command).await {
+                Ok(Outcome::Executed(stored) | Outcome::Replayed(stored)) => {
+                    return Ok(match stored.refusal() {
+                        Some((code, param)) => Answer::Refused(Refusal { code, param }),
+                        None => Answer::Stored(stored),
+                    })
+                }
+                Ok(Outcome::InProgress) if tokio::time::Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                Ok(Outcome::InProgress) => {
+                    return Ok(Answer::Refused(refusal(
+                        &Error::IdempotencyRequestInProgress,
+                    )))
+                }
+                Ok(Outcome::KeyReused(reuse)) => {
+                    return Ok(Answer::Refused(refusal(&reuse.error())))
+                }
+                Ok(Outcome::Interrupted(error)) | Err(error) if error.is_definitive() => {
+                    return Ok(Answer::Refused(refusal(&error)))
+                }
+                Ok(Outcome::Interrupted(error)) | Err(error) => return Err(failed(error)),
+            }
+        }
+    }
+}
+
+/// The refusal an error makes on a console page.
+fn refusal(error: &Error) -> Refusal {
+    let param = match error {
+        Error::InvalidRequest { param, .. } => param.clone(),
+        _ => None,
+    };
+    Refusal {
+        code: error.code().to_owned(),
+        param,
+    }
+}
+
+/// A form field's value, trimmed, if it is not empty.
+fn filled(value: &str) -> Option<String> {
+    Some(value.trim().to_owned()).filter(|value| !value.is_empty())
+}
+
+/// A day typed into a filter (`YYYY-MM-DD`), if one was; a refusal names `param` otherwise.
+fn day_filter(param: &str, value: &str) -> Result<Option<chrono::NaiveDate>, Refusal> {
+    filled(value)
+        .map(|value| {
+            chrono::NaiveDate::parse_from_str(&value, "%Y-%m-%d").map_err(|_| Refusal {
+                code: "invalid_request".to_owned(),
+                param: Some(param.to_owned()),
+            })
+        })
+        .transpose()
+}
+
+/// A list page's filters from its form.
+fn list_filters(form: &ListFilter) -> Result<ListFilters, Refusal> {
+    Ok(ListFilters {
+        status: filled(&form.status),
+        from: day_filter("from", &form.from)?,
+        to: day_filter("to", &form.to)?,
+    })
+}
+
+/// A list's rows, a refusal for a cursor that is not the merchant's, or the failure.
+fn listed<T>(rows: Result<Vec<T>, Error>) -> ConsoleResult<Result<Vec<T>, Refusal>> {
+    match rows {
+        Ok(rows) => Ok(Ok(rows)),
+        Err(error @ Error::InvalidRequest { .. }) => Ok(Err(refusal(&error))),
+        Err(error) => Err(failed(error)),
+    }
+}
+
+/// The request log's filters from the console's form: a day range (UTC, inclusive) unless the
+/// look-up is exact (a key or a request id), which finds its requests whatever their day.
+fn request_filters(form: &RequestFilters) -> Result<Filters, Refusal> {
+    let refused = |error: Error| refusal(&error);
+    let mut filters = Filters {
+        idempotency_key: filled(&form.idempotency_key),
+        status: filled(&form.status)
+            .map(|status| request_log::status_filter(&status))
+            .transpose()
+            .map_err(refused)?,
+        route: filled(&form.route),
+        verdict: filled(&form.verdict)
+            .map(|verdict| request_log::verdict_filter(&verdict))
+            .transpose()
+            .map_err(refused)?,
+        search: filled(&form.search),
+        ..Filters::default()
+    };
+    if filters.idempotency_key.is_none() && filters.search.is_none() {
+        filters.created_gte = day_filter("from", &form.from)?
+            .map(|from| from.and_time(chrono::NaiveTime::MIN).and_utc());
+        filters.created_lte = day_filter("to", &form.to)?.and_then(|to| {
+            to.and_hms_micro_opt(23, 59, 59, 999_999)
+                .map(|end| end.and_utc())
+        });
+    }
+    Ok(filters)
+}
+
+fn request_view(logged: LoggedRequest) -> RequestView {
+    RequestView {
+        id: logged.id,
+        at: logged
+            .created_at
+            .format("%Y-%m-%d %H:%M:%S%.3f UTC")
+            .to_string(),
+        route: logged.route,
+        path: logged.path,
+        idempotency_key: logged.idempotency_key,
+        verdict: logged.verdict,
+        status: logged.status,
+        error_code: logged.error_code,
+        latency_ms: logged.latency_ms,
+        api_key_id: logged.api_key_id,
+        user: logged.user,
+        client_address: logged.client_address,
+        request_body: logged.request_body,
+        response_body: logged.response_body,
+        client_request_id: logged.client_request_id,
+    }
+}
+
+#[async_trait]
+impl Console for PgConsole {
+    async fn requests(
+        &self,
+        merchant_id: &str,
+        filters: &RequestFilters,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Result<Page<RequestView>, Refusal>> {
+        let filters = match request_filters(filters) {
+            Ok(filters) => filters,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        let logged = request_log::list(
+            &self.state.pool,
+            merchant_id,
+            &filters,
+            &page(starting_after, PAGE_SIZE),
+        )
+        .await;
+        listed(logged).map(|rows| {
+            rows.map(|rows| paged(rows, PAGE_SIZE, |logged| logged.id.clone(), request_view))
+        })
+    }
+
+    async fn team(
+        &self,
+        merchant_id: &str,
+    ) -> ConsoleResult<(Vec<Member>, Vec<PendingInvitation>)> {
+        let pool = &self.state.pool;
+        let members = team::members(pool, merchant_id).await.map_err(failed)?;
+        let pending = team::pending(pool, merchant_id).await.map_err(failed)?;
+        Ok((
+            members
+                .into_iter()
+                .filter_map(|member| {
+                    Some(Member {
+                        role: Role::parse(&member.role)?,
+                        id: member.id,
+                        email: member.email,
+                        joined_at: when(member.created_at),
+                    })
+                })
+                .collect(),
+            pending
+                .into_iter()
+                .filter_map(|(id, email, role, expires_at)| {
+                    Some(PendingInvitation {
+                        role: Role::parse(&role)?,
+                        id,
+                        email,
+                        expires_at: when(expires_at),
+                    })
+                })
+                .collect(),
+        ))
+    }
+
+    async fn invitation(&self, token: &str) -> ConsoleResult<Option<(String, Role)>> {
+        team::invitation(&self.state.pool, token)
+            .await
+            .map_err(failed)
+    }
+
+    async fn request(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<RequestView>> {
+        Ok(request_log::find(&self.state.pool, merchant_id, id)
+            .await
+            .map_err(failed)?
+            .map(request_view))
+    }
+
+    async fn overview(&self, merchant_id: &str) -> ConsoleResult<Overview> {
+        let pool = &self.state.pool;
+        let balances = balance::of_merchant(pool, merchant_id)
+            .await
+            .map_err(failed)?;
+        let (all, recent) = (ListFilters::default(), page(None, RECENT));
+        let recent_payouts = payouts::list(pool, merchant_id, &all, &recent)
+            .await
+            .map_err(failed)?;
+        let recent_orders = orders::list(pool, merchant_id, &all, &recent)
+            .await
+            .map_err(failed)?;
+        let this_hour = Utc::now()
+            .duration_trunc(TimeDelta::hours(1))
+            .map_err(failed)?;
+        let counts: Vec<(DateTime<Utc>, String, i64)> = sqlx::query_as(
+            "SELECT hour, outcome, count FROM idempotency_outcomes WHERE merchant_id = $1 AND hour > $2",
+        )
+        .bind(merchant_id)
+        .bind(this_hour - TimeDelta::hours(24))
+        .fetch_all(pool)
+        .await
+        .map_err(failed)?;
+        let outcomes = (0..24)
+            .rev()
+            .map(|ago| {
+                let hour = this_hour - TimeDelta::hours(ago);
+                let mut bucket = HourOutcomes {
+                    hour: hour.format("%H:00").to_string(),
+                    ..Default::default()
+                };
+                for (_, outcome, count) in counts.iter().filter(|(at, _, _)| *at == hour) {
+                    match outcome.as_str() {
+                        "new" => bucket.new += count,
+                        "replayed" => bucket.replayed += count,
+                        "in_progress" => bucket.in_progress += count,
+                        _ => bucket.mismatch += count,
+                    }
+                }
+                bucket
+            })
+            .collect();
+        Ok(Overview {
+            balances: balances
+                .available
+                .into_iter()
+                .map(|a| Money {
+                    amount: a.amount,
+                    currency: a.currency,
+                })
+                .collect(),
+            payouts: recent_payouts
+                .iter()
+                .take(RECENT as usize)
+                .map(payout_row)
+                .collect(),
+            orders: recent_orders
+                .into_iter()
+                .take(RECENT as usize)
+                .map(order_row)
+                .collect(),
+            outcomes,
+        })
+    }
+
+    async fn payouts(
+        &self,
+        merchant_id: &str,
+        filter: &ListFilter,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Result<Page<PayoutRow>, Refusal>> {
+        let filters = match list_filters(filter) {
+            Ok(filters) => filters,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        let page = page(starting_after, PAGE_SIZE);
+        listed(payouts::list(&self.state.pool, merchant_id, &filters, &page).await).map(|rows| {
+            rows.map(|rows| {
+                paged(
+                    rows,
+                    PAGE_SIZE,
+                    |payout| payout.id.clone(),
+                    |payout| payout_row(&payout),
+                )
+            })
+        })
+    }
+
+    async fn payout(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<PayoutView>> {
+        let payout = payouts::find(&self.state.pool, merchant_id, id)
+            .await
+            .map_err(failed)?;
+        Ok(payout.map(|payout| PayoutView {
+            row: payout_row(&payout),
+            account_holder: payout.destination.account_holder.clone(),
+            iban: payout.destination.iban.clone(),
+            partner_transfer_id: payout.partner_transfer_id.clone(),
+            failure_code: payout.failure_code.clone(),
+            updated_at: when(payout.updated_at),
+        }))
+    }
+
+    async fn submit_payout(
+        &self,
+        merchant_id: &str,
+        form: PayoutForm,
+    ) -> ConsoleResult<Submission> {
+        let key = match IdempotencyKey::parse(form.idempotency_key.as_bytes()) {
+            Ok(key) => key,
+            Err(error) => return Ok(Submission::Refused(Refusal::new(error.code()))),
+        };
+        let amount = match minor_units(&form.amount, &form.currency) {
+            Ok(amount) => amount,
+            Err(_) => return Ok(Submission::Refused(Refusal::new("invalid_amount"))),
+        };
+        let body = serde_json::json!({
+            "amount": amount,
+            "currency": form.currency,
+            "destination": {"account_holder": form.account_holder, "iban": form.iban},
+        });
+        let command: CreatePayout = match input::command(&body) {
+            Ok(command) => command,
+            Err(error) => return Ok(Submission::Refused(refusal(&error))),
+        };
+        Ok(match self.run(merchant_id, &key, &command).await? {
+            Answer::Stored(stored) => Submission::Payout(
+                stored
+                    .resource
+                    .map(|resource| resource.id)
+                    .unwrap_or_default(),
+            ),
+            Answer::Refused(refusal) => Submission::Refused(refusal),
+        })
+    }
+
+    async fn orders(
+        &self,
+        merchant_id: &str,
+        filter: &ListFilter,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Result<Page<OrderRow>, Refusal>> {
+        let filters = match list_filters(filter) {
+            Ok(filters) => filters,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        let page = page(starting_after, PAGE_SIZE);
+        listed(orders::list(&self.state.pool, merchant_id, &filters, &page).await).map(|rows| {
+            rows.map(|rows| paged(rows, PAGE_SIZE, |order| order.id.clone(), order_row))
+        })
+    }
+
+    async fn order(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<OrderRow>> {
+        Ok(orders::find(&self.state.pool, merchant_id, id)
+            .await
+            .map_err(failed)?
+            .map(order_row))
+    }
+
+    async fn set_order_status(
+        &self,
+        merchant_id: &str,
+        id: &str,
+        status: &str,
+    ) -> ConsoleResult<Result<(), Refusal>> {
+        let target = match status {
+            "captured" => Target::Captured,
+            _ => Target::Cancelled,
+        };
+        match orders::transition(&self.state.pool, merchant_id, id, target).await {
+            Ok(_) => Ok(Ok(())),
+            Err(Error::Internal(cause)) => Err(failed(format!("{cause:#}"))),
+            Err(refusal) => Ok(Err(Refusal::new(refusal.code()))),
+        }
+    }
+
+    async fn key(&self, merchant_id: &str, key: &str) -> ConsoleResult<Option<KeyView>> {
+        let Some(found) = record::find(&self.state.pool, merchant_id, key)
+            .await
+            .map_err(failed)?
+        else {
+            return Ok(None);
+        };
+        Ok(Some(KeyView {
+            merchant_id: merchant_id.to_owned(),
+            status: found.status.clone(),
+            endpoint: found.endpoint.clone(),
+            request_hash: found.request_hash.clone(),
+            response_status: found.response_status,
+            resource: found
+                .resource
+                .as_ref()
+                .map(|link| (link.kind.clone(), link.id.clone())),
+            recovery_point: found.recovery_point.clone(),
+            error: found.error.clone(),
+            attempts: found.attempts,
+            created_at: when(found.created_at),
+            updated_at: when(found.updated_at),
+            expires_at: when(found.expires_at),
+            // Shown to every user of the merchant: a secret it carried is not.
+            response_body: recorded_answer(&self.state, merchant_id, &found)
+                .await
+                .map_err(failed)?
+                .map(|bytes| signature::redact(&String::from_utf8_lossy(&bytes))),
+            key: found.key,
+        }))
+    }
+
+    async fn search(&self, query: &SearchQuery) -> ConsoleResult<Vec<SearchHit>> {
+        let text = query.text.trim();
+        let as_uuid = uuid::Uuid::parse_str(text).ok();
+        let rows: Vec<(String, String, String, String, String, DateTime<Utc>)> =
+            sqlx::query_as(SUPPORT_SEARCH)
+                .bind(text)
+                .bind(&query.status)
+                .bind(&query.from)
+                .bind(&query.to)
+                .bind(as_uuid)
+                .fetch_all(&self.state.pool)
+                .await
+                .map_err(failed)?;
+        Ok(rows
+            .into_iter()
+            .map(|(kind, merchant_id, name, detail, status, created_at)| {
+                let subject = match &kind[..] {
+                    "payout" => Subject::Payout(name),
+                    "order" => Subject::Order(name),
+                    _ => Subject::Key(name),
+                };
+                SearchHit {
+                    merchant_id,
+                    subject,
+                    detail,
+                    status,
+                    created_at: when(created_at),
+                }
+            })
+            .collect())
+    }
+
+    async fn timeline(
+        &self,
+        merchant_id: &str,
+        subject: &Subject,
+    ) -> ConsoleResult<Option<Vec<TimelineEntry>>> {
+        let pool = &self.state.pool;
+        let entries = match subject {
+            Subject::Key(key) => {
+                match record::find(pool, merchant_id, key).await.map_err(failed)? {
+                    Some(found) => Some(timeline::of_key(pool, merchant_id, &found).await),
+                    None => None,
+                }
+            }
+            Subject::Payout(id) => {
+                timeline::of_resource(pool, merchant_id, TimelineResource::Payout(id))
+                    .await
+                    .transpose()
+            }
+            Subject::Order(id) => {
+                timeline::of_resource(pool, merchant_id, TimelineResource::Order(id))
+                    .await
+                    .transpose()
+            }
+        };
+        entries
+            .map(|entries| {
+                entries.map_err(failed).map(|entries| {
+                    entries
+                        .into_iter()
+                        .enumerate()
+                        .map(|(at, entry)| timeline_entry(at, entry))
+                        .collect()
+                })
+            })
+            .transpose()
+    }
+
+    async fn webhooks(
+        &self,
+        merchant_id: &str,
+    ) -> ConsoleResult<(Vec<EndpointRow>, Vec<EventRow>)> {
+        let pool = &self.state.pool;
+        let failed_api = |error: Error| failed(error.to_string());
+        let endpoints = endpoints::list(pool, merchant_id, &page(None, PAGE_SIZE))
+            .await
+            .map_err(failed_api)?;
+        let recent = events::list(pool, merchant_id, &page(None, PAGE_SIZE))
+            .await
+            .map_err(failed_api)?;
+        let mut conn = pool.acquire().await.map_err(failed)?;
+        let mut shown = Vec::new();
+        for event in recent.into_iter().take(PAGE_SIZE as usize) {
+            let Some(detail) = events::find(&mut conn, merchant_id, event.id)
+                .await
+                .map_err(failed)?
+            else {
+                continue;
+            };
+            let deliveries = detail
+                .deliveries
+                .unwrap_or_default()
+                .into_iter()
+                .map(|delivery| DeliveryRow {
+                    url: delivery.url,
+                    status: delivery.status,
+                    attempts: delivery
+                        .attempts
+                        .into_iter()
+                        .map(|attempt| AttemptRow {
+                            delivery_id: attempt.delivery_id.to_string(),
+                            status_code: attempt.status_code,
+                            latency_ms: attempt.latency_ms,
+                            error: attempt.error,
+                            at: when(attempt.at),
+                        })
+                        .collect(),
+                });
+            shown.push(EventRow {
+                id: detail.id.to_string(),
+                event_type: detail.event_type,
+                created_at: when(detail.created_at),
+                deliveries: deliveries.collect(),
+            });
+        }
+        let endpoints = endpoints
+            .into_iter()
+            .take(PAGE_SIZE as usize)
+            .map(|endpoint| EndpointRow {
+                id: endpoint.id,
+                url: endpoint.url,
+                events: endpoint.events,
+                status: endpoint.status,
+            });
+        Ok((endpoints.collect(), shown))
+    }
+
+    async fn change_endpoint(
+        &self,
+        merchant_id: &str,
+        change: EndpointChange,
+        idempotency_key: &str,
+    ) -> ConsoleResult<Result<Option<String>, Refusal>> {
+        let invalid = |param: &str| Refusal {
+            code: "invalid_request".to_owned(),
+            param: Some(param.to_owned()),
+        };
+        let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
+            Ok(key) => key,
+            Err(error) => return Ok(Err(Refusal::new(error.code()))),
+        };
+        let answer = match change {
+            EndpointChange::Add { url, events } => {
+                let mut body = serde_json::json!({ "url": url });
+                if !events.is_empty() {
+                    body["events"] = serde_json::json!(events);
+                }
+                let command: CreateEndpoint = match input::command(&body) {
+                    Ok(command) => command,
+                    Err(error) => return Ok(Err(refusal(&error))),
+                };
+                self.run(merchant_id, &key, &command).await?
+            }
+            EndpointChange::RotateSecret { id, overlap } => {
+                let Ok(overlap) = Overlap::try_from(overlap) else {
+                    return Ok(Err(invalid("overlap")));
+                };
+                let command = RotateSecret {
+                    endpoint_id: id,
+                    overlap,
+                };
+                self.run(merchant_id, &key, &command).await?
+            }
+            EndpointChange::RecoverFailed { id, since } => {
+                let Ok(Some(day)) = day_filter("since", &since) else {
+                    return Ok(Err(invalid("since")));
+                };
+                let command = Recover {
+                    endpoint_id: id,
+                    since: day.and_time(chrono::NaiveTime::MIN).and_utc(),
+                };
+                self.run(merchant_id, &key, &command).await?
+            }
+            EndpointChange::SendTestEvent { id, event_type } => {
+                let Ok(event_type) = TestEventType::try_from(event_type) else {
+                    return Ok(Err(invalid("event_type")));
+                };
+                let command = SendTestEvent {
+                    endpoint_id: id,
+                    event_type,
+                };
+                self.run(merchant_id, &key, &command).await?
+            }
+        };
+        Ok(match answer {
+            Answer::Stored(stored) => Ok(serde_json::from_slice::<serde_json::Value>(&stored.body)
+                .ok()
+                .and_then(|body| body["secret"].as_str().map(str::to_owned))),
+            Answer::Refused(refusal) => Err(refusal),
+        })
+    }
+
+    async fn set_endpoint_state(
+        &self,
+        merchant_id: &str,
+        id: &str,
+        state: EndpointState,
+    ) -> ConsoleResult<Result<(), Refusal>> {
+        let missing = || refusal(&Error::ResourceMissing("webhook endpoint"));
+        let disabled = match state {
+            EndpointState::Deleted => {
+                let deleted = endpoints::delete(&self.state.pool, merchant_id, id)
+                    .await
+                    .map_err(failed)?;
+                return Ok(if deleted { Ok(()) } else { Err(missing()) });
+            }
+            EndpointState::Disabled => true,
+            EndpointState::Enabled => false,
+        };
+        let change = UpdateEndpoint {
+            url: None,
+            events: None,
+            disabled: Some(disabled),
+        };
+        match management::update(&self.state, merchant_id, id, &change).await {
+            Ok(_) => Ok(Ok(())),
+            Err(Error::ResourceMissing(_)) => Ok(Err(missing())),
+            Err(error) => Err(failed(error)),
+        }
+    }
+
+    fn event_types(&self) -> Vec<String> {
+        endpoints::known_event_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    async fn redeliver(
+        &self,
+        merchant_id: &str,
+        event_id: &str,
+        idempotency_key: &str,
+    ) -> ConsoleResult<Result<(), Refusal>> {
+        let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
+            Ok(key) => key,
+            Err(error) => return Ok(Err(Refusal::new(error.code()))),
+        };
+        let Ok(event_id) = events::parse_id(event_id) else {
+            return Ok(Err(refusal(&Error::ResourceMissing("event"))));
+        };
+        Ok(
+            match self
+                .run(merchant_id, &key, &RedeliverEvent { event_id })
+                .await?
+            {
+                Answer::Stored(_) => Ok(()),
+                Answer::Refused(refusal) => Err(refusal),
+            },
+        )
+    }
+
+    async fn test_mode(&self) -> Option<Vec<MagicIban>> {
+        self.state.test_mode.is_on().await.then(|| {
+            MAGIC_IBANS
+                .iter()
+                .map(|magic| MagicIban {
+                    iban: magic.iban.to_owned(),
+                    outcome: magic.outcome.to_owned(),
+                })
+                .collect()
+        })
+    }
+
+    async fn run_reconciliation(
+        &self,
+        scope: &Scope,
+        date: &str,
+        idempotency_key: &str,
+    ) -> ConsoleResult<Result<String, Refusal>> {
+        let Ok(date) = date.parse() else {
+            return Ok(Err(Refusal {
+                code: "invalid_request".to_owned(),
+                param: Some("date".to_owned()),
+            }));
+        };
+        let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
+            Ok(key) => key,
+            Err(error) => return Ok(Err(Refusal::new(error.code()))),
+        };
+        let requester = match scope {
+            Scope::Merchant(merchant_id) => Requester::Merchant(merchant_id),
+            Scope::AllMerchants => Requester::Support,
+        };
+        let reconciler = Reconciler {
+            pool: self.state.pool.clone(),
+            partner: self.state.partner.clone(),
+        };
+        match reconciler
+            .run_now(requester, &self.state.test_mode, date, &key)
+            .await
+        {
+            Ok(run) => Ok(Ok(run.id)),
+            Err(RunNowError::NotAllowed) => Ok(Err(Refusal::new("not_allowed"))),
+            Err(RunNowError::KeyReused(_)) => {
+                Ok(Err(Refusal::new(Error::IdempotencyKeyReusedBody.code())))
+            }
+            Err(RunNowError::Failed(error)) => Err(failed(error)),
+        }
+    }
+
+    async fn runs(&self, filter: &ListFilter) -> ConsoleResult<Result<Vec<RunRow>, Refusal>> {
+        let filters = match list_filters(filter) {
+            Ok(filters) => filters,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        let runs = reconcile::runs(&self.state.pool, &filters, None, 50)
+            .await
+            .map_err(failed)?;
+        Ok(Ok(runs.into_iter().map(run_row).collect()))
+    }
+
+    async fn run(&self, scope: &Scope, id: &str) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>> {
+        let merchant_id = match scope {
+            Scope::Merchant(merchant_id) => Some(merchant_id.as_str()),
+            Scope::AllMerchants => None,
+        };
+        let run = reconcile::run_with_items(&self.state.pool, id, merchant_id)
+            .await
+            .map_err(failed)?;
+        Ok(run.map(|mut run| {
+            let items = run
+                .items
+                .take()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|item| RunItem {
+                    kind: item.kind,
+                    merchant_id: item.merchant_id,
+                    payout_id: item.payout_id,
+                    transfer_id: item.transfer_id,
+                    money: item
+                        .amount
+                        .zip(item.currency)
+                        .map(|(amount, currency)| Money { amount, currency }),
+                    action: item.action,
+                    detail: item.detail,
+                });
+            (run_row(run), items.collect())
+        }))
+    }
+}
+
+fn run_row(run: reconcile::StoredRun) -> RunRow {
+    RunRow {
+        id: run.id,
+        date: run.date.to_string(),
+        applied: run.applied,
+        status: run.status,
+        created_at: when(run.created_at),
+    }
+}
+
+/// The body of the answer a key's record stands for: its recorded bytes, or, for a `201` of the
+/// one-commit path (recorded as a reference to what it made), that answer rendered again by the
+/// command of the record's endpoint, as a replay would. `None` while there is no answer yet.
+async fn recorded_answer(
+    state: &AppState,
+    merchant_id: &str,
+    record: &record::KeyRecord,
+) -> Result<Option<Vec<u8>>, Error> {
+    if let Some(bytes) = &record.response_body {
+        return Ok(Some(bytes.clone()));
+    }
+    let Some(link) = &record.resource else {
+        return Ok(None);
+    };
+    let resource = Resource {
+        kind: link.kind.clone(),
+        id: link.id.clone(),
+    };
+    let rendered = match record.endpoint.as_str() {
+        CreateOrder::ENDPOINT => CreateOrder::render(state, merchant_id, resource).await?,
+        CreatePayout::ENDPOINT => CreatePayout::render(state, merchant_id, resource).await?,
+        _ => return Ok(None),
+    };
+    Ok(Some(rendered.body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::minor_units;
+
+    #[test]
+    fn typed_amounts_become_minor_units() {
+        assert_eq!(minor_units("12.50", "EUR"), Ok(1250));
+        assert_eq!(minor_units("12.5", "EUR"), Ok(1250));
+        assert_eq!(minor_units("7", "USD"), Ok(700));
+        assert_eq!(minor_units("1200", "JPY"), Ok(1200));
+        for bad in ["", "1.234", "-3", "1,00", "abc", "12.5"] {
+            let currency = if bad == "12.5" { "JPY" } else { "EUR" };
+            assert!(minor_units(bad, currency).is_err(), "{bad} {currency}");
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! The console's CSV downloads (API.md §9, §12): `GET /exports/payouts.csv`, `/exports/orders.csv`,
+//! `/exports/requests.csv` (each with the list page's `status`, `from` and `to`, days
+//! `YYYY-MM-DD` in UTC, inclusive) and `/exports/reconciliation/{run_id}.csv`. Whose rows an
+//! export holds comes from the session's user, never from the address: a merchant user's own
+//! merchant's; support staff only a run's items, of every merchant. Without a user there is
+//! nothing (the session layer sends visitors to `/login`; here a missing user is a `403` all the
+//! same). What the rows are and how they stream is [`crate::exports`]'s.
+
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Extension, Router};
+use chrono::NaiveDate;
+use serde::Deserialize;
+
+use app::console::CurrentUser;
+
+use crate::exports::{self, Export, Filters};
+use crate::service::state::AppState;
+
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/exports/payouts.csv", get(payouts))
+        .route("/exports/orders.csv", get(orders))
+        .route("/exports/requests.csv", get(requests))
+        .route("/exports/reconciliation/{file}", get(reconciliation))
+        .with_state(state)
+}
+
+/// A list page's filters as its address carries them; empty means unset.
+#[derive(Debug, Default, Deserialize)]
+pub struct FilterQuery {
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    from: String,
+    #[serde(default)]
+    to: String,
+}
+
+/// Why an export was refused, in a sentence for people.
+struct Refused(StatusCode, &'static str);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        (self.0, self.1).into_response()
+    }
+}
+
+fn day(text: &str) -> Result<Option<NaiveDate>, Refused> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .map(Some)
+        .map_err(|_| {
+            Refused(
+                StatusCode::BAD_REQUEST,
+                "from and to must be days, YYYY-MM-DD.",
+            )
+        })
+}
+
+impl FilterQuery {
+    fn filters(&self) -> Result<Filters, Refused> {
+        Ok(Filters {
+            status: Some(self.status.clone()).filter(|status| !status.is_empty()),
+            from: day(&self.from)?,
+            to: day(&self.to)?,
+        })
+    }
+}
+
+/// The export as a download, streamed.
+fn download(state: &AppState, export: Export) -> Response {
+    let disposition = format!("attachment; filename=\"{}\"", export.file_name());
+    (
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+            (header::CONTENT_DISPOSITION, disposition),
+            (header::CACHE_CONTROL, "private, no-store".to_owned()),
+        ],
+        Body::from_stream(exports::stream(state.pool.clone(), export)),
+    )
+        .into_response()
+}
+
+/// A list's export: the signed-in merchant user's rows, filtered as the page is.
+fn list_export(
+    state: &AppState,
+    user: Option<Extension<CurrentUser>>,
+    query: &FilterQuery,
+    export: impl FnOnce(String, Filters) -> Result<Export, Refused>,
+) -> Response {
+    let Some(merchant_id) = user.and_then(|Extension(user)| user.merchant_id) else {
+        return Refused(
+            StatusCode::FORBIDDEN,
+            "Exports of this list are for merchant users.",
+        )
+        .into_response();
+    };
+    match query
+        .filters()
+        .and_then(|filters| export(merchant_id, filters))
+    {
+        Ok(export) => download(state, export),
+        Err(refused) => refused.into_response(),
+    }
+}
+
+async fn payouts(
+    State(state): State<AppState>,
+    user: Option<Extension<CurrentUser>>,
+    Query(query): Query<FilterQuery>,
+) -> Response {
+    list_export(&state, user, &query, |merchant_id, filters| {
+        Ok(Export::Payouts {
+            merchant_id,
+            filters,
+        })
+    })
+}
+
+async fn orders(
+    State(state): State<AppState>,
+    user: Option<Extension<CurrentUser>>,
+    Query(query): Query<FilterQuery>,
+) -> Response {
+    list_export(&state, user, &query, |merchant_id, filters| {
+        Ok(Export::Orders {
+            merchant_id,
+            filters,
+        })
+    })
+}
+
+/// The request log; its `status` filter is an HTTP status.
+async fn requests(
+    State(state): State<AppState>,
+    user: Option<Extension<CurrentUser>>,
+    Query(query): Query<FilterQuery>,
+) -> Response {
+    list_export(&state, user, &query, |merchant_id, filters| {
+        let http_status = |text: &String| {
+            text.parse::<i16>()
+                .is_ok_and(|code| (100..=599).contains(&code))
+        };
+        if !filters.status.as_ref().is_none_or(http_status) {
+            return Err(Refused(
+                StatusCode::BAD_REQUEST,
+                "status must be an HTTP status, 100 to 599.",
+            ));
+        }
+        Ok(Export::Requests {
+            merchant_id,
+            filters,
+        })
+    })
+}
+
+/// A run's items: a merchant user's own, support staff's all. A run that does not exist (or a
+/// file name that is not `{run_id}.csv`) is a `404`.
+async fn reconciliation(
+    State(state): State<AppState>,
+    user: Option<Extension<CurrentUser>>,
+    Path(file): Path<String>,
+) -> Response {
+    let Some(Extension(user)) = user else {
+        return Refused(StatusCode::FORBIDDEN, "Sign in to export.").into_response();
+    };
+    let run_id = file.strip_suffix(".csv");
+    let Some(run_id) = run_id.filter(|id| {
+        !id.is_empty()
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    }) else {
+        return super::not_found();
+    };
+    match exports::run_exists(&state.pool, run_id).await {
+        Ok(true) => {}
+        Ok(false) => return super::not_found(),
+        Err(error) => return crate::contract::error::Error::Internal(error.into()).into_response(),
+    }
+    let export = Export::Reconciliation {
+        run_id: run_id.to_owned(),
+        merchant_id: user.merchant_id,
+    };
+    download(&state, export)
+}

@@ -1,0 +1,279 @@
+//! The console's forms: plain HTML `POST`s answered with a `303` to the page to show next, so
+//! they work with JavaScript off and a reload never resubmits. Each checks the session's CSRF
+//! token first; changes go through the `Console` trait like everything the pages show.
+
+use std::sync::Arc;
+
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::{Extension, Form};
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
+use serde::Deserialize;
+use tower_sessions::Session;
+
+use app::console::{
+    Console, ConsoleResult, CurrentUser, PayoutForm, Permission, Refusal, Submission,
+};
+
+use super::session;
+use crate::service::state::AppState;
+use crate::accounts::users::{self, SignIn};
+
+/// Back to `path` with the refusal's code (and field), which the page turns into a sentence.
+pub(super) fn with_refusal(path: &str, refusal: &Refusal) -> Response {
+    let mut query = format!("error={}", encode(&refusal.code));
+    if let Some(param) = &refusal.param {
+        query.push_str(&format!("&param={}", encode(param)));
+    }
+    Redirect::to(&format!("{path}?{query}")).into_response()
+}
+
+fn encode(text: &str) -> String {
+    utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()
+}
+
+pub(super) fn forbidden() -> Response {
+    (
+        StatusCode::FORBIDDEN,
+        "This form has expired or did not come from this site; reload the page and try again.",
+    )
+        .into_response()
+}
+
+pub(super) fn failure(error: impl std::fmt::Display) -> Response {
+    tracing::error!(error = %error, "console form failed");
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "Something went wrong; nothing was lost. Go back and try again.",
+    )
+        .into_response()
+}
+
+/// What a permission lets a member do, for the sentence that says who may.
+fn what(permission: Permission) -> &'static str {
+    match permission {
+        Permission::ManageOrders => "capture or cancel orders (owners, admins and finance may)",
+        Permission::CreatePayouts => "create payouts (owners, admins and finance may)",
+        Permission::ManageIntegrations => {
+            "manage webhooks and API keys (owners, admins and developers may)"
+        }
+        Permission::ManageTeam => "manage the team (owners and admins may)",
+    }
+}
+
+/// A member's role does not allow the action: `403` and a page that says why.
+pub(super) fn not_for_role(user: &CurrentUser, permission: Permission) -> Response {
+    let role = user.role.map_or("support", |role| role.as_str());
+    (
+        StatusCode::FORBIDDEN,
+        format!(
+            "Your role ({role}) may not {}. Ask an owner or an admin of your team.",
+            what(permission)
+        ),
+    )
+        .into_response()
+}
+
+/// The merchant a form acts for, once its CSRF token checks out and the member's role allows
+/// `permission` (support staff change nothing).
+pub(super) async fn acting_merchant(
+    session: &Session,
+    user: &CurrentUser,
+    csrf: &str,
+    permission: Permission,
+) -> Result<String, Response> {
+    if !session::csrf_matches(session, csrf).await {
+        return Err(forbidden());
+    }
+    let merchant_id = user.merchant_id.clone().ok_or_else(forbidden)?;
+    if !user.may(permission) {
+        return Err(not_for_role(user, permission));
+    }
+    Ok(merchant_id)
+}
+
+/// Back to `page` after an action, with the refusal's message when there is one.
+pub(super) fn back_to(page: &str, done: ConsoleResult<Result<(), Refusal>>) -> Response {
+    match done {
+        Ok(Ok(())) => Redirect::to(page).into_response(),
+        Ok(Err(refusal)) => with_refusal(page, &refusal),
+        Err(error) => failure(error.0),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct LoginForm {
+    csrf: String,
+    email: String,
+    password: String,
+}
+
+pub async fn login(
+    State(state): State<AppState>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    session: Session,
+    Form(form): Form<LoginForm>,
+) -> Response {
+    if !session::csrf_matches(&session, &form.csrf).await {
+        return Redirect::to("/login?error=expired").into_response();
+    }
+    match users::sign_in(&state.pool, &form.email, &form.password, client.ip()).await {
+        Ok(SignIn::Accepted(user_id)) => {
+            if let Err(err) = session::sign_in(&session, &user_id).await {
+                return failure(err);
+            }
+            let home = match users::find(&state.pool, &user_id).await {
+                Ok(Some(user)) if user.merchant_id.is_none() => "/support",
+                _ => "/",
+            };
+            Redirect::to(home).into_response()
+        }
+        Ok(SignIn::Refused) => Redirect::to("/login?error=invalid").into_response(),
+        Ok(SignIn::Throttled) => Redirect::to("/login?error=throttled").into_response(),
+        Err(err) => failure(err),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct CsrfOnly {
+    csrf: String,
+}
+
+pub async fn logout(session: Session, Form(form): Form<CsrfOnly>) -> Response {
+    if !session::csrf_matches(&session, &form.csrf).await {
+        return forbidden();
+    }
+    match session.flush().await {
+        Ok(()) => Redirect::to("/login").into_response(),
+        Err(err) => failure(err),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct NewPayoutForm {
+    csrf: String,
+    idempotency_key: String,
+    amount: String,
+    currency: String,
+    account_holder: String,
+    iban: String,
+}
+
+/// Every submit of one rendered form (double clicks, Enter twice, a resubmit after Back or
+/// while the first is in flight) lands on the same payout's page.
+pub async fn new_payout(
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Extension(console): Extension<Arc<dyn Console>>,
+    Form(form): Form<NewPayoutForm>,
+) -> Response {
+    let merchant_id =
+        match acting_merchant(&session, &user, &form.csrf, Permission::CreatePayouts).await {
+            Ok(merchant_id) => merchant_id,
+            Err(refused) => return refused,
+        };
+    let submitted = PayoutForm {
+        idempotency_key: form.idempotency_key,
+        amount: form.amount,
+        currency: form.currency,
+        account_holder: form.account_holder,
+        iban: form.iban,
+    };
+    match console.submit_payout(&merchant_id, submitted).await {
+        Ok(Submission::Payout(id)) => Redirect::to(&format!("/payouts/{id}")).into_response(),
+        Ok(Submission::Refused(refusal)) => with_refusal("/payouts/new", &refusal),
+        Err(error) => failure(error.0),
+    }
+}
+
+pub async fn capture_order(
+    session: Session,
+    user: Extension<CurrentUser>,
+    console: Extension<Arc<dyn Console>>,
+    Path(id): Path<String>,
+    Form(form): Form<CsrfOnly>,
+) -> Response {
+    set_order_status(session, user, console, id, form, "captured").await
+}
+
+pub async fn cancel_order(
+    session: Session,
+    user: Extension<CurrentUser>,
+    console: Extension<Arc<dyn Console>>,
+    Path(id): Path<String>,
+    Form(form): Form<CsrfOnly>,
+) -> Response {
+    set_order_status(session, user, console, id, form, "cancelled").await
+}
+
+async fn set_order_status(
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Extension(console): Extension<Arc<dyn Console>>,
+    id: String,
+    form: CsrfOnly,
+    status: &str,
+) -> Response {
+    let merchant_id =
+        match acting_merchant(&session, &user, &form.csrf, Permission::ManageOrders).await {
+            Ok(merchant_id) => merchant_id,
+            Err(refused) => return refused,
+        };
+    let changed = console.set_order_status(&merchant_id, &id, status).await;
+    back_to(&format!("/orders/{id}"), changed)
+}
+
+#[derive(Deserialize)]
+pub struct RedeliverForm {
+    csrf: String,
+    idempotency_key: String,
+}
+
+pub async fn redeliver_event(
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Extension(console): Extension<Arc<dyn Console>>,
+    Path(event_id): Path<String>,
+    Form(form): Form<RedeliverForm>,
+) -> Response {
+    let merchant_id =
+        match acting_merchant(&session, &user, &form.csrf, Permission::ManageIntegrations).await {
+            Ok(merchant_id) => merchant_id,
+            Err(refused) => return refused,
+        };
+    let redelivered = console
+        .redeliver(&merchant_id, &event_id, &form.idempotency_key)
+        .await;
+    back_to("/webhooks", redelivered)
+}
+
+#[derive(Deserialize)]
+pub struct RunNowForm {
+    csrf: String,
+    idempotency_key: String,
+    date: String,
+}
+
+/// "Run reconciliation now" (support staff, or anyone in test mode: the backend checks); every
+/// submit of one rendered form lands on the one run's page.
+pub async fn run_reconciliation(
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Extension(console): Extension<Arc<dyn Console>>,
+    Form(form): Form<RunNowForm>,
+) -> Response {
+    if !session::csrf_matches(&session, &form.csrf).await {
+        return forbidden();
+    }
+    match console
+        .run_reconciliation(&user.scope(), &form.date, &form.idempotency_key)
+        .await
+    {
+        Ok(Ok(run_id)) => Redirect::to(&format!("/reconciliation/{run_id}")).into_response(),
+        Ok(Err(refusal)) => with_refusal("/reconciliation", &refusal),
+        Err(error) => failure(error.0),
+    }
+}

@@ -1,0 +1,170 @@
+//! The team's forms: invite a member, change a member's role, remove a member (owners and
+//! admins; admins not owners, see `team`), and accept an invitation (anyone holding its link,
+//! signed in as the new member once it is accepted). Each answers a `303` like every form.
+
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::{Extension, Form};
+use serde::Deserialize;
+use tower_sessions::Session;
+
+use app::console::{CurrentUser, Permission, Role};
+
+use super::forms::{acting_merchant, failure, forbidden};
+use super::session;
+use crate::service::state::AppState;
+use crate::accounts::team::{self, Actor, TeamError};
+
+const TEAM: &str = "/settings/team";
+
+/// Back to `page` with the refusal's code, which the page turns into a fixed sentence.
+fn refused(page: &str, error: TeamError) -> Response {
+    let code = match error {
+        TeamError::NotAllowed => "role_not_allowed",
+        TeamError::LastOwner => "last_owner",
+        TeamError::UnknownMember => "unknown_member",
+        TeamError::Taken => "taken",
+        TeamError::InvalidEmail => "invalid_email",
+        TeamError::InvitationGone => "invitation_gone",
+        TeamError::ShortPassword => "short_password",
+        TeamError::Database(error) => return failure(error),
+    };
+    Redirect::to(&format!("{page}?error={code}")).into_response()
+}
+
+/// The acting member (its user id, merchant and role), once the form checks out and its role
+/// may manage the team.
+async fn manager(
+    session: &Session,
+    user: &CurrentUser,
+    csrf: &str,
+) -> Result<(String, String, Role), Response> {
+    let merchant_id = acting_merchant(session, user, csrf, Permission::ManageTeam).await?;
+    let user_id = session::user_id(session)
+        .await
+        .map_err(failure)?
+        .ok_or_else(forbidden)?;
+    Ok((user_id, merchant_id, user.role.ok_or_else(forbidden)?))
+}
+
+#[derive(Deserialize)]
+pub struct InviteForm {
+    csrf: String,
+    email: String,
+    role: String,
+}
+
+pub async fn invite(
+    State(state): State<AppState>,
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Form(form): Form<InviteForm>,
+) -> Response {
+    let (user_id, merchant_id, role) = match manager(&session, &user, &form.csrf).await {
+        Ok(acting) => acting,
+        Err(refused) => return refused,
+    };
+    let Some(invited_role) = Role::parse(&form.role) else {
+        return refused(TEAM, TeamError::NotAllowed);
+    };
+    let actor = Actor {
+        user_id: &user_id,
+        merchant_id: &merchant_id,
+        role,
+    };
+    match team::invite(&state.pool, &actor, &form.email, invited_role).await {
+        Ok((_, token)) => {
+            // Shown once, on the next page: only the token's hash is kept.
+            let link = format!("/invitations/{token}");
+            if let Err(error) = session::flash(&session, &link).await {
+                return failure(error);
+            }
+            Redirect::to(TEAM).into_response()
+        }
+        Err(error) => refused(TEAM, error),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct RoleForm {
+    csrf: String,
+    role: String,
+}
+
+pub async fn change_role(
+    State(state): State<AppState>,
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Path(member_id): Path<String>,
+    Form(form): Form<RoleForm>,
+) -> Response {
+    let (user_id, merchant_id, role) = match manager(&session, &user, &form.csrf).await {
+        Ok(acting) => acting,
+        Err(refused) => return refused,
+    };
+    let Some(new_role) = Role::parse(&form.role) else {
+        return refused(TEAM, TeamError::NotAllowed);
+    };
+    let actor = Actor {
+        user_id: &user_id,
+        merchant_id: &merchant_id,
+        role,
+    };
+    match team::change_role(&state.pool, &actor, &member_id, new_role).await {
+        Ok(()) => Redirect::to(TEAM).into_response(),
+        Err(error) => refused(TEAM, error),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct CsrfForm {
+    csrf: String,
+}
+
+pub async fn remove(
+    State(state): State<AppState>,
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Path(member_id): Path<String>,
+    Form(form): Form<CsrfForm>,
+) -> Response {
+    let (user_id, merchant_id, role) = match manager(&session, &user, &form.csrf).await {
+        Ok(acting) => acting,
+        Err(refused) => return refused,
+    };
+    let actor = Actor {
+        user_id: &user_id,
+        merchant_id: &merchant_id,
+        role,
+    };
+    match team::remove(&state.pool, &actor, &member_id).await {
+        Ok(()) => Redirect::to(TEAM).into_response(),
+        Err(error) => refused(TEAM, error),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct AcceptForm {
+    csrf: String,
+    password: String,
+}
+
+/// Accepts an invitation with the new member's password, once, and signs the member in.
+pub async fn accept(
+    State(state): State<AppState>,
+    session: Session,
+    Path(token): Path<String>,
+    Form(form): Form<AcceptForm>,
+) -> Response {
+    if !session::csrf_matches(&session, &form.csrf).await {
+        return forbidden();
+    }
+    let page = format!("/invitations/{token}");
+    match team::accept(&state.pool, &token, &form.password).await {
+        Ok(user_id) => match session::sign_in(&session, &user_id).await {
+            Ok(()) => Redirect::to("/").into_response(),
+            Err(error) => failure(error),
+        },
+        Err(error) => refused(&page, error),
+    }
+}

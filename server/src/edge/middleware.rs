@@ -1,0 +1,218 @@
+//! What every request passes through: a request id (the server's own, `req_…`, answered in
+//! `X-Request-Id`; an `X-Request-Id` the client sent is kept beside it), a tracing span carrying
+//! both, the request counters and latency histogram, and its deadlines (its body read in full,
+//! in time, before anything else runs); and what the API and console requests pass through:
+//! admission control.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::{FromRequestParts, MatchedPath, Request, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderName, HeaderValue};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tracing::Instrument;
+use uuid::Uuid;
+
+use crate::contract::error::Error;
+use crate::contract::input::MAX_BODY_BYTES;
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The id of the request being served, for logs and structured events.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+/// The `X-Request-Id` the client sent, if any (at most 128 bytes).
+#[derive(Debug, Clone)]
+pub struct ClientRequestId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for RequestId {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(parts
+            .extensions
+            .get::<RequestId>()
+            .cloned()
+            .unwrap_or_else(|| RequestId(Uuid::new_v4().to_string())))
+    }
+}
+
+pub async fn observe(mut request: Request, next: Next) -> Response {
+    let request_id = crate::platform::ids::new_id("req");
+    let client_request_id = request
+        .headers()
+        .get(&REQUEST_ID)
+        .and_then(|value| value.to_str().ok())
+        .filter(|id| !id.is_empty() && id.len() <= 128)
+        .map(str::to_owned);
+    request
+        .extensions_mut()
+        .insert(RequestId(request_id.clone()));
+    if let Some(id) = &client_request_id {
+        request.extensions_mut().insert(ClientRequestId(id.clone()));
+    }
+    let method = request.method().to_string();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |path| path.as_str())
+        .to_owned();
+    let span = tracing::info_span!(
+        "request",
+        request_id = %request_id,
+        client_request_id = client_request_id.as_deref(),
+        method = %method,
+        route = %route,
+        merchant_id = tracing::field::Empty,
+        idempotency_key = tracing::field::Empty,
+    );
+    let started = Instant::now();
+    let mut response = next.run(request).instrument(span.clone()).await;
+    let seconds = started.elapsed().as_secs_f64();
+    let status = response.status().as_u16();
+    metrics::counter!("kaadxpay_http_requests_total",
+        "method" => method.clone(), "route" => route.clone(), "status" => status.to_string())
+    .increment(1);
+    metrics::histogram!("kaadxpay_http_request_duration_seconds", "method" => method, "route" => route)
+        .record(seconds);
+    span.in_scope(|| tracing::info!(status, latency_ms = seconds * 1000.0, "request served"));
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert(REQUEST_ID, value);
+    }
+    response
+}
+
+/// The time a request has once its headers are in: to send its body, and in all.
+#[derive(Clone, Copy)]
+pub struct Deadlines {
+    pub body: Duration,
+    pub total: Duration,
+}
+
+/// Reads the body in full (at most 64 KiB: `413` above) before anything else runs, within the
+/// body deadline (`408 request_timeout` after it, and the connection closed), so a slow client
+/// holds no turn of admission, no database connection, nothing but its socket; then answers
+/// `503` for a request still being served at the total deadline (its handler dropped, as when a
+/// client goes away).
+pub async fn within_deadlines(
+    State(deadlines): State<Deadlines>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let total = tokio::time::Instant::now() + deadlines.total;
+    let (parts, body) = request.into_parts();
+    let read =
+        tokio::time::timeout(deadlines.body, Limited::new(body, MAX_BODY_BYTES).collect()).await;
+    let body = match read {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(err)) if err.is::<LengthLimitError>() => {
+            return closing(Error::RequestTooLarge(MAX_BODY_BYTES))
+        }
+        Ok(Err(_)) => {
+            return closing(Error::invalid_body(
+                "The request body could not be read in full.",
+            ))
+        }
+        Err(_) => {
+            metrics::counter!("kaadxpay_http_request_timeouts_total", "phase" => "body")
+                .increment(1);
+            return closing(Error::RequestTimeout);
+        }
+    };
+    let request = Request::from_parts(parts, Body::from(body));
+    match tokio::time::timeout_at(total, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            metrics::counter!("kaadxpay_http_request_timeouts_total", "phase" => "serving")
+                .increment(1);
+            Error::ServiceUnavailable.into_response()
+        }
+    }
+}
+
+/// `error`, with the connection closed after it: the rest of the body is never read.
+fn closing(error: Error) -> Response {
+    let mut response = error.into_response();
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// The routes anyone can reach without credentials, whose bodies are read before anything is
+/// checked: sign-in, and the partner's webhooks (whose signature is checked over the body).
+const DOOR: [&str; 2] = ["/login", "/webhooks/partner"];
+
+/// Admission control: at most a fixed number of requests are served at once by this process
+/// (about as many as the pool has connections), and a few more may wait, each a few
+/// milliseconds at most, for a turn; beyond that the excess is answered `503` with
+/// `Retry-After` at once. Shedding costs microseconds: a burst's jitter is absorbed, an
+/// overload is refused at the door instead of queued. The [`DOOR`] routes have a small budget
+/// of their own (a quarter as many turns, at least two), so that a flood of them can never take
+/// a turn from the signed-in API and console. Cloned into every route, the budgets are shared
+/// by all.
+#[derive(Clone)]
+pub struct Admission {
+    signed_in: Budget,
+    door: Budget,
+}
+
+impl Admission {
+    pub fn new(max_in_flight: usize, max_waiting: usize, wait: Duration) -> Self {
+        Self {
+            signed_in: Budget::new(max_in_flight, max_waiting, wait),
+            door: Budget::new((max_in_flight / 4).max(2), (max_waiting / 4).max(1), wait),
+        }
+    }
+}
+
+/// Turns, and a line for them.
+#[derive(Clone)]
+struct Budget {
+    serving: Arc<Semaphore>,
+    waiting: Arc<Semaphore>,
+    wait: Duration,
+}
+
+impl Budget {
+    fn new(max_in_flight: usize, max_waiting: usize, wait: Duration) -> Self {
+        Self {
+            serving: Arc::new(Semaphore::new(max_in_flight)),
+            waiting: Arc::new(Semaphore::new(max_waiting)),
+            wait,
+        }
+    }
+
+    /// A turn: at once if one is free, else after waiting in line if the line has room.
+    async fn turn(&self) -> Option<OwnedSemaphorePermit> {
+        if let Ok(turn) = self.serving.clone().try_acquire_owned() {
+            return Some(turn);
+        }
+        let _in_line = self.waiting.clone().try_acquire_owned().ok()?;
+        tokio::time::timeout(self.wait, self.serving.clone().acquire_owned())
+            .await
+            .ok()?
+            .ok()
+    }
+}
+
+pub async fn admit(State(admission): State<Admission>, request: Request, next: Next) -> Response {
+    let (budget, name) = if DOOR.contains(&request.uri().path()) {
+        (&admission.door, "door")
+    } else {
+        (&admission.signed_in, "signed_in")
+    };
+    match budget.turn().await {
+        Some(_serving) => next.run(request).await,
+        None => {
+            metrics::counter!("kaadxpay_http_requests_shed_total", "budget" => name).increment(1);
+            Error::ServiceUnavailable.into_response()
+        }
+    }
+}

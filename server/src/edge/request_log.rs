@@ -1,0 +1,194 @@
+//! The request log's layer over the `/v1` routes: it notes what a request was (route, path,
+//! `Idempotency-Key`, request ids, client address), copies the first [`BODY_CAP`] bytes of each
+//! body as it streams through, and when the answer's body has been sent, hands the entry to the
+//! [`RequestLog`]'s buffer, which never waits. Only requests whose caller authenticated are
+//! recorded: the authenticating extractor (or, for a member's console change, the console's
+//! session layer) fills the request's [`CallerSlot`]. The verdict is the
+//! answer's `Idempotency-Key-Status`, so the engine needs no hook.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use chrono::Utc;
+use http_body_util::BodyExt;
+
+use super::middleware::{ClientRequestId, RequestId};
+use crate::http::outcome::KEY_STATUS;
+use crate::idempotency::key::{IdempotencyKey, HEADER};
+use crate::request_log::{Entry, RequestLog, BODY_CAP};
+
+/// Who made the request, as the log records it.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub merchant_id: String,
+    /// The API key's id (`key_…`), never its secret.
+    pub api_key_id: Option<String>,
+    /// The console user.
+    pub user_id: Option<String>,
+}
+
+impl Caller {
+    /// A merchant authenticated by its API key `key_id` (API.md §12).
+    pub fn api_key(merchant_id: &str, key_id: &str) -> Self {
+        Self {
+            merchant_id: merchant_id.to_owned(),
+            api_key_id: Some(key_id.to_owned()),
+            user_id: None,
+        }
+    }
+
+    /// A merchant's member acting in the console, named by their email.
+    pub fn console_user(merchant_id: &str, email: &str) -> Self {
+        Self {
+            merchant_id: merchant_id.to_owned(),
+            api_key_id: None,
+            user_id: Some(email.to_owned()),
+        }
+    }
+}
+
+/// Where whatever authenticates a request puts its [`Caller`] (in the request's extensions).
+#[derive(Debug, Clone, Default)]
+pub struct CallerSlot(Arc<OnceLock<Caller>>);
+
+impl CallerSlot {
+    pub fn fill(&self, caller: Caller) {
+        // A second authentication of the same request names the same caller.
+        let _ = self.0.set(caller);
+    }
+}
+
+pub async fn record(State(log): State<RequestLog>, mut request: Request, next: Next) -> Response {
+    if !log.is_on() {
+        return next.run(request).await;
+    }
+    let started = Instant::now();
+    let created_at = Utc::now();
+    let slot = CallerSlot::default();
+    request.extensions_mut().insert(slot.clone());
+    let head = head(&request);
+    let request_body = Arc::new(Mutex::new(Vec::new()));
+    let request = request.map(|body| {
+        let request_body = request_body.clone();
+        Body::new(body.map_frame(move |frame| {
+            if let Some(data) = frame.data_ref() {
+                append_capped(&mut request_body.lock().expect("not poisoned"), data);
+            }
+            frame
+        }))
+    });
+    let response = next.run(request).await;
+    let Some(caller) = slot.0.get().cloned() else {
+        return response;
+    };
+    let entry = Entry {
+        id: head.request_id,
+        created_at,
+        merchant_id: caller.merchant_id,
+        api_key_id: caller.api_key_id,
+        user_id: caller.user_id,
+        route: head.route,
+        method: head.method,
+        path: head.path,
+        idempotency_key: head.idempotency_key,
+        verdict: response
+            .headers()
+            .get(KEY_STATUS)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned),
+        status: response.status().as_u16(),
+        latency: started.elapsed(),
+        client_address: head.client_address,
+        request_body: Vec::new(),
+        response_body: Vec::new(),
+        client_request_id: head.client_request_id,
+    };
+    let mut pending = Pending {
+        log,
+        entry: Some(entry),
+        request_body,
+    };
+    response.map(|body| {
+        Body::new(body.map_frame(move |frame| {
+            if let (Some(data), Some(entry)) = (frame.data_ref(), pending.entry.as_mut()) {
+                append_capped(&mut entry.response_body, data);
+            }
+            frame
+        }))
+    })
+}
+
+/// What is known of a request before it is served.
+struct Head {
+    request_id: String,
+    client_request_id: Option<String>,
+    method: String,
+    route: String,
+    path: String,
+    idempotency_key: Option<String>,
+    client_address: Option<std::net::IpAddr>,
+}
+
+fn head(request: &Request) -> Head {
+    let extensions = request.extensions();
+    let method = request.method().to_string();
+    let template = extensions
+        .get::<MatchedPath>()
+        .map_or_else(|| request.uri().path(), MatchedPath::as_str);
+    Head {
+        request_id: extensions
+            .get::<RequestId>()
+            .map(|id| id.0.clone())
+            .unwrap_or_default(),
+        client_request_id: extensions.get::<ClientRequestId>().map(|id| id.0.clone()),
+        route: format!("{method} {template}"),
+        method,
+        path: request
+            .uri()
+            .path_and_query()
+            .map_or_else(|| request.uri().path().to_owned(), ToString::to_string),
+        idempotency_key: request.headers().get(HEADER).map(|raw| {
+            IdempotencyKey::parse(raw.as_bytes()).map_or_else(
+                |_| {
+                    String::from_utf8_lossy(raw.as_bytes())
+                        .chars()
+                        .take(300)
+                        .collect()
+                },
+                |key| key.as_str().to_owned(),
+            )
+        }),
+        client_address: extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(peer)| peer.ip()),
+    }
+}
+
+fn append_capped(into: &mut Vec<u8>, data: &[u8]) {
+    let room = BODY_CAP.saturating_sub(into.len());
+    into.extend_from_slice(&data[..data.len().min(room)]);
+}
+
+/// A served request's entry, handed to the log when the answer's body is done with (sent in
+/// full, or abandoned by the client).
+struct Pending {
+    log: RequestLog,
+    entry: Option<Entry>,
+    request_body: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if let Some(mut entry) = self.entry.take() {
+            if let Ok(mut body) = self.request_body.lock() {
+                entry.request_body = std::mem::take(&mut body);
+            }
+            self.log.record(entry);
+        }
+    }
+}

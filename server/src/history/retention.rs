@@ -1,0 +1,147 @@
+//! How long history is kept, and the purge that deletes what is older: webhook events (with their
+//! deliveries and attempts, once none is pending), delivery attempts, the partner's webhook
+//! events, the payout worker's partner calls, failed console sign-ins, and the hourly idempotency outcome counts. Runs beside the idempotency purge, inside
+//! `serve` and in `kaadxpay purge`.
+//!
+//! A partner event deleted here no longer deduplicates by `event_id`; the payout moves it caused
+//! are conditional on the payout's state, so a very late redelivery still changes nothing. Keep
+//! the partner event retention above the partner's own redelivery horizon all the same.
+
+use std::time::Duration;
+
+use clap::Args;
+use serde::Serialize;
+use sqlx::PgPool;
+
+/// Each kind of history's retention.
+#[derive(Debug, Clone, Args)]
+pub struct Retention {
+    /// How long webhook events are kept (with their deliveries and attempts; never while a
+    /// delivery is still pending).
+    #[arg(long = "event-retention", env = "KAADXPAY_EVENT_RETENTION", default_value = "30d", value_parser = humantime::parse_duration, global = true)]
+    pub events: Duration,
+
+    /// How long each webhook delivery attempt is kept.
+    #[arg(long = "webhook-attempt-retention", env = "KAADXPAY_WEBHOOK_ATTEMPT_RETENTION", default_value = "30d", value_parser = humantime::parse_duration, global = true)]
+    pub webhook_attempts: Duration,
+
+    /// How long the partner's webhook events are kept for deduplication by `event_id`.
+    #[arg(long = "partner-event-retention", env = "KAADXPAY_PARTNER_EVENT_RETENTION", default_value = "90d", value_parser = humantime::parse_duration, global = true)]
+    pub partner_events: Duration,
+
+    /// How long the payout worker's calls to the partner (payout timelines) are kept.
+    #[arg(long = "partner-call-retention", env = "KAADXPAY_PARTNER_CALL_RETENTION", default_value = "90d", value_parser = humantime::parse_duration, global = true)]
+    pub partner_calls: Duration,
+
+    /// How long failed console sign-ins are kept (at least the 15-minute throttle window).
+    #[arg(long = "login-failure-retention", env = "KAADXPAY_LOGIN_FAILURE_RETENTION", default_value = "1d", value_parser = humantime::parse_duration, global = true)]
+    pub login_failures: Duration,
+
+    /// How long the hourly idempotency outcome counts (the console's chart) are kept.
+    #[arg(long = "outcome-retention", env = "KAADXPAY_OUTCOME_RETENTION", default_value = "7d", value_parser = humantime::parse_duration, global = true)]
+    pub outcome_counts: Duration,
+}
+
+/// How many rows of each kind one purge deleted.
+#[derive(Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Purged {
+    pub events: u64,
+    pub webhook_attempts: u64,
+    pub partner_events: u64,
+    pub partner_calls: u64,
+    pub login_failures: u64,
+    pub outcome_counts: u64,
+}
+
+impl Retention {
+    /// The retentions that cannot work, one sentence each.
+    pub fn problems(&self) -> Vec<String> {
+        let window = Duration::from_secs(60 * crate::accounts::users::THROTTLE_WINDOW_MINUTES as u64);
+        let mut problems: Vec<String> = [
+            ("KAADXPAY_EVENT_RETENTION", self.events),
+            ("KAADXPAY_WEBHOOK_ATTEMPT_RETENTION", self.webhook_attempts),
+            ("KAADXPAY_PARTNER_EVENT_RETENTION", self.partner_events),
+            ("KAADXPAY_PARTNER_CALL_RETENTION", self.partner_calls),
+            ("KAADXPAY_OUTCOME_RETENTION", self.outcome_counts),
+        ]
+        .into_iter()
+        .filter(|(_, retention)| retention.is_zero())
+        .map(|(name, _)| format!("{name} must be longer than zero."))
+        .collect();
+        if self.login_failures < window {
+            problems.push(format!(
+                "KAADXPAY_LOGIN_FAILURE_RETENTION must be at least the {} sign-in throttle window.",
+                humantime::format_duration(window)
+            ));
+        }
+        problems
+    }
+
+    /// Deletes the history older than its retention.
+    pub async fn purge(&self, pool: &PgPool) -> sqlx::Result<Purged> {
+        let purged = Purged {
+            webhook_attempts: delete_older(
+                pool,
+                "DELETE FROM webhook_attempts WHERE at < now() - make_interval(secs => $1)",
+                self.webhook_attempts,
+            )
+            .await?,
+            // Deliveries and their attempts go with their event, in one statement (foreign keys
+            // are checked at its end); an event with a pending delivery stays.
+            events: delete_older(
+                pool,
+                "WITH old AS ( \
+                   SELECT id FROM events e WHERE created_at < now() - make_interval(secs => $1) \
+                     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d \
+                                     WHERE d.event_id = e.id AND d.status = 'pending')), \
+                 attempts AS ( \
+                   DELETE FROM webhook_attempts a USING webhook_deliveries d \
+                   WHERE a.delivery_id = d.id AND d.event_id IN (SELECT id FROM old)), \
+                 deliveries AS (DELETE FROM webhook_deliveries WHERE event_id IN (SELECT id FROM old)) \
+                 DELETE FROM events WHERE id IN (SELECT id FROM old)",
+                self.events,
+            )
+            .await?,
+            partner_events: delete_older(
+                pool,
+                "DELETE FROM partner_events WHERE received_at < now() - make_interval(secs => $1)",
+                self.partner_events,
+            )
+            .await?,
+            partner_calls: delete_older(
+                pool,
+                "DELETE FROM partner_calls WHERE at < now() - make_interval(secs => $1)",
+                self.partner_calls,
+            )
+            .await?,
+            login_failures: delete_older(
+                pool,
+                "DELETE FROM login_failures WHERE failed_at < now() - make_interval(secs => $1)",
+                self.login_failures,
+            )
+            .await?,
+            outcome_counts: delete_older(
+                pool,
+                "DELETE FROM idempotency_outcomes WHERE hour < now() - make_interval(secs => $1)",
+                self.outcome_counts,
+            )
+            .await?,
+        };
+        if purged != Purged::default() {
+            tracing::info!(
+                event = "retention.purged",
+                ?purged,
+                "deleted history past its retention"
+            );
+        }
+        Ok(purged)
+    }
+}
+
+async fn delete_older(pool: &PgPool, sql: &str, retention: Duration) -> sqlx::Result<u64> {
+    Ok(sqlx::query(sql)
+        .bind(retention.as_secs_f64())
+        .execute(pool)
+        .await?
+        .rows_affected())
+}

@@ -1,0 +1,113 @@
+//! Commands: the operations that take an `Idempotency-Key` (create an order, a payout, a webhook
+//! endpoint; redeliver an event). Each is a typed value whose effect runs at most once per
+//! `(merchant, key)`; [`run`] is the one path every adapter takes to execute one, so the API
+//! and the console get the same answers from the same engine. Every command's effect is local
+//! SQL, so every one takes the engine's one-commit path (`idempotency::once`).
+
+use std::future::Future;
+
+use serde::Serialize;
+
+use crate::contract::error::Error;
+use crate::idempotency::fingerprint::fingerprint;
+use crate::idempotency::{
+    IdempotencyKey, IdempotentRequest, Once, Outcome, Ran, Resource, StoredResponse,
+};
+use crate::service::state::AppState;
+
+/// Who asks, and under which key.
+pub struct Caller<'a> {
+    pub merchant_id: &'a str,
+    pub key: &'a IdempotencyKey,
+    /// The request's id, for the engine's log events.
+    pub request_id: &'a str,
+}
+
+/// An operation with an effect, run at most once per key. Its serialised form is what makes two
+/// requests with one key the same request.
+pub trait Command: Serialize + Send + Sync {
+    /// The method and route template that names it, e.g. `POST /v1/orders`.
+    const ENDPOINT: &'static str;
+
+    /// Checks that refuse a request about to execute (so a refusal here leaves no record):
+    /// those that need the database or the network, beyond the checks of the command's own
+    /// types. A key that already has an answer gives it instead, whatever the check says now.
+    fn check(
+        &self,
+        _state: &AppState,
+        _merchant_id: &str,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        async { Ok(()) }
+    }
+
+    /// The effect, with the key's record made completed in its transaction ([`Once`]: one
+    /// statement, or a transaction of several). An `Err` that is definitive (a refusal such as
+    /// `402 insufficient_funds`) is recorded and replayed; any other leaves the key free.
+    fn apply(
+        &self,
+        once: Once,
+        caller: &Caller<'_>,
+    ) -> impl Future<Output = Result<Ran, Error>> + Send;
+
+    /// The `201` answer that created `resource`, rendered again byte for byte from it (the key's
+    /// record keeps only the reference). A command whose answers are not `201`s has its answers'
+    /// bytes recorded, and is never asked.
+    fn render(
+        state: &AppState,
+        merchant_id: &str,
+        resource: Resource,
+    ) -> impl Future<Output = Result<StoredResponse, Error>> + Send {
+        let _ = (state, merchant_id);
+        async move {
+            Err(anyhow::anyhow!(
+                "{} recorded its answer's bytes, not a reference to {} {}",
+                Self::ENDPOINT,
+                resource.kind,
+                resource.id
+            )
+            .into())
+        }
+    }
+}
+
+/// Runs `command` for `caller` through the idempotency engine.
+pub async fn run<C: Command>(
+    state: &AppState,
+    caller: &Caller<'_>,
+    command: &C,
+) -> Result<Outcome, Error> {
+    let fingerprinted = serde_json::to_value(command)
+        .map_err(|err| anyhow::anyhow!("a command did not serialise: {err}"))?;
+    let request = IdempotentRequest {
+        merchant_id: caller.merchant_id,
+        key: caller.key,
+        endpoint: C::ENDPOINT,
+        body: &fingerprinted,
+        request_id: caller.request_id,
+    };
+    let request_hash = fingerprint(C::ENDPOINT, &fingerprinted);
+    if let Some(remembered) = state.idempotency.remembered(&request, &request_hash) {
+        return Ok(remembered);
+    }
+    if let Err(refusal) = command.check(state, caller.merchant_id).await {
+        let render = |resource| C::render(state, caller.merchant_id, resource);
+        return match state
+            .idempotency
+            .answered(&request, &request_hash, render)
+            .await?
+        {
+            Some(answered) => Ok(answered),
+            None => Err(refusal),
+        };
+    }
+    let outcome = state
+        .idempotency
+        .execute_once(
+            &request,
+            &request_hash,
+            |once| command.apply(once, caller),
+            |resource| C::render(state, caller.merchant_id, resource),
+        )
+        .await?;
+    Ok(outcome)
+}

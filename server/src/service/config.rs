@@ -1,0 +1,309 @@
+//! Settings, from flags and environment variables, validated when the command line is parsed.
+//! Durations are written like `24h`, `60s` or `500ms`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use crate::webhooks::schedule::RetrySchedule;
+
+/// How long a merchant's webhook endpoint has to answer.
+pub const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Json,
+    Pretty,
+}
+
+/// Settings shared by every command.
+#[derive(Debug, Clone, Args)]
+pub struct Settings {
+    /// The PostgreSQL database. Without it, an embedded cluster is started under --data-dir.
+    #[arg(long, env = "DATABASE_URL", global = true)]
+    pub database_url: Option<String>,
+
+    /// Where the embedded PostgreSQL keeps its cluster.
+    #[arg(
+        long,
+        env = "KAADXPAY_DATA_DIR",
+        default_value = ".data",
+        global = true
+    )]
+    pub data_dir: PathBuf,
+
+    /// Connections in the database pool.
+    #[arg(
+        long,
+        env = "KAADXPAY_DB_POOL_SIZE",
+        default_value_t = 16,
+        global = true
+    )]
+    pub db_pool_size: u32,
+
+    /// How long a request may wait for a database connection before it is answered `503`.
+    #[arg(long, env = "KAADXPAY_DB_ACQUIRE_TIMEOUT", default_value = "1s", value_parser = humantime::parse_duration, global = true)]
+    pub db_acquire_timeout: Duration,
+
+    /// Requests served at once by this process. Default: one per database connection.
+    #[arg(long, env = "KAADXPAY_MAX_IN_FLIGHT", global = true)]
+    pub max_in_flight: Option<usize>,
+
+    /// Requests that may wait in line for a turn, each at most --admission-wait; one that
+    /// finds the line full is answered `503` at once. Default: a quarter of --max-in-flight.
+    #[arg(long, env = "KAADXPAY_MAX_WAITING", global = true)]
+    pub max_waiting: Option<usize>,
+
+    /// How long a request waits in line for a turn before it is answered `503`.
+    #[arg(long, env = "KAADXPAY_ADMISSION_WAIT", default_value = "2ms", value_parser = humantime::parse_duration, global = true)]
+    pub admission_wait: Duration,
+
+    /// How long a client has to send a request's headers before its connection is closed.
+    #[arg(long, env = "KAADXPAY_HEADER_READ_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration, global = true)]
+    pub header_read_timeout: Duration,
+
+    /// How long a client has, once its headers are in, to send the body: then `408`.
+    #[arg(long, env = "KAADXPAY_BODY_READ_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration, global = true)]
+    pub body_read_timeout: Duration,
+
+    /// How long a request may take from its headers to its answer, body included; a request
+    /// still being served then is answered `503` (its body, if late, got `408` before).
+    #[arg(long, env = "KAADXPAY_REQUEST_TIMEOUT", default_value = "30s", value_parser = humantime::parse_duration, global = true)]
+    pub request_timeout: Duration,
+
+    /// How long an idempotency record answers for its key.
+    #[arg(long, env = "KAADXPAY_IDEMPOTENCY_TTL", default_value = "24h", value_parser = humantime::parse_duration, global = true)]
+    pub idempotency_ttl: Duration,
+
+    /// How long a claim stays live without completing before the sweeper may fail it.
+    #[arg(long, env = "KAADXPAY_IDEMPOTENCY_LEASE", default_value = "60s", value_parser = humantime::parse_duration, global = true)]
+    pub idempotency_lease: Duration,
+
+    /// How often the sweeper looks for abandoned claims.
+    #[arg(long, env = "KAADXPAY_SWEEP_INTERVAL", default_value = "5s", value_parser = humantime::parse_duration, global = true)]
+    pub sweep_interval: Duration,
+
+    /// How often expired idempotency records are deleted.
+    #[arg(long, env = "KAADXPAY_PURGE_INTERVAL", default_value = "1h", value_parser = humantime::parse_duration, global = true)]
+    pub purge_interval: Duration,
+
+    /// The partner bank. Without it, `serve` runs the partner simulator in-process on
+    /// `127.0.0.1:4000` (or a free port), which is also where `reconcile` looks by default.
+    #[arg(long, env = "KAADXPAY_PARTNER_URL", global = true)]
+    pub partner_url: Option<String>,
+
+    /// The secret the partner signs its webhooks with. Required with --partner-url; without
+    /// it (the in-process simulator) the simulator's published test secret is used.
+    #[arg(long, env = "KAADXPAY_PARTNER_WEBHOOK_SECRET", global = true)]
+    pub partner_webhook_secret: Option<String>,
+
+    /// How long a call to the partner may take before it counts as a timeout.
+    #[arg(long, env = "KAADXPAY_PARTNER_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration, global = true)]
+    pub partner_timeout: Duration,
+
+    /// How long the payout worker holds a payout it works on before another process may take
+    /// it; must outlast a partner call (--partner-timeout).
+    #[arg(long, env = "KAADXPAY_PAYOUT_LEASE", default_value = "60s", value_parser = humantime::parse_duration, global = true)]
+    pub payout_lease: Duration,
+
+    /// How often the payout worker looks for due payouts.
+    #[arg(long, env = "KAADXPAY_PAYOUT_INTERVAL", default_value = "1s", value_parser = humantime::parse_duration, global = true)]
+    pub payout_interval: Duration,
+
+    /// The delay before a payout's first retry after a timeout or 5xx; each retry doubles it.
+    #[arg(long, env = "KAADXPAY_PAYOUT_RETRY_BASE", default_value = "1s", value_parser = humantime::parse_duration, global = true)]
+    pub payout_retry_base: Duration,
+
+    /// How often an in-transit payout is polled at the partner, in case its webhook never comes.
+    #[arg(long, env = "KAADXPAY_PAYOUT_POLL_INTERVAL", default_value = "30s", value_parser = humantime::parse_duration, global = true)]
+    pub payout_poll_interval: Duration,
+
+    /// How often `serve` checks whether the previous day still needs reconciling (and
+    /// applying; one replica does it, once per day, the first check one interval after start)
+    /// and retries the unfinished reversals that are due, whatever their day.
+    #[arg(long, env = "KAADXPAY_RECONCILE_INTERVAL", default_value = "30s", value_parser = humantime::parse_duration, global = true)]
+    pub reconcile_interval: Duration,
+    /// The delays between webhook attempts, jittered by ±20 %; when they run out the delivery fails.
+    #[arg(long, env = "KAADXPAY_WEBHOOK_RETRY_SCHEDULE", default_value = "5s,30s,2m,10m,30m,1h,3h,6h,12h,24h", value_parser = RetrySchedule::parse, global = true)]
+    pub webhook_retry_schedule: RetrySchedule,
+
+    /// How often the webhook dispatcher looks for due deliveries.
+    #[arg(long, env = "KAADXPAY_WEBHOOK_INTERVAL", default_value = "1s", value_parser = humantime::parse_duration, global = true)]
+    pub webhook_interval: Duration,
+
+    /// How long a dispatcher holds a delivery it is sending before another may claim it again;
+    /// keep it above the 10 s send timeout.
+    #[arg(long, env = "KAADXPAY_WEBHOOK_LEASE", default_value = "60s", value_parser = humantime::parse_duration, global = true)]
+    pub webhook_lease: Duration,
+
+    /// Let webhook endpoints be loopback, private, link-local or other internal addresses
+    /// (local development and tests; the embedded mode turns it on). Off, such URLs are refused
+    /// at registration and again, after DNS resolution, on every send.
+    #[arg(long, env = "KAADXPAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS", default_value_t = false,
+          action = clap::ArgAction::Set, value_name = "true|false", global = true)]
+    pub webhook_allow_private_networks: bool,
+
+    /// The address people reach the service at, e.g. `https://pay.example.com`; with
+    /// `https://` the console's session cookie is marked `Secure`.
+    #[arg(long, env = "KAADXPAY_PUBLIC_URL", global = true)]
+    pub public_url: Option<String>,
+
+    #[command(flatten)]
+    pub retention: crate::history::retention::Retention,
+
+    #[command(flatten)]
+    pub request_log: crate::request_log::Settings,
+
+    /// `json` lines for machines, `pretty` for people.
+    #[arg(
+        long,
+        env = "KAADXPAY_LOG_FORMAT",
+        default_value = "json",
+        global = true
+    )]
+    pub log_format: LogFormat,
+}
+
+/// Where `reconcile` and the embedded partner simulator meet when no partner URL is given.
+pub const LOCAL_PARTNER_ADDR: &str = "127.0.0.1:4000";
+
+impl Settings {
+    /// Every value that cannot work, one sentence each naming its variable; empty when all is
+    /// well. Run at start, before anything else, so a bad setting never surfaces as a panic or
+    /// a silent misbehaviour later.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let positive = [
+            ("KAADXPAY_DB_ACQUIRE_TIMEOUT", self.db_acquire_timeout),
+            ("KAADXPAY_ADMISSION_WAIT", self.admission_wait),
+            ("KAADXPAY_HEADER_READ_TIMEOUT", self.header_read_timeout),
+            ("KAADXPAY_BODY_READ_TIMEOUT", self.body_read_timeout),
+            ("KAADXPAY_REQUEST_TIMEOUT", self.request_timeout),
+            ("KAADXPAY_IDEMPOTENCY_TTL", self.idempotency_ttl),
+            ("KAADXPAY_IDEMPOTENCY_LEASE", self.idempotency_lease),
+            ("KAADXPAY_SWEEP_INTERVAL", self.sweep_interval),
+            ("KAADXPAY_PURGE_INTERVAL", self.purge_interval),
+            ("KAADXPAY_PARTNER_TIMEOUT", self.partner_timeout),
+            ("KAADXPAY_PAYOUT_LEASE", self.payout_lease),
+            ("KAADXPAY_PAYOUT_INTERVAL", self.payout_interval),
+            ("KAADXPAY_PAYOUT_RETRY_BASE", self.payout_retry_base),
+            ("KAADXPAY_PAYOUT_POLL_INTERVAL", self.payout_poll_interval),
+            ("KAADXPAY_RECONCILE_INTERVAL", self.reconcile_interval),
+            ("KAADXPAY_WEBHOOK_INTERVAL", self.webhook_interval),
+            ("KAADXPAY_WEBHOOK_LEASE", self.webhook_lease),
+        ];
+        for (name, value) in positive {
+            if value.is_zero() {
+                problems.push(format!("{name} must be longer than zero."));
+            }
+        }
+        problems.extend(self.retention.problems());
+        problems.extend(self.request_log.problems());
+        if self.db_pool_size == 0 {
+            problems.push("KAADXPAY_DB_POOL_SIZE must be at least 1.".to_owned());
+        }
+        if self.max_in_flight == Some(0) {
+            problems.push("KAADXPAY_MAX_IN_FLIGHT must be at least 1.".to_owned());
+        }
+        // A body that runs out the request's time would be answered 503, not 408.
+        if self.body_read_timeout >= self.request_timeout {
+            problems.push(format!(
+                "KAADXPAY_BODY_READ_TIMEOUT ({}) must be shorter than KAADXPAY_REQUEST_TIMEOUT ({}): the body is read within the request's time.",
+                humantime::format_duration(self.body_read_timeout),
+                humantime::format_duration(self.request_timeout)
+            ));
+        }
+        // A lease that can run out mid-call lets a second worker send the same payout at once.
+        if self.payout_lease <= self.partner_timeout {
+            problems.push(format!(
+                "KAADXPAY_PAYOUT_LEASE ({}) must be longer than KAADXPAY_PARTNER_TIMEOUT ({}): a payout is leased for it while the partner is called.",
+                humantime::format_duration(self.payout_lease),
+                humantime::format_duration(self.partner_timeout)
+            ));
+        }
+        if self.webhook_lease <= WEBHOOK_TIMEOUT {
+            problems.push(format!(
+                "KAADXPAY_WEBHOOK_LEASE ({}) must be longer than the {} webhook send timeout.",
+                humantime::format_duration(self.webhook_lease),
+                humantime::format_duration(WEBHOOK_TIMEOUT)
+            ));
+        }
+        if let Some(url) = &self.public_url {
+            let parsed = reqwest::Url::parse(url).ok();
+            if !parsed.is_some_and(|url| matches!(url.scheme(), "http" | "https")) {
+                problems.push(format!(
+                    "KAADXPAY_PUBLIC_URL ({url}) must be an absolute http:// or https:// URL."
+                ));
+            }
+        }
+        problems
+    }
+
+    /// What `serve` needs beyond [`Settings::problems`]: a real partner's webhooks are only
+    /// trusted with a secret of its own, never the simulator's published one.
+    pub fn serve_problems(&self) -> Vec<String> {
+        let mut problems = self.problems();
+        if self.partner_url.is_some() && self.partner_webhook_secret.is_none() {
+            problems.push(
+                "KAADXPAY_PARTNER_WEBHOOK_SECRET must be set when KAADXPAY_PARTNER_URL is: it is how the partner's webhooks are told from forgeries.".to_owned(),
+            );
+        }
+        problems
+    }
+
+    /// The secret partner webhooks must be signed with: the configured one, or the simulator's
+    /// test secret when the simulator runs in-process (no partner URL).
+    pub fn partner_webhook_secret(&self) -> anyhow::Result<&str> {
+        match (&self.partner_webhook_secret, &self.partner_url) {
+            (Some(secret), _) => Ok(secret),
+            (None, None) => Ok(crate::partner::TEST_WEBHOOK_SECRET),
+            (None, Some(_)) => anyhow::bail!(
+                "KAADXPAY_PARTNER_WEBHOOK_SECRET must be set when KAADXPAY_PARTNER_URL is"
+            ),
+        }
+    }
+
+    /// Whether people reach the service over `https://` (its public URL says so).
+    pub fn serves_https(&self) -> bool {
+        self.public_url
+            .as_deref()
+            .is_some_and(|url| url.starts_with("https://"))
+    }
+
+    /// Requests served at once before the excess is shed: about as many as can hold a
+    /// database connection, so an admitted request seldom waits for one.
+    pub fn max_in_flight(&self) -> usize {
+        self.max_in_flight.unwrap_or(self.db_pool_size as usize)
+    }
+
+    /// A short line: enough to absorb a burst's jitter, never a queue to wait out.
+    pub fn max_waiting(&self) -> usize {
+        self.max_waiting
+            .unwrap_or_else(|| (self.max_in_flight() / 4).max(1))
+    }
+
+    pub fn partner_client(&self, partner_url: &str) -> crate::partner::client::PartnerClient {
+        crate::partner::client::PartnerClient::new(partner_url, self.partner_timeout)
+    }
+
+    /// The configured partner, or the local simulator's address.
+    pub fn partner_url_or_local(&self) -> String {
+        self.partner_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{LOCAL_PARTNER_ADDR}"))
+    }
+}
+
+/// Settings of `serve`.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// The address to listen on.
+    #[arg(long, env = "KAADXPAY_ADDR", default_value = "127.0.0.1:3000")]
+    pub addr: SocketAddr,
+
+    /// Create the demo merchant (always done on the embedded database).
+    #[arg(long)]
+    pub demo: bool,
+}

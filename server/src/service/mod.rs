@@ -1,0 +1,7 @@
+//! The service as a whole: its settings, the state both adapters share, the commands both run
+//! through the idempotency engine, and start-up (state, router, workers, listener).
+
+pub mod commands;
+pub mod config;
+pub mod startup;
+pub mod state;

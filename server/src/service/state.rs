@@ -1,0 +1,35 @@
+//! The services every adapter shares (the HTTP API, the console): the database pool, the
+//! idempotency engine, the metrics, the partner bank (and whether it is the simulator: test mode), and the settings that requests need. It
+//! knows neither adapter, so both can hold it without a loop through `startup`.
+
+use std::sync::Arc;
+
+use metrics_exporter_prometheus::PrometheusHandle;
+use sqlx::PgPool;
+
+use crate::accounts::auth::cache::ApiKeyCache;
+use crate::accounts::auth::usage::KeyUsage;
+use crate::idempotency::Idempotency;
+use crate::partner::client::PartnerClient;
+use crate::partner_sim::test_mode::TestMode;
+use crate::request_log::RequestLog;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub pool: PgPool,
+    /// API-key lookups, remembered for a few seconds.
+    pub api_keys: Arc<ApiKeyCache>,
+    /// The API keys used since their `last_used_at` was last written.
+    pub key_usage: Arc<KeyUsage>,
+    pub idempotency: Idempotency,
+    pub metrics: PrometheusHandle,
+    /// The partner bank, asked whose transfer a partner webhook is about when that is unknown.
+    pub partner: PartnerClient,
+    pub partner_webhook_secret: Arc<str>,
+    /// Whether the partner is the simulator (the console says so and lists the magic IBANs).
+    pub test_mode: TestMode,
+    /// Webhook endpoints may be internal addresses (local development and tests).
+    pub webhook_allow_private_networks: bool,
+    /// Where served `/v1` requests are recorded.
+    pub request_log: RequestLog,
+}

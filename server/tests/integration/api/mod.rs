@@ -1,0 +1,13 @@
+//! The JSON API under `/v1` (API.md §1–§5, §11, §12): idempotency, orders, payouts, API keys,
+//! webhooks and their management, the request log, and what no input may do to it.
+
+mod api_key_cache;
+mod api_keys;
+mod hostile_input;
+mod idempotency;
+mod orders;
+mod payouts;
+mod request_log;
+mod ssrf;
+mod webhook_management;
+mod webhooks;

@@ -1,0 +1,640 @@
+//! Webhooks to merchants (API.md §5) over real HTTP against a real PostgreSQL, delivered to a
+//! real local receiver: signatures checked by the independent `standardwebhooks` crate,
+//! retries, a `SIGKILL` between commit and send, two dispatchers on one queue, `410 Gone`, and
+//! the endpoint and event routes.
+
+use crate::common;
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use futures::future::join_all;
+use serde_json::Value;
+use server::webhooks::{publish, Dispatcher, EventType};
+use standardwebhooks::Webhook;
+
+use common::{
+    create_merchant, error_code, fresh_database, json, settings, spawn_app_with, ServerProcess,
+    TestApp,
+};
+
+/// The in-process app's own dispatcher stays idle: the tests step theirs.
+const IDLE_WORKER: [&str; 2] = ["--webhook-interval", "1h"];
+const ORDER: &str = r#"{"amount": 1200, "currency": "EUR"}"#;
+
+#[derive(Clone)]
+struct Received {
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+/// A local endpoint that records every request and answers the planned statuses, then `200`.
+#[derive(Clone, Default)]
+struct Receiver {
+    url: String,
+    received: Arc<Mutex<Vec<Received>>>,
+    plan: Arc<Mutex<VecDeque<u16>>>,
+}
+
+impl Receiver {
+    async fn start(plan: &[u16]) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let receiver = Self {
+            url: format!("http://{}/hooks", listener.local_addr().unwrap()),
+            plan: Arc::new(Mutex::new(plan.iter().copied().collect())),
+            ..Self::default()
+        };
+        let router = axum::Router::new()
+            .route("/hooks", axum::routing::post(record))
+            .with_state(receiver.clone());
+        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+        receiver
+    }
+
+    fn received(&self) -> Vec<Received> {
+        self.received.lock().unwrap().clone()
+    }
+
+    async fn wait_for(&self, requests: usize) -> Vec<Received> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.received.lock().unwrap().len() < requests {
+            assert!(
+                Instant::now() < deadline,
+                "the receiver got fewer than {requests} requests"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.received()
+    }
+}
+
+/// Records the request; a planned `429` comes with `Retry-After: 3600`.
+async fn record(
+    State(receiver): State<Receiver>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> (StatusCode, [(&'static str, &'static str); 1]) {
+    receiver
+        .received
+        .lock()
+        .unwrap()
+        .push(Received { headers, body });
+    let planned = receiver.plan.lock().unwrap().pop_front();
+    let status = planned.map_or(StatusCode::OK, |status| {
+        StatusCode::from_u16(status).unwrap()
+    });
+    let retry_after = if status == StatusCode::TOO_MANY_REQUESTS {
+        "3600"
+    } else {
+        "0"
+    };
+    (status, [("retry-after", retry_after)])
+}
+
+fn header<'a>(received: &'a Received, name: &str) -> &'a str {
+    received.headers[name].to_str().unwrap()
+}
+
+fn dispatcher(app: &TestApp, schedule: &str) -> Dispatcher {
+    Dispatcher::new(
+        app.pool.clone(),
+        // The receivers listen on 127.0.0.1.
+        &settings(&[
+            "--webhook-retry-schedule",
+            schedule,
+            "--webhook-allow-private-networks",
+            "true",
+        ]),
+    )
+}
+
+/// Creates an endpoint over HTTP; returns it as answered (with its secret).
+async fn create_endpoint(app: &TestApp, key: &str, body: Value) -> Value {
+    let response = app
+        .post("/v1/webhook-endpoints", Some(key), &body.to_string())
+        .await;
+    assert_eq!(response.status(), 201);
+    json(response).await
+}
+
+async fn create_order(base_url: &str, app: &TestApp, key: &str) -> Value {
+    let response = app
+        .client
+        .post(format!("{base_url}/v1/orders"))
+        .bearer_auth(&app.merchant.api_key)
+        .header("idempotency-key", key)
+        .body(ORDER)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201);
+    json(response).await
+}
+
+/// Steps the dispatcher until no delivery is pending.
+async fn drain(dispatcher: &Dispatcher, app: &TestApp) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while app
+        .count("webhook_deliveries WHERE status = 'pending'")
+        .await
+        > 0
+    {
+        assert!(Instant::now() < deadline, "deliveries still pending");
+        dispatcher.run_once().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test]
+async fn signatures_verify_with_standardwebhooks_and_fail_after_one_byte_changes() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let receiver = Receiver::start(&[]).await;
+    let endpoint =
+        create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
+    let secret = endpoint["secret"].as_str().unwrap();
+    assert!(secret.starts_with("whsec_"));
+    let order = create_order(&app.base_url, &app, "order").await;
+
+    dispatcher(&app, "5s").run_once().await.unwrap();
+    let got = &receiver.wait_for(1).await[0];
+    let webhook = Webhook::new(secret).unwrap();
+    webhook
+        .verify(&got.body, &got.headers)
+        .expect("the signature verifies");
+    let mut tampered = got.body.to_vec();
+    tampered[5] ^= 0x01;
+    assert!(webhook.verify(&tampered, &got.headers).is_err());
+
+    let body: Value = serde_json::from_slice(&got.body).unwrap();
+    assert_eq!(body["event_type"], "order.created");
+    assert_eq!(body["data"]["object"], order);
+    assert_eq!(header(got, "webhook-id"), body["event_id"]);
+    assert_eq!(header(got, "kaadxpay-event-type"), "order.created");
+    assert!(chrono::DateTime::parse_from_rfc3339(header(got, "kaadxpay-delivered-at")).is_ok());
+    let stored: String = sqlx::query_scalar("SELECT payload::text FROM events")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        got.body,
+        stored.as_bytes(),
+        "the body is the stored payload"
+    );
+}
+
+#[tokio::test]
+async fn three_500s_then_200_make_four_attempts_of_one_body() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let receiver = Receiver::start(&[500, 500, 500]).await;
+    create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
+    create_order(&app.base_url, &app, "order").await;
+
+    drain(&dispatcher(&app, "10ms,10ms,10ms,10ms"), &app).await;
+    let got = receiver.received();
+    assert_eq!(got.len(), 4);
+    let event_id = header(&got[0], "webhook-id");
+    let mut delivery_ids: Vec<&str> = got
+        .iter()
+        .map(|r| header(r, "kaadxpay-delivery-id"))
+        .collect();
+    for attempt in &got {
+        assert_eq!(header(attempt, "webhook-id"), event_id);
+        assert_eq!(attempt.body, got[0].body);
+    }
+    delivery_ids.sort();
+    delivery_ids.dedup();
+    assert_eq!(delivery_ids.len(), 4, "a new delivery id per attempt");
+
+    let event = json(app.get(&format!("/v1/events/{event_id}")).await).await;
+    let delivery = &event["deliveries"][0];
+    assert_eq!(delivery["status"], "delivered");
+    assert_eq!(delivery["attempt_count"], 4);
+    let codes: Vec<i64> = delivery["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["status_code"].as_i64().unwrap())
+        .collect();
+    assert_eq!(codes, [500, 500, 500, 200]);
+    assert_eq!(
+        delivery["attempts"][3]["delivery_id"],
+        header(&got[3], "kaadxpay-delivery-id")
+    );
+}
+
+#[tokio::test]
+async fn a_delivery_that_keeps_failing_stops_when_the_schedule_runs_out() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let receiver = Receiver::start(&[503, 503, 503, 503]).await;
+    create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
+    create_order(&app.base_url, &app, "order").await;
+
+    drain(&dispatcher(&app, "10ms,10ms"), &app).await;
+    assert_eq!(
+        receiver.received().len(),
+        3,
+        "the first attempt and two retries"
+    );
+    assert_eq!(
+        app.count("webhook_deliveries WHERE status = 'failed'")
+            .await,
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_recorded_and_retried() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hooks", closed.local_addr().unwrap());
+    drop(closed);
+    create_endpoint(&app, "endpoint", serde_json::json!({"url": url})).await;
+    create_order(&app.base_url, &app, "order").await;
+
+    drain(&dispatcher(&app, "10ms"), &app).await;
+    let (status_code, error): (Option<i16>, Option<String>) =
+        sqlx::query_as("SELECT status_code, error FROM webhook_attempts ORDER BY at LIMIT 1")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(status_code, None);
+    assert!(error.unwrap().contains("error sending request"));
+    assert_eq!(
+        app.count("webhook_attempts").await,
+        2,
+        "the attempt and its retry"
+    );
+    assert_eq!(
+        app.count("webhook_deliveries WHERE status = 'failed'")
+            .await,
+        1
+    );
+}
+
+#[tokio::test]
+async fn retry_after_postpones_the_next_attempt() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let receiver = Receiver::start(&[429]).await;
+    create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
+    create_order(&app.base_url, &app, "order").await;
+
+    let dispatcher = dispatcher(&app, "10ms");
+    dispatcher.run_once().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    dispatcher.run_once().await.unwrap();
+    assert_eq!(
+        receiver.received().len(),
+        1,
+        "the retry waits an hour, not 10 ms"
+    );
+    let wait: f64 = sqlx::query_scalar(
+        "SELECT extract(epoch FROM next_attempt_at - now())::float8 FROM webhook_deliveries",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert!((3590.0..=3600.0).contains(&wait), "{wait}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_process_killed_between_commit_and_send_delivers_after_restart() {
+    let db_url = fresh_database().await;
+    let pool = server::platform::db::connect(&db_url, 4, std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
+    let merchant = create_merchant(&pool, "Crash Test").await;
+    let app = TestApp {
+        base_url: String::new(),
+        db_url: db_url.clone(),
+        pool: pool.clone(),
+        client: reqwest::Client::new(),
+        merchant,
+    };
+    let receiver = Receiver::start(&[]).await;
+    let quick = [
+        // The shortest lease the settings accept: it must outlast the 10 s send timeout.
+        ("KAADXPAY_WEBHOOK_LEASE", "11s"),
+        ("KAADXPAY_WEBHOOK_INTERVAL", "50ms"),
+    ];
+    let doomed = ServerProcess::start(
+        &db_url,
+        &[
+            quick[0],
+            quick[1],
+            (
+                "FAILPOINTS",
+                "order.before_commit=1*return;webhook.before_send=sleep(60000)",
+            ),
+        ],
+    )
+    .await;
+    let app = TestApp {
+        base_url: doomed.base_url.clone(),
+        ..app
+    };
+    create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
+
+    let failed = app.post("/v1/orders", Some("order"), ORDER).await;
+    assert_eq!(failed.status(), 500);
+    assert_eq!(
+        (app.count("orders").await, app.count("events").await),
+        (0, 0),
+        "no event without its change"
+    );
+    let order = create_order(&app.base_url, &app, "order").await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while app
+        .count("webhook_deliveries WHERE locked_until > now()")
+        .await
+        == 0
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the dispatcher never claimed the delivery"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    doomed.kill();
+    assert_eq!(app.count("orders").await, 1);
+    assert_eq!(app.count("events").await, 1, "no change without its event");
+    assert_eq!(app.count("webhook_attempts").await, 0);
+    assert!(receiver.received().is_empty(), "killed before sending");
+
+    let restarted = ServerProcess::start(&db_url, &quick).await;
+    let got = receiver.wait_for(1).await;
+    let body: Value = serde_json::from_slice(&got[0].body).unwrap();
+    assert_eq!(body["data"]["object"]["id"], order["id"]);
+    let app = TestApp {
+        base_url: restarted.base_url.clone(),
+        ..app
+    };
+    // The receiver has the request; the dispatcher records its answer a moment later.
+    let event_path = format!("/v1/events/{}", body["event_id"].as_str().unwrap());
+    common::eventually(
+        Duration::from_secs(10),
+        "the delivery is recorded delivered",
+        || async {
+            json(app.get(&event_path).await).await["deliveries"][0]["status"] == "delivered"
+        },
+    )
+    .await;
+    assert_eq!(
+        app.count(
+            "orders o WHERE NOT EXISTS (SELECT 1 FROM events e \
+             WHERE e.event_type = 'order.created' AND e.payload->'data'->'object'->>'id' = o.id)"
+        )
+        .await,
+        0
+    );
+    assert_eq!(receiver.received().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_thousand_events_and_two_dispatchers_deliver_each_exactly_once() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let receiver = Receiver::start(&[]).await;
+    create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
+    let mut tx = app.pool.begin().await.unwrap();
+    for n in 0..1000 {
+        publish(
+            &mut tx,
+            &app.merchant.id,
+            EventType::PayoutPaid,
+            &serde_json::json!({"n": n}),
+        )
+        .await
+        .unwrap();
+    }
+    tx.commit().await.unwrap();
+
+    let runs = (0..2).map(|_| {
+        let dispatcher = dispatcher(&app, "10ms");
+        let app = &app;
+        async move { drain(&dispatcher, app).await }
+    });
+    join_all(runs).await;
+
+    let got = receiver.received();
+    let mut per_event: HashMap<String, usize> = HashMap::new();
+    for request in &got {
+        *per_event
+            .entry(header(request, "webhook-id").to_owned())
+            .or_default() += 1;
+    }
+    assert_eq!(per_event.len(), 1000);
+    assert!(per_event.values().all(|&n| n == 1), "each event once");
+    assert_eq!(got.len(), 1000);
+    assert_eq!(app.count("webhook_attempts").await, 1000);
+    assert_eq!(
+        app.count("webhook_deliveries WHERE status = 'delivered'")
+            .await,
+        1000
+    );
+}
+
+#[tokio::test]
+async fn gone_disables_the_endpoint_and_stops_its_deliveries() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let receiver = Receiver::start(&[410, 410]).await;
+    let endpoint =
+        create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
+    create_order(&app.base_url, &app, "first").await;
+    create_order(&app.base_url, &app, "second").await;
+
+    let dispatcher = dispatcher(&app, "10ms");
+    dispatcher.run_once().await.unwrap();
+    let sent = receiver.received().len();
+    assert!((1..=2).contains(&sent));
+    assert_eq!(
+        app.count("webhook_deliveries WHERE status = 'disabled'")
+            .await,
+        2
+    );
+    create_order(&app.base_url, &app, "third").await;
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    assert_eq!(dispatcher.run_once().await.unwrap(), 0);
+    assert_eq!(receiver.received().len(), sent, "nothing more is sent");
+    assert_eq!(
+        app.count("webhook_deliveries").await,
+        2,
+        "nothing more is queued"
+    );
+
+    let listed = json(app.get("/v1/webhook-endpoints").await).await;
+    assert_eq!(listed["data"][0]["id"], endpoint["id"]);
+    assert_eq!(listed["data"][0]["status"], "disabled");
+}
+
+#[tokio::test]
+async fn endpoints_are_validated_listed_without_secret_private_and_deletable() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    for (body, param) in [
+        (r#"{"url": "ftp://example.com/x"}"#, "url"),
+        (r#"{"url": "not a url"}"#, "url"),
+        (
+            r#"{"url": "http://127.0.0.1/x", "events": ["order.shipped"]}"#,
+            "events[0]",
+        ),
+        (r#"{"url": "http://127.0.0.1/x", "events": []}"#, "events"),
+    ] {
+        let response = app.post("/v1/webhook-endpoints", Some("bad"), body).await;
+        assert_eq!(response.status(), 400, "{body}");
+        assert_eq!(json(response).await["error"]["param"], param);
+    }
+    assert_eq!(app.count("idempotency_keys").await, 0);
+
+    let body = r#"{"url": "http://127.0.0.1:9/x", "events": ["order.captured"]}"#;
+    let created = app.post("/v1/webhook-endpoints", Some("ok"), body).await;
+    let location = created.headers()["location"].to_str().unwrap().to_owned();
+    let created = json(created).await;
+    assert!(created["id"].as_str().unwrap().starts_with("whe_"));
+    assert_eq!(created["events"], serde_json::json!(["order.captured"]));
+    let replay = app.post("/v1/webhook-endpoints", Some("ok"), body).await;
+    assert_eq!(replay.headers()["idempotent-replayed"], "true");
+    assert_eq!(app.count("webhook_endpoints").await, 1);
+
+    let listed = json(app.get("/v1/webhook-endpoints").await).await;
+    assert_eq!(listed["data"].as_array().unwrap().len(), 1);
+    assert!(listed["data"][0].get("secret").is_none());
+    assert!(json(app.get(&location).await).await.get("secret").is_none());
+
+    let other = create_merchant(&app.pool, "Other").await;
+    assert_eq!(app.get_as(&other, &location).await.status(), 404);
+    let path = format!("{}{location}", app.base_url);
+    let foreign = app
+        .client
+        .delete(&path)
+        .bearer_auth(&other.api_key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), 404);
+    assert_eq!(error_code(&json(foreign).await), "resource_missing");
+
+    // Subscribed to captures only: a creation queues nothing, a capture one delivery.
+    let order = create_order(&app.base_url, &app, "order").await;
+    assert_eq!(app.count("webhook_deliveries").await, 0);
+    let order_path = format!("/v1/orders/{}", order["id"].as_str().unwrap());
+    app.put(&order_path, r#"{"status": "captured"}"#).await;
+    app.put(&order_path, r#"{"status": "captured"}"#).await;
+    assert_eq!(
+        app.count("events WHERE event_type = 'order.captured'")
+            .await,
+        1
+    );
+    assert_eq!(
+        app.count("webhook_deliveries WHERE status = 'pending'")
+            .await,
+        1
+    );
+
+    let deleted = app
+        .client
+        .delete(&path)
+        .bearer_auth(&app.merchant.api_key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(json(deleted).await["deleted"], true);
+    assert_eq!(
+        app.count("webhook_deliveries WHERE status = 'disabled'")
+            .await,
+        1
+    );
+    assert_eq!(app.get(&location).await.status(), 404);
+    assert!(json(app.get("/v1/webhook-endpoints").await).await["data"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+}
+
+#[tokio::test]
+async fn events_are_listed_private_and_redelivered_once_per_key() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let receiver = Receiver::start(&[]).await;
+    create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
+    let order = create_order(&app.base_url, &app, "order").await;
+    let order_path = format!("/v1/orders/{}", order["id"].as_str().unwrap());
+    app.put(&order_path, r#"{"status": "cancelled"}"#).await;
+
+    let listed = json(app.get("/v1/events").await).await;
+    let types: Vec<&str> = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["order.cancelled", "order.created"]);
+    let first = listed["data"][1]["id"].as_str().unwrap();
+    let paged = json(
+        app.get(&format!(
+            "/v1/events?limit=1&starting_after={}",
+            listed["data"][0]["id"].as_str().unwrap()
+        ))
+        .await,
+    )
+    .await;
+    assert_eq!(paged["data"][0]["id"], first);
+    let path = format!("/v1/events/{first}");
+    let other = create_merchant(&app.pool, "Other").await;
+    assert_eq!(app.get_as(&other, &path).await.status(), 404);
+    assert_eq!(app.get("/v1/events/not-a-uuid").await.status(), 404);
+    let foreign = app
+        .post_as(&other, &format!("{path}/redeliver"), Some("again"), "")
+        .await;
+    assert_eq!(foreign.status(), 404);
+
+    drain(&dispatcher(&app, "10ms"), &app).await;
+    let redelivered = app
+        .post(&format!("{path}/redeliver"), Some("again"), "")
+        .await;
+    assert_eq!(redelivered.status(), 200);
+    let replay = app
+        .post(&format!("{path}/redeliver"), Some("again"), "")
+        .await;
+    assert_eq!(replay.headers()["idempotent-replayed"], "true");
+    let event = json(redelivered).await;
+    assert_eq!(event["deliveries"].as_array().unwrap().len(), 2);
+    drain(&dispatcher(&app, "10ms"), &app).await;
+    let got = receiver.received();
+    assert_eq!(got.len(), 3, "two events, the first one twice");
+    let again: Vec<_> = got
+        .iter()
+        .filter(|r| header(r, "webhook-id") == first)
+        .collect();
+    assert_eq!(again.len(), 2);
+    assert_eq!(again[0].body, again[1].body, "the same body on redelivery");
+}
+
+/// API.md §2: a key that answered replays its answer, even when the request would now be
+/// refused before execution (here: its event has since been purged, which makes a new
+/// redelivery `404`).
+#[tokio::test]
+async fn a_replay_is_never_turned_into_a_refusal_by_a_check_that_now_fails() {
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let order = create_order(&app.base_url, &app, "order").await;
+    let event: String =
+        sqlx::query_scalar("SELECT id::text FROM events WHERE payload #>> '{data,object,id}' = $1")
+            .bind(order["id"].as_str().unwrap())
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    let path = format!("/v1/events/{event}/redeliver");
+    let redelivered = app.post(&path, Some("again"), "").await;
+    assert_eq!(redelivered.status(), 200);
+    let first = redelivered.bytes().await.unwrap();
+
+    for purge in ["DELETE FROM webhook_deliveries", "DELETE FROM events"] {
+        sqlx::query(purge).execute(&app.pool).await.unwrap();
+    }
+    let replay = app.post(&path, Some("again"), "").await;
+    assert_eq!(replay.status(), 200);
+    assert_eq!(replay.headers()["idempotent-replayed"], "true");
+    assert_eq!(replay.bytes().await.unwrap(), first, "byte for byte");
+    let fresh = app.post(&path, Some("another"), "").await;
+    assert_eq!(fresh.status(), 404, "a new key is still checked");
+}

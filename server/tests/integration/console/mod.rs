@@ -1,0 +1,8 @@
+//! The console (API.md §9, §11, §12) through real forms and pages, and the Playwright suite in
+//! Debian's Chromium: sign-in, pages, team and roles, CSV exports, timelines.
+
+mod end2end;
+mod exports;
+mod sign_in_and_pages;
+mod team;
+mod timeline;

@@ -1,0 +1,377 @@
+//! Console sign-in throttling (API.md §9), through the real login form: atomic (a burst of
+//! parallel guesses counts every guess and at most five are checked), per account and per
+//! client address, and an unknown email costs the same Argon2 verification as a wrong password.
+
+use crate::common;
+
+use futures::future::join_all;
+use reqwest::Client;
+
+use common::{count, signed_in, spawn_app, ServerProcess, TestApp, Visitor};
+
+async fn app_with_user(email: &str) -> TestApp {
+    let app = spawn_app().await;
+    common::create_user(
+        &app.pool,
+        email,
+        Some((app.merchant.id.as_str(), app::console::Role::Owner)),
+    )
+    .await;
+    app
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_parallel_wrong_passwords_count_twenty_and_only_five_are_checked() {
+    let app = app_with_user("ada@example.com").await;
+    let visitor = Visitor::arrive(&app.base_url).await;
+    let answers =
+        join_all((0..20).map(|_| visitor.sign_in("ada@example.com", "wrong-password"))).await;
+    assert_eq!(
+        count(&app.pool, "login_failures WHERE email = 'ada@example.com'").await,
+        20,
+        "every guess counts"
+    );
+    let checked = answers
+        .iter()
+        .filter(|to| to.ends_with("error=invalid"))
+        .count();
+    let throttled = answers
+        .iter()
+        .filter(|to| to.ends_with("error=throttled"))
+        .count();
+    assert_eq!((checked, throttled), (5, 15), "{answers:?}");
+    assert_eq!(
+        visitor.sign_in("ada@example.com", "right-password").await,
+        "/login?error=throttled",
+        "even the right password waits out the window"
+    );
+}
+
+#[tokio::test]
+async fn an_address_guessing_across_accounts_is_throttled() {
+    let app = app_with_user("grace@example.com").await;
+    let visitor = Visitor::arrive(&app.base_url).await;
+    for n in 0..20 {
+        let to = visitor
+            .sign_in(&format!("nobody-{n}@example.com"), "guess")
+            .await;
+        assert_eq!(to, "/login?error=invalid", "guess {n}");
+    }
+    assert_eq!(
+        visitor.sign_in("grace@example.com", "right-password").await,
+        "/login?error=throttled",
+        "twenty failures from one address throttle it, whichever accounts they tried"
+    );
+}
+
+#[tokio::test]
+async fn an_email_holding_nul_is_refused_by_name_before_it_reaches_the_database() {
+    let app = app_with_user("nul@example.com").await;
+    let visitor = Visitor::arrive(&app.base_url).await;
+    let response = visitor.submit("nul\u{0}@example.com", "guess").await;
+    assert_eq!(response.status(), 400);
+    let answer: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(answer["error"]["param"], "email");
+    assert_eq!(count(&app.pool, "login_failures").await, 0);
+}
+
+#[tokio::test]
+async fn the_right_password_signs_in_and_leaves_no_failure_behind() {
+    let app = app_with_user("alan@example.com").await;
+    let visitor = Visitor::arrive(&app.base_url).await;
+    assert_eq!(
+        visitor.sign_in("alan@example.com", "right-password").await,
+        "/"
+    );
+    assert_eq!(count(&app.pool, "login_failures").await, 0);
+}
+
+#[tokio::test]
+async fn an_unknown_email_costs_one_argon2_verification() {
+    // A process of its own, so that its metrics count only this sign-in.
+    let db_url = common::fresh_database().await;
+    let server = ServerProcess::start(&db_url, &[]).await;
+    let visitor = Visitor::arrive(&server.base_url).await;
+    assert_eq!(
+        visitor.sign_in("nobody@example.com", "guess").await,
+        "/login?error=invalid"
+    );
+    let metrics = reqwest::get(format!("{}/metrics", server.base_url))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics
+            .lines()
+            .any(|line| line == "kaadxpay_login_verifications_total 1"),
+        "one verification for an unknown email"
+    );
+}
+
+async fn page(app: &TestApp, cookie: &str, path: &str) -> String {
+    app.client
+        .get(format!("{}{path}", app.base_url))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn refusals_show_a_fixed_sentence_never_text_from_the_address() {
+    let app = app_with_user("edsger@example.com").await;
+    let cookie = signed_in(&app, "edsger@example.com").await;
+    let forged = page(
+        &app,
+        &cookie,
+        "/payouts/new?error=Your%20account%20is%20frozen%3B%20call%20%2B1-555-0100",
+    )
+    .await;
+    assert!(
+        !forged.contains("frozen"),
+        "the address's text is not shown"
+    );
+    assert!(forged.contains("That did not work; reload the page and try again."));
+    let known = page(&app, &cookie, "/payouts/new?error=insufficient_funds").await;
+    assert!(known.contains("The available balance is lower than the payout amount."));
+}
+
+#[tokio::test]
+async fn idempotency_keys_are_url_encoded_in_console_links() {
+    let app = app_with_user("barbara@example.com").await;
+    let cookie = signed_in(&app, "barbara@example.com").await;
+    app.fund(500).await;
+    let payout = serde_json::json!({"amount": 100, "currency": "EUR",
+        "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}});
+    let created: serde_json::Value = common::json(
+        app.post("/v1/payouts", Some("a&b?c#d/%e"), &payout.to_string())
+            .await,
+    )
+    .await;
+    let html = page(
+        &app,
+        &cookie,
+        &format!("/payouts/{}", created["id"].as_str().unwrap()),
+    )
+    .await;
+    assert!(
+        html.contains("/keys?key=a%26b%3Fc%23d%2F%25e"),
+        "the key's link is encoded"
+    );
+}
+
+#[tokio::test]
+async fn the_session_cookie_is_secure_behind_an_https_public_url() {
+    let set_cookie = |app: TestApp| async move {
+        let visitor = Client::new()
+            .get(format!("{}/login", app.base_url))
+            .send()
+            .await
+            .unwrap();
+        visitor.headers()["set-cookie"].to_str().unwrap().to_owned()
+    };
+    let plain = set_cookie(spawn_app().await).await;
+    assert!(!plain.contains("Secure"), "{plain}");
+    let https =
+        set_cookie(common::spawn_app_with(&["--public-url", "https://pay.example.com"]).await)
+            .await;
+    assert!(https.contains("Secure"), "{https}");
+}
+
+/// A reconciliation run with one item of the test merchant; returns the run's id.
+async fn run_with_an_item(app: &TestApp) -> String {
+    sqlx::query(
+        "INSERT INTO reconciliation_runs (id, run_date, applied) VALUES ('rec_console_test', current_date, false)",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    sqlx::query(
+        "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, payout_id, transfer_id, amount, currency) \
+         VALUES ('rec_console_test', 0, $1, 'duplicate', 'po_shown_to_its_merchant_only', 'tr_console_test', 100, 'EUR')",
+    )
+    .bind(&app.merchant.id)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    "rec_console_test".to_owned()
+}
+
+#[tokio::test]
+async fn unknown_paths_answer_a_plain_404_and_no_page_shows_data_without_a_user() {
+    let app = app_with_user("ken@example.com").await;
+    let run = run_with_an_item(&app).await;
+    let cookie = signed_in(&app, "ken@example.com").await;
+    let own_run = page(&app, &cookie, &format!("/reconciliation/{run}")).await;
+    assert!(
+        own_run.contains("po_shown_to_its_merchant_only"),
+        "the merchant sees its own item: {own_run}"
+    );
+    let trailing = format!("/reconciliation/{run}/");
+    for path in [
+        "/reconciliation/abc/",
+        "/reconciliation/",
+        "/payouts/",
+        trailing.as_str(),
+        "/no-such-page",
+    ] {
+        for cookie in ["", cookie.as_str()] {
+            let response = app
+                .client
+                .get(format!("{}{path}", app.base_url))
+                .header("cookie", cookie)
+                .send()
+                .await
+                .unwrap();
+            let status = response.status();
+            let html = response.text().await.unwrap();
+            assert_eq!(
+                status,
+                404,
+                "{path} (signed in: {}): {html}",
+                !cookie.is_empty()
+            );
+            assert!(
+                !html.contains("po_shown_to_its_merchant_only") && !html.contains("Reconciliation"),
+                "{path} renders no console page: {html}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_key_page_never_shows_a_webhook_endpoint_secret() {
+    let app = app_with_user("radia@example.com").await;
+    let cookie = signed_in(&app, "radia@example.com").await;
+    let body = r#"{"url": "http://127.0.0.1:9/hooks"}"#;
+    let created = app
+        .post("/v1/webhook-endpoints", Some("endpoint-with-secret"), body)
+        .await;
+    assert_eq!(created.status(), 201);
+    let created = created.text().await.unwrap();
+    assert!(created.contains("whsec_"), "{created}");
+    let replayed = app
+        .post("/v1/webhook-endpoints", Some("endpoint-with-secret"), body)
+        .await;
+    assert_eq!(
+        replayed.text().await.unwrap(),
+        created,
+        "the API's replay of the creation stays byte-exact"
+    );
+
+    let html = page(&app, &cookie, "/keys?key=endpoint-with-secret").await;
+    assert!(html.contains("Stored response"), "{html}");
+    assert!(html.contains("redacted"), "{html}");
+    assert!(!html.contains("whsec_"), "the secret is not shown: {html}");
+}
+
+#[tokio::test]
+async fn list_pages_filter_by_status_and_days_from_their_address_and_pages_keep_the_filters() {
+    let app = spawn_app().await;
+    let browser = common::browser::signed_in(&app, false).await;
+    let mut captured = Vec::new();
+    for n in 0..23 {
+        let order = common::json(
+            app.post(
+                "/v1/orders",
+                Some(&format!("filtered-{n}")),
+                r#"{"amount": 100, "currency": "EUR"}"#,
+            )
+            .await,
+        )
+        .await;
+        let id = order["id"].as_str().unwrap().to_owned();
+        if n % 4 == 0 {
+            let moved = app
+                .put(&format!("/v1/orders/{id}"), r#"{"status": "captured"}"#)
+                .await;
+            assert_eq!(moved.status(), 200);
+            captured.push(id);
+        }
+    }
+    let listed = |html: &str| html.matches("href=\"/orders/ord_").count();
+    let page = |path: &'static str| common::browser::page(&app, &browser, path);
+
+    let only_captured = page("/orders?status=captured").await;
+    assert_eq!(listed(&only_captured), captured.len(), "{only_captured}");
+    assert!(captured
+        .iter()
+        .all(|id| only_captured.contains(id.as_str())));
+    assert_eq!(listed(&page("/orders?status=pending").await), 17);
+    let today = chrono::Utc::now().date_naive();
+    let on = |query: String| {
+        let (app, browser) = (&app, &browser);
+        async move { common::browser::page(app, browser, &format!("/orders?{query}")).await }
+    };
+    let this_day = on(format!("status=captured&from={today}&to={today}")).await;
+    assert_eq!(listed(&this_day), captured.len());
+    assert_eq!(
+        listed(&page("/orders?from=2000-01-01&to=2000-01-31").await),
+        0
+    );
+    assert_eq!(listed(&page("/payouts?status=paid").await), 0);
+    let refused = page("/orders?from=yesterday").await;
+    assert!(refused.contains("Dates are days"), "{refused}");
+    assert!(!refused.contains("href=\"/orders/ord_"));
+
+    // 23 orders of today make two pages, and the second keeps the filter.
+    let first = on(format!("from={today}")).await;
+    assert_eq!(listed(&first), 20);
+    let next = first
+        .split("href=\"/orders?")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a next page")
+        .replace("&amp;", "&");
+    assert!(next.contains(&format!("from={today}")), "{next}");
+    assert_eq!(listed(&on(next).await), 3);
+}
+
+#[tokio::test]
+async fn reconciliation_runs_filter_by_status_and_the_day_they_reconciled() {
+    let app = spawn_app().await;
+    let support = common::browser::signed_in(&app, true).await;
+    for (id, day, status) in [
+        ("rec_old_done", "2026-11-01", "completed"),
+        ("rec_old_attention", "2026-11-02", "attention"),
+        ("rec_new_done", "2026-12-01", "completed"),
+    ] {
+        sqlx::query(
+            "INSERT INTO reconciliation_runs (id, run_date, applied, status) VALUES ($1, $2::date, true, $3)",
+        )
+        .bind(id)
+        .bind(day)
+        .bind(status)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    }
+    let shown = |html: &str| {
+        ["rec_old_done", "rec_old_attention", "rec_new_done"]
+            .into_iter()
+            .filter(|id| html.contains(&format!("href=\"/reconciliation/{id}\"")))
+            .collect::<Vec<_>>()
+    };
+    let page = |path: &'static str| common::browser::page(&app, &support, path);
+    assert_eq!(shown(&page("/reconciliation").await).len(), 3);
+    assert_eq!(
+        shown(&page("/reconciliation?status=completed").await),
+        ["rec_old_done", "rec_new_done"]
+    );
+    assert_eq!(
+        shown(&page("/reconciliation?from=2026-11-01&to=2026-11-30").await),
+        ["rec_old_done", "rec_old_attention"]
+    );
+    assert_eq!(
+        shown(&page("/reconciliation?status=attention&from=2026-11-02&to=2026-11-02").await),
+        ["rec_old_attention"]
+    );
+    assert!(page("/reconciliation?to=11/30")
+        .await
+        .contains("Dates are days"));
+}

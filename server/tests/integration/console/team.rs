@@ -1,0 +1,360 @@
+//! Team members and roles (API.md §11), through the console's real forms: each role may do
+//! exactly what its row of the table allows (the server refuses the rest with `403`, whatever
+//! the page offered), admins manage everyone but owners, a team keeps an owner, a change takes
+//! effect on the member's next request, and an invitation link works once, before it expires.
+
+use crate::common;
+
+use app::console::{Permission, Role};
+use futures::future::join_all;
+use reqwest::Client;
+
+use common::browser::{get, hidden, page, signed_in_as, submit, Browser};
+use common::{count, first_cookie, json, spawn_app, TestApp};
+
+async fn get_status(app: &TestApp, browser: &Browser, path: &str) -> u16 {
+    get(app, browser, path).await.status().as_u16()
+}
+
+async fn member_id(app: &TestApp, email: &str) -> String {
+    sqlx::query_scalar("SELECT id FROM users WHERE email = $1")
+        .bind(email)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn each_role_may_do_exactly_what_its_row_of_the_table_allows() {
+    let app = spawn_app().await;
+    app.fund(100_000).await;
+    let order = json(
+        app.post(
+            "/v1/orders",
+            Some("to-capture"),
+            r#"{"amount": 500, "currency": "EUR"}"#,
+        )
+        .await,
+    )
+    .await;
+    let order_id = order["id"].as_str().unwrap().to_owned();
+    let events = json(app.get("/v1/events").await).await;
+    let event_id = events["data"][0]["id"].as_str().unwrap().to_owned();
+
+    for role in Role::ALL {
+        let email = format!("{}@team.test", role.as_str());
+        let browser = signed_in_as(&app, &email, Some(role)).await;
+        let allowed = |permission| {
+            if role.may(permission) {
+                "allowed"
+            } else {
+                "refused"
+            }
+        };
+        let outcome = |status: u16| if status == 403 { "refused" } else { "allowed" };
+
+        let (status, location) = submit(
+            &app,
+            &browser,
+            "/payouts",
+            &[
+                ("idempotency_key", &format!("console-{}", role.as_str())),
+                ("amount", "1.00"),
+                ("currency", "EUR"),
+                ("account_holder", "Ada Lovelace"),
+                ("iban", "DE89370400440532013000"),
+            ],
+        )
+        .await;
+        assert_eq!(
+            outcome(status),
+            allowed(Permission::CreatePayouts),
+            "{role:?} pays out"
+        );
+        if status != 403 {
+            assert!(location.starts_with("/payouts/po_"), "{role:?}: {location}");
+        }
+        let (status, _) = submit(&app, &browser, &format!("/orders/{order_id}/capture"), &[]).await;
+        assert_eq!(
+            outcome(status),
+            allowed(Permission::ManageOrders),
+            "{role:?} captures"
+        );
+        let (status, _) = submit(
+            &app,
+            &browser,
+            &format!("/webhooks/events/{event_id}/redeliver"),
+            &[("idempotency_key", &format!("redeliver-{}", role.as_str()))],
+        )
+        .await;
+        assert_eq!(
+            outcome(status),
+            allowed(Permission::ManageIntegrations),
+            "{role:?} redelivers"
+        );
+        let (status, location) = submit(
+            &app,
+            &browser,
+            "/settings/team/invitations",
+            &[
+                ("email", &format!("invited-by-{}@team.test", role.as_str())),
+                ("role", "viewer"),
+            ],
+        )
+        .await;
+        assert_eq!(
+            outcome(status),
+            allowed(Permission::ManageTeam),
+            "{role:?} invites"
+        );
+        if status != 403 {
+            assert_eq!(location, "/settings/team", "{role:?}");
+        }
+        // The pages that only offer an action answer 403 to a role without it.
+        assert_eq!(
+            outcome(get_status(&app, &browser, "/payouts/new").await),
+            allowed(Permission::CreatePayouts)
+        );
+        assert_eq!(
+            outcome(get_status(&app, &browser, "/settings/team").await),
+            allowed(Permission::ManageTeam)
+        );
+        let nav = page(&app, &browser, "/").await;
+        assert_eq!(
+            nav.contains("href=\"/settings/team\""),
+            role.may(Permission::ManageTeam),
+            "{role:?}'s navigation"
+        );
+    }
+    // Only the allowed roles' forms changed anything.
+    assert_eq!(count(&app.pool, "payouts").await, 3);
+    assert_eq!(count(&app.pool, "invitations").await, 2);
+    let support = signed_in_as(&app, "support@team.test", None).await;
+    assert_eq!(get_status(&app, &support, "/settings/team").await, 200);
+    let (status, _) = submit(
+        &app,
+        &support,
+        "/settings/team/invitations",
+        &[("email", "by-support@team.test"), ("role", "viewer")],
+    )
+    .await;
+    assert_eq!(status, 403, "support staff change nothing");
+}
+
+#[tokio::test]
+async fn admins_manage_everyone_but_owners_a_team_keeps_an_owner_and_changes_apply_at_once() {
+    let app = spawn_app().await;
+    let owner = signed_in_as(&app, "owner@team.test", Some(Role::Owner)).await;
+    let admin = signed_in_as(&app, "admin@team.test", Some(Role::Admin)).await;
+    let viewer = signed_in_as(&app, "viewer@team.test", Some(Role::Viewer)).await;
+    let owner_id = member_id(&app, "owner@team.test").await;
+    let viewer_id = member_id(&app, "viewer@team.test").await;
+    let role_of = |id: String| {
+        let pool = app.pool.clone();
+        async move {
+            sqlx::query_scalar::<_, String>("SELECT role FROM users WHERE id = $1")
+                .bind(id)
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+    };
+
+    let refused = "/settings/team?error=role_not_allowed";
+    let change = |id: &str| format!("/settings/team/members/{id}/role");
+    assert_eq!(
+        submit(&app, &admin, &change(&owner_id), &[("role", "viewer")])
+            .await
+            .1,
+        refused
+    );
+    assert_eq!(
+        submit(
+            &app,
+            &admin,
+            &format!("/settings/team/members/{owner_id}/remove"),
+            &[]
+        )
+        .await
+        .1,
+        refused
+    );
+    assert_eq!(
+        submit(
+            &app,
+            &admin,
+            "/settings/team/invitations",
+            &[("email", "o2@team.test"), ("role", "owner")]
+        )
+        .await
+        .1,
+        refused
+    );
+    assert_eq!(role_of(owner_id.clone()).await, "owner");
+
+    // The only owner can neither step down nor leave.
+    let last_owner = "/settings/team?error=last_owner";
+    assert_eq!(
+        submit(&app, &owner, &change(&owner_id), &[("role", "admin")])
+            .await
+            .1,
+        last_owner
+    );
+    assert_eq!(
+        submit(
+            &app,
+            &owner,
+            &format!("/settings/team/members/{owner_id}/remove"),
+            &[]
+        )
+        .await
+        .1,
+        last_owner
+    );
+
+    // A role change applies to the member's next request, without signing in again.
+    assert_eq!(get_status(&app, &viewer, "/payouts/new").await, 403);
+    assert_eq!(
+        submit(&app, &admin, &change(&viewer_id), &[("role", "finance")])
+            .await
+            .1,
+        "/settings/team"
+    );
+    assert_eq!(get_status(&app, &viewer, "/payouts/new").await, 200);
+    // A removed member's session ends on its next request.
+    assert_eq!(
+        submit(
+            &app,
+            &admin,
+            &format!("/settings/team/members/{viewer_id}/remove"),
+            &[]
+        )
+        .await
+        .1,
+        "/settings/team"
+    );
+    let after = get(&app, &viewer, "/payouts").await;
+    assert_eq!(after.status(), 303);
+    assert_eq!(after.headers()["location"], "/login");
+}
+
+#[tokio::test]
+async fn an_invitation_link_works_once_before_it_expires() {
+    let app = spawn_app().await;
+    let owner = signed_in_as(&app, "owner@team.test", Some(Role::Owner)).await;
+    let invite = |email: &'static str| {
+        let (app, owner) = (&app, &owner);
+        async move {
+            let (_, location) = submit(
+                app,
+                owner,
+                "/settings/team/invitations",
+                &[("email", email), ("role", "developer")],
+            )
+            .await;
+            assert_eq!(location, "/settings/team");
+            // The link is shown once, on the next page; only its hash is kept.
+            let team = page(app, owner, "/settings/team").await;
+            let link = team
+                .split("href=\"/invitations/")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .map(|token| format!("/invitations/{token}"))
+                .unwrap_or_else(|| panic!("the new invitation's link is shown: {team}"))
+                .to_owned();
+            assert!(!page(app, owner, "/settings/team").await.contains(&link));
+            link
+        }
+    };
+    let link = invite("new@team.test").await;
+    let token = link.trim_start_matches("/invitations/");
+    let in_clear = count(
+        &app.pool,
+        &format!("invitations i WHERE position('{token}' in i::text) > 0"),
+    )
+    .await;
+    let hashed = count(
+        &app.pool,
+        &format!("invitations WHERE token_hash = sha256('{token}'::bytea)"),
+    )
+    .await;
+    assert_eq!(
+        (in_clear, hashed),
+        (0, 1),
+        "only the token's SHA-256 is stored"
+    );
+
+    // A visitor with the link (no session) joins with a password, and is signed in.
+    let visitor = Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let join = |link: String, email: &'static str| {
+        let visitor = visitor.clone();
+        let base = app.base_url.clone();
+        async move {
+            let form_page = visitor.get(format!("{base}{link}")).send().await.unwrap();
+            assert_eq!(form_page.status(), 200);
+            let cookie = first_cookie(&form_page);
+            let html = form_page.text().await.unwrap();
+            assert!(html.contains("developer") && html.contains(email), "{html}");
+            let csrf = hidden(&html, "csrf");
+            let answer = visitor
+                .post(format!("{base}{link}"))
+                .header("cookie", &cookie)
+                .form(&[("csrf", csrf.as_str()), ("password", "a good password")])
+                .send()
+                .await
+                .unwrap();
+            (
+                answer.status().as_u16(),
+                answer.headers()["location"].to_str().unwrap().to_owned(),
+            )
+        }
+    };
+    assert_eq!(
+        join(link.clone(), "new@team.test").await,
+        (303, "/".to_owned())
+    );
+    assert_eq!(
+        count(
+            &app.pool,
+            "users WHERE email = 'new@team.test' AND role = 'developer'"
+        )
+        .await,
+        1
+    );
+    // Used: the link is gone.
+    let again = visitor
+        .get(format!("{}{link}", app.base_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 410);
+
+    // Two visitors at once with one link: one member.
+    let raced = invite("race@team.test").await;
+    let answers = join_all((0..2).map(|_| join(raced.clone(), "race@team.test"))).await;
+    let joined = answers
+        .iter()
+        .filter(|(_, location)| location == "/")
+        .count();
+    assert_eq!(joined, 1, "{answers:?}");
+    assert_eq!(
+        count(&app.pool, "users WHERE email = 'race@team.test'").await,
+        1
+    );
+
+    // An expired link works no more.
+    let expired = invite("late@team.test").await;
+    sqlx::query("UPDATE invitations SET expires_at = now() - interval '1 second' WHERE email = 'late@team.test'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let gone = visitor
+        .get(format!("{}{expired}", app.base_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gone.status(), 410);
+}

@@ -1,0 +1,257 @@
+//! Timelines (API.md §2, §9, §12): a key's shows every request that came with it, with its
+//! verdict, in order, and the life of the payout it made (the partner calls under its
+//! end-to-end key, the events sent to the merchant, their delivery attempts); support's search
+//! finds that payout from any of its identifiers, across merchants, and lands on its timeline;
+//! nobody else's timeline is visible. The payout's console page shows the same life.
+
+use crate::common;
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use common::browser::{page, signed_in};
+use common::{create_merchant, eventually, json, spawn_app, TestApp};
+
+const PAYOUT: &str = r#"{"amount": 400, "currency": "EUR", "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}}"#;
+const OTHER_PAYOUT: &str = r#"{"amount": 401, "currency": "EUR", "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}}"#;
+
+async fn key_record(app: &TestApp, key: &str) -> Value {
+    json(app.get(&format!("/v1/idempotency-keys/{key}")).await).await
+}
+
+fn kinds_and_summaries(record: &Value) -> Vec<(String, String)> {
+    record["timeline"]
+        .as_array()
+        .expect("the record has a timeline")
+        .iter()
+        .map(|entry| {
+            (
+                entry["kind"].as_str().unwrap().to_owned(),
+                entry["summary"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// A paid payout made under `key`, asked for five times (a new request, three replays and a
+/// changed body), with a webhook endpoint that refuses connections; the payout's id and the
+/// first answer's request id.
+async fn paid_payout(app: &TestApp, key: &str) -> (Value, String) {
+    app.fund(10_000).await;
+    let endpoint = app
+        .post(
+            "/v1/webhook-endpoints",
+            Some(&format!("endpoint-for-{key}")),
+            r#"{"url": "http://127.0.0.1:9/hooks"}"#,
+        )
+        .await;
+    assert_eq!(endpoint.status(), 201);
+    let first = app.post("/v1/payouts", Some(key), PAYOUT).await;
+    assert_eq!(first.status(), 201);
+    let request_id = first.headers()["x-request-id"].to_str().unwrap().to_owned();
+    let payout = json(first).await;
+    for _ in 0..3 {
+        assert_eq!(
+            app.post("/v1/payouts", Some(key), PAYOUT).await.status(),
+            201
+        );
+    }
+    assert_eq!(
+        app.post("/v1/payouts", Some(key), OTHER_PAYOUT)
+            .await
+            .status(),
+        422
+    );
+    let id = payout["id"].as_str().unwrap().to_owned();
+    eventually(Duration::from_secs(30), "the payout is paid", || async {
+        json(app.get(&format!("/v1/payouts/{id}")).await).await["status"] == "paid"
+    })
+    .await;
+    (payout, request_id)
+}
+
+#[tokio::test]
+async fn a_keys_timeline_shows_every_attempt_in_order_and_the_payouts_life() {
+    let app = spawn_app().await;
+    let (payout, _) = paid_payout(&app, "timeline-key").await;
+    let partner_key: String = sqlx::query_scalar("SELECT partner_key FROM payouts WHERE id = $1")
+        .bind(payout["id"].as_str().unwrap())
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    // The request log is written in batches, within a few seconds.
+    eventually(
+        Duration::from_secs(20),
+        "five requests on the timeline",
+        || async {
+            let record = key_record(&app, "timeline-key").await;
+            kinds_and_summaries(&record)
+                .iter()
+                .filter(|(kind, _)| kind == "request")
+                .count()
+                == 5
+        },
+    )
+    .await;
+    let record = key_record(&app, "timeline-key").await;
+    let entries = kinds_and_summaries(&record);
+    let verdicts: Vec<&str> = entries
+        .iter()
+        .filter(|(kind, _)| kind == "request")
+        .map(|(_, summary)| {
+            ["new", "replayed", "mismatch"]
+                .into_iter()
+                .find(|verdict| summary.contains(&format!(" {verdict}")))
+                .unwrap_or("none")
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        ["new", "replayed", "replayed", "replayed", "mismatch"],
+        "{entries:#?}"
+    );
+    let has = |kind: &str, text: &str| {
+        entries
+            .iter()
+            .any(|(k, summary)| k == kind && summary.contains(text))
+    };
+    assert!(has("record", "POST /v1/payouts"), "{entries:#?}");
+    assert!(has("payout", &partner_key), "{entries:#?}");
+    assert!(
+        has("partner_call", &format!("create under {partner_key}")),
+        "{entries:#?}"
+    );
+    assert!(has("event", "payout.created"), "{entries:#?}");
+    assert!(has("event", "payout.paid"), "{entries:#?}");
+    assert!(
+        has("delivery", "payout.created to http://127.0.0.1:9/hooks"),
+        "{entries:#?}"
+    );
+    let times: Vec<&str> = record["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["at"].as_str().unwrap())
+        .collect();
+    let parsed: Vec<chrono::DateTime<chrono::Utc>> =
+        times.iter().map(|at| at.parse().unwrap()).collect();
+    assert!(
+        parsed.windows(2).all(|pair| pair[0] <= pair[1]),
+        "{times:?}"
+    );
+
+    // The payout's page shows the same life to the merchant's members.
+    let member = signed_in(&app, false).await;
+    let shown = page(
+        &app,
+        &member,
+        &format!("/payouts/{}", payout["id"].as_str().unwrap()),
+    )
+    .await;
+    assert!(
+        shown.contains("payout.paid sent to the merchant"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!("create under {partner_key}")),
+        "{shown}"
+    );
+
+    // Another merchant has no such key, and sees nothing of this one.
+    let other = create_merchant(&app.pool, "Other").await;
+    let answer = app
+        .get_as(&other, "/v1/idempotency-keys/timeline-key")
+        .await;
+    assert_eq!(answer.status(), 404);
+}
+
+/// The path and the decoded query of a console address.
+fn query_of(path: &str) -> (String, Vec<(String, String)>) {
+    let url = reqwest::Url::parse(&format!("http://console{path}")).unwrap();
+    let pairs = url.query_pairs().into_owned().collect();
+    (url.path().to_owned(), pairs)
+}
+
+#[tokio::test]
+async fn support_finds_a_payout_from_any_of_its_identifiers_and_lands_on_its_timeline() {
+    let app = spawn_app().await;
+    let (payout, request_id) = paid_payout(&app, "support-key").await;
+    let id = payout["id"].as_str().unwrap();
+    let (partner_key, transfer_id): (String, String) =
+        sqlx::query_as("SELECT partner_key, partner_transfer_id FROM payouts WHERE id = $1")
+            .bind(id)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    let (event_id, delivery_id, attempt_id): (String, String, String) = sqlx::query_as(
+        "SELECT e.id::text, d.id::text, a.id::text FROM events e \
+         JOIN webhook_deliveries d ON d.event_id = e.id \
+         JOIN webhook_attempts a ON a.delivery_id = d.id \
+         WHERE e.event_type = 'payout.created' LIMIT 1",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    eventually(
+        Duration::from_secs(20),
+        "the request log is written",
+        || async {
+            common::count(&app.pool, &format!("request_log WHERE id = '{request_id}'")).await == 1
+        },
+    )
+    .await;
+
+    let support = signed_in(&app, true).await;
+    let (client, cookie) = &support;
+    let payout_page = format!("/support/timeline?merchant={}&payout={id}", app.merchant.id);
+    let key_page = format!(
+        "/support/timeline?merchant={}&key=support-key",
+        app.merchant.id
+    );
+    for (identifier, lands_on) in [
+        (id, &payout_page),
+        (transfer_id.as_str(), &payout_page),
+        (partner_key.as_str(), &payout_page),
+        (event_id.as_str(), &payout_page),
+        (delivery_id.as_str(), &payout_page),
+        (attempt_id.as_str(), &payout_page),
+        ("support-key", &key_page),
+        (request_id.as_str(), &key_page),
+    ] {
+        let answer = client
+            .get(format!("{}/support", app.base_url))
+            .query(&[("q", identifier)])
+            .header("cookie", cookie)
+            .header("accept", "text/html")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 302, "searching {identifier}");
+        let location = answer.headers()["location"].to_str().unwrap();
+        assert_eq!(
+            query_of(location),
+            query_of(lands_on),
+            "searching {identifier}"
+        );
+    }
+    let timeline = page(&app, &support, &payout_page).await;
+    assert!(timeline.contains(&transfer_id), "{timeline}");
+    assert!(timeline.contains(&format!("create under {partner_key}")));
+    assert!(timeline.contains("payout.paid sent to the merchant"));
+    let key_timeline = page(&app, &support, &key_page).await;
+    assert!(key_timeline.contains("POST /v1/payouts answered 422 mismatch"));
+
+    // Support's pages are support's alone; a merchant's member gets a 404.
+    let member = signed_in(&app, false).await;
+    let (client, cookie) = &member;
+    for path in [&payout_page, &format!("/support?q={id}")] {
+        let answer = client
+            .get(format!("{}{path}", app.base_url))
+            .header("cookie", cookie)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 404, "{path}");
+    }
+}

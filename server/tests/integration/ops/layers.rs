@@ -1,0 +1,217 @@
+//! The layering holds (README, "Architecture"): the modules of `server/src` import one another
+//! without a circle; the domain and the engine import nothing of HTTP (neither `axum` nor
+//! `http`, nor our adapters: the JSON API in `http/`, the console in `console/`, the `edge` that
+//! holds both); and the two adapters never import each other. Read from the sources: every
+//! `crate::`/`super::` path names the module file it reaches.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The layers that must know no HTTP (a folder, or a folder's module).
+const HTTP_FREE: [&str; 9] = [
+    "payments",
+    "idempotency",
+    "webhooks",
+    "partner",
+    "reconcile",
+    "history",
+    "contract",
+    "service/commands",
+    "service/state",
+];
+
+/// What the domain and the engine must never reach: the adapters and start-up.
+const ADAPTERS: [&str; 4] = ["http", "console", "edge", "service/startup"];
+
+type Module = Vec<String>;
+
+/// Whether the module named `name` (`a/b/c`) is `layer` or inside it.
+fn within(name: &str, layer: &str) -> bool {
+    name == layer || name.starts_with(&format!("{layer}/"))
+}
+
+fn modules() -> BTreeMap<Module, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = BTreeMap::new();
+    let mut folders = vec![root.clone()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path: PathBuf = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let relative = path.strip_prefix(&root).unwrap().with_extension("");
+            let mut module: Module = relative
+                .iter()
+                .map(|part| part.to_string_lossy().into_owned())
+                .collect();
+            if module.last().is_some_and(|last| last == "mod") {
+                module.pop();
+            }
+            if module == ["lib"] || module == ["main"] {
+                continue;
+            }
+            let source = std::fs::read_to_string(&path).unwrap();
+            found.insert(module, code_of(&source));
+        }
+    }
+    found
+}
+
+/// The source without comments and without its unit tests.
+fn code_of(source: &str) -> String {
+    let code = source.split("#[cfg(test)]").next().unwrap_or_default();
+    code.lines()
+        .map(|line| line.split("//").next().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The module files that `module`'s `crate::`/`super::` paths reach.
+fn imports(module: &Module, code: &str, known: &BTreeSet<Module>) -> BTreeSet<Module> {
+    let mut reached = BTreeSet::new();
+    for (start, prefix) in [("crate::", Vec::new()), ("super::", parent(module))] {
+        for (at, _) in code.match_indices(start) {
+            let preceded_by_word = code[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':');
+            if preceded_by_word {
+                continue;
+            }
+            let rest = &code[at + start.len()..];
+            let head: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            let mut path = prefix.clone();
+            path.extend(
+                head.split("::")
+                    .filter(|part| !part.is_empty())
+                    .map(str::to_owned),
+            );
+            // `use x::{a, b::c}` reaches x's children a and b as well.
+            let mut paths = vec![path.clone()];
+            if let Some(group) = rest[head.len()..].strip_prefix('{') {
+                let group = group.split('}').next().unwrap_or_default();
+                for item in group.split(',') {
+                    let mut child = path.clone();
+                    child.extend(item.trim().split("::").take(1).map(str::to_owned));
+                    paths.push(child);
+                }
+            }
+            for path in paths {
+                if let Some(target) = longest_known_prefix(&path, known) {
+                    if &target != module {
+                        reached.insert(target);
+                    }
+                }
+            }
+        }
+    }
+    reached
+}
+
+/// The module whose file a path's `super` is: a `mod.rs` is its folder's module.
+fn parent(module: &Module) -> Module {
+    module[..module.len().saturating_sub(1)].to_vec()
+}
+
+fn longest_known_prefix(path: &[String], known: &BTreeSet<Module>) -> Option<Module> {
+    (1..=path.len())
+        .rev()
+        .map(|n| path[..n].to_vec())
+        .find(|prefix| known.contains(prefix))
+}
+
+/// A circle through `from`, if any, as the modules along it.
+fn circle_through(
+    from: &Module,
+    graph: &BTreeMap<Module, BTreeSet<Module>>,
+) -> Option<Vec<Module>> {
+    let mut stack = vec![(from.clone(), vec![from.clone()])];
+    let mut seen = BTreeSet::new();
+    while let Some((module, path)) = stack.pop() {
+        for next in &graph[&module] {
+            if next == from {
+                return Some(path);
+            }
+            if seen.insert(next.clone()) {
+                let mut longer = path.clone();
+                longer.push(next.clone());
+                stack.push((next.clone(), longer));
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn the_module_imports_form_no_circle() {
+    let sources = modules();
+    let known: BTreeSet<Module> = sources.keys().cloned().collect();
+    let graph: BTreeMap<Module, BTreeSet<Module>> = sources
+        .iter()
+        .map(|(module, code)| (module.clone(), imports(module, code, &known)))
+        .collect();
+    assert!(graph.len() > 40, "the sources were found: {}", graph.len());
+    for module in graph.keys() {
+        if let Some(circle) = circle_through(module, &graph) {
+            let names: Vec<String> = circle.iter().map(|m| m.join("/")).collect();
+            panic!("an import circle: {} -> back", names.join(" -> "));
+        }
+    }
+}
+
+#[test]
+fn the_domain_and_the_engine_know_no_http() {
+    let sources = modules();
+    let known: BTreeSet<Module> = sources.keys().cloned().collect();
+    for (module, code) in &sources {
+        let name = module.join("/");
+        if !HTTP_FREE.iter().any(|layer| within(&name, layer)) {
+            continue;
+        }
+        for foreign in ["axum::", "http::", "tower_http::"] {
+            let uses_it = code.match_indices(foreign).any(|(at, _)| {
+                !code[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+            });
+            assert!(!uses_it, "{name} uses {foreign}");
+        }
+        for reached in imports(module, code, &known) {
+            let reached = reached.join("/");
+            assert!(
+                !ADAPTERS.iter().any(|adapter| within(&reached, adapter)),
+                "{name} imports {reached}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_console_and_the_json_api_never_import_each_other() {
+    let sources = modules();
+    let known: BTreeSet<Module> = sources.keys().cloned().collect();
+    let mut checked = 0;
+    for (module, code) in &sources {
+        let other = match module[0].as_str() {
+            "http" => "console",
+            "console" => "http",
+            _ => continue,
+        };
+        checked += 1;
+        for reached in imports(module, code, &known) {
+            assert!(
+                reached[0] != other,
+                "{} imports {}",
+                module.join("/"),
+                reached.join("/")
+            );
+        }
+    }
+    assert!(checked > 20, "the adapters' sources were found: {checked}");
+}

@@ -1,0 +1,11 @@
+//! Running the service: the command line, settings checked at start, the embedded PostgreSQL,
+//! health and metrics, retention, the OpenAPI document under Schemathesis, and the layering of
+//! the sources.
+
+mod cli;
+mod embedded;
+mod layers;
+mod ops;
+mod retention;
+mod schemathesis;
+mod settings;

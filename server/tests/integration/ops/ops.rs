@@ -1,0 +1,83 @@
+//! The operational endpoints: health, readiness, Prometheus metrics and the OpenAPI document.
+
+use crate::common;
+
+use common::{json, spawn_app};
+
+#[tokio::test]
+async fn health_and_readiness_answer() {
+    let app = spawn_app().await;
+    for path in ["/healthz", "/readyz"] {
+        let response = app
+            .client
+            .get(format!("{}{path}", app.base_url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn metrics_count_requests_and_idempotency_outcomes() {
+    let app = spawn_app().await;
+    let order = r#"{"amount": 5, "currency": "JPY"}"#;
+    app.post("/v1/orders", Some("m1"), order).await;
+    app.post("/v1/orders", Some("m1"), order).await;
+    let text = app.metrics().await;
+    for series in [
+        "kaadxpay_http_requests_total",
+        "kaadxpay_http_request_duration_seconds_bucket",
+        r#"kaadxpay_idempotency_outcomes_total{outcome="new"}"#,
+        r#"kaadxpay_idempotency_outcomes_total{outcome="replayed"}"#,
+        "kaadxpay_idempotency_in_progress",
+        "kaadxpay_webhook_deliveries_pending",
+    ] {
+        assert!(text.contains(series), "{series} is missing from:\n{text}");
+    }
+}
+
+#[tokio::test]
+async fn the_openapi_document_covers_every_v1_route() {
+    let app = spawn_app().await;
+    let doc = json(
+        app.client
+            .get(format!("{}/openapi.json", app.base_url))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
+    for (path, method) in [
+        ("/v1/orders", "post"),
+        ("/v1/orders", "get"),
+        ("/v1/orders/{id}", "get"),
+        ("/v1/orders/{id}", "put"),
+        ("/v1/balance", "get"),
+        ("/v1/idempotency-keys/{key}", "get"),
+        ("/v1/webhook-endpoints", "post"),
+        ("/v1/webhook-endpoints", "get"),
+        ("/v1/webhook-endpoints/{id}", "get"),
+        ("/v1/webhook-endpoints/{id}", "delete"),
+        ("/v1/events", "get"),
+        ("/v1/events/{event_id}", "get"),
+        ("/v1/events/{event_id}/redeliver", "post"),
+    ] {
+        assert!(
+            doc["paths"][path][method].is_object(),
+            "{method} {path} is not documented"
+        );
+    }
+}
+
+#[tokio::test]
+async fn unknown_api_routes_answer_in_json() {
+    let app = spawn_app().await;
+    let response = app.get("/v1/nothing-here").await;
+    assert_eq!(response.status(), 404);
+    assert_eq!(
+        common::error_code(&json(response).await),
+        "resource_missing"
+    );
+}

@@ -1,0 +1,98 @@
+//! Schemathesis against a live `kaadxpay serve`: the OpenAPI document at `/openapi.json` must
+//! describe the API well enough that a client generator can trust it. Every check runs
+//! (`--checks all`) in every phase, the stateful one included, as a funded merchant with a real
+//! API key; the goal is no failure and no server error. `schemathesis/schemathesis.toml` says
+//! which refusals a schema-valid request may rightly get, and why; no check is disabled.
+//!
+//! Schemathesis is installed the way the Playwright suite installs its tools: a virtual
+//! environment under `target/`, made by this test from `schemathesis/requirements.txt` (PyPI).
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{create_merchant, fresh_database, ServerProcess};
+use server::payments::money::CURRENCIES;
+
+fn here() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schemathesis")
+}
+
+/// The `st` command of a virtual environment that has the pinned Schemathesis.
+fn schemathesis() -> PathBuf {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/schemathesis-venv");
+    let st = venv.join("bin/st");
+    let requirements = here().join("requirements.txt");
+    let installed = venv.join("installed-requirements.txt");
+    let wanted = std::fs::read_to_string(&requirements).expect("requirements.txt");
+    if st.exists() && std::fs::read_to_string(&installed).ok().as_deref() == Some(&wanted) {
+        return st;
+    }
+    run(
+        Command::new("python3").args(["-m", "venv"]).arg(&venv),
+        "python3 -m venv (Debian: apt-get install python3-venv)",
+    );
+    run(
+        Command::new(venv.join("bin/pip"))
+            .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+            .arg(&requirements),
+        "pip install schemathesis",
+    );
+    std::fs::write(&installed, wanted).expect("the venv is writable");
+    st
+}
+
+fn run(command: &mut Command, what: &str) {
+    let status = command
+        .status()
+        .unwrap_or_else(|err| panic!("cannot run {what}: {err}"));
+    assert!(status.success(), "{what} failed with {status}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_openapi_document_passes_every_schemathesis_check() {
+    let st = tokio::task::spawn_blocking(schemathesis).await.unwrap();
+    let db_url = fresh_database().await;
+    let pool = server::platform::db::connect(&db_url, 2, std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
+    let merchant = create_merchant(&pool, "Schemathesis").await;
+    // Funded in every currency, so that a schema-valid payout is never short of money.
+    sqlx::query(
+        "INSERT INTO balances (merchant_id, currency, available) \
+         SELECT $1, currency, 1000000000000000 FROM unnest($2::text[]) AS currency",
+    )
+    .bind(&merchant.id)
+    .bind(CURRENCIES)
+    .execute(&pool)
+    .await
+    .unwrap();
+    let server = ServerProcess::start(&db_url, &[]).await;
+
+    let schema = format!("{}/openapi.json", server.base_url);
+    let status = tokio::task::spawn_blocking(move || {
+        Command::new(st)
+            .arg("--config-file")
+            .arg(here().join("schemathesis.toml"))
+            .args(["--no-color", "run", &schema, "--checks", "all"])
+            .args([
+                "--max-examples",
+                "25",
+                "--seed",
+                "20261204",
+                "--workers",
+                "2",
+            ])
+            .env("KAADXPAY_API_KEY", &merchant.api_key)
+            .status()
+            .expect("st runs")
+    })
+    .await
+    .unwrap();
+    drop(server);
+    assert!(
+        status.success(),
+        "Schemathesis found failures (above); replay one with `st replay <id>`"
+    );
+}

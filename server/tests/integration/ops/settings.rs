@@ -1,0 +1,136 @@
+//! Settings are checked at start: `serve` with a real partner refuses to run without that
+//! partner's webhook secret (the simulator's published one would let anyone forge
+//! `transfer.failed`), bad values stop the process with one line each instead of a panic later,
+//! and the published demo merchant exists only when asked for.
+
+use crate::common;
+
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{free_port, fresh_database, wait_until_answering, ServerProcess};
+
+/// Runs `kaadxpay serve` on a fresh database with `env`, expecting it to exit on its own.
+async fn serve_expecting_exit(env: &[(&str, &str)]) -> Output {
+    let db_url = fresh_database().await;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+        .args(["serve", "--addr", &format!("127.0.0.1:{}", free_port())])
+        .env("DATABASE_URL", &db_url)
+        .env_remove("KAADXPAY_PARTNER_WEBHOOK_SECRET")
+        .env("RUST_LOG", "warn")
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kaadxpay starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "kaadxpay kept running with {env:?}; it printed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn lines_naming(output: &Output, variable: &str) -> usize {
+    String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .filter(|line| line.contains(variable))
+        .count()
+}
+
+#[tokio::test]
+async fn a_real_partner_without_its_webhook_secret_is_refused_at_start() {
+    let output = serve_expecting_exit(&[("KAADXPAY_PARTNER_URL", "http://127.0.0.1:9")]).await;
+    assert!(!output.status.success(), "it must exit with an error");
+    assert_eq!(
+        lines_naming(&output, "KAADXPAY_PARTNER_WEBHOOK_SECRET"),
+        1,
+        "one line names the missing secret: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[tokio::test]
+async fn bad_settings_stop_the_start_with_one_line_each() {
+    let output = serve_expecting_exit(&[
+        ("KAADXPAY_SWEEP_INTERVAL", "0s"),
+        ("KAADXPAY_PAYOUT_INTERVAL", "0ms"),
+        ("KAADXPAY_PAYOUT_LEASE", "5s"),
+        ("KAADXPAY_PARTNER_TIMEOUT", "10s"),
+        ("KAADXPAY_WEBHOOK_LEASE", "3s"),
+        ("KAADXPAY_DB_POOL_SIZE", "0"),
+    ])
+    .await;
+    assert_eq!(output.status.code(), Some(2), "a usage error");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "no panic: {stderr}");
+    for variable in [
+        "KAADXPAY_SWEEP_INTERVAL",
+        "KAADXPAY_PAYOUT_INTERVAL",
+        "KAADXPAY_PAYOUT_LEASE",
+        "KAADXPAY_WEBHOOK_LEASE",
+        "KAADXPAY_DB_POOL_SIZE",
+    ] {
+        assert_eq!(
+            stderr
+                .lines()
+                .filter(|line| line.starts_with(&format!("kaadxpay: {variable}")))
+                .count(),
+            1,
+            "one line for {variable}: {stderr}"
+        );
+    }
+}
+
+const DEMO_API_KEY: &str = "sk_test_demo_0000000000000000000000000000000";
+
+async fn demo_key_status(base_url: &str) -> u16 {
+    reqwest::Client::new()
+        .get(format!("{base_url}/v1/balance"))
+        .bearer_auth(DEMO_API_KEY)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn the_published_demo_merchant_exists_only_with_demo() {
+    let db_url = fresh_database().await;
+    let plain = ServerProcess::start(&db_url, &[]).await;
+    assert_eq!(
+        demo_key_status(&plain.base_url).await,
+        401,
+        "no demo merchant"
+    );
+    let pool = sqlx::PgPool::connect(&db_url).await.unwrap();
+    assert_eq!(
+        common::count(&pool, "users").await,
+        0,
+        "no published logins"
+    );
+    plain.kill();
+
+    let port = free_port();
+    let mut demo = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+        .args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}")])
+        .env("DATABASE_URL", &db_url)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let base_url = format!("http://127.0.0.1:{port}");
+    wait_until_answering(&format!("{base_url}/healthz")).await;
+    let status = demo_key_status(&base_url).await;
+    demo.kill().unwrap();
+    demo.wait().unwrap();
+    assert_eq!(status, 200, "--demo creates the demo merchant");
+}
