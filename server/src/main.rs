@@ -6,14 +6,14 @@ use app::console::Role;
 use chrono::NaiveDate;
 use clap::{Parser, Subcommand};
 use server::accounts::auth::{self, NewMerchant};
-use server::service::config::{ServeArgs, Settings};
-use server::platform::db::Database;
+use server::accounts::users;
 use server::idempotency::maintenance;
 use server::partner_sim::{self as sim, SimArgs};
-use server::reconcile::{reversals, Reconciler};
-use server::service::startup::Application;
+use server::platform::db::Database;
 use server::platform::telemetry::{self, LogTarget};
-use server::accounts::users;
+use server::reconcile::{reversals, Reconciler};
+use server::service::config::{ServeArgs, Settings};
+use server::service::startup::Application;
 
 #[derive(Parser)]
 #[command(

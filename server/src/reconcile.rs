@@ -39,11 +39,11 @@ use sqlx::postgres::PgArguments;
 use sqlx::{Connection, PgConnection, PgPool, Postgres};
 use uuid::Uuid;
 
-use crate::platform::ids::new_id;
 use crate::contract::pagination::Filters;
 use crate::partner::client::PartnerClient;
 use crate::partner::wire::{Transfer, TransferStatus};
 use crate::payments::payouts::partner_key;
+use crate::platform::ids::new_id;
 
 /// How long a claimed reversal (or a claimed day) is its claimer's before another run may take
 /// it over: well above a partner call.

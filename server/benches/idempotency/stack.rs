@@ -122,7 +122,8 @@ impl Stack {
 /// preload it, preloads it with `ALTER SYSTEM` and a restart. Returns whether it counts.
 async fn start_cluster(data_dir: &Path) -> anyhow::Result<(EmbeddedPostgres, bool)> {
     let cluster = EmbeddedPostgres::start(data_dir, Durability::Durable)?;
-    let pool = server::platform::db::connect(&cluster.url("postgres"), 1, Duration::from_secs(5)).await?;
+    let pool =
+        server::platform::db::connect(&cluster.url("postgres"), 1, Duration::from_secs(5)).await?;
     let available: bool = sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_stat_statements')",
     )
@@ -146,7 +147,8 @@ async fn start_cluster(data_dir: &Path) -> anyhow::Result<(EmbeddedPostgres, boo
         cluster.stop();
         EmbeddedPostgres::start(data_dir, Durability::Durable)?
     };
-    let pool = server::platform::db::connect(&cluster.url("postgres"), 1, Duration::from_secs(5)).await?;
+    let pool =
+        server::platform::db::connect(&cluster.url("postgres"), 1, Duration::from_secs(5)).await?;
     sqlx::query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         .execute(&pool)
         .await?;

@@ -17,11 +17,12 @@ use app::console::{
 use async_trait::async_trait;
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 
-use crate::service::commands::{self, Caller, Command};
+use crate::accounts::team;
 use crate::contract::error::Error;
-use crate::idempotency::{record, IdempotencyKey, Outcome, Resource, StoredResponse};
 use crate::contract::input;
 use crate::contract::pagination::{Filters as ListFilters, Page as ListPage};
+use crate::history::timeline::{self, Entry, Resource as TimelineResource};
+use crate::idempotency::{record, IdempotencyKey, Outcome, Resource, StoredResponse};
 use crate::partner_sim::scenarios::MAGIC_IBANS;
 use crate::payments::balance;
 use crate::payments::orders::{self, CreateOrder, Order, Target};
@@ -29,9 +30,8 @@ use crate::payments::payouts::{self, CreatePayout, Payout};
 use crate::reconcile::on_request::{Requester, RunNowError};
 use crate::reconcile::{self, Reconciler};
 use crate::request_log::query::{self as request_log, Filters, LoggedRequest};
+use crate::service::commands::{self, Caller, Command};
 use crate::service::state::AppState;
-use crate::accounts::team;
-use crate::history::timeline::{self, Entry, Resource as TimelineResource};
 use crate::webhooks::endpoints::CreateEndpoint;
 use crate::webhooks::events::RedeliverEvent;
 use crate::webhooks::management::{

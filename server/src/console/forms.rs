@@ -19,8 +19,8 @@ use app::console::{
 };
 
 use super::session;
-use crate::service::state::AppState;
 use crate::accounts::users::{self, SignIn};
+use crate::service::state::AppState;
 
 /// Back to `path` with the refusal's code (and field), which the page turns into a sentence.
 pub(super) fn with_refusal(path: &str, refusal: &Refusal) -> Response {

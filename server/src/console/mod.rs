@@ -28,8 +28,8 @@ use tower_sessions_sqlx_store::PostgresStore;
 use app::console::Console;
 use app::{shell, App};
 
-use backend::PgConsole;
 use crate::service::state::AppState;
+use backend::PgConsole;
 
 const STYLESHEET: &str = include_str!("../../../style/main.css");
 

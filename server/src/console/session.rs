@@ -12,10 +12,10 @@ use tower_sessions::Session;
 
 use app::console::{CsrfToken, CurrentUser, Flash};
 
+use crate::accounts::users;
 use crate::edge::request_log::{Caller, CallerSlot};
 use crate::platform::ids::random_token;
 use crate::service::state::AppState;
-use crate::accounts::users;
 
 const USER_ID: &str = "user_id";
 const CSRF: &str = "csrf";
@@ -108,7 +108,9 @@ pub async fn authenticate(
                     request.extensions_mut().insert(Flash(notice));
                 }
                 Ok(None) => {}
-                Err(err) => return crate::contract::error::Error::Internal(err.into()).into_response(),
+                Err(err) => {
+                    return crate::contract::error::Error::Internal(err.into()).into_response()
+                }
             }
         }
         None if open_to_visitors(request.uri().path()) => match csrf_token(&session).await {

@@ -12,8 +12,8 @@ use app::console::{CurrentUser, Permission, Role};
 
 use super::forms::{acting_merchant, failure, forbidden};
 use super::session;
-use crate::service::state::AppState;
 use crate::accounts::team::{self, Actor, TeamError};
+use crate::service::state::AppState;
 
 const TEAM: &str = "/settings/team";
 

@@ -12,9 +12,9 @@ pub mod request_log;
 use axum::Router;
 use tower_http::catch_panic::CatchPanicLayer;
 
-use crate::http::{api_and_ops_routers, error, ops};
-use crate::state::AppState;
 use crate::console;
+use crate::http::{api_and_ops_routers, error, ops};
+use crate::service::state::AppState;
 use middleware::{admit, within_deadlines, Admission, Deadlines};
 
 /// What no route matches: a JSON error under `/v1`, a plain 404 page elsewhere.
@@ -22,7 +22,7 @@ pub async fn unknown_route(uri: axum::http::Uri) -> axum::response::Response {
     use axum::response::IntoResponse;
     let path = uri.path();
     if path == "/v1" || path.starts_with("/v1/") {
-        return crate::error::Error::UnknownRoute(path.to_owned()).into_response();
+        return crate::contract::error::Error::UnknownRoute(path.to_owned()).into_response();
     }
     console::not_found()
 }

@@ -56,7 +56,8 @@ pub struct Purged {
 impl Retention {
     /// The retentions that cannot work, one sentence each.
     pub fn problems(&self) -> Vec<String> {
-        let window = Duration::from_secs(60 * crate::accounts::users::THROTTLE_WINDOW_MINUTES as u64);
+        let window =
+            Duration::from_secs(60 * crate::accounts::users::THROTTLE_WINDOW_MINUTES as u64);
         let mut problems: Vec<String> = [
             ("KAADXPAY_EVENT_RETENTION", self.events),
             ("KAADXPAY_WEBHOOK_ATTEMPT_RETENTION", self.webhook_attempts),

@@ -12,14 +12,14 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::body::Body;
 use super::error::ApiResult;
 use super::list::PageQuery;
-use crate::edge::middleware::RequestId;
 use super::outcome::{execute, KEY_STATUS};
 use crate::accounts::auth::keys::{self, ApiKey, CreateKey, NewKey, RollKey, RollParameters};
 use crate::accounts::auth::{Merchant, Secret};
 use crate::contract::error::Error;
-use crate::idempotency::IdempotencyKey;
 use crate::contract::input::MAX_BODY_BYTES;
 use crate::contract::pagination::{List, Page};
+use crate::edge::middleware::RequestId;
+use crate::idempotency::IdempotencyKey;
 use crate::service::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {

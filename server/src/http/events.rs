@@ -10,12 +10,12 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::body::{Body, NoParameters};
 use super::error::ApiResult;
 use super::list::PageQuery;
-use crate::edge::middleware::RequestId;
 use super::outcome::execute;
 use crate::accounts::auth::Merchant;
 use crate::contract::error::Error;
-use crate::idempotency::IdempotencyKey;
 use crate::contract::pagination::{List, Page};
+use crate::edge::middleware::RequestId;
+use crate::idempotency::IdempotencyKey;
 use crate::service::state::AppState;
 use crate::webhooks::events::{self, Event, RedeliverEvent};
 

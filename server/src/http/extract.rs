@@ -8,9 +8,9 @@
 use axum::extract::FromRequestParts;
 use axum::http::{header, request::Parts, Method};
 
-use crate::edge::request_log::{Caller, CallerSlot};
 use crate::accounts::auth::{authenticate, Access, Merchant};
 use crate::contract::error::Error;
+use crate::edge::request_log::{Caller, CallerSlot};
 use crate::idempotency::key::{IdempotencyKey, HEADER};
 use crate::service::state::AppState;
 

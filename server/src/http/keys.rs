@@ -9,9 +9,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::error::ApiResult;
 use crate::accounts::auth::Merchant;
 use crate::contract::error::Error;
+use crate::history::timeline::{self, Entry};
 use crate::idempotency::record::{self, KeyRecord};
 use crate::service::state::AppState;
-use crate::history::timeline::{self, Entry};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(get_key))

@@ -9,12 +9,12 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::body::Body;
 use super::error::ApiResult;
 use super::list::PageQuery;
-use crate::edge::middleware::RequestId;
 use super::outcome::execute;
 use crate::accounts::auth::Merchant;
 use crate::contract::error::Error;
-use crate::idempotency::IdempotencyKey;
 use crate::contract::pagination::{Filters, List, Page};
+use crate::edge::middleware::RequestId;
+use crate::idempotency::IdempotencyKey;
 use crate::payments::orders::{self, CreateOrder, Order, UpdateOrder};
 use crate::service::state::AppState;
 

@@ -7,8 +7,8 @@ use axum::response::{IntoResponse, Response};
 
 use super::error::status_code;
 use crate::accounts::auth::Merchant;
-use crate::service::commands::{self, Caller, Command};
 use crate::idempotency::{IdempotencyKey, Outcome, StoredResponse};
+use crate::service::commands::{self, Caller, Command};
 use crate::service::state::AppState;
 
 pub const KEY_STATUS: HeaderName = HeaderName::from_static("idempotency-key-status");

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use chrono::Utc;
 
-use crate::platform::ids::new_id;
 use crate::partner::signature;
 use crate::partner::wire::{PartnerEvent, PartnerEventData, Transfer};
+use crate::platform::ids::new_id;
 
 const MAX_ATTEMPTS: u32 = 12;
 

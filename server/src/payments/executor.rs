@@ -31,9 +31,9 @@ use uuid::Uuid;
 use super::partner_calls::{Answer, Call, Noted};
 use super::partner_events::transfers_with_key;
 use super::payouts::{self, Mover};
-use crate::platform::failpoints;
 use crate::partner::client::{CreateError, PartnerClient, PartnerError};
 use crate::partner::wire::{Destination, Transfer, TransferRequest, TransferStatus};
+use crate::platform::failpoints;
 
 /// Jobs claimed per run.
 const BATCH: i64 = 50;

@@ -13,12 +13,12 @@ use sqlx::PgPool;
 use super::balance;
 use super::fields::{Description, Metadata};
 use super::money::{Amount, Currency};
-use crate::service::commands::{Caller, Command};
 use crate::contract::error::Error;
-use crate::platform::failpoints;
-use crate::idempotency::{Once, Ran, Resource, StoredResponse};
-use crate::platform::ids::new_id;
 use crate::contract::pagination::{Filters, Page};
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
+use crate::platform::failpoints;
+use crate::platform::ids::new_id;
+use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 use crate::webhooks::outbox::{self, EventType, NewEvent};
 

@@ -15,12 +15,12 @@ use uuid::Uuid;
 use super::balance;
 use super::fields::{BankAccount, Description};
 use super::money::{Amount, Currency};
-use crate::service::commands::{Caller, Command};
 use crate::contract::error::Error;
-use crate::idempotency::{Once, Ran, Resource, StoredResponse};
-use crate::platform::ids::new_id;
 use crate::contract::pagination::{Filters, Page};
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::partner::wire::Destination;
+use crate::platform::ids::new_id;
+use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 use crate::webhooks::{publish, EventType};
 

@@ -11,8 +11,8 @@ use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::Connection;
 
-use crate::service::config::Settings;
 use crate::platform::embedded_pg::{Durability, EmbeddedPostgres};
+use crate::service::config::Settings;
 
 pub static MIGRATOR: Migrator = sqlx::migrate!("../migrations");
 

@@ -14,6 +14,7 @@ use tower_sessions::ExpiredDeletion;
 
 use crate::service::config::{Settings, LOCAL_PARTNER_ADDR};
 
+use crate::accounts::auth;
 use crate::edge::middleware::{Admission, Deadlines};
 use crate::http::ops::{Figures, REFRESH_INTERVAL};
 use crate::idempotency::maintenance::{purge, sweep};
@@ -21,15 +22,14 @@ use crate::idempotency::Idempotency;
 use crate::partner_sim::test_mode::TestMode;
 use crate::partner_sim::{self as sim, Mode, SimArgs};
 use crate::payments::executor::PayoutWorker;
+use crate::platform::db;
+use crate::platform::telemetry;
+use crate::platform::workers::{every, every_after_one_interval};
 use crate::reconcile::reversals::ReversalWorker;
 use crate::reconcile::Reconciler;
 use crate::request_log::{self, RequestLog};
 use crate::service::state::AppState;
-use crate::platform::telemetry;
 use crate::webhooks::Dispatcher;
-use crate::platform::workers::{every, every_after_one_interval};
-use crate::accounts::auth;
-use crate::platform::db;
 use crate::{console, edge};
 
 /// How often the idempotency outcome counts reach the database.

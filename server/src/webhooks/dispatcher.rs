@@ -31,8 +31,8 @@ use super::destination::{self, GuardedResolver, Refusal};
 use super::endpoints;
 use super::schedule::RetrySchedule;
 use super::signature;
-use crate::service::config::{Settings, WEBHOOK_TIMEOUT};
 use crate::platform::failpoints;
+use crate::service::config::{Settings, WEBHOOK_TIMEOUT};
 
 /// Deliveries claimed, and sent concurrently, per run.
 const BATCH: i64 = 100;

@@ -15,11 +15,11 @@ use utoipa::openapi::RefOr;
 use super::destination;
 use super::outbox::EventType;
 use super::signature;
-use crate::service::commands::{Caller, Command};
 use crate::contract::error::Error;
+use crate::contract::pagination::Page;
 use crate::idempotency::{Once, Ran, StoredResponse};
 use crate::platform::ids::new_id;
-use crate::contract::pagination::Page;
+use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 
 /// Subscribes to every event type.

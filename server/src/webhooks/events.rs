@@ -9,10 +9,10 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::outbox;
-use crate::service::commands::{Caller, Command};
 use crate::contract::error::Error;
-use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::contract::pagination::Page;
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
+use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]

@@ -26,13 +26,13 @@ use super::endpoints::{self, known_event_names, Endpoint, Subscriptions, Webhook
 use super::events;
 use super::outbox::{EventType, NewEvent};
 use super::signature;
-use crate::service::commands::{Caller, Command};
 use crate::contract::error::Error;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
-use crate::platform::ids::new_id;
 use crate::partner::wire::Destination;
 use crate::payments::orders::Order;
 use crate::payments::payouts::Payout;
+use crate::platform::ids::new_id;
+use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 
 /// `PATCH /v1/webhook-endpoints/{id}`: what to change; a field left out stays as it is.

@@ -12,12 +12,12 @@ use utoipa::openapi::RefOr;
 use utoipa::{PartialSchema, ToSchema};
 
 use super::{Access, Secret};
-use crate::service::commands::{Caller, Command};
 use crate::contract::error::Error;
-use crate::idempotency::{Once, Ran, Resource, StoredResponse};
-use crate::platform::ids::new_id;
 use crate::contract::input::text_schema;
 use crate::contract::pagination::Page;
+use crate::idempotency::{Once, Ran, Resource, StoredResponse};
+use crate::platform::ids::new_id;
+use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 
 /// Where keys are, and what a `201` names.

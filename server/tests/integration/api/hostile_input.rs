@@ -11,9 +11,9 @@ use serde_json::{Map, Value};
 
 use common::{error_code, json, spawn_app};
 use server::contract::error::Error;
+use server::contract::input::command;
 use server::http::body::Body;
 use server::idempotency::fingerprint::fingerprint;
-use server::contract::input::command;
 use server::payments::orders::{CreateOrder, UpdateOrder};
 use server::payments::payouts::CreatePayout;
 use server::webhooks::endpoints::CreateEndpoint;

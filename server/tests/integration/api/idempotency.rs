@@ -288,9 +288,9 @@ mod costs {
 
     use super::counting_proxy::CountingProxy;
 
-    use server::service::commands::{self, Caller};
     use server::idempotency::{Idempotency, IdempotencyKey, Outcome};
     use server::payments::orders::CreateOrder;
+    use server::service::commands::{self, Caller};
     use server::service::state::AppState;
 
     use super::common::{create_merchant, fresh_database, settings, with_database, TestMerchant};

@@ -4,9 +4,8 @@
 use crate::common;
 
 use futures::future::join_all;
-use serde_json::Value;
 
-use common::{create_merchant, error_code, json, spawn_app, TestApp};
+use common::{create_merchant, error_code, json, spawn_app};
 
 const ORDER: &str = r#"{"amount": 2500, "currency": "USD"}"#;
 

@@ -16,10 +16,10 @@ use serde_json::Value;
 use sqlx::{Connection, PgConnection, PgPool};
 use tokio::sync::OnceCell;
 
-use server::service::config::Settings;
+use server::partner::TEST_WEBHOOK_SECRET;
 use server::platform::db::{self, MIGRATOR};
 use server::platform::embedded_pg::{Durability, EmbeddedPostgres};
-use server::partner::TEST_WEBHOOK_SECRET;
+use server::service::config::Settings;
 use server::service::startup::Application;
 
 struct Cluster {
@@ -203,7 +203,9 @@ pub async fn create_user(
 }
 
 pub async fn create_merchant(pool: &PgPool, name: &str) -> TestMerchant {
-    let merchant = server::accounts::auth::create_merchant(pool, name).await.unwrap();
+    let merchant = server::accounts::auth::create_merchant(pool, name)
+        .await
+        .unwrap();
     TestMerchant {
         id: merchant.merchant_id,
         api_key: merchant.api_key,

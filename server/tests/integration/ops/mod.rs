@@ -4,8 +4,8 @@
 
 mod cli;
 mod embedded;
+mod endpoints;
 mod layers;
-mod ops;
 mod retention;
 mod schemathesis;
 mod settings;
