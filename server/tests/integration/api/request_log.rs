@@ -93,12 +93,20 @@ async fn every_verdict_is_logged_with_its_fields() {
     // A key in progress: the key's lock is held (as a request executing with it holds it), so
     // a request with it is answered 409; once the lock is gone, the key executes.
     let mut executing = PgConnection::connect(&app.db_url).await.unwrap();
+    let lock = server::idempotency::once::lock_key(&app.merchant.id, "k2");
     sqlx::query("SELECT pg_advisory_lock($1)")
-        .bind(server::idempotency::once::lock_key(&app.merchant.id, "k2"))
+        .bind(lock)
         .execute(&mut executing)
         .await
         .unwrap();
     assert_eq!(post_order_with(&app, "k2", ORDER, "c").await.status(), 409);
+    // Released before the next request: a closed connection's backend lets go of its locks
+    // only when it has finished exiting, which a busy machine may not have done yet.
+    sqlx::query("SELECT pg_advisory_unlock($1)")
+        .bind(lock)
+        .execute(&mut executing)
+        .await
+        .unwrap();
     executing.close().await.unwrap();
     assert_eq!(post_order_with(&app, "k2", ORDER, "d").await.status(), 201);
     let balance = app.get("/v1/balance").await;
