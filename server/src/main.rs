@@ -12,6 +12,7 @@ use server::partner_sim::{self as sim, SimArgs};
 use server::platform::db::Database;
 use server::platform::telemetry::{self, LogTarget};
 use server::reconcile::{reversals, Reconciler};
+use server::service::components;
 use server::service::config::{ServeArgs, Settings};
 use server::service::startup::Application;
 
@@ -137,10 +138,10 @@ async fn main() -> anyhow::Result<()> {
         _ => LogTarget::Stderr,
     };
     telemetry::init_logs(cli.settings.log_format, log_target);
-    let problems = match command {
-        Command::Serve(_) => cli.settings.serve_problems(),
-        _ => cli.settings.problems(),
-    };
+    let mut problems = components::problems(&cli.settings);
+    if let Command::Serve(_) = command {
+        problems.extend(cli.settings.serve_problems());
+    }
     if !problems.is_empty() {
         for problem in problems {
             eprintln!("kaadxpay: {problem}");
@@ -202,7 +203,7 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
             let partner_url = settings.partner_url_or_local();
             let reconciler = Reconciler {
                 pool: db.pool.clone(),
-                partner: settings.partner_client(&partner_url),
+                partner: components::partner_client(settings, &partner_url),
             };
             println!(
                 "{}",
@@ -232,7 +233,7 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
                 "{} expired records deleted",
                 maintenance::purge(db.pool.clone()).await?
             );
-            let history = settings.retention.purge(&db.pool).await?;
+            let history = components::retention(settings).purge(&db.pool).await?;
             println!("history past its retention deleted: {history:?}");
             let days =
                 server::request_log::partitions::maintain(&db.pool, settings.request_log.retention)

@@ -123,6 +123,25 @@ fn refusal(param: String, cause: &str) -> Error {
     Error::invalid(&param, message)
 }
 
+/// What the schema of a name ([`NAME_PATTERN`], at most `max_chars` characters) admits, as
+/// Schemathesis reads it (Python's `re`: `\s` is `str.isspace`, `.` is anything but `\n`): at
+/// most `max_chars` characters as sent, something other than whitespace, and no line break
+/// inside. The name is kept trimmed.
+pub fn name(raw: &str, max_chars: usize) -> Result<&str, String> {
+    let is_space = |c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c);
+    let name = raw.trim_matches(is_space);
+    if name.is_empty() || raw.chars().count() > max_chars {
+        return Err(format!("must be 1 to {max_chars} characters"));
+    }
+    if name.contains('\n') {
+        return Err("must be one line".to_owned());
+    }
+    Ok(name)
+}
+
+/// A name's pattern: something other than whitespace, on one line, blanks around it allowed.
+pub const NAME_PATTERN: &str = r"^\s*\S(.*\S)?\s*$";
+
 /// The OpenAPI schema of a text field with its limits, for the field types that check them.
 pub fn text_schema(
     min_length: usize,
@@ -209,6 +228,22 @@ mod tests {
         assert_eq!(
             param(json!({"amount": 1, "inner": {"iban": "\u{0}"}})),
             "inner[iban]"
+        );
+    }
+
+    #[test]
+    fn a_name_is_what_its_schema_admits() {
+        assert_eq!(name(" Ada Lovelace\t", 20), Ok("Ada Lovelace"));
+        assert_eq!(name("Ada\rLovelace", 20), Ok("Ada\rLovelace"));
+        assert!(name("\tA \t\r\n\u{b}*", 20).is_err(), "a line break inside");
+        assert!(name("\u{1c}\u{85}\u{3000}", 20).is_err(), "only whitespace");
+        assert!(
+            name(&format!("\n{}", "*".repeat(20)), 20).is_err(),
+            "too long as sent"
+        );
+        assert_eq!(
+            name(&format!("\n{}", "*".repeat(19)), 20).map(str::len),
+            Ok(19)
         );
     }
 

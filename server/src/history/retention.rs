@@ -9,36 +9,22 @@
 
 use std::time::Duration;
 
-use clap::Args;
 use serde::Serialize;
 use sqlx::PgPool;
 
-/// Each kind of history's retention.
-#[derive(Debug, Clone, Args)]
+/// Each kind of history's retention (from the flags in `service::config::RetentionSettings`).
+#[derive(Debug, Clone)]
 pub struct Retention {
-    /// How long webhook events are kept (with their deliveries and attempts; never while a
-    /// delivery is still pending).
-    #[arg(long = "event-retention", env = "KAADXPAY_EVENT_RETENTION", default_value = "30d", value_parser = humantime::parse_duration, global = true)]
+    /// Webhook events, with their deliveries and attempts (never while one is still pending).
     pub events: Duration,
-
-    /// How long each webhook delivery attempt is kept.
-    #[arg(long = "webhook-attempt-retention", env = "KAADXPAY_WEBHOOK_ATTEMPT_RETENTION", default_value = "30d", value_parser = humantime::parse_duration, global = true)]
     pub webhook_attempts: Duration,
-
-    /// How long the partner's webhook events are kept for deduplication by `event_id`.
-    #[arg(long = "partner-event-retention", env = "KAADXPAY_PARTNER_EVENT_RETENTION", default_value = "90d", value_parser = humantime::parse_duration, global = true)]
+    /// The partner's webhook events, kept for deduplication by `event_id`.
     pub partner_events: Duration,
-
-    /// How long the payout worker's calls to the partner (payout timelines) are kept.
-    #[arg(long = "partner-call-retention", env = "KAADXPAY_PARTNER_CALL_RETENTION", default_value = "90d", value_parser = humantime::parse_duration, global = true)]
+    /// The payout worker's calls to the partner (payout timelines).
     pub partner_calls: Duration,
-
-    /// How long failed console sign-ins are kept (at least the 15-minute throttle window).
-    #[arg(long = "login-failure-retention", env = "KAADXPAY_LOGIN_FAILURE_RETENTION", default_value = "1d", value_parser = humantime::parse_duration, global = true)]
+    /// Failed console sign-ins (at least the sign-in throttle window).
     pub login_failures: Duration,
-
-    /// How long the hourly idempotency outcome counts (the console's chart) are kept.
-    #[arg(long = "outcome-retention", env = "KAADXPAY_OUTCOME_RETENTION", default_value = "7d", value_parser = humantime::parse_duration, global = true)]
+    /// The hourly idempotency outcome counts (the console's chart).
     pub outcome_counts: Duration,
 }
 

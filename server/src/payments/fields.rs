@@ -9,7 +9,7 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::contract::input::text_schema;
+use crate::contract::input::{name, text_schema, NAME_PATTERN};
 
 pub const MAX_DESCRIPTION_CHARS: usize = 1000;
 pub const MAX_METADATA_KEYS: usize = 20;
@@ -112,19 +112,14 @@ impl Metadata {
     }
 }
 
-/// The name on the account: 1 to [`MAX_HOLDER_CHARS`] characters once trimmed.
+/// The name on the account: a [`name`] of at most [`MAX_HOLDER_CHARS`] characters.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct AccountHolder(String);
 
 impl PartialSchema for AccountHolder {
     fn schema() -> RefOr<Schema> {
-        text_schema(
-            1,
-            MAX_HOLDER_CHARS,
-            Some(r"^\s*\S(.*\S)?\s*$"),
-            "Ada Lovelace",
-        )
+        text_schema(1, MAX_HOLDER_CHARS, Some(NAME_PATTERN), "Ada Lovelace")
     }
 }
 
@@ -133,12 +128,8 @@ impl ToSchema for AccountHolder {}
 impl TryFrom<String> for AccountHolder {
     type Error = String;
 
-    fn try_from(name: String) -> Result<Self, String> {
-        let name = name.trim();
-        if name.is_empty() || name.chars().count() > MAX_HOLDER_CHARS {
-            return Err(format!("must be 1 to {MAX_HOLDER_CHARS} characters"));
-        }
-        Ok(Self(name.to_owned()))
+    fn try_from(holder: String) -> Result<Self, String> {
+        name(&holder, MAX_HOLDER_CHARS).map(|holder| Self(holder.to_owned()))
     }
 }
 

@@ -17,7 +17,6 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use clap::{Args, ValueEnum};
 use tokio::sync::mpsc::{self, error::TrySendError};
 
 /// How much of each body is kept.
@@ -25,37 +24,14 @@ pub const BODY_CAP: usize = 8 * 1024;
 
 const DROPPED: &str = "kaadxpay_request_log_dropped_total";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Switch {
-    On,
-    Off,
-}
-
-/// The request log's settings.
-#[derive(Debug, Clone, Args)]
-#[group(id = "request_log_settings")]
+/// The request log's settings (from the flags in `service::config::RequestLogSettings`).
+#[derive(Debug, Clone)]
 pub struct Settings {
-    /// Whether authenticated `/v1` requests are recorded in the request log.
-    #[arg(
-        long = "request-log",
-        env = "KAADXPAY_REQUEST_LOG",
-        default_value = "on",
-        global = true
-    )]
-    pub switch: Switch,
-
-    /// How long request log entries are kept; whole UTC days are dropped once all of the day
-    /// is older than this.
-    #[arg(long = "request-log-retention", env = "KAADXPAY_REQUEST_LOG_RETENTION", default_value = "30d", value_parser = humantime::parse_duration, global = true)]
+    /// Whether authenticated `/v1` requests are recorded.
+    pub enabled: bool,
+    /// How long entries are kept; whole UTC days are dropped once all of the day is older.
     pub retention: Duration,
-
     /// Entries waiting for the writer; when it is full, new entries are dropped and counted.
-    #[arg(
-        long = "request-log-buffer",
-        env = "KAADXPAY_REQUEST_LOG_BUFFER",
-        default_value_t = 5_000,
-        global = true
-    )]
     pub buffer: usize,
 }
 
@@ -105,7 +81,7 @@ impl RequestLog {
     /// The log with its buffer, and the buffer's other end for [`writer::run`]; or, switched off,
     /// a log that records nothing.
     pub fn new(settings: &Settings) -> (Self, Option<mpsc::Receiver<Entry>>) {
-        if settings.switch == Switch::Off {
+        if !settings.enabled {
             return (Self { buffer: None }, None);
         }
         let (sender, receiver) = mpsc::channel(settings.buffer);

@@ -2,6 +2,7 @@
 //! through the idempotency engine, and start-up (state, router, workers, listener).
 
 pub mod commands;
+pub mod components;
 pub mod config;
 pub mod startup;
 pub mod state;

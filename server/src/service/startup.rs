@@ -12,6 +12,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tower_sessions::ExpiredDeletion;
 
+use crate::service::components;
 use crate::service::config::{Settings, LOCAL_PARTNER_ADDR};
 
 use crate::accounts::auth;
@@ -62,7 +63,7 @@ impl Application {
                 (url, TestMode::embedded())
             }
         };
-        let (request_log, request_log_buffer) = RequestLog::new(&settings.request_log);
+        let (request_log, request_log_buffer) = RequestLog::new(&components::request_log(settings));
         if let Some(buffer) = request_log_buffer {
             workers.push(tokio::spawn(request_log::writer::run(
                 request_log::writer::connection(&pool),
@@ -79,8 +80,8 @@ impl Application {
             api_keys: Arc::default(),
             key_usage: Arc::default(),
             metrics: telemetry::metrics(),
-            partner: settings.partner_client(&partner_url),
-            partner_webhook_secret: settings.partner_webhook_secret()?.into(),
+            partner: components::partner_client(settings, &partner_url),
+            partner_webhook_secret: components::partner_webhook_secret(settings)?.into(),
             test_mode,
             webhook_allow_private_networks: settings.webhook_allow_private_networks,
             request_log,
@@ -120,21 +121,21 @@ impl Application {
             figures,
             settings.serves_https(),
         );
-        let dispatcher = Dispatcher::new(pool.clone(), settings);
+        let dispatcher = Dispatcher::new(pool.clone(), components::dispatcher(settings));
         let payouts = PayoutWorker {
             pool: pool.clone(),
-            partner: settings.partner_client(&partner_url),
+            partner: components::partner_client(settings, &partner_url),
             lease: settings.payout_lease,
             retry_base: settings.payout_retry_base,
             poll_interval: settings.payout_poll_interval,
         };
         let reconciler = Arc::new(Reconciler {
             pool: pool.clone(),
-            partner: settings.partner_client(&partner_url),
+            partner: components::partner_client(settings, &partner_url),
         });
         let reversals = ReversalWorker {
             pool: pool.clone(),
-            partner: settings.partner_client(&partner_url),
+            partner: components::partner_client(settings, &partner_url),
         };
         workers.extend([
             tokio::spawn(every(settings.sweep_interval, "sweeper", {
@@ -146,7 +147,7 @@ impl Application {
                 move || purge(pool.clone())
             })),
             tokio::spawn(every(settings.purge_interval, "history purge", {
-                let (pool, retention) = (pool.clone(), settings.retention.clone());
+                let (pool, retention) = (pool.clone(), components::retention(settings));
                 move || {
                     let (pool, retention) = (pool.clone(), retention.clone());
                     async move { retention.purge(&pool).await }
@@ -257,7 +258,7 @@ async fn start_local_partner(
     settings: &Settings,
     app_addr: SocketAddr,
 ) -> anyhow::Result<(String, JoinHandle<()>)> {
-    let webhook_secret = settings.partner_webhook_secret()?;
+    let webhook_secret = components::partner_webhook_secret(settings)?;
     let args = |addr: SocketAddr| SimArgs {
         addr,
         mode: Mode::Mature,

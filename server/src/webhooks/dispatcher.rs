@@ -32,7 +32,18 @@ use super::endpoints;
 use super::schedule::RetrySchedule;
 use super::signature;
 use crate::platform::failpoints;
-use crate::service::config::{Settings, WEBHOOK_TIMEOUT};
+
+/// What the dispatcher is configured with.
+#[derive(Debug, Clone)]
+pub struct DispatcherSettings {
+    pub retry_schedule: RetrySchedule,
+    /// How long a claimed delivery stays the dispatcher's; longer than `send_timeout`.
+    pub lease: Duration,
+    /// How long an endpoint has to answer.
+    pub send_timeout: Duration,
+    /// Whether endpoints may be internal addresses (local development and tests).
+    pub allow_private_networks: bool,
+}
 
 /// Deliveries claimed, and sent concurrently, per run.
 const BATCH: i64 = 100;
@@ -92,10 +103,10 @@ impl Next {
 }
 
 impl Dispatcher {
-    pub fn new(pool: PgPool, settings: &Settings) -> Self {
-        let guarded = !settings.webhook_allow_private_networks;
+    pub fn new(pool: PgPool, settings: DispatcherSettings) -> Self {
+        let guarded = !settings.allow_private_networks;
         let mut client = reqwest::Client::builder()
-            .timeout(WEBHOOK_TIMEOUT)
+            .timeout(settings.send_timeout)
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("Kaadxpay-Webhooks/", env!("CARGO_PKG_VERSION")));
         if guarded {
@@ -104,8 +115,8 @@ impl Dispatcher {
         Self {
             pool,
             client: client.build().expect("the HTTP client builds"),
-            schedule: settings.webhook_retry_schedule.clone(),
-            lease: settings.webhook_lease,
+            schedule: settings.retry_schedule,
+            lease: settings.lease,
             guarded,
         }
     }

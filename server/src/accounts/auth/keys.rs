@@ -13,7 +13,7 @@ use utoipa::{PartialSchema, ToSchema};
 
 use super::{Access, Secret};
 use crate::contract::error::Error;
-use crate::contract::input::text_schema;
+use crate::contract::input::{name, text_schema, NAME_PATTERN};
 use crate::contract::pagination::Page;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::platform::ids::new_id;
@@ -57,7 +57,7 @@ impl ApiKey {
     }
 }
 
-/// A key's name: 1 to [`MAX_NAME_CHARS`] characters once trimmed.
+/// A key's name: a [`name`] of at most [`MAX_NAME_CHARS`] characters.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct KeyName(String);
@@ -67,12 +67,8 @@ const MAX_NAME_CHARS: usize = 100;
 impl TryFrom<String> for KeyName {
     type Error = String;
 
-    fn try_from(name: String) -> Result<Self, String> {
-        let name = name.trim();
-        if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
-            return Err(format!("must be 1 to {MAX_NAME_CHARS} characters"));
-        }
-        Ok(Self(name.to_owned()))
+    fn try_from(key_name: String) -> Result<Self, String> {
+        name(&key_name, MAX_NAME_CHARS).map(|key_name| Self(key_name.to_owned()))
     }
 }
 
@@ -84,12 +80,7 @@ impl From<KeyName> for String {
 
 impl PartialSchema for KeyName {
     fn schema() -> RefOr<Schema> {
-        text_schema(
-            1,
-            MAX_NAME_CHARS,
-            Some(r"^\s*\S(.*\S)?\s*$"),
-            "Checkout server",
-        )
+        text_schema(1, MAX_NAME_CHARS, Some(NAME_PATTERN), "Checkout server")
     }
 }
 

@@ -291,6 +291,7 @@ mod costs {
     use server::idempotency::{Idempotency, IdempotencyKey, Outcome};
     use server::payments::orders::CreateOrder;
     use server::service::commands::{self, Caller};
+    use server::service::components;
     use server::service::state::AppState;
 
     use super::common::{create_merchant, fresh_database, settings, with_database, TestMerchant};
@@ -312,11 +313,12 @@ mod costs {
             api_keys: Arc::default(),
             key_usage: Arc::default(),
             metrics: server::platform::telemetry::metrics(),
-            partner: settings.partner_client("http://127.0.0.1:9"),
+            partner: components::partner_client(&settings, "http://127.0.0.1:9"),
             partner_webhook_secret: server::partner::TEST_WEBHOOK_SECRET.into(),
             test_mode: server::partner_sim::test_mode::TestMode::at("http://127.0.0.1:9"),
             webhook_allow_private_networks: true,
-            request_log: server::request_log::RequestLog::new(&settings.request_log).0,
+            request_log: server::request_log::RequestLog::new(&components::request_log(&settings))
+                .0,
         }
     }
 

@@ -17,6 +17,7 @@ use axum::http::{HeaderMap, StatusCode};
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use serde_json::{json, Value};
+use server::service::components;
 use server::webhooks::Dispatcher;
 use standardwebhooks::Webhook;
 
@@ -89,12 +90,12 @@ fn body(received: &Received) -> Value {
 fn dispatcher(app: &TestApp, schedule: &str) -> Dispatcher {
     Dispatcher::new(
         app.pool.clone(),
-        &settings(&[
+        components::dispatcher(&settings(&[
             "--webhook-retry-schedule",
             schedule,
             "--webhook-allow-private-networks",
             "true",
-        ]),
+        ])),
     )
 }
 

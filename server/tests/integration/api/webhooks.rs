@@ -14,6 +14,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use futures::future::join_all;
 use serde_json::Value;
+use server::service::components;
 use server::webhooks::{publish, Dispatcher, EventType};
 use standardwebhooks::Webhook;
 
@@ -103,12 +104,12 @@ fn dispatcher(app: &TestApp, schedule: &str) -> Dispatcher {
     Dispatcher::new(
         app.pool.clone(),
         // The receivers listen on 127.0.0.1.
-        &settings(&[
+        components::dispatcher(&settings(&[
             "--webhook-retry-schedule",
             schedule,
             "--webhook-allow-private-networks",
             "true",
-        ]),
+        ])),
     )
 }
 

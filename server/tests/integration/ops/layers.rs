@@ -215,3 +215,16 @@ fn the_console_and_the_json_api_never_import_each_other() {
     }
     assert!(checked > 20, "the adapters' sources were found: {checked}");
 }
+
+#[test]
+fn the_flags_know_no_component() {
+    let sources = modules();
+    let known: BTreeSet<Module> = sources.keys().cloned().collect();
+    let config: Module = vec!["service".into(), "config".into()];
+    let reached = imports(&config, &sources[&config], &known);
+    assert!(
+        reached.is_empty(),
+        "service/config imports {reached:?}: a component's settings are built from the flags \
+         in service/components, never the other way round"
+    );
+}

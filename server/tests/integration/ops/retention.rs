@@ -5,6 +5,7 @@
 use crate::common;
 
 use common::{count, create_merchant, fresh_database, settings};
+use server::service::components;
 
 async fn insert_event(pool: &sqlx::PgPool, merchant_id: &str, age_days: i32, delivery: &str) {
     sqlx::query(
@@ -71,7 +72,10 @@ async fn history_past_its_retention_is_purged_and_the_rest_kept() {
     .await
     .unwrap();
 
-    let purged = settings(&[]).retention.purge(&pool).await.unwrap();
+    let purged = components::retention(&settings(&[]))
+        .purge(&pool)
+        .await
+        .unwrap();
 
     assert_eq!(purged.events, 1, "{purged:?}");
     assert_eq!(count(&pool, "events").await, 2);
@@ -94,6 +98,9 @@ async fn history_past_its_retention_is_purged_and_the_rest_kept() {
         "a failure inside the throttle window stays"
     );
 
-    let again = settings(&[]).retention.purge(&pool).await.unwrap();
+    let again = components::retention(&settings(&[]))
+        .purge(&pool)
+        .await
+        .unwrap();
     assert_eq!(again, Default::default(), "nothing more to purge");
 }

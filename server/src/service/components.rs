@@ -1,0 +1,68 @@
+//! Each component's settings, built from the flags (`config`), which know no component: the one
+//! place that knows both, used by start-up and the one-shot commands. A component's own rules
+//! about its values (a retention no shorter than the sign-in throttle, say) stay with it, and
+//! [`problems`] gathers them with the flags' own.
+
+use crate::history::retention::Retention;
+use crate::partner::client::PartnerClient;
+use crate::partner::TEST_WEBHOOK_SECRET;
+use crate::request_log;
+use crate::service::config::{Settings, Switch, WEBHOOK_TIMEOUT};
+use crate::webhooks::dispatcher::DispatcherSettings;
+use crate::webhooks::schedule::RetrySchedule;
+
+/// Every value that cannot work, one sentence each naming its variable; empty when all is well.
+pub fn problems(settings: &Settings) -> Vec<String> {
+    let mut problems = settings.problems();
+    problems.extend(retention(settings).problems());
+    problems.extend(request_log(settings).problems());
+    problems
+}
+
+pub fn retention(settings: &Settings) -> Retention {
+    let flags = &settings.retention;
+    Retention {
+        events: flags.events,
+        webhook_attempts: flags.webhook_attempts,
+        partner_events: flags.partner_events,
+        partner_calls: flags.partner_calls,
+        login_failures: flags.login_failures,
+        outcome_counts: flags.outcome_counts,
+    }
+}
+
+pub fn request_log(settings: &Settings) -> request_log::Settings {
+    let flags = &settings.request_log;
+    request_log::Settings {
+        enabled: flags.switch == Switch::On,
+        retention: flags.retention,
+        buffer: flags.buffer,
+    }
+}
+
+pub fn dispatcher(settings: &Settings) -> DispatcherSettings {
+    DispatcherSettings {
+        retry_schedule: RetrySchedule::new(settings.webhook_retry_schedule.clone()),
+        lease: settings.webhook_lease,
+        send_timeout: WEBHOOK_TIMEOUT,
+        allow_private_networks: settings.webhook_allow_private_networks,
+    }
+}
+
+pub fn partner_client(settings: &Settings, partner_url: &str) -> PartnerClient {
+    PartnerClient::new(partner_url, settings.partner_timeout)
+}
+
+/// The secret partner webhooks must be signed with: the configured one, or the simulator's
+/// test secret when the simulator runs in-process (no partner URL).
+pub fn partner_webhook_secret(settings: &Settings) -> anyhow::Result<&str> {
+    match (&settings.partner_webhook_secret, &settings.partner_url) {
+        (Some(secret), _) => Ok(secret),
+        (None, None) => Ok(TEST_WEBHOOK_SECRET),
+        (None, Some(_)) => {
+            anyhow::bail!(
+                "KAADXPAY_PARTNER_WEBHOOK_SECRET must be set when KAADXPAY_PARTNER_URL is"
+            )
+        }
+    }
+}
