@@ -8,23 +8,26 @@
 use std::time::Duration;
 
 use app::console::{
-    minor_units_per_major, AttemptRow, Console, ConsoleError, ConsoleResult, DeliveryRow,
-    EndpointChange, EndpointRow, EndpointState, EventRow, HourOutcomes, KeyView, ListFilter,
-    MagicIban, Member, Money, OrderRow, Overview, Page, PayoutForm, PayoutRow, PayoutView,
-    PendingInvitation, Refusal, RequestFilters, RequestView, Role, RunItem, RunRow, Scope,
-    SearchHit, SearchQuery, Subject, Submission, TimelineEntry,
+    AttemptRow, Console, ConsoleError, ConsoleResult, DeliveryRow, EndpointChange, EndpointRow,
+    EndpointState, EventRow, HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow,
+    Overview, Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters,
+    RequestView, Role, RunItem, RunRow, Scope, SearchHit, SearchQuery, Subject, Submission,
+    TimelineEntry,
 };
 use async_trait::async_trait;
-use chrono::{DateTime, DurationRound, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 
 use crate::accounts::team;
 use crate::contract::error::Error;
 use crate::contract::input;
 use crate::contract::pagination::{Filters as ListFilters, Page as ListPage};
+use crate::history::search::{self, Kind};
 use crate::history::timeline::{self, Entry, Resource as TimelineResource};
-use crate::idempotency::{record, IdempotencyKey, Outcome, Resource, StoredResponse};
+use crate::idempotency::{outcomes, record, IdempotencyKey, Outcome, Resource, StoredResponse};
 use crate::partner_sim::scenarios::MAGIC_IBANS;
 use crate::payments::balance;
+use crate::payments::fields::{AccountHolder, BankAccount, Iban};
+use crate::payments::money::{Amount, Currency};
 use crate::payments::orders::{self, CreateOrder, Order, Target};
 use crate::payments::payouts::{self, CreatePayout, Payout};
 use crate::reconcile::on_request::{Requester, RunNowError};
@@ -38,49 +41,6 @@ use crate::webhooks::management::{
     self, Overlap, Recover, RotateSecret, SendTestEvent, TestEventType, UpdateEndpoint,
 };
 use crate::webhooks::{endpoints, events, signature};
-
-/// Support's search: the payouts, orders and keys any identifier leads to ($1 the text, $5 the
-/// text as a UUID for events, deliveries and delivery attempts), filtered by status ($2) and
-/// creation date ($3, $4).
-const SUPPORT_SEARCH: &str = "\
-    WITH payout_ids AS ( \
-      SELECT merchant_id, id FROM payouts \
-      WHERE id = $1 OR partner_transfer_id = $1 OR partner_key = $1 \
-      UNION SELECT merchant_id, payout_id FROM partner_events \
-      WHERE transfer_id = $1 AND payout_id IS NOT NULL \
-      UNION SELECT merchant_id, payout_id FROM reconciliation_items \
-      WHERE transfer_id = $1 AND payout_id IS NOT NULL AND merchant_id IS NOT NULL \
-      UNION SELECT merchant_id, payout_id FROM partner_reversals WHERE transfer_id = $1), \
-    about AS ( \
-      SELECT merchant_id, split_part(event_type, '.', 1) AS kind, \
-        payload->'data'->'object'->>'id' AS id \
-      FROM events \
-      WHERE id = $5 \
-         OR id = (SELECT event_id FROM webhook_deliveries WHERE id = $5) \
-         OR id = (SELECT d.event_id FROM webhook_attempts a \
-                  JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE a.id = $5)), \
-    hits AS ( \
-      SELECT 'payout' AS kind, merchant_id, id AS name, amount || ' ' || currency AS detail, \
-        status, created_at \
-      FROM payouts \
-      WHERE (merchant_id, id) IN (SELECT merchant_id, id FROM payout_ids \
-                                  UNION SELECT merchant_id, id FROM about WHERE kind = 'payout') \
-      UNION ALL \
-      SELECT 'order', merchant_id, id, amount || ' ' || currency, status, created_at \
-      FROM orders \
-      WHERE id = $1 OR (merchant_id, id) IN (SELECT merchant_id, id FROM about WHERE kind = 'order') \
-      UNION ALL \
-      SELECT 'key', merchant_id, key, endpoint, \
-        CASE WHEN expires_at <= now() THEN 'expired' ELSE status END, created_at \
-      FROM idempotency_keys \
-      WHERE $1 = '' OR key = $1 OR merchant_id = $1 \
-         OR key LIKE replace(replace($1, '%', '\\%'), '_', '\\_') || '%' \
-         OR (merchant_id, key) IN (SELECT merchant_id, idempotency_key FROM request_log WHERE id = $1)) \
-    SELECT kind, merchant_id, name, detail, status, created_at FROM hits \
-    WHERE ($2 = '' OR status = $2) \
-      AND ($3 = '' OR created_at >= $3::date) \
-      AND ($4 = '' OR created_at < $4::date + 1) \
-    ORDER BY created_at DESC LIMIT 100";
 
 const PAGE_SIZE: i64 = 20;
 const RECENT: i64 = 5;
@@ -165,30 +125,31 @@ fn paged<T, R>(
     }
 }
 
-/// The typed amount (`12.50`) in minor units of `currency`.
-fn minor_units(amount: &str, currency: &str) -> Result<i64, String> {
-    let per_major = minor_units_per_major(currency);
-    let decimals = if per_major == 1 { 0 } else { 2 };
-    let (whole, fraction) = amount.trim().split_once('.').unwrap_or((amount.trim(), ""));
-    let valid = !whole.is_empty()
-        && whole.chars().all(|c| c.is_ascii_digit())
-        && fraction.chars().all(|c| c.is_ascii_digit())
-        && fraction.len() <= decimals;
-    let refused = || {
-        format!(
-            "Amount must be a number with at most {decimals} decimals, like {}.",
-            if decimals == 0 { "1200" } else { "12.50" }
-        )
-    };
-    if !valid {
-        return Err(refused());
+/// The refusal of a form's field, named as the API names it.
+fn invalid(param: &str) -> Refusal {
+    Refusal {
+        code: "invalid_request".to_owned(),
+        param: Some(param.to_owned()),
     }
-    let fraction: i64 = format!("{fraction:0<decimals$}").parse().unwrap_or(0);
-    whole
-        .parse::<i64>()
-        .ok()
-        .and_then(|whole| whole.checked_mul(per_major)?.checked_add(fraction))
-        .ok_or_else(refused)
+}
+
+/// The new-payout form as the command `POST /v1/payouts` would make of the same fields; a
+/// refusal names the field as the API does.
+fn payout_command(form: PayoutForm) -> Result<CreatePayout, Refusal> {
+    let currency = Currency::try_from(form.currency).map_err(|_| invalid("currency"))?;
+    let minor_units = currency
+        .minor_units(&form.amount)
+        .map_err(|_| Refusal::new("invalid_amount"))?;
+    Ok(CreatePayout {
+        amount: Amount::try_from(minor_units).map_err(|_| invalid("amount"))?,
+        currency,
+        destination: BankAccount {
+            account_holder: AccountHolder::try_from(form.account_holder)
+                .map_err(|_| invalid("destination[account_holder]"))?,
+            iban: Iban::try_from(form.iban).map_err(|_| invalid("destination[iban]"))?,
+        },
+        description: None,
+    })
 }
 
 /// What became of a command run from the console: the answer it stored (or replayed), or the
@@ -262,10 +223,7 @@ fn filled(value: &str) -> Option<String> {
 fn day_filter(param: &str, value: &str) -> Result<Option<chrono::NaiveDate>, Refusal> {
     filled(value)
         .map(|value| {
-            chrono::NaiveDate::parse_from_str(&value, "%Y-%m-%d").map_err(|_| Refusal {
-                code: "invalid_request".to_owned(),
-                param: Some(param.to_owned()),
-            })
+            chrono::NaiveDate::parse_from_str(&value, "%Y-%m-%d").map_err(|_| invalid(param))
         })
         .transpose()
 }
@@ -422,34 +380,16 @@ impl Console for PgConsole {
         let recent_orders = orders::list(pool, merchant_id, &all, &recent)
             .await
             .map_err(failed)?;
-        let this_hour = Utc::now()
-            .duration_trunc(TimeDelta::hours(1))
-            .map_err(failed)?;
-        let counts: Vec<(DateTime<Utc>, String, i64)> = sqlx::query_as(
-            "SELECT hour, outcome, count FROM idempotency_outcomes WHERE merchant_id = $1 AND hour > $2",
-        )
-        .bind(merchant_id)
-        .bind(this_hour - TimeDelta::hours(24))
-        .fetch_all(pool)
-        .await
-        .map_err(failed)?;
-        let outcomes = (0..24)
-            .rev()
-            .map(|ago| {
-                let hour = this_hour - TimeDelta::hours(ago);
-                let mut bucket = HourOutcomes {
-                    hour: hour.format("%H:00").to_string(),
-                    ..Default::default()
-                };
-                for (_, outcome, count) in counts.iter().filter(|(at, _, _)| *at == hour) {
-                    match outcome.as_str() {
-                        "new" => bucket.new += count,
-                        "replayed" => bucket.replayed += count,
-                        "in_progress" => bucket.in_progress += count,
-                        _ => bucket.mismatch += count,
-                    }
-                }
-                bucket
+        let outcomes = outcomes::last_hours(pool, merchant_id, 24)
+            .await
+            .map_err(failed)?
+            .into_iter()
+            .map(|hour| HourOutcomes {
+                hour: hour.hour.format("%H:00").to_string(),
+                new: hour.new,
+                replayed: hour.replayed,
+                in_progress: hour.in_progress,
+                mismatch: hour.mismatch,
             })
             .collect();
         Ok(Overview {
@@ -521,18 +461,9 @@ impl Console for PgConsole {
             Ok(key) => key,
             Err(error) => return Ok(Submission::Refused(Refusal::new(error.code()))),
         };
-        let amount = match minor_units(&form.amount, &form.currency) {
-            Ok(amount) => amount,
-            Err(_) => return Ok(Submission::Refused(Refusal::new("invalid_amount"))),
-        };
-        let body = serde_json::json!({
-            "amount": amount,
-            "currency": form.currency,
-            "destination": {"account_holder": form.account_holder, "iban": form.iban},
-        });
-        let command: CreatePayout = match input::command(&body) {
+        let command = match payout_command(form) {
             Ok(command) => command,
-            Err(error) => return Ok(Submission::Refused(refusal(&error))),
+            Err(refused) => return Ok(Submission::Refused(refused)),
         };
         Ok(match self.run(merchant_id, &key, &command).await? {
             Answer::Stored(stored) => Submission::Payout(
@@ -618,33 +549,27 @@ impl Console for PgConsole {
     }
 
     async fn search(&self, query: &SearchQuery) -> ConsoleResult<Vec<SearchHit>> {
-        let text = query.text.trim();
-        let as_uuid = uuid::Uuid::parse_str(text).ok();
-        let rows: Vec<(String, String, String, String, String, DateTime<Utc>)> =
-            sqlx::query_as(SUPPORT_SEARCH)
-                .bind(text)
-                .bind(&query.status)
-                .bind(&query.from)
-                .bind(&query.to)
-                .bind(as_uuid)
-                .fetch_all(&self.state.pool)
-                .await
-                .map_err(failed)?;
-        Ok(rows
+        let hits = search::across_merchants(
+            &self.state.pool,
+            &query.text,
+            &query.status,
+            &query.from,
+            &query.to,
+        )
+        .await
+        .map_err(failed)?;
+        Ok(hits
             .into_iter()
-            .map(|(kind, merchant_id, name, detail, status, created_at)| {
-                let subject = match &kind[..] {
-                    "payout" => Subject::Payout(name),
-                    "order" => Subject::Order(name),
-                    _ => Subject::Key(name),
-                };
-                SearchHit {
-                    merchant_id,
-                    subject,
-                    detail,
-                    status,
-                    created_at: when(created_at),
-                }
+            .map(|hit| SearchHit {
+                subject: match hit.kind {
+                    Kind::Payout => Subject::Payout(hit.name),
+                    Kind::Order => Subject::Order(hit.name),
+                    Kind::Key => Subject::Key(hit.name),
+                },
+                merchant_id: hit.merchant_id,
+                detail: hit.detail,
+                status: hit.status,
+                created_at: when(hit.created_at),
             })
             .collect())
     }
@@ -751,10 +676,6 @@ impl Console for PgConsole {
         change: EndpointChange,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<Option<String>, Refusal>> {
-        let invalid = |param: &str| Refusal {
-            code: "invalid_request".to_owned(),
-            param: Some(param.to_owned()),
-        };
         let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
             Ok(key) => key,
             Err(error) => return Ok(Err(Refusal::new(error.code()))),
@@ -889,10 +810,7 @@ impl Console for PgConsole {
         idempotency_key: &str,
     ) -> ConsoleResult<Result<String, Refusal>> {
         let Ok(date) = date.parse() else {
-            return Ok(Err(Refusal {
-                code: "invalid_request".to_owned(),
-                param: Some("date".to_owned()),
-            }));
+            return Ok(Err(invalid("date")));
         };
         let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
             Ok(key) => key,
@@ -995,21 +913,4 @@ async fn recorded_answer(
         _ => return Ok(None),
     };
     Ok(Some(rendered.body))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::minor_units;
-
-    #[test]
-    fn typed_amounts_become_minor_units() {
-        assert_eq!(minor_units("12.50", "EUR"), Ok(1250));
-        assert_eq!(minor_units("12.5", "EUR"), Ok(1250));
-        assert_eq!(minor_units("7", "USD"), Ok(700));
-        assert_eq!(minor_units("1200", "JPY"), Ok(1200));
-        for bad in ["", "1.234", "-3", "1,00", "abc", "12.5"] {
-            let currency = if bad == "12.5" { "JPY" } else { "EUR" };
-            assert!(minor_units(bad, currency).is_err(), "{bad} {currency}");
-        }
-    }
 }

@@ -1,4 +1,6 @@
-//! What the product keeps of the past and for how long: timelines read it, retention purges it.
+//! What the product keeps of the past and for how long: timelines and support's search read
+//! it, retention purges it.
 
 pub mod retention;
+pub mod search;
 pub mod timeline;

@@ -50,3 +50,46 @@ impl Outcomes {
         Ok(buckets)
     }
 }
+
+/// One hour's outcomes of a merchant.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Hour {
+    pub hour: DateTime<Utc>,
+    pub new: i64,
+    pub replayed: i64,
+    pub in_progress: i64,
+    pub mismatch: i64,
+}
+
+/// A merchant's outcomes in each of the last `hours` hours, the current one last, quiet hours
+/// included (as written by the last [`Outcomes::flush`]).
+pub async fn last_hours(pool: &PgPool, merchant_id: &str, hours: i64) -> sqlx::Result<Vec<Hour>> {
+    let this_hour = Utc::now()
+        .duration_trunc(TimeDelta::hours(1))
+        .expect("an hour divides time");
+    let counts: Vec<(DateTime<Utc>, String, i64)> = sqlx::query_as(
+        "SELECT hour, outcome, count FROM idempotency_outcomes WHERE merchant_id = $1 AND hour > $2",
+    )
+    .bind(merchant_id)
+    .bind(this_hour - TimeDelta::hours(hours))
+    .fetch_all(pool)
+    .await?;
+    Ok((0..hours)
+        .rev()
+        .map(|ago| {
+            let mut bucket = Hour {
+                hour: this_hour - TimeDelta::hours(ago),
+                ..Hour::default()
+            };
+            for (_, outcome, count) in counts.iter().filter(|(at, _, _)| *at == bucket.hour) {
+                match outcome.as_str() {
+                    "new" => bucket.new += count,
+                    "replayed" => bucket.replayed += count,
+                    "in_progress" => bucket.in_progress += count,
+                    _ => bucket.mismatch += count,
+                }
+            }
+            bucket
+        })
+        .collect())
+}

@@ -48,13 +48,24 @@ impl TryFrom<serde_json::Number> for Amount {
                 .filter(|float| float.fract() == 0.0 && float.abs() <= MAX_AMOUNT as f64)
                 .map(|float| float as i64)
         });
-        match integral {
-            Some(amount) if (1..=MAX_AMOUNT).contains(&amount) => Ok(Self(amount)),
-            _ => Err(format!(
-                "must be an integer number of minor units from 1 to {MAX_AMOUNT}"
-            )),
+        integral.map_or_else(|| Err(out_of_range()), Self::try_from)
+    }
+}
+
+impl TryFrom<i64> for Amount {
+    type Error = String;
+
+    fn try_from(minor_units: i64) -> Result<Self, String> {
+        if (1..=MAX_AMOUNT).contains(&minor_units) {
+            Ok(Self(minor_units))
+        } else {
+            Err(out_of_range())
         }
     }
+}
+
+fn out_of_range() -> String {
+    format!("must be an integer number of minor units from 1 to {MAX_AMOUNT}")
 }
 
 impl From<Amount> for i64 {
@@ -119,6 +130,45 @@ impl Currency {
     pub fn code(self) -> &'static str {
         self.0
     }
+
+    /// Digits after the decimal point of an amount in the major unit (ISO 4217's minor unit).
+    pub fn exponent(self) -> usize {
+        if self.0 == "JPY" {
+            0
+        } else {
+            2
+        }
+    }
+
+    /// An amount typed in the major unit (`12.50`, or `1200` for JPY) in minor units; the
+    /// refusal says what is expected.
+    pub fn minor_units(self, typed: &str) -> Result<i64, String> {
+        let decimals = self.exponent();
+        let (whole, fraction) = typed.trim().split_once('.').unwrap_or((typed.trim(), ""));
+        let valid = !whole.is_empty()
+            && whole.chars().all(|c| c.is_ascii_digit())
+            && fraction.chars().all(|c| c.is_ascii_digit())
+            && fraction.len() <= decimals;
+        let refused = || {
+            format!(
+                "Amount must be a number with at most {decimals} decimals, like {}.",
+                if decimals == 0 { "1200" } else { "12.50" }
+            )
+        };
+        if !valid {
+            return Err(refused());
+        }
+        let fraction: i64 = format!("{fraction:0<decimals$}").parse().unwrap_or(0);
+        whole
+            .parse::<i64>()
+            .ok()
+            .and_then(|whole| {
+                whole
+                    .checked_mul(10_i64.pow(decimals as u32))?
+                    .checked_add(fraction)
+            })
+            .ok_or_else(refused)
+    }
 }
 
 impl fmt::Display for Currency {
@@ -151,6 +201,19 @@ mod tests {
         assert_eq!(max.minor_units(), MAX_AMOUNT);
         let integral_float: Amount = serde_json::from_value(json!(1000.0)).unwrap();
         assert_eq!(integral_float.minor_units(), 1000);
+    }
+
+    #[test]
+    fn typed_amounts_become_minor_units() {
+        let currency = |code: &str| Currency::try_from(code.to_owned()).unwrap();
+        assert_eq!(currency("EUR").minor_units("12.50"), Ok(1250));
+        assert_eq!(currency("EUR").minor_units("12.5"), Ok(1250));
+        assert_eq!(currency("USD").minor_units("7"), Ok(700));
+        assert_eq!(currency("JPY").minor_units("1200"), Ok(1200));
+        for bad in ["", "1.234", "-3", "1,00", "abc", "12.5"] {
+            let code = if bad == "12.5" { "JPY" } else { "EUR" };
+            assert!(currency(code).minor_units(bad).is_err(), "{bad} {code}");
+        }
     }
 
     #[test]
