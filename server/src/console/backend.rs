@@ -1,4 +1,5 @@
-//! The console's adapter: the `Console` trait over the domain. Its pages read through the same
+//! The `Console` trait over the domain (with [`super::views`] for what pages show and
+//! [`super::filters`] for what their addresses ask). Its pages read through the same
 //! domain functions as the JSON API, and its payout form and Redeliver button run the same
 //! commands through the same engine (`commands::run`) as `POST /v1/payouts` and
 //! `POST /v1/events/{event_id}/redeliver`, so a console payout's key shows up in the key
@@ -8,31 +9,35 @@
 use std::time::Duration;
 
 use app::console::{
-    AttemptRow, Console, ConsoleError, ConsoleResult, DeliveryRow, EndpointChange, EndpointRow,
-    EndpointState, EventRow, HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow,
-    Overview, Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters,
+    AttemptRow, Console, ConsoleResult, DeliveryRow, EndpointChange, EndpointRow, EndpointState,
+    EventRow, HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow, Overview,
+    Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters,
     RequestView, Role, RunItem, RunRow, Scope, SearchHit, SearchQuery, Subject, Submission,
     TimelineEntry,
 };
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
 
+use super::filters::{day_filter, list_filters, page, paged, request_filters};
+use super::views::{
+    failed, invalid, listed, order_row, payout_row, refusal, request_view, run_row, timeline_entry,
+    when,
+};
 use crate::accounts::team;
 use crate::contract::error::Error;
 use crate::contract::input;
-use crate::contract::pagination::{Filters as ListFilters, Page as ListPage};
+use crate::contract::pagination::Filters as ListFilters;
 use crate::history::search::{self, Kind};
-use crate::history::timeline::{self, Entry, Resource as TimelineResource};
+use crate::history::timeline::{self, Resource as TimelineResource};
 use crate::idempotency::{outcomes, record, IdempotencyKey, Outcome, Resource, StoredResponse};
 use crate::partner_sim::scenarios::MAGIC_IBANS;
 use crate::payments::balance;
 use crate::payments::fields::{AccountHolder, BankAccount, Iban};
 use crate::payments::money::{Amount, Currency};
-use crate::payments::orders::{self, CreateOrder, Order, Target};
-use crate::payments::payouts::{self, CreatePayout, Payout};
+use crate::payments::orders::{self, CreateOrder, Target};
+use crate::payments::payouts::{self, CreatePayout};
 use crate::reconcile::on_request::{Requester, RunNowError};
 use crate::reconcile::{self, Reconciler};
-use crate::request_log::query::{self as request_log, Filters, LoggedRequest};
+use crate::request_log::query as request_log;
 use crate::service::commands::{self, Caller, Command};
 use crate::service::state::AppState;
 use crate::webhooks::endpoints::CreateEndpoint;
@@ -49,88 +54,6 @@ const IN_FLIGHT_WAIT: Duration = Duration::from_secs(8);
 
 pub struct PgConsole {
     pub state: AppState,
-}
-
-fn failed(error: impl std::fmt::Display) -> ConsoleError {
-    ConsoleError(error.to_string())
-}
-
-fn when(at: DateTime<Utc>) -> String {
-    at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
-}
-
-/// A timeline's moment for people: the time to the millisecond, and the wait before it.
-fn timeline_entry(position: usize, entry: Entry) -> TimelineEntry {
-    let after = match (position, entry.after_ms) {
-        (0, _) => String::new(),
-        (_, ms) if ms < 1000 => format!("+{ms} ms"),
-        (_, ms) => format!("+{:.1} s", ms as f64 / 1000.0),
-    };
-    TimelineEntry {
-        at: entry.at.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string(),
-        after,
-        kind: entry.kind,
-        summary: entry.summary,
-        reference: entry.reference,
-    }
-}
-
-fn payout_row(payout: &Payout) -> PayoutRow {
-    PayoutRow {
-        id: payout.id.clone(),
-        money: Money {
-            amount: payout.amount,
-            currency: payout.currency.clone(),
-        },
-        status: payout.status.clone(),
-        idempotency_key: payout.idempotency_key.clone(),
-        created_at: when(payout.created_at),
-    }
-}
-
-fn order_row(order: Order) -> OrderRow {
-    OrderRow {
-        id: order.id,
-        money: Money {
-            amount: order.amount,
-            currency: order.currency,
-        },
-        status: order.status,
-        description: order.description,
-        created_at: when(order.created_at),
-    }
-}
-
-fn page(starting_after: Option<String>, limit: i64) -> ListPage {
-    ListPage {
-        limit,
-        starting_after,
-    }
-}
-
-/// Splits `limit + 1` rows into a page and the cursor of the next one.
-fn paged<T, R>(
-    mut rows: Vec<T>,
-    limit: i64,
-    id: impl Fn(&T) -> String,
-    row: impl Fn(T) -> R,
-) -> Page<R> {
-    let next = (rows.len() as i64 > limit).then(|| {
-        rows.truncate(limit as usize);
-        rows.last().map(&id)
-    });
-    Page {
-        rows: rows.into_iter().map(row).collect(),
-        next: next.flatten(),
-    }
-}
-
-/// The refusal of a form's field, named as the API names it.
-fn invalid(param: &str) -> Refusal {
-    Refusal {
-        code: "invalid_request".to_owned(),
-        param: Some(param.to_owned()),
-    }
 }
 
 /// The new-payout form as the command `POST /v1/payouts` would make of the same fields; a
@@ -202,102 +125,6 @@ impl PgConsole {
     }
 }
 
-/// The refusal an error makes on a console page.
-fn refusal(error: &Error) -> Refusal {
-    let param = match error {
-        Error::InvalidRequest { param, .. } => param.clone(),
-        _ => None,
-    };
-    Refusal {
-        code: error.code().to_owned(),
-        param,
-    }
-}
-
-/// A form field's value, trimmed, if it is not empty.
-fn filled(value: &str) -> Option<String> {
-    Some(value.trim().to_owned()).filter(|value| !value.is_empty())
-}
-
-/// A day typed into a filter (`YYYY-MM-DD`), if one was; a refusal names `param` otherwise.
-fn day_filter(param: &str, value: &str) -> Result<Option<chrono::NaiveDate>, Refusal> {
-    filled(value)
-        .map(|value| {
-            chrono::NaiveDate::parse_from_str(&value, "%Y-%m-%d").map_err(|_| invalid(param))
-        })
-        .transpose()
-}
-
-/// A list page's filters from its form.
-fn list_filters(form: &ListFilter) -> Result<ListFilters, Refusal> {
-    Ok(ListFilters {
-        status: filled(&form.status),
-        from: day_filter("from", &form.from)?,
-        to: day_filter("to", &form.to)?,
-    })
-}
-
-/// A list's rows, a refusal for a cursor that is not the merchant's, or the failure.
-fn listed<T>(rows: Result<Vec<T>, Error>) -> ConsoleResult<Result<Vec<T>, Refusal>> {
-    match rows {
-        Ok(rows) => Ok(Ok(rows)),
-        Err(error @ Error::InvalidRequest { .. }) => Ok(Err(refusal(&error))),
-        Err(error) => Err(failed(error)),
-    }
-}
-
-/// The request log's filters from the console's form: a day range (UTC, inclusive) unless the
-/// look-up is exact (a key or a request id), which finds its requests whatever their day.
-fn request_filters(form: &RequestFilters) -> Result<Filters, Refusal> {
-    let refused = |error: Error| refusal(&error);
-    let mut filters = Filters {
-        idempotency_key: filled(&form.idempotency_key),
-        status: filled(&form.status)
-            .map(|status| request_log::status_filter(&status))
-            .transpose()
-            .map_err(refused)?,
-        route: filled(&form.route),
-        verdict: filled(&form.verdict)
-            .map(|verdict| request_log::verdict_filter(&verdict))
-            .transpose()
-            .map_err(refused)?,
-        search: filled(&form.search),
-        ..Filters::default()
-    };
-    if filters.idempotency_key.is_none() && filters.search.is_none() {
-        filters.created_gte = day_filter("from", &form.from)?
-            .map(|from| from.and_time(chrono::NaiveTime::MIN).and_utc());
-        filters.created_lte = day_filter("to", &form.to)?.and_then(|to| {
-            to.and_hms_micro_opt(23, 59, 59, 999_999)
-                .map(|end| end.and_utc())
-        });
-    }
-    Ok(filters)
-}
-
-fn request_view(logged: LoggedRequest) -> RequestView {
-    RequestView {
-        id: logged.id,
-        at: logged
-            .created_at
-            .format("%Y-%m-%d %H:%M:%S%.3f UTC")
-            .to_string(),
-        route: logged.route,
-        path: logged.path,
-        idempotency_key: logged.idempotency_key,
-        verdict: logged.verdict,
-        status: logged.status,
-        error_code: logged.error_code,
-        latency_ms: logged.latency_ms,
-        api_key_id: logged.api_key_id,
-        user: logged.user,
-        client_address: logged.client_address,
-        request_body: logged.request_body,
-        response_body: logged.response_body,
-        client_request_id: logged.client_request_id,
-    }
-}
-
 #[async_trait]
 impl Console for PgConsole {
     async fn requests(
@@ -310,15 +137,10 @@ impl Console for PgConsole {
             Ok(filters) => filters,
             Err(refused) => return Ok(Err(refused)),
         };
-        let logged = request_log::list(
-            &self.state.pool,
-            merchant_id,
-            &filters,
-            &page(starting_after, PAGE_SIZE),
-        )
-        .await;
+        let page = page(starting_after, PAGE_SIZE);
+        let logged = request_log::list(&self.state.pool, merchant_id, &filters, &page).await;
         listed(logged).map(|rows| {
-            rows.map(|rows| paged(rows, PAGE_SIZE, |logged| logged.id.clone(), request_view))
+            rows.map(|rows| paged(rows, &page, |logged| logged.id.clone(), request_view))
         })
     }
 
@@ -430,7 +252,7 @@ impl Console for PgConsole {
             rows.map(|rows| {
                 paged(
                     rows,
-                    PAGE_SIZE,
+                    &page,
                     |payout| payout.id.clone(),
                     |payout| payout_row(&payout),
                 )
@@ -487,9 +309,8 @@ impl Console for PgConsole {
             Err(refused) => return Ok(Err(refused)),
         };
         let page = page(starting_after, PAGE_SIZE);
-        listed(orders::list(&self.state.pool, merchant_id, &filters, &page).await).map(|rows| {
-            rows.map(|rows| paged(rows, PAGE_SIZE, |order| order.id.clone(), order_row))
-        })
+        listed(orders::list(&self.state.pool, merchant_id, &filters, &page).await)
+            .map(|rows| rows.map(|rows| paged(rows, &page, |order| order.id.clone(), order_row)))
     }
 
     async fn order(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<OrderRow>> {
@@ -876,16 +697,6 @@ impl Console for PgConsole {
                 });
             (run_row(run), items.collect())
         }))
-    }
-}
-
-fn run_row(run: reconcile::StoredRun) -> RunRow {
-    RunRow {
-        id: run.id,
-        date: run.date.to_string(),
-        applied: run.applied,
-        status: run.status,
-        created_at: when(run.created_at),
     }
 }
 

@@ -5,9 +5,11 @@
 
 mod backend;
 mod exports;
+mod filters;
 mod forms;
 mod session;
 mod team;
+mod views;
 mod webhooks;
 
 use std::sync::Arc;

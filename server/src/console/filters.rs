@@ -1,0 +1,84 @@
+//! A list page's form (its address) as the domain's filters and page, and rows back as a page
+//! with the cursor of the next one.
+
+use app::console::{ListFilter, Page, Refusal, RequestFilters};
+
+use super::views::{invalid, refusal};
+use crate::contract::error::Error;
+use crate::contract::pagination::{Filters as ListFilters, List, Page as ListPage};
+use crate::request_log::query::{self as request_log, Filters};
+
+/// A form field's value, trimmed, if it is not empty.
+pub(super) fn filled(value: &str) -> Option<String> {
+    Some(value.trim().to_owned()).filter(|value| !value.is_empty())
+}
+
+/// A day typed into a filter (`YYYY-MM-DD`), if one was; a refusal names `param` otherwise.
+pub(super) fn day_filter(param: &str, value: &str) -> Result<Option<chrono::NaiveDate>, Refusal> {
+    filled(value)
+        .map(|value| {
+            chrono::NaiveDate::parse_from_str(&value, "%Y-%m-%d").map_err(|_| invalid(param))
+        })
+        .transpose()
+}
+
+/// A list page's filters from its form.
+pub(super) fn list_filters(form: &ListFilter) -> Result<ListFilters, Refusal> {
+    Ok(ListFilters {
+        status: filled(&form.status),
+        from: day_filter("from", &form.from)?,
+        to: day_filter("to", &form.to)?,
+    })
+}
+
+/// The request log's filters from the console's form: a day range (UTC, inclusive) unless the
+/// look-up is exact (a key or a request id), which finds its requests whatever their day.
+pub(super) fn request_filters(form: &RequestFilters) -> Result<Filters, Refusal> {
+    let refused = |error: Error| refusal(&error);
+    let mut filters = Filters {
+        idempotency_key: filled(&form.idempotency_key),
+        status: filled(&form.status)
+            .map(|status| request_log::status_filter(&status))
+            .transpose()
+            .map_err(refused)?,
+        route: filled(&form.route),
+        verdict: filled(&form.verdict)
+            .map(|verdict| request_log::verdict_filter(&verdict))
+            .transpose()
+            .map_err(refused)?,
+        search: filled(&form.search),
+        ..Filters::default()
+    };
+    if filters.idempotency_key.is_none() && filters.search.is_none() {
+        filters.created_gte = day_filter("from", &form.from)?
+            .map(|from| from.and_time(chrono::NaiveTime::MIN).and_utc());
+        filters.created_lte = day_filter("to", &form.to)?.and_then(|to| {
+            to.and_hms_micro_opt(23, 59, 59, 999_999)
+                .map(|end| end.and_utc())
+        });
+    }
+    Ok(filters)
+}
+
+pub(super) fn page(starting_after: Option<String>, limit: i64) -> ListPage {
+    ListPage {
+        limit,
+        starting_after,
+    }
+}
+
+/// The rows of `page` (fetched one beyond it) as the console's page of `row`s, with the cursor
+/// of the next page when there is one.
+pub(super) fn paged<T, R>(
+    rows: Vec<T>,
+    page: &ListPage,
+    id: impl Fn(&T) -> String,
+    row: impl Fn(T) -> R,
+) -> Page<R> {
+    let list = List::from_rows(rows, page);
+    let next = list.has_more.then(|| list.data.last().map(id)).flatten();
+    Page {
+        rows: list.data.into_iter().map(row).collect(),
+        next,
+    }
+}

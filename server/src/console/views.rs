@@ -1,0 +1,127 @@
+//! What the domain answers, as the console's pages show it: rows and views of the `app` crate
+//! (times written for people), and errors as refusals that a page turns into a fixed sentence.
+
+use app::console::{
+    ConsoleError, ConsoleResult, Money, OrderRow, PayoutRow, Refusal, RequestView, RunRow,
+    TimelineEntry,
+};
+use chrono::{DateTime, Utc};
+
+use crate::contract::error::Error;
+use crate::history::timeline::Entry;
+use crate::payments::orders::Order;
+use crate::payments::payouts::Payout;
+use crate::reconcile;
+use crate::request_log::query::LoggedRequest;
+
+pub(super) fn failed(error: impl std::fmt::Display) -> ConsoleError {
+    ConsoleError(error.to_string())
+}
+
+/// The refusal an error makes on a console page.
+pub(super) fn refusal(error: &Error) -> Refusal {
+    let param = match error {
+        Error::InvalidRequest { param, .. } => param.clone(),
+        _ => None,
+    };
+    Refusal {
+        code: error.code().to_owned(),
+        param,
+    }
+}
+
+/// The refusal of a form's field, named as the API names it.
+pub(super) fn invalid(param: &str) -> Refusal {
+    Refusal {
+        code: "invalid_request".to_owned(),
+        param: Some(param.to_owned()),
+    }
+}
+
+/// A list's rows, a refusal for a cursor that is not the merchant's, or the failure.
+pub(super) fn listed<T>(rows: Result<Vec<T>, Error>) -> ConsoleResult<Result<Vec<T>, Refusal>> {
+    match rows {
+        Ok(rows) => Ok(Ok(rows)),
+        Err(error @ Error::InvalidRequest { .. }) => Ok(Err(refusal(&error))),
+        Err(error) => Err(failed(error)),
+    }
+}
+
+pub(super) fn when(at: DateTime<Utc>) -> String {
+    at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+}
+
+/// A timeline's moment for people: the time to the millisecond, and the wait before it.
+pub(super) fn timeline_entry(position: usize, entry: Entry) -> TimelineEntry {
+    let after = match (position, entry.after_ms) {
+        (0, _) => String::new(),
+        (_, ms) if ms < 1000 => format!("+{ms} ms"),
+        (_, ms) => format!("+{:.1} s", ms as f64 / 1000.0),
+    };
+    TimelineEntry {
+        at: entry.at.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string(),
+        after,
+        kind: entry.kind,
+        summary: entry.summary,
+        reference: entry.reference,
+    }
+}
+
+pub(super) fn payout_row(payout: &Payout) -> PayoutRow {
+    PayoutRow {
+        id: payout.id.clone(),
+        money: Money {
+            amount: payout.amount,
+            currency: payout.currency.clone(),
+        },
+        status: payout.status.clone(),
+        idempotency_key: payout.idempotency_key.clone(),
+        created_at: when(payout.created_at),
+    }
+}
+
+pub(super) fn order_row(order: Order) -> OrderRow {
+    OrderRow {
+        id: order.id,
+        money: Money {
+            amount: order.amount,
+            currency: order.currency,
+        },
+        status: order.status,
+        description: order.description,
+        created_at: when(order.created_at),
+    }
+}
+
+pub(super) fn request_view(logged: LoggedRequest) -> RequestView {
+    RequestView {
+        id: logged.id,
+        at: logged
+            .created_at
+            .format("%Y-%m-%d %H:%M:%S%.3f UTC")
+            .to_string(),
+        route: logged.route,
+        path: logged.path,
+        idempotency_key: logged.idempotency_key,
+        verdict: logged.verdict,
+        status: logged.status,
+        error_code: logged.error_code,
+        latency_ms: logged.latency_ms,
+        api_key_id: logged.api_key_id,
+        user: logged.user,
+        client_address: logged.client_address,
+        request_body: logged.request_body,
+        response_body: logged.response_body,
+        client_request_id: logged.client_request_id,
+    }
+}
+
+pub(super) fn run_row(run: reconcile::StoredRun) -> RunRow {
+    RunRow {
+        id: run.id,
+        date: run.date.to_string(),
+        applied: run.applied,
+        status: run.status,
+        created_at: when(run.created_at),
+    }
+}
