@@ -1,0 +1,1 @@
+console-title = Kaadxpay console

@@ -1,0 +1,1 @@
+console-title = Kaadxpay 控制台
