@@ -14,6 +14,7 @@ mod components;
 pub mod console;
 pub mod i18n;
 mod pages;
+mod vocabulary;
 
 /// The HTML document every page is rendered into; the stylesheet is served by the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
