@@ -179,13 +179,18 @@ pub fn StatusBadge(status: String) -> impl IntoView {
 
 /// The language switch: one small form per language the page is not in, posted to the server,
 /// which remembers the choice in a cookie and sends the browser back to this page (works with
-/// JavaScript off).
+/// JavaScript off). The way back keeps the page's filters but not a refusal's code, which is
+/// the form's own notice and text from the address that no page repeats.
 #[component]
 fn LanguageSwitch() -> impl IntoView {
     let current = Lang::current();
-    let back = use_context::<http::request::Parts>()
-        .and_then(|parts| parts.uri.path_and_query().map(|path| path.to_string()))
+    let path = use_context::<http::request::Parts>()
+        .map(|parts| parts.uri.path().to_owned())
         .unwrap_or_else(|| "/".to_owned());
+    let back = match query_but(&["error", "param"]).strip_prefix('&') {
+        Some(query) => format!("{path}?{query}"),
+        None => path,
+    };
     view! {
         <div class="language" aria-label=tr!("nav-language")>
             {Lang::ALL.into_iter().filter(|lang| *lang != current).map(|lang| view! {
@@ -211,16 +216,25 @@ const QUERY_VALUE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUM
     .remove(b'.')
     .remove(b'~');
 
+fn encode(text: &str) -> String {
+    percent_encoding::utf8_percent_encode(text, QUERY_VALUE).to_string()
+}
+
+/// The page's query parameters but those named in `left_out` (and empty ones), each as
+/// `&name=value`, encoded.
+fn query_but(left_out: &[&str]) -> String {
+    leptos_router::hooks::use_query_map()
+        .get_untracked()
+        .into_iter()
+        .filter(|(name, value)| !left_out.iter().any(|left| name == left) && !value.is_empty())
+        .map(|(name, value)| format!("&{}={}", encode(&name), encode(&value)))
+        .collect()
+}
+
 /// A link to the next page of a list, when there is one, keeping the list's filters.
 #[component]
 pub fn Pager(base: &'static str, next: Option<String>) -> impl IntoView {
-    let encode = |text: &str| percent_encoding::utf8_percent_encode(text, QUERY_VALUE).to_string();
-    let filters: String = leptos_router::hooks::use_query_map()
-        .get_untracked()
-        .into_iter()
-        .filter(|(name, value)| name != "starting_after" && !value.is_empty())
-        .map(|(name, value)| format!("&{}={}", encode(&name), encode(&value)))
-        .collect();
+    let filters = query_but(&["starting_after"]);
     next.map(|cursor| {
         let href = format!("{base}?starting_after={}{filters}", encode(&cursor));
         view! { <p class="pager"><a href=href>{tr!("pager-next")}</a></p> }
