@@ -177,10 +177,11 @@ pub fn StatusBadge(status: String) -> impl IntoView {
     view! { <span class=class>{code_word(&status)}</span> }
 }
 
-/// The language switch: one small form per language the page is not in, posted to the server,
+/// The language switch: a link per language the page is not in, to the server's `/language`,
 /// which remembers the choice in a cookie and sends the browser back to this page (works with
-/// JavaScript off). The way back keeps the page's filters but not a refusal's code, which is
-/// the form's own notice and text from the address that no page repeats.
+/// JavaScript off; a link, not a form, since it changes nothing but how pages read). The way
+/// back keeps the page's filters but not a refusal's code, which is the form's own notice and
+/// text from the address that no page repeats.
 #[component]
 fn LanguageSwitch() -> impl IntoView {
     let current = Lang::current();
@@ -192,13 +193,12 @@ fn LanguageSwitch() -> impl IntoView {
         None => path,
     };
     view! {
-        <div class="language" aria-label=tr!("nav-language")>
-            {Lang::ALL.into_iter().filter(|lang| *lang != current).map(|lang| view! {
-                <form method="post" action="/language" class="inline">
-                    <input type="hidden" name="lang" value=lang.tag()/>
-                    <input type="hidden" name="back" value=back.clone()/>
-                    <button type="submit" class="link" lang=lang.tag() data-testid=format!("language-{}", lang.tag())>{lang.name()}</button>
-                </form>
+        <div class="language" role="group" aria-label=tr!("nav-language")>
+            {Lang::ALL.into_iter().filter(|lang| *lang != current).map(|lang| {
+                let href = format!("/language?lang={}&back={}", lang.tag(), encode(&back));
+                view! {
+                    <a href=href lang=lang.tag() hreflang=lang.tag() data-testid=format!("language-{}", lang.tag())>{lang.name()}</a>
+                }
             }).collect_view()}
         </div>
     }

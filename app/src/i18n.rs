@@ -3,7 +3,7 @@
 //! written the way each language writes them. The catalogues are `app/locales/*/main.ftl`.
 //!
 //! The language is the `kaadxpay_lang` cookie's, which the nav's switch sets (the server's
-//! `POST /language`); else the first language of the request's `Accept-Language` the console
+//! `GET /language`); else the first language of the request's `Accept-Language` the console
 //! speaks (any `zh` tag is Simplified Chinese); else English.
 
 use leptos::prelude::*;

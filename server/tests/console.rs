@@ -419,8 +419,8 @@ async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
         .build()
         .unwrap();
     let switched = browser
-        .post(format!("{}/language", app.base_url))
-        .form(&[("lang", "zh-CN"), ("back", "/payouts?status=paid")])
+        .get(format!("{}/language", app.base_url))
+        .query(&[("lang", "zh-CN"), ("back", "/payouts?status=paid")])
         .send()
         .await
         .unwrap();
@@ -439,8 +439,8 @@ async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
         "/\\evil.example",
     ] {
         let answer = browser
-            .post(format!("{}/language", app.base_url))
-            .form(&[("lang", "en"), ("back", back)])
+            .get(format!("{}/language", app.base_url))
+            .query(&[("lang", "en"), ("back", back)])
             .send()
             .await
             .unwrap();

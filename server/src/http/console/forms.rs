@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
@@ -284,10 +284,10 @@ pub struct LanguageForm {
     back: String,
 }
 
-/// The nav's language switch (`POST /language`, open to visitors too: it changes only how
-/// pages read): remembers the language in a cookie and sends the browser back to the page it
-/// came from, on this site only.
-pub async fn language(secure_cookies: bool, Form(form): Form<LanguageForm>) -> Response {
+/// The nav's language switch (`GET /language?lang=…&back=…`, open to visitors too: it changes
+/// only how pages read): remembers the language in a cookie and sends the browser back to the
+/// page it came from, on this site only.
+pub async fn language(secure_cookies: bool, Query(form): Query<LanguageForm>) -> Response {
     let Some(lang) = app::i18n::Lang::from_tag(&form.lang) else {
         return (StatusCode::BAD_REQUEST, "Unknown language.").into_response();
     };

@@ -115,7 +115,7 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         // The language switch: outside the session layers, so visitors (the sign-in page) have it.
         .route(
             "/language",
-            post(move |form| forms::language(secure_cookies, form)),
+            get(move |query| forms::language(secure_cookies, query)),
         )
 }
 
