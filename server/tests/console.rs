@@ -111,15 +111,19 @@ async fn an_unknown_email_costs_one_argon2_verification() {
 }
 
 async fn page(app: &TestApp, cookie: &str, path: &str) -> String {
-    app.client
+    page_asking(app, cookie, path, &[]).await
+}
+
+/// A page as a browser sending `headers` besides its cookie sees it.
+async fn page_asking(app: &TestApp, cookie: &str, path: &str, headers: &[(&str, &str)]) -> String {
+    let request = app
+        .client
         .get(format!("{}{path}", app.base_url))
-        .header("cookie", cookie)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
+        .header("cookie", cookie);
+    let request = headers.iter().fold(request, |request, (name, value)| {
+        request.header(*name, *value)
+    });
+    request.send().await.unwrap().text().await.unwrap()
 }
 
 #[tokio::test]
@@ -376,20 +380,6 @@ async fn reconciliation_runs_filter_by_status_and_the_day_they_reconciled() {
         .contains("Dates are days"));
 }
 
-/// A page as a browser that asks for `header` (name and value) sees it.
-async fn page_asking(app: &TestApp, cookie: &str, path: &str, header: (&str, &str)) -> String {
-    app.client
-        .get(format!("{}{path}", app.base_url))
-        .header("cookie", cookie)
-        .header(header.0, header.1)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-}
-
 #[tokio::test]
 async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
     let app = app_with_user("lin@example.com").await;
@@ -397,7 +387,7 @@ async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
     let english = page(&app, &session, "/payouts/new").await;
     assert!(english.contains(r#"<html lang="en""#) && english.contains("Pay out"));
 
-    let chinese = ("accept-language", "zh-CN,zh;q=0.9,en;q=0.8");
+    let chinese = &[("accept-language", "zh-CN,zh;q=0.9,en;q=0.8")];
     let asked = page_asking(&app, &session, "/payouts/new", chinese).await;
     assert!(asked.contains(r#"<html lang="zh-CN""#), "{asked}");
     assert!(asked.contains("新建付款") && asked.contains("收款人姓名"));
@@ -429,7 +419,7 @@ async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
     let remembered = common::first_cookie(&switched);
     assert_eq!(remembered, "kaadxpay_lang=zh-CN");
     let cookies = format!("{session}; {remembered}");
-    let chosen = page_asking(&app, &cookies, "/payouts", ("accept-language", "en")).await;
+    let chosen = page_asking(&app, &cookies, "/payouts", &[("accept-language", "en")]).await;
     assert!(chosen.contains(r#"<html lang="zh-CN""#) && chosen.contains("导出 CSV"));
 
     // Never an open redirect.
