@@ -15,6 +15,16 @@ export default defineConfig({
   workers: 1,
   reporter: [['list']],
   outputDir: './test-results',
+  // Every journey in English; the main ones again in Simplified Chinese (zh-CN.spec.ts), where
+  // they find what they click by id, name and data-testid, not by English text.
+  projects: [
+    { name: 'en', testIgnore: /zh-CN\.spec\.ts$/ },
+    {
+      name: 'zh-CN',
+      testMatch: /zh-CN\.spec\.ts$/,
+      use: { locale: 'zh-CN', extraHTTPHeaders: { 'Accept-Language': 'zh-CN,zh;q=0.9' } },
+    },
+  ],
   use: {
     baseURL,
     screenshot: 'on',

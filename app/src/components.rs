@@ -4,8 +4,11 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 
 use crate::console::{Console, ConsoleError, CsrfToken, CurrentUser, MagicIban, Permission, Scope};
+use crate::i18n::Lang;
+use crate::vocabulary::code_word;
 
 /// The user the server's session layer put into this request, if any.
 pub fn current_user() -> Option<CurrentUser> {
@@ -61,8 +64,8 @@ pub fn list_filter() -> crate::console::ListFilter {
     }
 }
 
-/// A `<select>` named `name` (its id too) offering "any" (empty) and `options`, with
-/// `selected` chosen.
+/// A `<select>` named `name` (its id too) offering "any" (empty) and `options` (codes, shown
+/// as the language's words), with `selected` chosen.
 #[component]
 pub fn AnyOf(
     name: &'static str,
@@ -71,10 +74,10 @@ pub fn AnyOf(
 ) -> impl IntoView {
     view! {
         <select id=name name=name>
-            <option value="" selected=selected.is_empty()>"any"</option>
+            <option value="" selected=selected.is_empty()>{tr!("filter-any")}</option>
             {options.iter().map(|option| {
                 let chosen = *option == selected;
-                view! { <option value=*option selected=chosen>{*option}</option> }
+                view! { <option value=*option selected=chosen>{code_word(option)}</option> }
             }).collect_view()}
         </select>
     }
@@ -84,9 +87,9 @@ pub fn AnyOf(
 #[component]
 pub fn DayRange(from: String, to: String) -> impl IntoView {
     view! {
-        <label for="from">"From (date)"</label>
+        <label for="from">{tr!("filter-from")}</label>
         <input id="from" name="from" type="date" value=from/>
-        <label for="to">"To (date)"</label>
+        <label for="to">{tr!("filter-to")}</label>
         <input id="to" name="to" type="date" value=to/>
     }
 }
@@ -98,10 +101,10 @@ pub fn ListFilterForm(action: &'static str, statuses: &'static [&'static str]) -
     let filter = list_filter();
     view! {
         <form method="get" action=action class="form card search filters">
-            <label for="status">"Status"</label>
+            <label for="status">{tr!("field-status")}</label>
             <AnyOf name="status" options=statuses selected=filter.status/>
             <DayRange from=filter.from to=filter.to/>
-            <button type="submit">"Filter"</button>
+            <button type="submit">{tr!("filter-submit")}</button>
         </form>
     }
 }
@@ -109,11 +112,11 @@ pub fn ListFilterForm(action: &'static str, statuses: &'static [&'static str]) -
 /// What a list says when a filter in its address cannot be read: a fixed sentence.
 pub fn refused_filter(refusal: &crate::console::Refusal) -> AnyView {
     let message = match refusal.param.as_deref() {
-        Some("from") | Some("to") => "Dates are days, such as 2026-12-04.",
-        Some("status") => "Status must be an HTTP status code, such as 201 or 422.",
-        Some("verdict") => "Choose a verdict from the list.",
-        Some("starting_after") => "That page no longer exists; start from the first page.",
-        _ => "These filters cannot be read; change them and try again.",
+        Some("from") | Some("to") => tr!("filter-refused-day"),
+        Some("status") => tr!("filter-refused-status"),
+        Some("verdict") => tr!("filter-refused-verdict"),
+        Some("starting_after") => tr!("filter-refused-page"),
+        _ => tr!("filter-refused"),
     };
     view! { <p class="alert" role="alert">{message}</p> }.into_any()
 }
@@ -125,24 +128,24 @@ pub fn cursor() -> Option<String> {
 
 #[component]
 pub fn Nav() -> impl IntoView {
-    let links: Vec<(&str, &str)> = match current_user() {
+    let links: Vec<(&str, String)> = match current_user() {
         None => vec![],
         Some(user) if user.is_support() => vec![
-            ("/support", "Support"),
-            ("/reconciliation", "Reconciliation"),
+            ("/support", tr!("nav-support")),
+            ("/reconciliation", tr!("nav-reconciliation")),
         ],
         Some(user) => {
             let mut links = vec![
-                ("/", "Overview"),
-                ("/payouts", "Payouts"),
-                ("/orders", "Orders"),
-                ("/keys", "Keys"),
-                ("/requests", "Requests"),
-                ("/webhooks", "Webhooks"),
-                ("/reconciliation", "Reconciliation"),
+                ("/", tr!("nav-overview")),
+                ("/payouts", tr!("nav-payouts")),
+                ("/orders", tr!("nav-orders")),
+                ("/keys", tr!("nav-keys")),
+                ("/requests", tr!("nav-requests")),
+                ("/webhooks", tr!("nav-webhooks")),
+                ("/reconciliation", tr!("nav-reconciliation")),
             ];
             if user.may(Permission::ManageTeam) {
-                links.push(("/settings/team", "Team"));
+                links.push(("/settings/team", tr!("nav-team")));
             }
             links
         }
@@ -152,16 +155,17 @@ pub fn Nav() -> impl IntoView {
             <form class="signout" method="post" action="/logout">
                 <input type="hidden" name="csrf" value=user.csrf_token/>
                 <span class="who">{user.email}</span>
-                <button type="submit" class="link">"Sign out"</button>
+                <button type="submit" class="link">{tr!("nav-sign-out")}</button>
             </form>
         }
     });
     view! {
         <header class="topbar">
             <a class="brand" href="/">"Kaadxpay"</a>
-            <nav aria-label="Main">
+            <nav aria-label=tr!("nav-main")>
                 {links.into_iter().map(|(href, label)| view! { <a href=href>{label}</a> }).collect_view()}
             </nav>
+            <LanguageSwitch/>
             {signed_in}
         </header>
     }
@@ -170,11 +174,38 @@ pub fn Nav() -> impl IntoView {
 #[component]
 pub fn StatusBadge(status: String) -> impl IntoView {
     let class = format!("badge badge-{status}");
-    view! { <span class=class>{status}</span> }
+    view! { <span class=class>{code_word(&status)}</span> }
+}
+
+/// The language switch: a link per language the page is not in, to the server's `/language`,
+/// which remembers the choice in a cookie and sends the browser back to this page (works with
+/// JavaScript off; a link, not a form, since it changes nothing but how pages read). The way
+/// back keeps the page's filters but not a refusal's code, which is the form's own notice and
+/// text from the address that no page repeats.
+#[component]
+fn LanguageSwitch() -> impl IntoView {
+    let current = Lang::current();
+    let path = use_context::<http::request::Parts>()
+        .map(|parts| parts.uri.path().to_owned())
+        .unwrap_or_else(|| "/".to_owned());
+    let back = match query_but(&["error", "param"]).strip_prefix('&') {
+        Some(query) => format!("{path}?{query}"),
+        None => path,
+    };
+    view! {
+        <div class="language" role="group" aria-label=tr!("nav-language")>
+            {Lang::ALL.into_iter().filter(|lang| *lang != current).map(|lang| {
+                let href = format!("/language?lang={}&back={}", lang.tag(), encode(&back));
+                view! {
+                    <a href=href lang=lang.tag() hreflang=lang.tag() data-testid=format!("language-{}", lang.tag())>{lang.name()}</a>
+                }
+            }).collect_view()}
+        </div>
+    }
 }
 
 #[component]
-pub fn Empty(message: &'static str) -> impl IntoView {
+pub fn Empty(message: String) -> impl IntoView {
     view! { <p class="empty">{message}</p> }
 }
 
@@ -185,19 +216,28 @@ const QUERY_VALUE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUM
     .remove(b'.')
     .remove(b'~');
 
+fn encode(text: &str) -> String {
+    percent_encoding::utf8_percent_encode(text, QUERY_VALUE).to_string()
+}
+
+/// The page's query parameters but those named in `left_out` (and empty ones), each as
+/// `&name=value`, encoded.
+fn query_but(left_out: &[&str]) -> String {
+    leptos_router::hooks::use_query_map()
+        .get_untracked()
+        .into_iter()
+        .filter(|(name, value)| !left_out.iter().any(|left| name == left) && !value.is_empty())
+        .map(|(name, value)| format!("&{}={}", encode(&name), encode(&value)))
+        .collect()
+}
+
 /// A link to the next page of a list, when there is one, keeping the list's filters.
 #[component]
 pub fn Pager(base: &'static str, next: Option<String>) -> impl IntoView {
-    let encode = |text: &str| percent_encoding::utf8_percent_encode(text, QUERY_VALUE).to_string();
-    let filters: String = leptos_router::hooks::use_query_map()
-        .get_untracked()
-        .into_iter()
-        .filter(|(name, value)| name != "starting_after" && !value.is_empty())
-        .map(|(name, value)| format!("&{}={}", encode(&name), encode(&value)))
-        .collect();
+    let filters = query_but(&["starting_after"]);
     next.map(|cursor| {
         let href = format!("{base}?starting_after={}{filters}", encode(&cursor));
-        view! { <p class="pager"><a href=href>"Next page →"</a></p> }
+        view! { <p class="pager"><a href=href>{tr!("pager-next")}</a></p> }
     })
 }
 
@@ -215,8 +255,8 @@ pub fn failure_view(error: ConsoleError) -> AnyView {
         response.set_status(http::StatusCode::INTERNAL_SERVER_ERROR);
     }
     view! {
-        <h1>"Something went wrong"</h1>
-        <p>"The page could not be loaded. Reload it in a moment; nothing you did was lost."</p>
+        <h1>{tr!("failure-title")}</h1>
+        <p>{tr!("failure-body")}</p>
     }
     .into_any()
 }
@@ -234,9 +274,8 @@ pub fn merchant_id_or_notice() -> Result<String, AnyView> {
     match current_user().and_then(|user| user.merchant_id) {
         Some(merchant_id) => Ok(merchant_id),
         None => Err(view! {
-            <h1>"Merchant page"</h1>
-            <p>"This page shows one merchant's data. Support staff find any merchant's keys, payouts and orders in "
-                <a href="/support">"Support"</a>"."</p>
+            <h1>{tr!("merchant-page-title")}</h1>
+            <p>{tr!("merchant-page-before")}<a href="/support">{tr!("nav-support")}</a>{tr!("merchant-page-after")}</p>
         }
         .into_any()),
     }
@@ -251,43 +290,29 @@ pub fn key_href(key: &str) -> String {
 
 /// What a page says when a form came back refused: a fixed sentence per known code (and field),
 /// never text taken from the address.
-pub fn refusal_notice() -> Option<&'static str> {
+pub fn refusal_notice() -> Option<String> {
     let code = query_param("error");
     if code.is_empty() {
         return None;
     }
     Some(match (code.as_str(), query_param("param").as_str()) {
-        ("insufficient_funds", _) => "The available balance is lower than the payout amount.",
-        ("invalid_amount", _) | ("invalid_request", "amount") => {
-            "Enter the amount in the currency's units, such as 12.50 (whole numbers for JPY)."
-        }
-        ("invalid_request", "currency") => "Choose one of the currencies offered.",
-        ("invalid_request", "destination[account_holder]") => {
-            "Enter the account holder's name (up to 140 characters)."
-        }
-        ("invalid_request", "destination[iban]") => {
-            "Enter an IBAN: a country code, two check digits and up to 30 letters or digits."
-        }
-        ("invalid_request", "date") => "Enter a day as YYYY-MM-DD.",
-        ("invalid_request", "url") => {
-            "Enter the endpoint's URL: http(s) to a host the service may reach."
-        }
-        ("invalid_request", param) if param.starts_with("events") => {
-            "Name event types from the list, separated by commas, or leave Events empty for all."
-        }
-        ("invalid_request", "overlap") => "Choose how long the old secret stays valid.",
-        ("invalid_request", "event_type") => "Choose an event type from the list.",
-        ("invalid_request", "since") => "Enter the day to recover failed deliveries from.",
-        ("invalid_request", _) => "A value in the form is missing or not valid.",
-        ("idempotency_key_invalid" | "idempotency_key_reused", _) => {
-            "This form has expired; reload the page and try again."
-        }
-        ("invalid_state_transition", _) => {
-            "It has already moved on; reload the page to see where it stands."
-        }
-        ("resource_missing", _) => "That no longer exists.",
-        ("not_allowed", _) => "Only support staff may do that outside test mode.",
-        _ => "That did not work; reload the page and try again.",
+        ("insufficient_funds", _) => tr!("refusal-insufficient-funds"),
+        ("invalid_amount", _) | ("invalid_request", "amount") => tr!("refusal-amount"),
+        ("invalid_request", "currency") => tr!("refusal-currency"),
+        ("invalid_request", "destination[account_holder]") => tr!("refusal-account-holder"),
+        ("invalid_request", "destination[iban]") => tr!("refusal-iban"),
+        ("invalid_request", "date") => tr!("refusal-date"),
+        ("invalid_request", "url") => tr!("refusal-url"),
+        ("invalid_request", param) if param.starts_with("events") => tr!("refusal-events"),
+        ("invalid_request", "overlap") => tr!("refusal-overlap"),
+        ("invalid_request", "event_type") => tr!("refusal-event-type"),
+        ("invalid_request", "since") => tr!("refusal-since"),
+        ("invalid_request", _) => tr!("refusal-invalid-request"),
+        ("idempotency_key_invalid" | "idempotency_key_reused", _) => tr!("refusal-form-expired"),
+        ("invalid_state_transition", _) => tr!("refusal-moved-on"),
+        ("resource_missing", _) => tr!("refusal-missing"),
+        ("not_allowed", _) => tr!("refusal-not-allowed"),
+        _ => tr!("refusal-other"),
     })
 }
 
@@ -300,10 +325,10 @@ pub fn mint_key() -> String {
 #[component]
 pub fn TestModeNotice(ibans: Vec<MagicIban>) -> impl IntoView {
     view! {
-        <section class="card" aria-label="Test mode">
-            <p><strong>"Test mode."</strong>" The partner bank is the simulator: no money moves. A payout to one of these IBANs has a fixed outcome; any other valid IBAN is paid."</p>
+        <section class="card" aria-label=tr!("test-mode-region")>
+            <p><strong>{tr!("test-mode-title")}</strong>" "{tr!("test-mode-body")}</p>
             <table>
-                <thead><tr><th>"IBAN"</th><th>"Outcome"</th></tr></thead>
+                <thead><tr><th>{tr!("field-iban")}</th><th>{tr!("test-mode-outcome")}</th></tr></thead>
                 <tbody>
                     {ibans.into_iter().map(|magic| view! {
                         <tr><td><code>{magic.iban}</code></td><td>{magic.outcome}</td></tr>
@@ -332,5 +357,5 @@ pub fn ExportLink(base: String) -> impl IntoView {
     } else {
         format!("{base}?{}", filters.join("&"))
     };
-    view! { <a class="button secondary" href=href download="">"Export CSV"</a> }
+    view! { <a class="button secondary" href=href download="">{tr!("export-csv")}</a> }
 }

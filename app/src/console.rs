@@ -132,14 +132,16 @@ pub fn minor_units_per_major(currency: &str) -> i64 {
 }
 
 impl Money {
-    /// The amount in major units as a plain decimal: `12.50`, or `1200` for JPY.
+    /// The amount in major units as a plain decimal: `12.50`, `-0.05`, or `1200` for JPY.
     pub fn decimal(&self) -> String {
         let per_major = minor_units_per_major(&self.currency);
         if per_major == 1 {
-            self.amount.to_string()
-        } else {
-            format!("{}.{:02}", self.amount / per_major, self.amount % per_major)
+            return self.amount.to_string();
         }
+        let sign = if self.amount < 0 { "-" } else { "" };
+        let (amount, per_major) = (self.amount.unsigned_abs(), per_major.unsigned_abs());
+        let (major, minor) = (amount / per_major, amount % per_major);
+        format!("{sign}{major}.{minor:02}")
     }
 }
 

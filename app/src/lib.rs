@@ -3,20 +3,25 @@
 //! pages reach the backend only through the [`console::Console`] trait in their context.
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
+use i18n::Lang;
+
 mod components;
 pub mod console;
+pub mod i18n;
 mod pages;
+mod vocabulary;
 
 /// The HTML document every page is rendered into; the stylesheet is served by the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     let _ = options; // only used by hydration scripts, which a server-rendered console has none of
     view! {
         <!DOCTYPE html>
-        <html lang="en">
+        <html lang=Lang::current().tag()>
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
@@ -33,8 +38,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    i18n::provide(Lang::current());
     view! {
-        <Title text="Kaadxpay console"/>
+        <Title text=tr!("console-title")/>
         <Router>
             <components::Nav/>
             <main class="page">

@@ -1,17 +1,25 @@
 //! The idempotency outcomes chart: stacked bars per hour, drawn as SVG on the server.
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 
 use crate::console::HourOutcomes;
 
 const WIDTH: f64 = 720.0;
 const HEIGHT: f64 = 160.0;
-const SERIES: [(&str, &str); 4] = [
-    ("new", "#1f5fbf"),
-    ("replayed", "#2e9e6a"),
-    ("in progress", "#d99a0b"),
-    ("mismatch", "#c2413a"),
-];
+const COLOURS: [&str; 4] = ["#1f5fbf", "#2e9e6a", "#d99a0b", "#c2413a"];
+
+/// The series' names, in the order of [`values`] and [`COLOURS`].
+fn series() -> [(String, &'static str); 4] {
+    let names = [
+        tr!("chart-new"),
+        tr!("chart-replayed"),
+        tr!("chart-in-progress"),
+        tr!("chart-mismatch"),
+    ];
+    let mut colours = COLOURS.into_iter();
+    names.map(|name| (name, colours.next().unwrap_or_default()))
+}
 
 fn values(hour: &HourOutcomes) -> [i64; 4] {
     [hour.new, hour.replayed, hour.in_progress, hour.mismatch]
@@ -30,13 +38,14 @@ pub fn OutcomesChart(hours: Vec<HourOutcomes>) -> impl IntoView {
         .unwrap_or(0)
         .max(1) as f64;
     let slot = WIDTH / hours.len().max(1) as f64;
+    let series = series();
     let bars = hours.iter().enumerate().flat_map(|(index, hour)| {
         let mut top = HEIGHT;
         let x = index as f64 * slot + 2.0;
-        values(hour).into_iter().zip(SERIES).filter(|(count, _)| *count > 0).map(move |(count, (name, colour))| {
+        values(hour).into_iter().zip(series.clone()).filter(|(count, _)| *count > 0).map(move |(count, (name, colour))| {
             let height = count as f64 / peak * (HEIGHT - 10.0);
             top -= height;
-            let label = format!("{}: {count} {name}", hour.hour);
+            let label = tr!("chart-bar", {"hour" => hour.hour.clone(), "count" => count, "series" => name});
             view! { <rect x=x y=top width=slot - 4.0 height=height fill=colour><title>{label}</title></rect> }
         }).collect::<Vec<_>>()
     }).collect_view();
@@ -48,7 +57,7 @@ pub fn OutcomesChart(hours: Vec<HourOutcomes>) -> impl IntoView {
         .last()
         .map(|hour| hour.hour.clone())
         .unwrap_or_default();
-    let summary = format!("{total} idempotent requests in the last 24 hours");
+    let summary = tr!("chart-summary", {"total" => total});
     view! {
         <figure class="chart">
             <svg viewBox=format!("0 0 {WIDTH} {}", HEIGHT + 18.0) role="img" aria-label=summary.clone()>
@@ -58,8 +67,8 @@ pub fn OutcomesChart(hours: Vec<HourOutcomes>) -> impl IntoView {
                 <text x=WIDTH y=HEIGHT + 14.0 text-anchor="end" class="axis">{last}</text>
             </svg>
             <figcaption>
-                {summary}". "
-                {SERIES.into_iter().map(|(name, colour)| view! {
+                {tr!("chart-caption", {"summary" => summary})}
+                {series.into_iter().map(|(name, colour)| view! {
                     <span class="legend"><span class="swatch" style=format!("background:{colour}")></span>{name}</span>
                 }).collect_view()}
             </figcaption>

@@ -3,13 +3,16 @@
 //! refreshes itself every second (a meta refresh, so it works with JavaScript off too).
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 use leptos_meta::Meta;
 
 use crate::components::{
     console, current_user, failure_view, merchant_id_or_notice, query_param, StatusBadge,
 };
 use crate::console::{KeyView, Subject};
+use crate::i18n::when;
 use crate::pages::timeline::Timeline;
+use crate::vocabulary::subject_word;
 
 /// The record's facts, shared with support's view of it.
 #[component]
@@ -26,7 +29,7 @@ pub fn KeyRecord(record: KeyView) -> impl IntoView {
             (false, Subject::Payout(id)) => format!("/payouts/{id}"),
             (false, _) => format!("/orders/{id}"),
         });
-        let label = format!("{kind} {id}");
+        let label = format!("{} {id}", subject_word(&kind));
         match href {
             Some(href) => view! { <a href=href>{label}</a> }.into_any(),
             None => view! { <span>{label}</span> }.into_any(),
@@ -34,21 +37,21 @@ pub fn KeyRecord(record: KeyView) -> impl IntoView {
     });
     view! {
         <dl class="card facts key-record">
-            <dt>"Status"</dt><dd><StatusBadge status=record.status.clone()/></dd>
-            <dt>"Key"</dt><dd><code>{record.key.clone()}</code></dd>
-            <dt>"Endpoint"</dt><dd><code>{record.endpoint.clone()}</code></dd>
-            <dt>"Request hash"</dt><dd><code class="hash">{record.request_hash.clone()}</code></dd>
-            <dt>"Resource"</dt><dd>{resource.unwrap_or_else(|| view! { <span>"none yet"</span> }.into_any())}</dd>
-            <dt>"Recovery point"</dt><dd>{record.recovery_point.clone()}</dd>
-            <dt>"Attempts"</dt><dd>{record.attempts}</dd>
-            <dt>"Error"</dt><dd>{record.error.clone().unwrap_or_else(|| "none".into())}</dd>
-            <dt>"Created"</dt><dd>{record.created_at.clone()}</dd>
-            <dt>"Last change"</dt><dd>{record.updated_at.clone()}</dd>
-            <dt>"Expires"</dt><dd>{record.expires_at.clone()}</dd>
-            <dt>"Stored response"</dt>
+            <dt>{tr!("field-status")}</dt><dd><StatusBadge status=record.status.clone()/></dd>
+            <dt>{tr!("key-key")}</dt><dd><code>{record.key.clone()}</code></dd>
+            <dt>{tr!("key-endpoint")}</dt><dd><code>{record.endpoint.clone()}</code></dd>
+            <dt>{tr!("key-request-hash")}</dt><dd><code class="hash">{record.request_hash.clone()}</code></dd>
+            <dt>{tr!("key-resource")}</dt><dd>{resource.unwrap_or_else(|| view! { <span>{tr!("none-yet")}</span> }.into_any())}</dd>
+            <dt>{tr!("key-recovery-point")}</dt><dd>{record.recovery_point.clone()}</dd>
+            <dt>{tr!("key-attempts")}</dt><dd>{record.attempts}</dd>
+            <dt>{tr!("field-error")}</dt><dd>{record.error.clone().unwrap_or_else(|| tr!("none"))}</dd>
+            <dt>{tr!("field-created")}</dt><dd>{when(&record.created_at)}</dd>
+            <dt>{tr!("key-last-change")}</dt><dd>{when(&record.updated_at)}</dd>
+            <dt>{tr!("field-expires")}</dt><dd>{when(&record.expires_at)}</dd>
+            <dt>{tr!("key-stored-response")}</dt>
             <dd>{match (record.response_status, record.response_body.clone()) {
                 (Some(status), Some(body)) => view! { <p>"HTTP " {status}</p><pre class="response">{body}</pre> }.into_any(),
-                _ => view! { <span>"none yet"</span> }.into_any(),
+                _ => view! { <span>{tr!("none-yet")}</span> }.into_any(),
             }}</dd>
         </dl>
     }
@@ -73,14 +76,14 @@ pub fn Keys() -> impl IntoView {
                             if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
                                 response.set_status(http::StatusCode::NOT_FOUND);
                             }
-                            view! { <p class="empty">"No record for this key. Keys are per merchant and are kept for 24 hours."</p> }.into_any()
+                            view! { <p class="empty">{tr!("key-no-record")}</p> }.into_any()
                         }
                         Ok(Some(record)) => {
                             let live = record.status == "in_progress";
                             let subject = Subject::Key(record.key.clone());
                             view! {
                                 {live.then(|| view! { <Meta http_equiv="refresh" content="1"/> })}
-                                {live.then(|| view! { <p class="live">"In progress since " {record.created_at.clone()} ": this page refreshes itself."</p> })}
+                                {live.then(|| view! { <p class="live">{tr!("key-live", {"since" => when(&record.created_at)})}</p> })}
                                 <KeyRecord record=record/>
                                 <Timeline merchant_id=merchant_id subject=subject/>
                             }.into_any()
@@ -91,11 +94,11 @@ pub fn Keys() -> impl IntoView {
         }
     });
     view! {
-        <h1>"Idempotency keys"</h1>
+        <h1>{tr!("key-title")}</h1>
         <form method="get" action="/keys" class="form inline card">
-            <label for="key">"Idempotency key"</label>
+            <label for="key">{tr!("field-idempotency-key")}</label>
             <input id="key" name="key" value=key required/>
-            <button type="submit">"Look up"</button>
+            <button type="submit">{tr!("key-look-up")}</button>
         </form>
         {lookup}
     }

@@ -2,6 +2,7 @@
 //! the state the order is in changes nothing).
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 
 use crate::components::{
     console, csrf_token, cursor, failure_view, list_filter, may, merchant_id_or_notice,
@@ -9,25 +10,26 @@ use crate::components::{
     Pager, StatusBadge,
 };
 use crate::console::{OrderRow, Permission};
+use crate::i18n::{money, when};
 
 #[component]
 pub fn OrdersTable(rows: Vec<OrderRow>) -> impl IntoView {
     if rows.is_empty() {
-        return view! { <Empty message="No orders yet. Create one with POST /v1/orders and your API key."/> }.into_any();
+        return view! { <Empty message=tr!("orders-empty")/> }.into_any();
     }
     view! {
         <table>
-            <thead><tr><th>"Order"</th><th>"Amount"</th><th>"Status"</th><th>"Description"</th><th>"Created"</th></tr></thead>
+            <thead><tr><th>{tr!("order-order")}</th><th>{tr!("field-amount")}</th><th>{tr!("field-status")}</th><th>{tr!("field-description")}</th><th>{tr!("field-created")}</th></tr></thead>
             <tbody>
                 {rows.into_iter().map(|row| {
                     let href = format!("/orders/{}", row.id);
                     view! {
                         <tr>
                             <td><a href=href>{row.id}</a></td>
-                            <td>{row.money.to_string()}</td>
+                            <td>{money(&row.money)}</td>
                             <td><StatusBadge status=row.status/></td>
                             <td>{row.description.unwrap_or_default()}</td>
-                            <td>{row.created_at}</td>
+                            <td>{when(&row.created_at)}</td>
                         </tr>
                     }
                 }).collect_view()}
@@ -46,7 +48,7 @@ pub fn Orders() -> impl IntoView {
     let console = console();
     let cursor = cursor();
     view! {
-        <div class="heading-row"><h1>"Orders"</h1><ExportLink base="/exports/orders.csv".to_owned()/></div>
+        <div class="heading-row"><h1>{tr!("nav-orders")}</h1><ExportLink base="/exports/orders.csv".to_owned()/></div>
         <ListFilterForm action="/orders" statuses=&["pending", "captured", "cancelled"]/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
@@ -81,27 +83,27 @@ pub fn OrderDetail() -> impl IntoView {
                         let pending = order.status == "pending";
                         let action = |verb: &str| format!("/orders/{}/{verb}", order.id);
                         view! {
-                            <h1>"Order " <code>{order.id.clone()}</code></h1>
+                            <h1>{tr!("order-order")}" "<code>{order.id.clone()}</code></h1>
                             {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
                             <dl class="card facts">
-                                <dt>"Status"</dt><dd><StatusBadge status=order.status.clone()/></dd>
-                                <dt>"Amount"</dt><dd>{order.money.to_string()}</dd>
-                                <dt>"Description"</dt><dd>{order.description.clone().unwrap_or_default()}</dd>
-                                <dt>"Created"</dt><dd>{order.created_at.clone()}</dd>
+                                <dt>{tr!("field-status")}</dt><dd><StatusBadge status=order.status.clone()/></dd>
+                                <dt>{tr!("field-amount")}</dt><dd>{money(&order.money)}</dd>
+                                <dt>{tr!("field-description")}</dt><dd>{order.description.clone().unwrap_or_default()}</dd>
+                                <dt>{tr!("field-created")}</dt><dd>{when(&order.created_at)}</dd>
                             </dl>
                             {(pending && may(Permission::ManageOrders)).then(|| view! {
                                 <div class="actions">
                                     <form method="post" action=action("capture")>
                                         <input type="hidden" name="csrf" value=csrf.clone()/>
-                                        <button type="submit">"Capture"</button>
+                                        <button type="submit">{tr!("order-capture")}</button>
                                     </form>
                                     <form method="post" action=action("cancel")>
                                         <input type="hidden" name="csrf" value=csrf.clone()/>
-                                        <button type="submit" class="secondary">"Cancel"</button>
+                                        <button type="submit" class="secondary">{tr!("order-cancel")}</button>
                                     </form>
                                 </div>
                             })}
-                            <p><a href="/orders">"All orders"</a></p>
+                            <p><a href="/orders">{tr!("order-all")}</a></p>
                         }.into_any()
                     }
                 }

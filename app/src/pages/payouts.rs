@@ -4,6 +4,7 @@
 //! rendered form make exactly one payout; a reloaded form is a new intent with a new key.
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 
 use crate::components::{
     console, csrf_token, cursor, failure_view, key_href, list_filter, may, merchant_id_or_notice,
@@ -11,26 +12,27 @@ use crate::components::{
     ListFilterForm, Pager, StatusBadge, TestModeNotice,
 };
 use crate::console::{PayoutRow, Permission, Subject};
+use crate::i18n::{money, when};
 use crate::pages::timeline::Timeline;
 
 #[component]
 pub fn PayoutsTable(rows: Vec<PayoutRow>) -> impl IntoView {
     if rows.is_empty() {
-        return view! { <Empty message="No payouts yet. Use “New payout” to send money to a bank account."/> }.into_any();
+        return view! { <Empty message=tr!("payouts-empty")/> }.into_any();
     }
     view! {
         <table>
-            <thead><tr><th>"Payout"</th><th>"Amount"</th><th>"Status"</th><th>"Idempotency key"</th><th>"Created"</th></tr></thead>
+            <thead><tr><th>{tr!("payout-payout")}</th><th>{tr!("field-amount")}</th><th>{tr!("field-status")}</th><th>{tr!("field-idempotency-key")}</th><th>{tr!("field-created")}</th></tr></thead>
             <tbody>
                 {rows.into_iter().map(|row| {
                     let href = format!("/payouts/{}", row.id);
                     view! {
                         <tr>
                             <td><a href=href>{row.id}</a></td>
-                            <td>{row.money.to_string()}</td>
+                            <td>{money(&row.money)}</td>
                             <td><StatusBadge status=row.status/></td>
                             <td><code>{row.idempotency_key}</code></td>
-                            <td>{row.created_at}</td>
+                            <td>{when(&row.created_at)}</td>
                         </tr>
                     }
                 }).collect_view()}
@@ -49,7 +51,7 @@ pub fn Payouts() -> impl IntoView {
     let console = console();
     let cursor = cursor();
     view! {
-        <div class="heading-row"><h1>"Payouts"</h1><span><ExportLink base="/exports/payouts.csv".to_owned()/>" "{may(Permission::CreatePayouts).then(|| view! { <a class="button" href="/payouts/new">"New payout"</a> })}</span></div>
+        <div class="heading-row"><h1>{tr!("nav-payouts")}</h1><span><ExportLink base="/exports/payouts.csv".to_owned()/>" "{may(Permission::CreatePayouts).then(|| view! { <a class="button" href="/payouts/new">{tr!("payout-new")}</a> })}</span></div>
         <ListFilterForm action="/payouts" statuses=&["pending", "in_transit", "paid", "failed", "reversed"]/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
@@ -74,15 +76,16 @@ pub fn NewPayout() -> impl IntoView {
             response.set_status(http::StatusCode::FORBIDDEN);
         }
         return view! {
-            <h1>"New payout"</h1>
-            <p class="alert" role="alert">"Your role may not create payouts (owners, admins and finance may). Ask an owner or an admin of your team."</p>
+            <h1>{tr!("payout-new")}</h1>
+            <p class="alert" role="alert">{tr!("payout-new-forbidden")}</p>
         }
         .into_any();
     }
     let error = refusal_notice();
     let console = console();
+    let paying_out = tr!("payout-paying-out");
     view! {
-        <h1>"New payout"</h1>
+        <h1>{tr!("payout-new")}</h1>
         {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
@@ -92,20 +95,20 @@ pub fn NewPayout() -> impl IntoView {
         <form method="post" action="/payouts" class="form card" id="new-payout">
             <input type="hidden" name="csrf" value=csrf_token()/>
             <input type="hidden" name="idempotency_key" value=mint_key()/>
-            <label for="amount">"Amount"</label>
+            <label for="amount">{tr!("field-amount")}</label>
             <input id="amount" name="amount" inputmode="decimal" placeholder="12.50" required/>
-            <label for="currency">"Currency"</label>
+            <label for="currency">{tr!("field-currency")}</label>
             <select id="currency" name="currency">
                 <option>"EUR"</option><option>"USD"</option><option>"GBP"</option><option>"CNY"</option><option>"JPY"</option>
             </select>
-            <label for="account_holder">"Account holder"</label>
+            <label for="account_holder">{tr!("field-account-holder")}</label>
             <input id="account_holder" name="account_holder" autocomplete="name" required/>
-            <label for="iban">"IBAN"</label>
+            <label for="iban">{tr!("field-iban")}</label>
             <input id="iban" name="iban" placeholder="DE89 3704 0044 0532 0130 00" required/>
-            <button type="submit">"Pay out"</button>
+            <button type="submit" data-paying-out=paying_out>{tr!("payout-submit")}</button>
         </form>
         // With JavaScript on, the button also disables itself after the first submit.
-        <script>"document.getElementById('new-payout').addEventListener('submit',function(e){var b=e.target.querySelector('button');setTimeout(function(){b.disabled=true;b.textContent='Paying out…';},0);});"</script>
+        <script>"document.getElementById('new-payout').addEventListener('submit',function(e){var b=e.target.querySelector('button');setTimeout(function(){b.disabled=true;b.textContent=b.dataset.payingOut;},0);});"</script>
     }
     .into_any()
 }
@@ -128,20 +131,20 @@ pub fn PayoutDetail() -> impl IntoView {
                         let key_href = key_href(&payout.row.idempotency_key);
                         let subject = Subject::Payout(payout.row.id.clone());
                         view! {
-                            <h1>"Payout " <code>{payout.row.id.clone()}</code></h1>
+                            <h1>{tr!("payout-payout")}" "<code>{payout.row.id.clone()}</code></h1>
                             <dl class="card facts">
-                                <dt>"Status"</dt><dd><StatusBadge status=payout.row.status/></dd>
-                                <dt>"Amount"</dt><dd>{payout.row.money.to_string()}</dd>
-                                <dt>"Idempotency key"</dt><dd><a href=key_href><code>{payout.row.idempotency_key}</code></a></dd>
-                                <dt>"Account holder"</dt><dd>{payout.account_holder}</dd>
-                                <dt>"IBAN"</dt><dd><code>{payout.iban}</code></dd>
-                                <dt>"Partner transfer"</dt><dd>{payout.partner_transfer_id.unwrap_or_else(|| "not yet".into())}</dd>
-                                <dt>"Failure"</dt><dd>{payout.failure_code.unwrap_or_else(|| "none".into())}</dd>
-                                <dt>"Created"</dt><dd>{payout.row.created_at}</dd>
-                                <dt>"Updated"</dt><dd>{payout.updated_at}</dd>
+                                <dt>{tr!("field-status")}</dt><dd><StatusBadge status=payout.row.status/></dd>
+                                <dt>{tr!("field-amount")}</dt><dd>{money(&payout.row.money)}</dd>
+                                <dt>{tr!("field-idempotency-key")}</dt><dd><a href=key_href><code>{payout.row.idempotency_key}</code></a></dd>
+                                <dt>{tr!("field-account-holder")}</dt><dd>{payout.account_holder}</dd>
+                                <dt>{tr!("field-iban")}</dt><dd><code>{payout.iban}</code></dd>
+                                <dt>{tr!("payout-partner-transfer")}</dt><dd>{payout.partner_transfer_id.unwrap_or_else(|| tr!("not-yet"))}</dd>
+                                <dt>{tr!("payout-failure")}</dt><dd>{payout.failure_code.unwrap_or_else(|| tr!("none"))}</dd>
+                                <dt>{tr!("field-created")}</dt><dd>{when(&payout.row.created_at)}</dd>
+                                <dt>{tr!("payout-updated")}</dt><dd>{when(&payout.updated_at)}</dd>
                             </dl>
                             <Timeline merchant_id=merchant_id subject=subject/>
-                            <p><a href="/payouts">"All payouts"</a></p>
+                            <p><a href="/payouts">{tr!("payout-all")}</a></p>
                         }.into_any()
                     }
                 }

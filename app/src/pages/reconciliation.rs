@@ -4,12 +4,15 @@
 //! its form carries a key minted when the page is rendered, so a double click makes one run.
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 
 use crate::components::{
     console, csrf_token, current_user, failure_view, list_filter, mint_key, not_found_view,
     path_id, refusal_notice, refused_filter, scope_or_not_found, Empty, ExportLink, ListFilterForm,
     StatusBadge,
 };
+use crate::i18n::{money, when};
+use crate::vocabulary::code_word;
 
 #[component]
 pub fn Runs() -> impl IntoView {
@@ -24,42 +27,42 @@ pub fn Runs() -> impl IntoView {
         Suspend::new(async move {
             let test_mode = console.test_mode().await.is_some();
             (support || test_mode).then(|| view! {
-                {test_mode.then(|| view! { <p><strong>"Test mode:"</strong>" the partner bank is the simulator."</p> })}
+                {test_mode.then(|| view! { <p><strong>{tr!("runs-test-mode")}</strong>" "{tr!("runs-test-mode-body")}</p> })}
                 <form method="post" action="/reconciliation/run" class="form card" id="run-now">
                     <input type="hidden" name="csrf" value=csrf_token()/>
                     <input type="hidden" name="idempotency_key" value=mint_key()/>
-                    <label for="date">"Day (UTC)"</label>
+                    <label for="date">{tr!("runs-day-utc")}</label>
                     <input id="date" name="date" type="date" placeholder="YYYY-MM-DD" required/>
-                    <button type="submit">"Run reconciliation now"</button>
+                    <button type="submit">{tr!("runs-run-now")}</button>
                 </form>
             })
         })
     };
     view! {
-        <h1>"Reconciliation"</h1>
+        <h1>{tr!("nav-reconciliation")}</h1>
         {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
         <Suspense fallback=|| ()>{run_now}</Suspense>
-        <p class="lead">"Each day the partner's transfers are matched to payouts; duplicates made by a partner that ignored our keys are reversed once (a reversal the partner refuses is retried until done). A run needs attention when a payout's status contradicts its transfer at the partner (status_mismatch): nothing is done about it automatically, a person decides."</p>
+        <p class="lead">{tr!("runs-lead")}</p>
         <ListFilterForm action="/reconciliation" statuses=&["running", "completed", "partial", "attention"]/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.runs(&list_filter()).await {
                     Err(error) => failure_view(error),
                     Ok(Err(refusal)) => refused_filter(&refusal),
-                    Ok(Ok(runs)) if runs.is_empty() => view! { <Empty message="No runs yet: the daily run reconciles yesterday, or run `kaadxpay reconcile --date YYYY-MM-DD`."/> }.into_any(),
+                    Ok(Ok(runs)) if runs.is_empty() => view! { <Empty message=tr!("runs-empty")/> }.into_any(),
                     Ok(Ok(runs)) => view! {
                         <table>
-                            <thead><tr><th>"Run"</th><th>"Day"</th><th>"Applied"</th><th>"Status"</th><th>"Run at"</th></tr></thead>
+                            <thead><tr><th>{tr!("runs-run")}</th><th>{tr!("runs-day")}</th><th>{tr!("runs-applied")}</th><th>{tr!("field-status")}</th><th>{tr!("runs-run-at")}</th></tr></thead>
                             <tbody>
                                 {runs.into_iter().map(|run| {
                                     let href = format!("/reconciliation/{}", run.id);
                                     view! {
                                         <tr>
                                             <td><a href=href>{run.id}</a></td>
-                                            <td>{run.date}</td>
-                                            <td>{if run.applied { "yes" } else { "no" }}</td>
+                                            <td>{when(&run.date)}</td>
+                                            <td>{if run.applied { tr!("yes") } else { tr!("no") }}</td>
                                             <td><StatusBadge status=run.status/></td>
-                                            <td>{run.created_at}</td>
+                                            <td>{when(&run.created_at)}</td>
                                         </tr>
                                     }
                                 }).collect_view()}
@@ -89,23 +92,27 @@ pub fn RunDetail() -> impl IntoView {
                     Ok(None) => not_found_view(),
                     Ok(Some((run, items))) => view! {
                         <div class="heading-row">
-                            <h1>"Reconciliation " <code>{run.id.clone()}</code></h1>
+                            <h1>{tr!("nav-reconciliation")}" "<code>{run.id.clone()}</code></h1>
                             <ExportLink base=format!("/exports/reconciliation/{}.csv", run.id)/>
                         </div>
-                        <p>"Day " {run.date} ", " {if run.applied { "applied" } else { "report only" }} ", " {run.status} "."</p>
+                        <p>{tr!("run-summary", {
+                            "day" => when(&run.date),
+                            "mode" => if run.applied { tr!("run-applied") } else { tr!("run-report-only") },
+                            "status" => code_word(&run.status),
+                        })}</p>
                         {if items.is_empty() {
-                            view! { <Empty message="No items in this run."/> }.into_any()
+                            view! { <Empty message=tr!("run-no-items")/> }.into_any()
                         } else {
                             view! {
                                 <table>
-                                    <thead><tr><th>"Kind"</th><th>"Payout"</th><th>"Transfer"</th><th>"Amount"</th><th>"Action"</th></tr></thead>
+                                    <thead><tr><th>{tr!("run-kind")}</th><th>{tr!("payout-payout")}</th><th>{tr!("run-transfer")}</th><th>{tr!("field-amount")}</th><th>{tr!("run-action")}</th></tr></thead>
                                     <tbody>
                                         {items.into_iter().map(|item| view! {
                                             <tr>
                                                 <td><StatusBadge status=item.kind/></td>
                                                 <td>{item.payout_id.unwrap_or_default()}</td>
                                                 <td>{item.transfer_id.unwrap_or_default()}</td>
-                                                <td>{item.money.map(|money| money.to_string()).unwrap_or_default()}</td>
+                                                <td>{item.money.map(|amount| money(&amount)).unwrap_or_default()}</td>
                                                 <td>{action_text(item.action, item.detail)}</td>
                                             </tr>
                                         }).collect_view()}
@@ -113,7 +120,7 @@ pub fn RunDetail() -> impl IntoView {
                                 </table>
                             }.into_any()
                         }}
-                        <p><a href="/reconciliation">"All runs"</a></p>
+                        <p><a href="/reconciliation">{tr!("run-all")}</a></p>
                     }.into_any(),
                 }
             })}

@@ -4,12 +4,15 @@
 //! timeline.
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 
 use crate::components::{
     console, cursor, failure_view, key_href, merchant_id_or_notice, not_found_view, path_id,
     query_param, refused_filter, AnyOf, DayRange, Empty, ExportLink, Pager,
 };
 use crate::console::{RequestFilters, RequestView};
+use crate::i18n::when;
+use crate::vocabulary::code_word;
 
 fn filters_from_address() -> RequestFilters {
     RequestFilters {
@@ -26,11 +29,11 @@ fn filters_from_address() -> RequestFilters {
 #[component]
 fn RequestsTable(rows: Vec<RequestView>) -> impl IntoView {
     if rows.is_empty() {
-        return view! { <Empty message="No request matches. Requests appear here a few seconds after they are made."/> }.into_any();
+        return view! { <Empty message=tr!("requests-empty")/> }.into_any();
     }
     view! {
         <table>
-            <thead><tr><th>"Time"</th><th>"Route"</th><th>"Status"</th><th>"Verdict"</th><th>"Idempotency key"</th><th>"Latency"</th><th>"Request"</th></tr></thead>
+            <thead><tr><th>{tr!("request-time")}</th><th>{tr!("request-route")}</th><th>{tr!("field-status")}</th><th>{tr!("request-verdict")}</th><th>{tr!("field-idempotency-key")}</th><th>{tr!("request-latency")}</th><th>{tr!("request-request")}</th></tr></thead>
             <tbody>
                 {rows.into_iter().map(|row| {
                     let href = format!("/requests/{}", row.id);
@@ -40,10 +43,10 @@ fn RequestsTable(rows: Vec<RequestView>) -> impl IntoView {
                     });
                     view! {
                         <tr>
-                            <td>{row.at}</td>
+                            <td>{when(&row.at)}</td>
                             <td><code>{row.route}</code></td>
                             <td>{row.status}{row.error_code.map(|code| format!(" {code}"))}</td>
-                            <td>{row.verdict.unwrap_or_default()}</td>
+                            <td>{row.verdict.map(|verdict| code_word(&verdict)).unwrap_or_default()}</td>
                             <td>{key}</td>
                             <td>{format!("{:.1} ms", row.latency_ms)}</td>
                             <td><a href=href><code>{row.id}</code></a></td>
@@ -67,22 +70,22 @@ pub fn Requests() -> impl IntoView {
     let console = console();
     let form = filters.clone();
     view! {
-        <div class="heading-row"><h1>"Requests"</h1><ExportLink base="/exports/requests.csv".to_owned()/></div>
+        <div class="heading-row"><h1>{tr!("nav-requests")}</h1><ExportLink base="/exports/requests.csv".to_owned()/></div>
         <form method="get" action="/requests" class="form card search">
-            <label for="q">"Request id"</label>
+            <label for="q">{tr!("request-id")}</label>
             <input id="q" name="q" value=form.search/>
-            <label for="idempotency_key">"Idempotency key"</label>
+            <label for="idempotency_key">{tr!("field-idempotency-key")}</label>
             <input id="idempotency_key" name="idempotency_key" value=form.idempotency_key/>
-            <label for="route">"Route"</label>
+            <label for="route">{tr!("request-route")}</label>
             <input id="route" name="route" placeholder="POST /v1/payouts" value=form.route/>
-            <label for="status">"Status"</label>
+            <label for="status">{tr!("field-status")}</label>
             <input id="status" name="status" inputmode="numeric" placeholder="422" value=form.status/>
-            <label for="verdict">"Verdict"</label>
+            <label for="verdict">{tr!("request-verdict")}</label>
             <AnyOf name="verdict" options=&["new", "replayed", "in_progress", "mismatch"] selected=form.verdict/>
             <DayRange from=form.from to=form.to/>
-            <button type="submit">"Filter"</button>
+            <button type="submit">{tr!("filter-submit")}</button>
         </form>
-        <p class="hint">"A request id or an idempotency key finds its requests whatever their day."</p>
+        <p class="hint">{tr!("requests-hint")}</p>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.requests(&merchant_id, &filters, cursor).await {
@@ -113,27 +116,27 @@ pub fn RequestDetail() -> impl IntoView {
                     Ok(Some(request)) => {
                         let key = request.idempotency_key.clone().map(|key| {
                             let href = key_href(&key);
-                            view! { <a href=href><code>{key}</code></a>" (its timeline)" }
+                            view! { <a href=href><code>{key}</code></a>" "{tr!("request-its-timeline")} }
                         });
-                        let none = || "none".to_owned();
+                        let none = || tr!("none");
                         view! {
-                            <h1>"Request " <code>{request.id.clone()}</code></h1>
+                            <h1>{tr!("request-request")}" "<code>{request.id.clone()}</code></h1>
                             <dl class="card facts">
-                                <dt>"Time"</dt><dd>{request.at}</dd>
-                                <dt>"Route"</dt><dd><code>{request.route}</code></dd>
-                                <dt>"Path"</dt><dd><code>{request.path}</code></dd>
-                                <dt>"Status"</dt><dd>{request.status}</dd>
-                                <dt>"Error"</dt><dd>{request.error_code.unwrap_or_else(none)}</dd>
-                                <dt>"Verdict"</dt><dd>{request.verdict.unwrap_or_else(none)}</dd>
-                                <dt>"Idempotency key"</dt><dd>{key}</dd>
-                                <dt>"Latency"</dt><dd>{format!("{:.1} ms", request.latency_ms)}</dd>
-                                <dt>"API key"</dt><dd>{request.api_key_id.or(request.user).unwrap_or_else(none)}</dd>
-                                <dt>"Client address"</dt><dd>{request.client_address.unwrap_or_else(none)}</dd>
-                                <dt>"Client's request id"</dt><dd>{request.client_request_id.unwrap_or_else(none)}</dd>
-                                <dt>"Request body"</dt><dd><pre class="response">{request.request_body.unwrap_or_else(none)}</pre></dd>
-                                <dt>"Response body"</dt><dd><pre class="response">{request.response_body.unwrap_or_else(none)}</pre></dd>
+                                <dt>{tr!("request-time")}</dt><dd>{when(&request.at)}</dd>
+                                <dt>{tr!("request-route")}</dt><dd><code>{request.route}</code></dd>
+                                <dt>{tr!("request-path")}</dt><dd><code>{request.path}</code></dd>
+                                <dt>{tr!("field-status")}</dt><dd>{request.status}</dd>
+                                <dt>{tr!("field-error")}</dt><dd>{request.error_code.unwrap_or_else(none)}</dd>
+                                <dt>{tr!("request-verdict")}</dt><dd>{request.verdict.map(|verdict| code_word(&verdict)).unwrap_or_else(none)}</dd>
+                                <dt>{tr!("field-idempotency-key")}</dt><dd>{key}</dd>
+                                <dt>{tr!("request-latency")}</dt><dd>{format!("{:.1} ms", request.latency_ms)}</dd>
+                                <dt>{tr!("request-api-key")}</dt><dd>{request.api_key_id.or(request.user).unwrap_or_else(none)}</dd>
+                                <dt>{tr!("request-client-address")}</dt><dd>{request.client_address.unwrap_or_else(none)}</dd>
+                                <dt>{tr!("request-client-id")}</dt><dd>{request.client_request_id.unwrap_or_else(none)}</dd>
+                                <dt>{tr!("request-request-body")}</dt><dd><pre class="response">{request.request_body.unwrap_or_else(none)}</pre></dd>
+                                <dt>{tr!("request-response-body")}</dt><dd><pre class="response">{request.response_body.unwrap_or_else(none)}</pre></dd>
                             </dl>
-                            <p><a href="/requests">"All requests"</a></p>
+                            <p><a href="/requests">{tr!("request-all")}</a></p>
                         }.into_any()
                     }
                 }

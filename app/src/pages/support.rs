@@ -4,12 +4,15 @@
 //! only: nothing here changes anything.
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 
 use crate::components::{
     console, current_user, failure_view, not_found_view, query_param, AnyOf, DayRange, Empty,
     StatusBadge,
 };
 use crate::console::{SearchQuery, Subject};
+use crate::i18n::when;
+use crate::vocabulary::subject_word;
 
 #[component]
 pub fn Support() -> impl IntoView {
@@ -33,7 +36,7 @@ pub fn Support() -> impl IntoView {
             {Suspend::new(async move {
                 match console.search(&query).await {
                     Err(error) => failure_view(error),
-                    Ok(hits) if hits.is_empty() => view! { <Empty message="Nothing matches. Try an exact id, or widen the time range."/> }.into_any(),
+                    Ok(hits) if hits.is_empty() => view! { <Empty message=tr!("support-empty")/> }.into_any(),
                     Ok(hits) => {
                         if let [only] = &hits[..] {
                             if !query.text.trim().is_empty() {
@@ -42,7 +45,7 @@ pub fn Support() -> impl IntoView {
                         }
                         view! {
                         <table>
-                            <thead><tr><th>"Merchant"</th><th>"Found"</th><th>"Detail"</th><th>"Status"</th><th>"Created"</th></tr></thead>
+                            <thead><tr><th>{tr!("support-merchant")}</th><th>{tr!("support-found")}</th><th>{tr!("support-detail")}</th><th>{tr!("field-status")}</th><th>{tr!("field-created")}</th></tr></thead>
                             <tbody>
                                 {hits.into_iter().map(|hit| {
                                     let href = hit.href();
@@ -54,10 +57,10 @@ pub fn Support() -> impl IntoView {
                                     view! {
                                     <tr>
                                         <td><code>{hit.merchant_id}</code></td>
-                                        <td>{kind} " " <a href=href><code>{name}</code></a></td>
+                                        <td>{subject_word(kind)} " " <a href=href><code>{name}</code></a></td>
                                         <td><code>{hit.detail}</code></td>
                                         <td><StatusBadge status=hit.status/></td>
-                                        <td>{hit.created_at}</td>
+                                        <td>{when(&hit.created_at)}</td>
                                     </tr>
                                 }}).collect_view()}
                             </tbody>
@@ -68,14 +71,14 @@ pub fn Support() -> impl IntoView {
         </Suspense>
     });
     view! {
-        <h1>"Support"</h1>
+        <h1>{tr!("nav-support")}</h1>
         <form method="get" action="/support" class="form card search">
-            <label for="q">"Any id: request, key, payout, order, event, delivery, transfer, end-to-end key or merchant"</label>
+            <label for="q">{tr!("support-any-id")}</label>
             <input id="q" name="q" value=form_query.text/>
-            <label for="status">"Status"</label>
+            <label for="status">{tr!("field-status")}</label>
             <AnyOf name="status" options=&["in_progress", "completed", "failed", "expired"] selected=form_query.status/>
             <DayRange from=form_query.from to=form_query.to/>
-            <button type="submit">"Search"</button>
+            <button type="submit">{tr!("support-search")}</button>
         </form>
         {results}
     }

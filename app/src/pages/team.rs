@@ -4,25 +4,28 @@
 //! member's role may do.
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 use leptos_router::hooks::use_params_map;
 
 use crate::components::{
     console, csrf_token, current_user, failure_view, merchant_id_or_notice, query_param, Empty,
 };
 use crate::console::{Flash, Permission, Role};
+use crate::i18n::when;
+use crate::vocabulary::role_word;
 
 /// A fixed sentence for a refused team form, never text from the address.
-fn refusal() -> Option<&'static str> {
+fn refusal() -> Option<String> {
     Some(match query_param("error").as_str() {
         "" => return None,
-        "role_not_allowed" => "Your role may not give that role, or change that member.",
-        "last_owner" => "A team keeps at least one owner: make another member owner first.",
-        "unknown_member" => "That member is no longer in the team.",
-        "taken" => "That email already has an account.",
-        "invalid_email" => "Enter an email address.",
-        "invitation_gone" => "This invitation has expired or has been used. Ask for a new one.",
-        "short_password" => "Choose a password of at least 8 characters.",
-        _ => "That did not work; reload the page and try again.",
+        "role_not_allowed" => tr!("team-refusal-role"),
+        "last_owner" => tr!("team-refusal-last-owner"),
+        "unknown_member" => tr!("team-refusal-unknown-member"),
+        "taken" => tr!("team-refusal-taken"),
+        "invalid_email" => tr!("team-refusal-email"),
+        "invitation_gone" => tr!("team-invitation-gone"),
+        "short_password" => tr!("team-refusal-password"),
+        _ => tr!("refusal-other"),
     })
 }
 
@@ -37,7 +40,7 @@ fn role_options(roles: Vec<Role>, selected: Role) -> impl IntoView {
     roles
         .into_iter()
         .map(|role| {
-            view! { <option value=role.as_str() selected=role == selected>{role.as_str()}</option> }
+            view! { <option value=role.as_str() selected=role == selected>{role_word(role)}</option> }
         })
         .collect_view()
 }
@@ -53,8 +56,8 @@ pub fn Team() -> impl IntoView {
             response.set_status(http::StatusCode::FORBIDDEN);
         }
         return view! {
-            <h1>"Team"</h1>
-            <p class="alert" role="alert">"Your role may not manage the team (owners and admins may). Ask an owner or an admin of your team."</p>
+            <h1>{tr!("nav-team")}</h1>
+            <p class="alert" role="alert">{tr!("team-forbidden")}</p>
         }
         .into_any();
     };
@@ -67,68 +70,68 @@ pub fn Team() -> impl IntoView {
     let csrf = csrf_token();
     let console = console();
     view! {
-        <h1>"Team"</h1>
+        <h1>{tr!("nav-team")}</h1>
         {refusal().map(|message| view! { <p class="alert" role="alert">{message}</p> })}
         {flash().map(|link| view! {
-            <p class="notice" role="status">"Invitation made. Send this link to the new member; it works once, for 7 days, and is shown only now: "
+            <p class="notice" role="status">{tr!("team-invitation-made")}" "
                 <a class="invitation-link" href=link.clone()><code>{link.clone()}</code></a></p>
         })}
         <form method="post" action="/settings/team/invitations" class="form card">
             <input type="hidden" name="csrf" value=csrf.clone()/>
-            <label for="invite-email">"Email"</label>
+            <label for="invite-email">{tr!("field-email")}</label>
             <input id="invite-email" name="email" type="email" required/>
-            <label for="invite-role">"Role"</label>
+            <label for="invite-role">{tr!("team-role")}</label>
             <select id="invite-role" name="role">{role_options(invite_roles, Role::Viewer)}</select>
-            <button type="submit">"Invite"</button>
+            <button type="submit">{tr!("team-invite")}</button>
         </form>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.team(&merchant_id).await {
                     Err(error) => failure_view(error),
                     Ok((members, pending)) => view! {
-                        <h2>"Members"</h2>
+                        <h2>{tr!("team-members")}</h2>
                         <table>
-                            <thead><tr><th>"Email"</th><th>"Role"</th><th>"Joined"</th><th>"Change"</th></tr></thead>
+                            <thead><tr><th>{tr!("field-email")}</th><th>{tr!("team-role")}</th><th>{tr!("team-joined")}</th><th>{tr!("team-change")}</th></tr></thead>
                             <tbody>
                                 {members.into_iter().map(|member| {
                                     let changeable = role.manages(member.role);
                                     let change = changeable.then(|| {
                                         let role_action = format!("/settings/team/members/{}/role", member.id);
                                         let remove_action = format!("/settings/team/members/{}/remove", member.id);
-                                        let label = format!("Role of {}", member.email);
+                                        let label = tr!("team-role-of", {"email" => member.email.clone()});
                                         view! {
                                             <form method="post" action=role_action class="inline">
                                                 <input type="hidden" name="csrf" value=csrf.clone()/>
                                                 <select name="role" aria-label=label>{role_options(managed.clone(), member.role)}</select>
-                                                <button type="submit">"Change role"</button>
+                                                <button type="submit">{tr!("team-change-role")}</button>
                                             </form>
                                             <form method="post" action=remove_action class="inline">
                                                 <input type="hidden" name="csrf" value=csrf.clone()/>
-                                                <button type="submit" class="danger">"Remove"</button>
+                                                <button type="submit" class="danger">{tr!("team-remove")}</button>
                                             </form>
                                         }
                                     });
                                     view! {
                                         <tr>
                                             <td>{member.email.clone()}</td>
-                                            <td>{member.role.as_str()}</td>
-                                            <td>{member.joined_at}</td>
+                                            <td>{role_word(member.role)}</td>
+                                            <td>{when(&member.joined_at)}</td>
                                             <td>{change}</td>
                                         </tr>
                                     }
                                 }).collect_view()}
                             </tbody>
                         </table>
-                        <h2>"Invitations"</h2>
+                        <h2>{tr!("team-invitations")}</h2>
                         {if pending.is_empty() {
-                            view! { <Empty message="No invitation is waiting."/> }.into_any()
+                            view! { <Empty message=tr!("team-no-invitations")/> }.into_any()
                         } else {
                             view! {
                                 <table>
-                                    <thead><tr><th>"Email"</th><th>"Role"</th><th>"Expires"</th></tr></thead>
+                                    <thead><tr><th>{tr!("field-email")}</th><th>{tr!("team-role")}</th><th>{tr!("field-expires")}</th></tr></thead>
                                     <tbody>
                                         {pending.into_iter().map(|invitation| view! {
-                                            <tr><td>{invitation.email}</td><td>{invitation.role.as_str()}</td><td>{invitation.expires_at}</td></tr>
+                                            <tr><td>{invitation.email}</td><td>{role_word(invitation.role)}</td><td>{when(&invitation.expires_at)}</td></tr>
                                         }).collect_view()}
                                     </tbody>
                                 </table>
@@ -151,7 +154,7 @@ pub fn AcceptInvitation() -> impl IntoView {
     let console = console();
     view! {
         <section class="narrow card">
-            <h1>"Join the team"</h1>
+            <h1>{tr!("team-join-title")}</h1>
             {refusal().map(|message| view! { <p class="alert" role="alert">{message}</p> })}
             <Suspense fallback=|| ()>
                 {Suspend::new(async move {
@@ -161,17 +164,17 @@ pub fn AcceptInvitation() -> impl IntoView {
                             if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
                                 response.set_status(http::StatusCode::GONE);
                             }
-                            view! { <p class="alert" role="alert">"This invitation has expired or has been used. Ask for a new one."</p> }.into_any()
+                            view! { <p class="alert" role="alert">{tr!("team-invitation-gone")}</p> }.into_any()
                         }
                         Ok(Some((email, role))) => {
                             let action = format!("/invitations/{token}");
                             view! {
-                                <p>"You are invited as " <strong>{role.as_str()}</strong> " with " <strong>{email}</strong> ". Choose a password to join."</p>
+                                <p>{tr!("team-invited-as")}<strong>{role_word(role)}</strong>{tr!("team-invited-with")}<strong>{email}</strong>{tr!("team-invited-end")}</p>
                                 <form method="post" action=action class="form">
                                     <input type="hidden" name="csrf" value=csrf_token()/>
-                                    <label for="password">"Password"</label>
+                                    <label for="password">{tr!("field-password")}</label>
                                     <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required/>
-                                    <button type="submit">"Join"</button>
+                                    <button type="submit">{tr!("team-join")}</button>
                                 </form>
                             }.into_any()
                         }

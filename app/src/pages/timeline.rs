@@ -2,16 +2,18 @@
 //! and the payout's pages and on support's `/support/timeline` (any merchant's, read only).
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 
 use crate::components::{console, current_user, failure_view, not_found_view, query_param};
 use crate::console::{Subject, TimelineEntry};
+use crate::i18n::when;
 use crate::pages::keys::KeyRecord;
 
 /// The entries, oldest first, each with the time since the one before.
 #[component]
 pub fn TimelineList(entries: Vec<TimelineEntry>) -> impl IntoView {
     if entries.is_empty() {
-        return view! { <p class="empty">"Nothing has happened yet."</p> }.into_any();
+        return view! { <p class="empty">{tr!("timeline-empty")}</p> }.into_any();
     }
     view! {
         <ol class="timeline card">
@@ -19,7 +21,7 @@ pub fn TimelineList(entries: Vec<TimelineEntry>) -> impl IntoView {
                 let class = format!("timeline-{}", entry.kind);
                 view! {
                 <li class=class>
-                    <time>{entry.at}</time>
+                    <time>{when(&entry.at)}</time>
                     " "<span class="after">{entry.after}</span>
                     " "<span class="badge">{entry.kind}</span>
                     " "<span class="summary">{entry.summary}</span>
@@ -36,7 +38,7 @@ pub fn TimelineList(entries: Vec<TimelineEntry>) -> impl IntoView {
 pub fn Timeline(merchant_id: String, subject: Subject) -> impl IntoView {
     let console = console();
     view! {
-        <h2>"Timeline"</h2>
+        <h2>{tr!("timeline-title")}</h2>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.timeline(&merchant_id, &subject).await {
@@ -72,13 +74,13 @@ pub fn SupportTimeline() -> impl IntoView {
     };
     let console = console();
     let title = match &subject {
-        Subject::Key(key) => format!("Idempotency key {key}"),
-        Subject::Payout(id) => format!("Payout {id}"),
-        Subject::Order(id) => format!("Order {id}"),
+        Subject::Key(key) => tr!("timeline-of-key", {"key" => key.clone()}),
+        Subject::Payout(id) => tr!("timeline-of-payout", {"id" => id.clone()}),
+        Subject::Order(id) => tr!("timeline-of-order", {"id" => id.clone()}),
     };
     view! {
         <h1>{title}</h1>
-        <p>"Merchant " <code>{merchant_id.clone()}</code> ". Read only. " <a href="/support">"Search again"</a></p>
+        <p>{tr!("support-merchant")}" "<code>{merchant_id.clone()}</code>{tr!("timeline-read-only")}<a href="/support">{tr!("timeline-search-again")}</a></p>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 let record = match &subject {
@@ -93,7 +95,7 @@ pub fn SupportTimeline() -> impl IntoView {
                     Ok(None) if record.is_none() => not_found_view(),
                     Ok(entries) => view! {
                         {record}
-                        <h2>"Timeline"</h2>
+                        <h2>{tr!("timeline-title")}</h2>
                         <TimelineList entries=entries.unwrap_or_default()/>
                     }.into_any(),
                 }

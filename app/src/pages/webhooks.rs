@@ -4,12 +4,14 @@
 //! rendered, so a double click acts once; a new secret is shown once.
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 
 use crate::components::{
     console, csrf_token, failure_view, may, merchant_id_or_notice, mint_key, refusal_notice, Empty,
     StatusBadge,
 };
 use crate::console::{EndpointRow, EventRow, Flash, Permission};
+use crate::i18n::when;
 
 /// The secret a new endpoint or a rotation made, kept by the server for this page alone.
 fn new_secret() -> Option<String> {
@@ -35,40 +37,40 @@ fn KeyedForm(action: String, csrf: String, children: Children) -> impl IntoView 
 #[component]
 fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>) -> impl IntoView {
     if endpoints.is_empty() {
-        return view! { <Empty message="No endpoints yet. Add one above, or with POST /v1/webhook-endpoints and your API key."/> }.into_any();
+        return view! { <Empty message=tr!("webhooks-no-endpoints")/> }.into_any();
     }
     let manage = may(Permission::ManageIntegrations);
     view! {
         <table class="endpoints">
-            <thead><tr><th>"Endpoint"</th><th>"URL"</th><th>"Events"</th><th>"Status"</th>{manage.then(|| view! { <th>"Actions"</th> })}</tr></thead>
+            <thead><tr><th>{tr!("webhooks-endpoint")}</th><th>"URL"</th><th>{tr!("webhooks-events")}</th><th>{tr!("field-status")}</th>{manage.then(|| view! { <th>{tr!("webhooks-actions")}</th> })}</tr></thead>
             <tbody>
                 {endpoints.into_iter().map(|endpoint| {
                     let actions = manage.then(|| {
                         let base = format!("/webhooks/endpoints/{}", endpoint.id);
-                        let test_label = format!("Test event for {}", endpoint.id);
-                        let overlap_label = format!("Overlap for {}", endpoint.id);
-                        let recover_label = format!("Failed since (date) for {}", endpoint.id);
-                        let (state, label) = if endpoint.status == "disabled" { ("enable", "Enable") } else { ("disable", "Disable") };
+                        let test_label = tr!("webhooks-test-event-for", {"id" => endpoint.id.clone()});
+                        let overlap_label = tr!("webhooks-overlap-for", {"id" => endpoint.id.clone()});
+                        let recover_label = tr!("webhooks-failed-since-for", {"id" => endpoint.id.clone()});
+                        let (state, label) = if endpoint.status == "disabled" { ("enable", tr!("webhooks-enable")) } else { ("disable", tr!("webhooks-disable")) };
                         let types = event_types.clone();
                         view! {
                             <KeyedForm action=format!("{base}/test") csrf=csrf.clone()>
                                 <select name="event_type" aria-label=test_label>
                                     {types.into_iter().map(|name| view! { <option value=name.clone()>{name.clone()}</option> }).collect_view()}
                                 </select>
-                                <button type="submit" class="secondary">"Send test event"</button>
+                                <button type="submit" class="secondary">{tr!("webhooks-send-test")}</button>
                             </KeyedForm>
                             <KeyedForm action=format!("{base}/rotate") csrf=csrf.clone()>
                                 <select name="overlap" aria-label=overlap_label>
-                                    <option value="24h">"old secret valid 24 h"</option>
-                                    <option value="1h">"old secret valid 1 h"</option>
-                                    <option value="7d">"old secret valid 7 days"</option>
-                                    <option value="now">"old secret stops now"</option>
+                                    <option value="24h">{tr!("webhooks-overlap-24h")}</option>
+                                    <option value="1h">{tr!("webhooks-overlap-1h")}</option>
+                                    <option value="7d">{tr!("webhooks-overlap-7d")}</option>
+                                    <option value="now">{tr!("webhooks-overlap-now")}</option>
                                 </select>
-                                <button type="submit" class="secondary">"Rotate secret"</button>
+                                <button type="submit" class="secondary">{tr!("webhooks-rotate")}</button>
                             </KeyedForm>
                             <KeyedForm action=format!("{base}/recover") csrf=csrf.clone()>
                                 <input type="date" name="since" required aria-label=recover_label.clone()/>
-                                <button type="submit" class="secondary">"Recover failed deliveries"</button>
+                                <button type="submit" class="secondary">{tr!("webhooks-recover")}</button>
                             </KeyedForm>
                             <form method="post" action=format!("{base}/{state}") class="inline">
                                 <input type="hidden" name="csrf" value=csrf.clone()/>
@@ -76,7 +78,7 @@ fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>
                             </form>
                             <form method="post" action=format!("{base}/delete") class="inline">
                                 <input type="hidden" name="csrf" value=csrf.clone()/>
-                                <button type="submit" class="danger">"Delete"</button>
+                                <button type="submit" class="danger">{tr!("webhooks-delete")}</button>
                             </form>
                         }
                     });
@@ -108,17 +110,17 @@ fn Event(event: EventRow, csrf: String) -> impl IntoView {
                     <form method="post" action=action>
                         <input type="hidden" name="csrf" value=csrf/>
                         <input type="hidden" name="idempotency_key" value=key/>
-                        <button type="submit" class="secondary">"Redeliver"</button>
+                        <button type="submit" class="secondary">{tr!("webhooks-redeliver")}</button>
                     </form>
                 })}
             </div>
-            <p>"Created " {event.created_at}</p>
+            <p>{tr!("webhooks-event-created", {"at" => when(&event.created_at)})}</p>
             {if event.deliveries.is_empty() {
-                view! { <Empty message="No endpoint was subscribed to this event."/> }.into_any()
+                view! { <Empty message=tr!("webhooks-no-deliveries")/> }.into_any()
             } else {
                 view! {
                     <table>
-                        <thead><tr><th>"Endpoint URL"</th><th>"Delivery"</th><th>"Attempt"</th><th>"Answer"</th><th>"Latency"</th><th>"At"</th></tr></thead>
+                        <thead><tr><th>{tr!("webhooks-endpoint-url")}</th><th>{tr!("webhooks-delivery")}</th><th>{tr!("webhooks-attempt")}</th><th>{tr!("webhooks-answer")}</th><th>{tr!("request-latency")}</th><th>{tr!("webhooks-at")}</th></tr></thead>
                         <tbody>
                             {event.deliveries.into_iter().flat_map(|delivery| {
                                 let (url, status) = (delivery.url, delivery.status);
@@ -129,7 +131,7 @@ fn Event(event: EventRow, csrf: String) -> impl IntoView {
                                         <td><code>{attempt.delivery_id}</code></td>
                                         <td>{attempt.status_code.map(|code| code.to_string()).or(attempt.error).unwrap_or_default()}</td>
                                         <td>{format!("{} ms", attempt.latency_ms)}</td>
-                                        <td>{attempt.at}</td>
+                                        <td>{when(&attempt.at)}</td>
                                     </tr>
                                 }).collect::<Vec<_>>()
                             }).collect_view()}
@@ -156,19 +158,19 @@ pub fn Webhooks() -> impl IntoView {
             <form method="post" action="/webhooks/endpoints" class="form card">
                 <input type="hidden" name="csrf" value=csrf.clone()/>
                 <input type="hidden" name="idempotency_key" value=mint_key()/>
-                <label for="url">"Endpoint URL"</label>
+                <label for="url">{tr!("webhooks-endpoint-url")}</label>
                 <input id="url" name="url" type="url" placeholder="https://shop.example/hooks" required/>
-                <label for="events">"Events"</label>
-                <input id="events" name="events" placeholder="all, or e.g. payout.paid, payout.failed"/>
-                <button type="submit">"Add endpoint"</button>
+                <label for="events">{tr!("webhooks-events")}</label>
+                <input id="events" name="events" placeholder=tr!("webhooks-events-placeholder")/>
+                <button type="submit">{tr!("webhooks-add")}</button>
             </form>
         }
     });
     view! {
-        <h1>"Webhooks"</h1>
+        <h1>{tr!("nav-webhooks")}</h1>
         {notice.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
         {new_secret().map(|secret| view! {
-            <p class="notice" role="status">"The endpoint's signing secret, shown only now: " <code class="secret">{secret}</code></p>
+            <p class="notice" role="status">{tr!("webhooks-secret-shown")}" "<code class="secret">{secret}</code></p>
         })}
         {add}
         <Suspense fallback=|| ()>
@@ -176,11 +178,11 @@ pub fn Webhooks() -> impl IntoView {
                 match console.webhooks(&merchant_id).await {
                     Err(error) => failure_view(error),
                     Ok((endpoints, events)) => view! {
-                        <h2>"Endpoints"</h2>
+                        <h2>{tr!("webhooks-endpoints")}</h2>
                         <Endpoints endpoints=endpoints csrf=csrf.clone() event_types=event_types/>
-                        <h2>"Recent events"</h2>
+                        <h2>{tr!("webhooks-recent-events")}</h2>
                         {if events.is_empty() {
-                            view! { <Empty message="No events yet: they are written with every order and payout change."/> }.into_any()
+                            view! { <Empty message=tr!("webhooks-no-events")/> }.into_any()
                         } else {
                             events.into_iter().map(|event| view! { <Event event=event csrf=csrf.clone()/> }).collect_view().into_any()
                         }}

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
@@ -276,4 +276,27 @@ pub async fn run_reconciliation(
         Ok(Err(refusal)) => with_refusal("/reconciliation", &refusal),
         Err(error) => failure(error.0),
     }
+}
+
+#[derive(Deserialize)]
+pub struct LanguageForm {
+    lang: String,
+    back: String,
+}
+
+/// The nav's language switch (`GET /language?lang=…&back=…`, open to visitors too: it changes
+/// only how pages read): remembers the language in a cookie and sends the browser back to the
+/// page it came from, on this site only.
+pub async fn language(secure_cookies: bool, Query(form): Query<LanguageForm>) -> Response {
+    let Some(lang) = app::i18n::Lang::from_tag(&form.lang) else {
+        return (StatusCode::BAD_REQUEST, "Unknown language.").into_response();
+    };
+    (
+        [(
+            axum::http::header::SET_COOKIE,
+            app::i18n::cookie(lang, secure_cookies),
+        )],
+        Redirect::to(app::i18n::same_site_path(&form.back)),
+    )
+        .into_response()
 }

@@ -116,6 +116,11 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
             "/style.css",
             get(|| async { ([(header::CONTENT_TYPE, "text/css")], STYLESHEET) }),
         )
+        // The language switch: outside the session layers, so visitors (the sign-in page) have it.
+        .route(
+            "/language",
+            get(move |query| forms::language(secure_cookies, query)),
+        )
 }
 
 /// The answer for a path no route matches: a plain, static 404 page. No console page is

@@ -1,6 +1,7 @@
 //! The Playwright suite in `end2end/`, run against a real `kaadxpay` process in Debian's
 //! Chromium, so that `cargo test` runs every test. It installs what it needs: the npm packages
-//! (`npm ci`) and, when missing and running as root, Debian's `chromium`. It prepares two
+//! (`npm ci`) and, when missing and running as root, Debian's `chromium` and a font with
+//! Chinese glyphs (`fonts-wqy-microhei`, for the zh-CN journeys' screenshots). It prepares two
 //! merchants with users, balances, orders and payouts, and a support user, and hands their
 //! credentials and ids to the suite in environment variables.
 
@@ -30,24 +31,37 @@ fn run(command: &mut Command, what: &str) {
     assert!(status.success(), "{what} failed with {status}");
 }
 
+/// A font Chromium draws Chinese with; without one the zh-CN screenshots show empty boxes.
+const CHINESE_FONT: &str = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc";
+
 fn ensure_chromium() {
-    if chromium_path().exists() {
+    let missing: Vec<&str> = [
+        (chromium_path(), "chromium"),
+        (PathBuf::from(CHINESE_FONT), "fonts-wqy-microhei"),
+    ]
+    .into_iter()
+    .filter(|(path, _)| !path.exists())
+    .map(|(_, package)| package)
+    .collect();
+    if missing.is_empty() {
         return;
     }
     assert!(
         nix::unistd::geteuid().is_root(),
-        "Chromium is missing: install Debian's package (`apt-get install chromium`) or set CHROMIUM_PATH"
+        "missing: install Debian's packages (`apt-get install {}`), or set CHROMIUM_PATH",
+        missing.join(" ")
     );
     let install = || {
         Command::new("apt-get")
-            .args(["install", "-y", "--no-install-recommends", "chromium"])
+            .args(["install", "-y", "--no-install-recommends"])
+            .args(&missing)
             .env("DEBIAN_FRONTEND", "noninteractive")
             .status()
             .is_ok_and(|status| status.success())
     };
     if !install() {
         run(Command::new("apt-get").arg("update"), "apt-get update");
-        assert!(install(), "apt-get install chromium failed");
+        assert!(install(), "apt-get install {} failed", missing.join(" "));
     }
 }
 

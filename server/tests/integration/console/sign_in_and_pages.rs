@@ -111,15 +111,19 @@ async fn an_unknown_email_costs_one_argon2_verification() {
 }
 
 async fn page(app: &TestApp, cookie: &str, path: &str) -> String {
-    app.client
+    page_asking(app, cookie, path, &[]).await
+}
+
+/// A page as a browser sending `headers` besides its cookie sees it.
+async fn page_asking(app: &TestApp, cookie: &str, path: &str, headers: &[(&str, &str)]) -> String {
+    let request = app
+        .client
         .get(format!("{}{path}", app.base_url))
-        .header("cookie", cookie)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
+        .header("cookie", cookie);
+    let request = headers.iter().fold(request, |request, (name, value)| {
+        request.header(*name, *value)
+    });
+    request.send().await.unwrap().text().await.unwrap()
 }
 
 #[tokio::test]
@@ -374,4 +378,62 @@ async fn reconciliation_runs_filter_by_status_and_the_day_they_reconciled() {
     assert!(page("/reconciliation?to=11/30")
         .await
         .contains("Dates are days"));
+}
+
+#[tokio::test]
+async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
+    let app = app_with_user("lin@example.com").await;
+    let session = signed_in(&app, "lin@example.com").await;
+    let english = page(&app, &session, "/payouts/new").await;
+    assert!(english.contains(r#"<html lang="en""#) && english.contains("Pay out"));
+
+    let chinese = &[("accept-language", "zh-CN,zh;q=0.9,en;q=0.8")];
+    let asked = page_asking(&app, &session, "/payouts/new", chinese).await;
+    assert!(asked.contains(r#"<html lang="zh-CN""#), "{asked}");
+    assert!(asked.contains("新建付款") && asked.contains("收款人姓名"));
+    assert!(!asked.contains("Account holder"), "no English label left");
+    let refused = page_asking(
+        &app,
+        &session,
+        "/payouts/new?error=insufficient_funds",
+        chinese,
+    );
+    assert!(
+        refused.await.contains("可用余额低于付款金额。"),
+        "error sentences too"
+    );
+
+    // The switch, as a visitor on the sign-in page uses it: a cookie, and back to that page.
+    let browser = Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let switched = browser
+        .get(format!("{}/language", app.base_url))
+        .query(&[("lang", "zh-CN"), ("back", "/payouts?status=paid")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(switched.status(), 303);
+    assert_eq!(switched.headers()["location"], "/payouts?status=paid");
+    let remembered = common::first_cookie(&switched);
+    assert_eq!(remembered, "kaadxpay_lang=zh-CN");
+    let cookies = format!("{session}; {remembered}");
+    let chosen = page_asking(&app, &cookies, "/payouts", &[("accept-language", "en")]).await;
+    assert!(chosen.contains(r#"<html lang="zh-CN""#) && chosen.contains("导出 CSV"));
+
+    // Never an open redirect.
+    for back in [
+        "//evil.example/",
+        "https://evil.example/",
+        "/\\evil.example",
+    ] {
+        let answer = browser
+            .get(format!("{}/language", app.base_url))
+            .query(&[("lang", "en"), ("back", back)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.headers()["location"], "/", "{back}");
+    }
 }

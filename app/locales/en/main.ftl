@@ -1,0 +1,286 @@
+# The console in English. Every id here is in zh-CN/main.ftl too (app/src/i18n.rs tests it).
+# These are the labels API.md §9 names and the QA suites find: change none of them lightly.
+
+console-title = Kaadxpay console
+none = none
+none-yet = none yet
+not-yet = not yet
+yes = yes
+no = no
+
+## Navigation and the language switch
+nav-main = Main
+nav-overview = Overview
+nav-payouts = Payouts
+nav-orders = Orders
+nav-keys = Keys
+nav-requests = Requests
+nav-webhooks = Webhooks
+nav-reconciliation = Reconciliation
+nav-team = Team
+nav-support = Support
+nav-sign-out = Sign out
+nav-language = Language
+
+## Fields used on more than one page
+field-status = Status
+field-amount = Amount
+field-currency = Currency
+field-account-holder = Account holder
+field-iban = IBAN
+field-idempotency-key = Idempotency key
+field-created = Created
+field-expires = Expires
+field-description = Description
+field-error = Error
+field-email = Email
+field-password = Password
+
+## List filters
+filter-any = any
+filter-from = From (date)
+filter-to = To (date)
+filter-submit = Filter
+filter-refused-day = Dates are days, such as 2026-12-04.
+filter-refused-status = Status must be an HTTP status code, such as 201 or 422.
+filter-refused-verdict = Choose a verdict from the list.
+filter-refused-page = That page no longer exists; start from the first page.
+filter-refused = These filters cannot be read; change them and try again.
+pager-next = Next page →
+export-csv = Export CSV
+
+## Pages that cannot be shown
+failure-title = Something went wrong
+failure-body = The page could not be loaded. Reload it in a moment; nothing you did was lost.
+merchant-page-title = Merchant page
+merchant-page-before = This page shows one merchant's data. Support staff find any merchant's keys, payouts and orders in{" "}
+merchant-page-after = .
+not-found-title = Page not found
+not-found-before = There is nothing here.{" "}
+not-found-link = Go to the console's start page
+not-found-after = .
+
+## The error codes' fixed sentences
+refusal-insufficient-funds = The available balance is lower than the payout amount.
+refusal-amount = Enter the amount in the currency's units, such as 12.50 (whole numbers for JPY).
+refusal-currency = Choose one of the currencies offered.
+refusal-account-holder = Enter the account holder's name (up to 140 characters).
+refusal-iban = Enter an IBAN: a country code, two check digits and up to 30 letters or digits.
+refusal-date = Enter a day as YYYY-MM-DD.
+refusal-url = Enter the endpoint's URL: http(s) to a host the service may reach.
+refusal-events = Name event types from the list, separated by commas, or leave Events empty for all.
+refusal-overlap = Choose how long the old secret stays valid.
+refusal-event-type = Choose an event type from the list.
+refusal-since = Enter the day to recover failed deliveries from.
+refusal-invalid-request = A value in the form is missing or not valid.
+refusal-form-expired = This form has expired; reload the page and try again.
+refusal-moved-on = It has already moved on; reload the page to see where it stands.
+refusal-missing = That no longer exists.
+refusal-not-allowed = Only support staff may do that outside test mode.
+refusal-other = That did not work; reload the page and try again.
+
+## Test mode
+test-mode-region = Test mode
+test-mode-title = Test mode.
+test-mode-body = The partner bank is the simulator: no money moves. A payout to one of these IBANs has a fixed outcome; any other valid IBAN is paid.
+test-mode-outcome = Outcome
+
+## Codes the backend stores, as shown to people (in English: the code itself)
+code-pending = pending
+code-in_transit = in_transit
+code-paid = paid
+code-failed = failed
+code-reversed = reversed
+code-captured = captured
+code-cancelled = cancelled
+code-in_progress = in_progress
+code-completed = completed
+code-expired = expired
+code-running = running
+code-partial = partial
+code-attention = attention
+code-enabled = enabled
+code-disabled = disabled
+code-delivered = delivered
+code-new = new
+code-replayed = replayed
+code-mismatch = mismatch
+code-matched = matched
+code-duplicate = duplicate
+code-missing = missing
+code-unknown = unknown
+code-amount_mismatch = amount_mismatch
+code-status_mismatch = status_mismatch
+subject-key = key
+subject-payout = payout
+subject-order = order
+role-owner = owner
+role-admin = admin
+role-developer = developer
+role-finance = finance
+role-viewer = viewer
+
+## Sign in
+login-submit = Sign in
+login-invalid = Those credentials are not right. Check them and try again.
+login-throttled = Too many failed sign-ins. Wait 15 minutes, then try again.
+login-expired = The form had expired. Please sign in again.
+
+## Overview
+home-balance = Balance
+home-no-balance = No balance yet: capture an order to credit it.
+home-outcomes = Idempotency outcomes, last 24 hours
+home-recent-payouts = Recent payouts
+home-recent-orders = Recent orders
+chart-new = new
+chart-replayed = replayed
+chart-in-progress = in progress
+chart-mismatch = mismatch
+chart-bar = { $hour }: { $count } { $series }
+chart-summary = { $total } idempotent requests in the last 24 hours
+chart-caption = { $summary }.{" "}
+
+## Payouts
+payout-payout = Payout
+payout-new = New payout
+payout-submit = Pay out
+payout-paying-out = Paying out…
+payout-new-forbidden = Your role may not create payouts (owners, admins and finance may). Ask an owner or an admin of your team.
+payouts-empty = No payouts yet. Use “New payout” to send money to a bank account.
+payout-partner-transfer = Partner transfer
+payout-failure = Failure
+payout-updated = Updated
+payout-all = All payouts
+
+## Orders
+order-order = Order
+orders-empty = No orders yet. Create one with POST /v1/orders and your API key.
+order-capture = Capture
+order-cancel = Cancel
+order-all = All orders
+
+## Idempotency keys
+key-title = Idempotency keys
+key-look-up = Look up
+key-no-record = No record for this key. Keys are per merchant and are kept for 24 hours.
+key-live = In progress since { $since }: this page refreshes itself.
+key-key = Key
+key-endpoint = Endpoint
+key-request-hash = Request hash
+key-resource = Resource
+key-recovery-point = Recovery point
+key-attempts = Attempts
+key-last-change = Last change
+key-stored-response = Stored response
+
+## Request log
+requests-empty = No request matches. Requests appear here a few seconds after they are made.
+requests-hint = A request id or an idempotency key finds its requests whatever their day.
+request-id = Request id
+request-time = Time
+request-route = Route
+request-verdict = Verdict
+request-latency = Latency
+request-request = Request
+request-its-timeline = (its timeline)
+request-path = Path
+request-api-key = API key
+request-client-address = Client address
+request-client-id = Client's request id
+request-request-body = Request body
+request-response-body = Response body
+request-all = All requests
+
+## Support and timelines
+support-any-id = Any id: request, key, payout, order, event, delivery, transfer, end-to-end key or merchant
+support-search = Search
+support-empty = Nothing matches. Try an exact id, or widen the time range.
+support-merchant = Merchant
+support-found = Found
+support-detail = Detail
+timeline-title = Timeline
+timeline-empty = Nothing has happened yet.
+timeline-of-key = Idempotency key { $key }
+timeline-of-payout = Payout { $id }
+timeline-of-order = Order { $id }
+timeline-read-only = . Read only.{" "}
+timeline-search-again = Search again
+
+## Webhooks
+webhooks-endpoints = Endpoints
+webhooks-endpoint = Endpoint
+webhooks-endpoint-url = Endpoint URL
+webhooks-events = Events
+webhooks-events-placeholder = all, or e.g. payout.paid, payout.failed
+webhooks-add = Add endpoint
+webhooks-actions = Actions
+webhooks-no-endpoints = No endpoints yet. Add one above, or with POST /v1/webhook-endpoints and your API key.
+webhooks-test-event-for = Test event for { $id }
+webhooks-overlap-for = Overlap for { $id }
+webhooks-failed-since-for = Failed since (date) for { $id }
+webhooks-send-test = Send test event
+webhooks-overlap-24h = old secret valid 24 h
+webhooks-overlap-1h = old secret valid 1 h
+webhooks-overlap-7d = old secret valid 7 days
+webhooks-overlap-now = old secret stops now
+webhooks-rotate = Rotate secret
+webhooks-recover = Recover failed deliveries
+webhooks-enable = Enable
+webhooks-disable = Disable
+webhooks-delete = Delete
+webhooks-redeliver = Redeliver
+webhooks-secret-shown = The endpoint's signing secret, shown only now:
+webhooks-recent-events = Recent events
+webhooks-no-events = No events yet: they are written with every order and payout change.
+webhooks-event-created = Created { $at }
+webhooks-no-deliveries = No endpoint was subscribed to this event.
+webhooks-delivery = Delivery
+webhooks-attempt = Attempt
+webhooks-answer = Answer
+webhooks-at = At
+
+## Reconciliation
+runs-test-mode = Test mode:
+runs-test-mode-body = the partner bank is the simulator.
+runs-day-utc = Day (UTC)
+runs-run-now = Run reconciliation now
+runs-lead = Each day the partner's transfers are matched to payouts; duplicates made by a partner that ignored our keys are reversed once (a reversal the partner refuses is retried until done). A run needs attention when a payout's status contradicts its transfer at the partner (status_mismatch): nothing is done about it automatically, a person decides.
+runs-empty = No runs yet: the daily run reconciles yesterday, or run `kaadxpay reconcile --date YYYY-MM-DD`.
+runs-run = Run
+runs-day = Day
+runs-applied = Applied
+runs-run-at = Run at
+run-summary = Day { $day }, { $mode }, { $status }.
+run-applied = applied
+run-report-only = report only
+run-no-items = No items in this run.
+run-kind = Kind
+run-transfer = Transfer
+run-action = Action
+run-all = All runs
+
+## Team
+team-role = Role
+team-invite = Invite
+team-members = Members
+team-joined = Joined
+team-change = Change
+team-role-of = Role of { $email }
+team-change-role = Change role
+team-remove = Remove
+team-invitations = Invitations
+team-no-invitations = No invitation is waiting.
+team-forbidden = Your role may not manage the team (owners and admins may). Ask an owner or an admin of your team.
+team-invitation-made = Invitation made. Send this link to the new member; it works once, for 7 days, and is shown only now:
+team-refusal-role = Your role may not give that role, or change that member.
+team-refusal-last-owner = A team keeps at least one owner: make another member owner first.
+team-refusal-unknown-member = That member is no longer in the team.
+team-refusal-taken = That email already has an account.
+team-refusal-email = Enter an email address.
+team-refusal-password = Choose a password of at least 8 characters.
+team-invitation-gone = This invitation has expired or has been used. Ask for a new one.
+team-join-title = Join the team
+team-invited-as = You are invited as{" "}
+team-invited-with = {" "}with{" "}
+team-invited-end = . Choose a password to join.
+team-join = Join

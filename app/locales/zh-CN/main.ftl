@@ -1,0 +1,287 @@
+# 控制台简体中文文案。每个 id 都必须在 en/main.ftl 中存在（app/src/i18n.rs 中有测试）。
+# 术语：付款 (payout)、订单 (order)、幂等键 (idempotency key)、对账 (reconciliation)、
+# 商户 (merchant)、端点 (endpoint)、请款 (capture)、冲正 (reversal)。
+
+console-title = Kaadxpay 控制台
+none = 无
+none-yet = 暂无
+not-yet = 尚无
+yes = 是
+no = 否
+
+## Navigation and the language switch
+nav-main = 主导航
+nav-overview = 概览
+nav-payouts = 付款
+nav-orders = 订单
+nav-keys = 幂等键
+nav-requests = 请求日志
+nav-webhooks = Webhook
+nav-reconciliation = 对账
+nav-team = 团队
+nav-support = 客服
+nav-sign-out = 退出登录
+nav-language = 语言
+
+## Fields used on more than one page
+field-status = 状态
+field-amount = 金额
+field-currency = 币种
+field-account-holder = 收款人姓名
+field-iban = IBAN
+field-idempotency-key = 幂等键
+field-created = 创建时间
+field-expires = 过期时间
+field-description = 描述
+field-error = 错误
+field-email = 邮箱
+field-password = 密码
+
+## List filters
+filter-any = 全部
+filter-from = 起始日期
+filter-to = 截止日期
+filter-submit = 筛选
+filter-refused-day = 日期须为具体某一天，例如 2026-12-04。
+filter-refused-status = 状态须为 HTTP 状态码，例如 201 或 422。
+filter-refused-verdict = 请从列表中选择一个判定结果。
+filter-refused-page = 该页已不存在，请从第一页开始查看。
+filter-refused = 无法识别这些筛选条件，请修改后重试。
+pager-next = 下一页 →
+export-csv = 导出 CSV
+
+## Pages that cannot be shown
+failure-title = 出错了
+failure-body = 页面未能加载。请稍后刷新；您所做的操作均未丢失。
+merchant-page-title = 商户页面
+merchant-page-before = 此页面仅显示单个商户的数据。客服人员可在
+merchant-page-after = 中查找任意商户的幂等键、付款和订单。
+not-found-title = 页面不存在
+not-found-before = 这里什么也没有。
+not-found-link = 返回控制台首页
+not-found-after = 。
+
+## The error codes' fixed sentences
+refusal-insufficient-funds = 可用余额低于付款金额。
+refusal-amount = 请按币种单位输入金额，例如 12.50（日元须为整数）。
+refusal-currency = 请选择所列币种之一。
+refusal-account-holder = 请输入收款人姓名（不超过 140 个字符）。
+refusal-iban = 请输入 IBAN：国家代码、两位校验码及最多 30 位字母或数字。
+refusal-date = 请按 YYYY-MM-DD 格式输入日期。
+refusal-url = 请输入端点 URL：以 http(s) 开头，且主机为本服务可访问的地址。
+refusal-events = 请填写列表中的事件类型，以逗号分隔；留空则接收全部事件。
+refusal-overlap = 请选择旧密钥的保留有效期。
+refusal-event-type = 请从列表中选择一种事件类型。
+refusal-since = 请输入要从哪一天起恢复失败的投递。
+refusal-invalid-request = 表单中有值缺失或无效。
+refusal-form-expired = 此表单已过期，请刷新页面后重试。
+refusal-moved-on = 状态已发生变化，请刷新页面查看最新情况。
+refusal-missing = 该对象已不存在。
+refusal-not-allowed = 非测试模式下，仅客服人员可执行此操作。
+refusal-other = 操作未成功，请刷新页面后重试。
+
+## Test mode
+test-mode-region = 测试模式
+test-mode-title = 测试模式。
+test-mode-body = 合作银行为模拟器：不会发生真实资金划转。向下列 IBAN 付款会得到固定结果；向其他有效 IBAN 付款均会成功。
+test-mode-outcome = 结果
+
+## Codes the backend stores, as shown to people
+code-pending = 待处理
+code-in_transit = 在途
+code-paid = 已支付
+code-failed = 失败
+code-reversed = 已冲正
+code-captured = 已请款
+code-cancelled = 已取消
+code-in_progress = 处理中
+code-completed = 已完成
+code-expired = 已过期
+code-running = 运行中
+code-partial = 部分完成
+code-attention = 需关注
+code-enabled = 已启用
+code-disabled = 已停用
+code-delivered = 已送达
+code-new = 新请求
+code-replayed = 重放
+code-mismatch = 不匹配
+code-matched = 已匹配
+code-duplicate = 重复
+code-missing = 缺失
+code-unknown = 未知
+code-amount_mismatch = 金额不符
+code-status_mismatch = 状态不符
+subject-key = 幂等键
+subject-payout = 付款
+subject-order = 订单
+role-owner = 所有者
+role-admin = 管理员
+role-developer = 开发者
+role-finance = 财务
+role-viewer = 查看者
+
+## Sign in
+login-submit = 登录
+login-invalid = 登录凭据不正确，请检查后重试。
+login-throttled = 登录失败次数过多，请 15 分钟后再试。
+login-expired = 表单已过期，请重新登录。
+
+## Overview
+home-balance = 余额
+home-no-balance = 暂无余额：请款一笔订单即可入账。
+home-outcomes = 近 24 小时幂等结果
+home-recent-payouts = 最近付款
+home-recent-orders = 最近订单
+chart-new = 新请求
+chart-replayed = 重放
+chart-in-progress = 处理中
+chart-mismatch = 不匹配
+chart-bar = { $hour }：{ $count } 个{ $series }
+chart-summary = 近 24 小时共 { $total } 个幂等请求
+chart-caption = { $summary }。
+
+## Payouts
+payout-payout = 付款
+payout-new = 新建付款
+payout-submit = 付款
+payout-paying-out = 正在付款…
+payout-new-forbidden = 您的角色无权创建付款（所有者、管理员和财务可以）。请联系团队的所有者或管理员。
+payouts-empty = 暂无付款。点击“新建付款”向银行账户付款。
+payout-partner-transfer = 合作银行转账
+payout-failure = 失败原因
+payout-updated = 更新时间
+payout-all = 全部付款
+
+## Orders
+order-order = 订单
+orders-empty = 暂无订单。请使用您的 API 密钥调用 POST /v1/orders 创建订单。
+order-capture = 请款
+order-cancel = 取消
+order-all = 全部订单
+
+## Idempotency keys
+key-title = 幂等键
+key-look-up = 查询
+key-no-record = 未找到此幂等键的记录。幂等键按商户区分，保留 24 小时。
+key-live = 自 { $since } 起处理中：本页面会自动刷新。
+key-key = 幂等键
+key-endpoint = 接口
+key-request-hash = 请求哈希
+key-resource = 关联资源
+key-recovery-point = 恢复点
+key-attempts = 尝试次数
+key-last-change = 最近变更
+key-stored-response = 已存储的响应
+
+## Request log
+requests-empty = 没有匹配的请求。请求发出几秒后会显示在这里。
+requests-hint = 按请求 ID 或幂等键查询时，不限日期。
+request-id = 请求 ID
+request-time = 时间
+request-route = 路由
+request-verdict = 判定结果
+request-latency = 耗时
+request-request = 请求
+request-its-timeline = （查看其时间线）
+request-path = 路径
+request-api-key = API 密钥
+request-client-address = 客户端地址
+request-client-id = 客户端请求 ID
+request-request-body = 请求体
+request-response-body = 响应体
+request-all = 全部请求
+
+## Support and timelines
+support-any-id = 任意 ID：请求、幂等键、付款、订单、事件、投递、转账、端到端标识或商户
+support-search = 搜索
+support-empty = 没有匹配结果。请尝试输入完整 ID，或扩大时间范围。
+support-merchant = 商户
+support-found = 结果
+support-detail = 详情
+timeline-title = 时间线
+timeline-empty = 暂无任何记录。
+timeline-of-key = 幂等键 { $key }
+timeline-of-payout = 付款 { $id }
+timeline-of-order = 订单 { $id }
+timeline-read-only = 。只读。
+timeline-search-again = 重新搜索
+
+## Webhooks
+webhooks-endpoints = 端点
+webhooks-endpoint = 端点
+webhooks-endpoint-url = 端点 URL
+webhooks-events = 事件
+webhooks-events-placeholder = 全部，或如 payout.paid, payout.failed
+webhooks-add = 添加端点
+webhooks-actions = 操作
+webhooks-no-endpoints = 暂无端点。请在上方添加，或使用 API 密钥调用 POST /v1/webhook-endpoints。
+webhooks-test-event-for = { $id } 的测试事件
+webhooks-overlap-for = { $id } 的旧密钥有效期
+webhooks-failed-since-for = { $id } 的失败起始日期
+webhooks-send-test = 发送测试事件
+webhooks-overlap-24h = 旧密钥保留 24 小时
+webhooks-overlap-1h = 旧密钥保留 1 小时
+webhooks-overlap-7d = 旧密钥保留 7 天
+webhooks-overlap-now = 旧密钥立即失效
+webhooks-rotate = 轮换密钥
+webhooks-recover = 恢复失败的投递
+webhooks-enable = 启用
+webhooks-disable = 停用
+webhooks-delete = 删除
+webhooks-redeliver = 重新投递
+webhooks-secret-shown = 该端点的签名密钥（仅显示这一次）：
+webhooks-recent-events = 最近事件
+webhooks-no-events = 暂无事件：每次订单或付款变更时都会生成事件。
+webhooks-event-created = 创建于 { $at }
+webhooks-no-deliveries = 没有端点订阅此事件。
+webhooks-delivery = 投递状态
+webhooks-attempt = 投递尝试
+webhooks-answer = 响应
+webhooks-at = 时间
+
+## Reconciliation
+runs-test-mode = 测试模式：
+runs-test-mode-body = 合作银行为模拟器。
+runs-day-utc = 日期（UTC）
+runs-run-now = 立即对账
+runs-lead = 每天将合作银行的转账与付款逐笔匹配；若合作银行忽略了我们的幂等键而产生重复转账，会对其冲正一次（合作银行拒绝的冲正会一直重试直至完成）。若付款状态与其在合作银行的转账状态相矛盾（status_mismatch），该次对账需要关注：系统不会自动处理，由人工决定。
+runs-empty = 暂无对账记录：每日任务会对前一天进行对账，也可运行 `kaadxpay reconcile --date YYYY-MM-DD`。
+runs-run = 对账批次
+runs-day = 对账日
+runs-applied = 已执行
+runs-run-at = 运行时间
+run-summary = 对账日 { $day }，{ $mode }，{ $status }。
+run-applied = 已执行处理
+run-report-only = 仅报告
+run-no-items = 本次对账没有条目。
+run-kind = 类型
+run-transfer = 转账
+run-action = 处理
+run-all = 全部对账批次
+
+## Team
+team-role = 角色
+team-invite = 邀请
+team-members = 成员
+team-joined = 加入时间
+team-change = 变更
+team-role-of = { $email } 的角色
+team-change-role = 更改角色
+team-remove = 移除
+team-invitations = 邀请
+team-no-invitations = 没有待接受的邀请。
+team-forbidden = 您的角色无权管理团队（所有者和管理员可以）。请联系团队的所有者或管理员。
+team-invitation-made = 邀请已创建。请将此链接发送给新成员；链接仅可使用一次，7 天内有效，且仅显示这一次：
+team-refusal-role = 您的角色无权授予该角色，或无权更改该成员。
+team-refusal-last-owner = 团队至少需要保留一位所有者：请先将另一位成员设为所有者。
+team-refusal-unknown-member = 该成员已不在团队中。
+team-refusal-taken = 该邮箱已有账户。
+team-refusal-email = 请输入邮箱地址。
+team-refusal-password = 请设置至少 8 个字符的密码。
+team-invitation-gone = 此邀请已过期或已被使用。请重新申请邀请。
+team-join-title = 加入团队
+team-invited-as = 您受邀以
+team-invited-with = 身份加入，登录邮箱为
+team-invited-end = 。设置密码即可加入。
+team-join = 加入

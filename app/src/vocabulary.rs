@@ -1,0 +1,60 @@
+//! Words for the codes the backend stores and the console shows (statuses, verdicts,
+//! reconciliation kinds, roles): in English the code itself, as the API and the QA suites
+//! spell it; in Chinese a word. A code without a word is shown as it is.
+
+use leptos_fluent::tr;
+
+use crate::console::Role;
+
+/// The word for a status, verdict or reconciliation item kind.
+pub fn code_word(code: &str) -> String {
+    match code {
+        "pending" => tr!("code-pending"),
+        "in_transit" => tr!("code-in_transit"),
+        "paid" => tr!("code-paid"),
+        "failed" => tr!("code-failed"),
+        "reversed" => tr!("code-reversed"),
+        "captured" => tr!("code-captured"),
+        "cancelled" => tr!("code-cancelled"),
+        "in_progress" => tr!("code-in_progress"),
+        "completed" => tr!("code-completed"),
+        "expired" => tr!("code-expired"),
+        "running" => tr!("code-running"),
+        "partial" => tr!("code-partial"),
+        "attention" => tr!("code-attention"),
+        "enabled" => tr!("code-enabled"),
+        "disabled" => tr!("code-disabled"),
+        "delivered" => tr!("code-delivered"),
+        "new" => tr!("code-new"),
+        "replayed" => tr!("code-replayed"),
+        "mismatch" => tr!("code-mismatch"),
+        "matched" => tr!("code-matched"),
+        "duplicate" => tr!("code-duplicate"),
+        "missing" => tr!("code-missing"),
+        "unknown" => tr!("code-unknown"),
+        "amount_mismatch" => tr!("code-amount_mismatch"),
+        "status_mismatch" => tr!("code-status_mismatch"),
+        other => other.to_owned(),
+    }
+}
+
+/// The word for a member's role.
+pub fn role_word(role: Role) -> String {
+    match role {
+        Role::Owner => tr!("role-owner"),
+        Role::Admin => tr!("role-admin"),
+        Role::Developer => tr!("role-developer"),
+        Role::Finance => tr!("role-finance"),
+        Role::Viewer => tr!("role-viewer"),
+    }
+}
+
+/// The word for what a key's resource or a support search hit is: `key`, `payout`, `order`.
+pub fn subject_word(kind: &str) -> String {
+    match kind {
+        "key" => tr!("subject-key"),
+        "payout" => tr!("subject-payout"),
+        "order" => tr!("subject-order"),
+        other => other.to_owned(),
+    }
+}

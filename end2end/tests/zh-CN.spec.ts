@@ -1,0 +1,117 @@
+// The main journeys in Simplified Chinese (the zh-CN project asks for it with Accept-Language),
+// finding what they use by id, name and data-testid. (The nav's switch: language.spec.ts.)
+import { test, expect } from '@playwright/test';
+import { ConsolePage, env, merchantEmail, supportEmail } from '../fixtures/console';
+
+const chinese = async (console: ConsolePage) => {
+  await expect(console.page.locator('html')).toHaveAttribute('lang', 'zh-CN');
+};
+
+test('登录：错误的凭据不说明是哪一项，正确的进入概览', async ({ page }) => {
+  const console = new ConsolePage(page);
+  await page.goto('/login');
+  await chinese(console);
+  await expect(console.heading('登录')).toBeVisible();
+  await console.screenshot('zh-CN/login');
+  await page.locator('#email').fill(merchantEmail());
+  await page.locator('#password').fill('not the password');
+  await page.locator('form[action="/login"] button[type="submit"]').click();
+  await expect(page.getByRole('alert')).toHaveText('登录凭据不正确，请检查后重试。');
+  await console.screenshot('zh-CN/login-failed');
+  await console.loginInAnyLanguage(merchantEmail());
+  await expect(page).toHaveURL(/\/$/);
+  await expect(console.heading('概览')).toBeVisible();
+  await console.screenshot('zh-CN/overview');
+});
+
+test('新建付款：一次提交一笔付款，落在其页面，余额不足时以中文说明', async ({ page }) => {
+  const console = new ConsolePage(page);
+  await console.loginInAnyLanguage(merchantEmail());
+  await page.goto('/payouts/new');
+  await chinese(console);
+  await console.screenshot('zh-CN/new-payout');
+  await page.locator('#amount').fill('3.33');
+  await page.locator('#currency').selectOption('EUR');
+  await page.locator('#account_holder').fill('王小明');
+  await page.locator('#iban').fill('DE89370400440532013000');
+  const key = await page.locator('input[name="idempotency_key"]').inputValue();
+  await page.locator('#new-payout button[type="submit"]').dblclick();
+  await expect(console.heading(/^付款 po_/)).toBeVisible();
+  await expect(page.getByRole('link', { name: key })).toBeVisible();
+  await expect(page.locator('.facts')).toContainText('EUR 3.33');
+  await console.screenshot('zh-CN/payout');
+
+  await page.goto('/payouts/new');
+  await page.locator('#amount').fill('99999999');
+  await page.locator('#account_holder').fill('王小明');
+  await page.locator('#iban').fill('DE89370400440532013000');
+  await page.locator('#new-payout button[type="submit"]').click();
+  await expect(page.getByRole('alert')).toHaveText('可用余额低于付款金额。');
+});
+
+test('查询幂等键：记录、关联资源与时间线', async ({ page, request }) => {
+  const console = new ConsolePage(page);
+  await console.loginInAnyLanguage(merchantEmail());
+  const key = `zh-${Date.now()}`;
+  const created = await request.post('/v1/orders', {
+    headers: { Authorization: `Bearer ${env('KAADXPAY_MERCHANT_API_KEY')}`, 'Idempotency-Key': key },
+    data: { amount: 500, currency: 'EUR' },
+  });
+  expect(created.status()).toBe(201);
+  await page.goto('/keys');
+  await chinese(console);
+  await page.locator('#key').fill(key);
+  await page.locator('form[action="/keys"] button[type="submit"]').click();
+  await expect(page.locator('.key-record .badge').first()).toHaveText('已完成');
+  await expect(page.getByRole('link', { name: /^订单 ord_/ })).toBeVisible();
+  await console.screenshot('zh-CN/key');
+  const missing = await page.goto(`/keys?key=${env('KAADXPAY_OTHER_KEY')}`);
+  expect(missing?.status()).toBe(404);
+  await expect(page.locator('p.empty')).toHaveText('未找到此幂等键的记录。幂等键按商户区分，保留 24 小时。');
+});
+
+test('每个商户页面都以中文呈现并截图', async ({ page }) => {
+  const console = new ConsolePage(page);
+  await console.loginInAnyLanguage(merchantEmail());
+  const pages: [string, string][] = [
+    ['/payouts', 'payouts'],
+    ['/orders', 'orders'],
+    ['/keys', 'keys'],
+    ['/requests', 'requests'],
+    ['/webhooks', 'webhooks'],
+    ['/reconciliation', 'reconciliation'],
+    ['/settings/team', 'team'],
+  ];
+  for (const [path, name] of pages) {
+    const response = await page.goto(path);
+    expect(response?.status(), path).toBe(200);
+    await chinese(console);
+    await expect(page.locator('h1').first()).toBeVisible();
+    await console.screenshot(`zh-CN/${name}`);
+  }
+  // A detail page of each list: the first row's link.
+  for (const [list, name] of [['/orders', 'order'], ['/requests', 'request'], ['/reconciliation', 'reconciliation-run']]) {
+    await page.goto(list);
+    const first = page.locator('table tbody tr a').first();
+    if ((await first.count()) > 0) {
+      await first.click();
+      await chinese(console);
+      await console.screenshot(`zh-CN/${name}`);
+    }
+  }
+  const unknown = await page.goto('/payouts/po_does_not_exist');
+  expect(unknown?.status()).toBe(404);
+  await expect(console.heading('页面不存在')).toBeVisible();
+  await console.screenshot('zh-CN/not-found');
+});
+
+test('客服：搜索任意商户的幂等键，落在其时间线', async ({ page }) => {
+  const console = new ConsolePage(page);
+  await console.loginInAnyLanguage(supportEmail());
+  await expect(console.heading('客服')).toBeVisible();
+  await console.screenshot('zh-CN/support');
+  await page.locator('#q').fill(env('KAADXPAY_OTHER_TRANSFER'));
+  await page.locator('form[action="/support"] button[type="submit"]').click();
+  await expect(console.heading(`付款 ${env('KAADXPAY_OTHER_PAYOUT')}`)).toBeVisible();
+  await console.screenshot('zh-CN/support-payout-timeline');
+});
