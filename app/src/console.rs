@@ -5,6 +5,7 @@
 use std::fmt;
 
 use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
 
 /// A member's role in its merchant (API.md §11). Support staff have none: they see every
 /// merchant and change nothing.
@@ -157,7 +158,7 @@ pub struct PayoutRow {
     pub money: Money,
     pub status: String,
     pub idempotency_key: String,
-    pub created_at: String,
+    pub created_at: DateTime<Utc>,
 }
 
 #[derive(Debug, Clone)]
@@ -167,7 +168,7 @@ pub struct PayoutView {
     pub iban: String,
     pub partner_transfer_id: Option<String>,
     pub failure_code: Option<String>,
-    pub updated_at: String,
+    pub updated_at: DateTime<Utc>,
 }
 
 #[derive(Debug, Clone)]
@@ -176,7 +177,7 @@ pub struct OrderRow {
     pub money: Money,
     pub status: String,
     pub description: Option<String>,
-    pub created_at: String,
+    pub created_at: DateTime<Utc>,
 }
 
 /// Idempotency outcomes in one hour of the last 24.
@@ -219,9 +220,9 @@ pub struct KeyView {
     pub recovery_point: String,
     pub error: Option<String>,
     pub attempts: i32,
-    pub created_at: String,
-    pub updated_at: String,
-    pub expires_at: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
     pub response_body: Option<String>,
 }
 
@@ -281,7 +282,7 @@ pub struct SearchHit {
     /// The key's endpoint, or the resource's amount.
     pub detail: String,
     pub status: String,
-    pub created_at: String,
+    pub created_at: DateTime<Utc>,
 }
 
 impl SearchHit {
@@ -293,11 +294,11 @@ impl SearchHit {
 #[derive(Debug, Clone)]
 pub struct RunRow {
     pub id: String,
-    pub date: String,
+    pub date: NaiveDate,
     pub applied: bool,
     /// `running`, `completed` or `partial`.
     pub status: String,
-    pub created_at: String,
+    pub created_at: DateTime<Utc>,
 }
 
 /// A magic destination IBAN of test mode and what a payout to it does.
@@ -336,7 +337,7 @@ pub struct AttemptRow {
     pub status_code: Option<i16>,
     pub latency_ms: i32,
     pub error: Option<String>,
-    pub at: String,
+    pub at: DateTime<Utc>,
 }
 
 #[derive(Debug, Clone)]
@@ -350,7 +351,7 @@ pub struct DeliveryRow {
 pub struct EventRow {
     pub id: String,
     pub event_type: String,
-    pub created_at: String,
+    pub created_at: DateTime<Utc>,
     pub deliveries: Vec<DeliveryRow>,
 }
 
@@ -386,7 +387,7 @@ impl Subject {
 #[derive(Debug, Clone)]
 pub struct TimelineEntry {
     /// UTC, to the millisecond.
-    pub at: String,
+    pub at: DateTime<Utc>,
     /// Since the moment before, for people (`+1.2 s`); empty for the first.
     pub after: String,
     /// `request`, `record`, `payout`, `partner_call`, `partner_webhook`, `event`, `delivery`, ...
@@ -425,7 +426,7 @@ pub struct RequestFilters {
 #[derive(Debug, Clone)]
 pub struct RequestView {
     pub id: String,
-    pub at: String,
+    pub at: DateTime<Utc>,
     pub route: String,
     pub path: String,
     pub idempotency_key: Option<String>,
@@ -447,7 +448,7 @@ pub struct Member {
     pub id: String,
     pub email: String,
     pub role: Role,
-    pub joined_at: String,
+    pub joined_at: DateTime<Utc>,
 }
 
 /// An invitation not yet accepted.
@@ -456,7 +457,7 @@ pub struct PendingInvitation {
     pub id: String,
     pub email: String,
     pub role: Role,
-    pub expires_at: String,
+    pub expires_at: DateTime<Utc>,
 }
 
 /// A one-time notice for the next page, such as a new invitation's link (shown once: only its

@@ -6,6 +6,7 @@
 //! `GET /language`); else the first language of the request's `Accept-Language` the console
 //! speaks (any `zh` tag is Simplified Chinese); else English.
 
+use chrono::{DateTime, NaiveDate, Utc};
 use leptos::prelude::*;
 use leptos_fluent::{I18n, Language, WritingDirection};
 
@@ -185,27 +186,28 @@ pub fn money(money: &Money) -> String {
     }
 }
 
-/// A time the backend wrote as `YYYY-MM-DD HH:MM:SS[.mmm] UTC`, as the language writes it:
-/// unchanged in English, `YYYY年MM月DD日 HH:MM:SS UTC` in Chinese. A bare day
-/// (`YYYY-MM-DD`) is written the same way; anything else is shown as it is.
-pub fn when(text: &str) -> String {
-    if Lang::current() == Lang::En {
-        return text.to_owned();
-    }
-    let Some((day, rest)) = text.get(..10).zip(text.get(10..)) else {
-        return text.to_owned();
-    };
-    let parts: Vec<&str> = day.split('-').collect();
-    match parts[..] {
-        [year, month, date]
-            if year.len() == 4
-                && month.len() == 2
-                && date.len() == 2
-                && day.bytes().filter(u8::is_ascii_digit).count() == 8 =>
-        {
-            format!("{year}年{month}月{date}日{rest}")
-        }
-        _ => text.to_owned(),
+/// A moment to the second as the language writes it: `2026-12-05 11:33:00 UTC` in English,
+/// `2026年12月05日 11:33:00 UTC` in Chinese.
+pub fn when(at: &DateTime<Utc>) -> String {
+    at.format(&format!("{} %H:%M:%S UTC", day_pattern()))
+        .to_string()
+}
+
+/// A moment to the millisecond (a timeline's, a request's), written as [`when`] writes one.
+pub fn when_exactly(at: &DateTime<Utc>) -> String {
+    at.format(&format!("{} %H:%M:%S%.3f UTC", day_pattern()))
+        .to_string()
+}
+
+/// A day as the language writes it: `2026-12-05`, or `2026年12月05日`.
+pub fn day(date: &NaiveDate) -> String {
+    date.format(day_pattern()).to_string()
+}
+
+fn day_pattern() -> &'static str {
+    match Lang::current() {
+        Lang::En => "%Y-%m-%d",
+        Lang::Zh => "%Y年%m月%d日",
     }
 }
 
@@ -383,20 +385,18 @@ mod tests {
             amount: 1200,
             currency: "JPY".into(),
         };
+        let moment = "2026-12-05T11:33:00.250Z".parse::<DateTime<Utc>>().unwrap();
         in_request(Lang::En, || {
             assert_eq!(money(&euros), "-1,234,567.89 EUR");
             assert_eq!(money(&yen), "1,200 JPY");
-            assert_eq!(when("2026-12-05 11:33:00 UTC"), "2026-12-05 11:33:00 UTC");
+            assert_eq!(when(&moment), "2026-12-05 11:33:00 UTC");
+            assert_eq!(when_exactly(&moment), "2026-12-05 11:33:00.250 UTC");
             assert_eq!(leptos_fluent::tr!("payout-submit"), "Pay out");
         });
         in_request(Lang::Zh, || {
             assert_eq!(money(&euros), "EUR -1,234,567.89");
-            assert_eq!(
-                when("2026-12-05 11:33:00 UTC"),
-                "2026年12月05日 11:33:00 UTC"
-            );
-            assert_eq!(when("2026-12-05"), "2026年12月05日");
-            assert_eq!(when("soon"), "soon");
+            assert_eq!(when(&moment), "2026年12月05日 11:33:00 UTC");
+            assert_eq!(day(&moment.date_naive()), "2026年12月05日");
             assert_eq!(leptos_fluent::tr!("payout-submit"), "付款");
             assert_eq!(
                 leptos_fluent::tr!("timeline-of-payout", {"id" => "po_1"}),

@@ -11,7 +11,7 @@ use crate::components::{
     path_id, refusal_notice, refused_filter, scope_or_not_found, Empty, ExportLink, ListFilterForm,
     StatusBadge,
 };
-use crate::i18n::{money, when};
+use crate::i18n::{day, money, when};
 use crate::vocabulary::code_word;
 
 #[component]
@@ -59,7 +59,7 @@ pub fn Runs() -> impl IntoView {
                                     view! {
                                         <tr>
                                             <td><a href=href>{run.id}</a></td>
-                                            <td>{when(&run.date)}</td>
+                                            <td>{day(&run.date)}</td>
                                             <td>{if run.applied { tr!("yes") } else { tr!("no") }}</td>
                                             <td><StatusBadge status=run.status/></td>
                                             <td>{when(&run.created_at)}</td>
@@ -96,7 +96,7 @@ pub fn RunDetail() -> impl IntoView {
                             <ExportLink base=format!("/exports/reconciliation/{}.csv", run.id)/>
                         </div>
                         <p>{tr!("run-summary", {
-                            "day" => when(&run.date),
+                            "day" => day(&run.date),
                             "mode" => if run.applied { tr!("run-applied") } else { tr!("run-report-only") },
                             "status" => code_word(&run.status),
                         })}</p>

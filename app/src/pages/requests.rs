@@ -11,7 +11,7 @@ use crate::components::{
     query_param, refused_filter, AnyOf, DayRange, Empty, ExportLink, Pager,
 };
 use crate::console::{RequestFilters, RequestView};
-use crate::i18n::when;
+use crate::i18n::when_exactly;
 use crate::vocabulary::code_word;
 
 fn filters_from_address() -> RequestFilters {
@@ -43,7 +43,7 @@ fn RequestsTable(rows: Vec<RequestView>) -> impl IntoView {
                     });
                     view! {
                         <tr>
-                            <td>{when(&row.at)}</td>
+                            <td>{when_exactly(&row.at)}</td>
                             <td><code>{row.route}</code></td>
                             <td>{row.status}{row.error_code.map(|code| format!(" {code}"))}</td>
                             <td>{row.verdict.map(|verdict| code_word(&verdict)).unwrap_or_default()}</td>
@@ -122,7 +122,7 @@ pub fn RequestDetail() -> impl IntoView {
                         view! {
                             <h1>{tr!("request-request")}" "<code>{request.id.clone()}</code></h1>
                             <dl class="card facts">
-                                <dt>{tr!("request-time")}</dt><dd>{when(&request.at)}</dd>
+                                <dt>{tr!("request-time")}</dt><dd>{when_exactly(&request.at)}</dd>
                                 <dt>{tr!("request-route")}</dt><dd><code>{request.route}</code></dd>
                                 <dt>{tr!("request-path")}</dt><dd><code>{request.path}</code></dd>
                                 <dt>{tr!("field-status")}</dt><dd>{request.status}</dd>

@@ -6,7 +6,7 @@ use leptos_fluent::tr;
 
 use crate::components::{console, current_user, failure_view, not_found_view, query_param};
 use crate::console::{Subject, TimelineEntry};
-use crate::i18n::when;
+use crate::i18n::when_exactly;
 use crate::pages::keys::KeyRecord;
 
 /// The entries, oldest first, each with the time since the one before.
@@ -21,7 +21,7 @@ pub fn TimelineList(entries: Vec<TimelineEntry>) -> impl IntoView {
                 let class = format!("timeline-{}", entry.kind);
                 view! {
                 <li class=class>
-                    <time>{when(&entry.at)}</time>
+                    <time>{when_exactly(&entry.at)}</time>
                     " "<span class="after">{entry.after}</span>
                     " "<span class="badge">{entry.kind}</span>
                     " "<span class="summary">{entry.summary}</span>

@@ -20,7 +20,6 @@ use async_trait::async_trait;
 use super::filters::{day_filter, list_filters, page, paged, request_filters};
 use super::views::{
     failed, invalid, listed, order_row, payout_row, refusal, request_view, run_row, timeline_entry,
-    when,
 };
 use crate::accounts::team;
 use crate::contract::error::Error;
@@ -159,7 +158,7 @@ impl Console for PgConsole {
                         role: Role::parse(&member.role)?,
                         id: member.id,
                         email: member.email,
-                        joined_at: when(member.created_at),
+                        joined_at: member.created_at,
                     })
                 })
                 .collect(),
@@ -170,7 +169,7 @@ impl Console for PgConsole {
                         role: Role::parse(&role)?,
                         id,
                         email,
-                        expires_at: when(expires_at),
+                        expires_at,
                     })
                 })
                 .collect(),
@@ -270,7 +269,7 @@ impl Console for PgConsole {
             iban: payout.destination.iban.clone(),
             partner_transfer_id: payout.partner_transfer_id.clone(),
             failure_code: payout.failure_code.clone(),
-            updated_at: when(payout.updated_at),
+            updated_at: payout.updated_at,
         }))
     }
 
@@ -357,9 +356,9 @@ impl Console for PgConsole {
             recovery_point: found.recovery_point.clone(),
             error: found.error.clone(),
             attempts: found.attempts,
-            created_at: when(found.created_at),
-            updated_at: when(found.updated_at),
-            expires_at: when(found.expires_at),
+            created_at: found.created_at,
+            updated_at: found.updated_at,
+            expires_at: found.expires_at,
             // Shown to every user of the merchant: a secret it carried is not.
             response_body: recorded_answer(&self.state, merchant_id, &found)
                 .await
@@ -390,7 +389,7 @@ impl Console for PgConsole {
                 merchant_id: hit.merchant_id,
                 detail: hit.detail,
                 status: hit.status,
-                created_at: when(hit.created_at),
+                created_at: hit.created_at,
             })
             .collect())
     }
@@ -468,14 +467,14 @@ impl Console for PgConsole {
                             status_code: attempt.status_code,
                             latency_ms: attempt.latency_ms,
                             error: attempt.error,
-                            at: when(attempt.at),
+                            at: attempt.at,
                         })
                         .collect(),
                 });
             shown.push(EventRow {
                 id: detail.id.to_string(),
                 event_type: detail.event_type,
-                created_at: when(detail.created_at),
+                created_at: detail.created_at,
                 deliveries: deliveries.collect(),
             });
         }

@@ -1,11 +1,11 @@
 //! What the domain answers, as the console's pages show it: rows and views of the `app` crate
-//! (times written for people), and errors as refusals that a page turns into a fixed sentence.
+//! (times kept as times, for the page to write in its language), and errors as refusals that a
+//! page turns into a fixed sentence.
 
 use app::console::{
     ConsoleError, ConsoleResult, Money, OrderRow, PayoutRow, Refusal, RequestView, RunRow,
     TimelineEntry,
 };
-use chrono::{DateTime, Utc};
 
 use crate::contract::error::Error;
 use crate::history::timeline::Entry;
@@ -47,11 +47,7 @@ pub(super) fn listed<T>(rows: Result<Vec<T>, Error>) -> ConsoleResult<Result<Vec
     }
 }
 
-pub(super) fn when(at: DateTime<Utc>) -> String {
-    at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
-}
-
-/// A timeline's moment for people: the time to the millisecond, and the wait before it.
+/// A timeline's moment for people: its time, and the wait before it.
 pub(super) fn timeline_entry(position: usize, entry: Entry) -> TimelineEntry {
     let after = match (position, entry.after_ms) {
         (0, _) => String::new(),
@@ -59,7 +55,7 @@ pub(super) fn timeline_entry(position: usize, entry: Entry) -> TimelineEntry {
         (_, ms) => format!("+{:.1} s", ms as f64 / 1000.0),
     };
     TimelineEntry {
-        at: entry.at.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string(),
+        at: entry.at,
         after,
         kind: entry.kind,
         summary: entry.summary,
@@ -76,7 +72,7 @@ pub(super) fn payout_row(payout: &Payout) -> PayoutRow {
         },
         status: payout.status.clone(),
         idempotency_key: payout.idempotency_key.clone(),
-        created_at: when(payout.created_at),
+        created_at: payout.created_at,
     }
 }
 
@@ -89,17 +85,14 @@ pub(super) fn order_row(order: Order) -> OrderRow {
         },
         status: order.status,
         description: order.description,
-        created_at: when(order.created_at),
+        created_at: order.created_at,
     }
 }
 
 pub(super) fn request_view(logged: LoggedRequest) -> RequestView {
     RequestView {
         id: logged.id,
-        at: logged
-            .created_at
-            .format("%Y-%m-%d %H:%M:%S%.3f UTC")
-            .to_string(),
+        at: logged.created_at,
         route: logged.route,
         path: logged.path,
         idempotency_key: logged.idempotency_key,
@@ -119,9 +112,9 @@ pub(super) fn request_view(logged: LoggedRequest) -> RequestView {
 pub(super) fn run_row(run: reconcile::StoredRun) -> RunRow {
     RunRow {
         id: run.id,
-        date: run.date.to_string(),
+        date: run.date,
         applied: run.applied,
         status: run.status,
-        created_at: when(run.created_at),
+        created_at: run.created_at,
     }
 }
