@@ -2,76 +2,9 @@
 //! the plain data they show. The server implements it over the same domain and idempotency
 //! engine as the JSON API and puts it into each request's Leptos context.
 
-use std::fmt;
-
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
-
-/// A member's role in its merchant (API.md §11). Support staff have none: they see every
-/// merchant and change nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    Owner,
-    Admin,
-    Developer,
-    Finance,
-    Viewer,
-}
-
-/// What a role may do beyond seeing its merchant's data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Permission {
-    /// Capture and cancel orders.
-    ManageOrders,
-    /// Create payouts.
-    CreatePayouts,
-    /// Manage webhook endpoints and API keys.
-    ManageIntegrations,
-    /// Invite, change and remove members.
-    ManageTeam,
-}
-
-impl Role {
-    pub const ALL: [Role; 5] = [
-        Role::Owner,
-        Role::Admin,
-        Role::Developer,
-        Role::Finance,
-        Role::Viewer,
-    ];
-
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|role| role.as_str() == text)
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Owner => "owner",
-            Role::Admin => "admin",
-            Role::Developer => "developer",
-            Role::Finance => "finance",
-            Role::Viewer => "viewer",
-        }
-    }
-
-    /// The table of API.md §11.
-    pub fn may(self, permission: Permission) -> bool {
-        use Role::*;
-        match permission {
-            Permission::ManageOrders | Permission::CreatePayouts => {
-                matches!(self, Owner | Admin | Finance)
-            }
-            Permission::ManageIntegrations => matches!(self, Owner | Admin | Developer),
-            Permission::ManageTeam => matches!(self, Owner | Admin),
-        }
-    }
-
-    /// Whether this role may invite `other`, give it, or change or remove a member who has it:
-    /// owners manage everyone, admins everyone but owners.
-    pub fn manages(self, other: Role) -> bool {
-        self.may(Permission::ManageTeam) && (self == Role::Owner || other != Role::Owner)
-    }
-}
+pub use kaadxpay_types::{Money, Permission, Role};
 
 /// Who is signed in, put into the request by the server's session layer.
 #[derive(Debug, Clone)]
@@ -116,41 +49,6 @@ pub enum Scope {
 /// The console's own CSRF token before sign-in (the login form), put into the request too.
 #[derive(Debug, Clone)]
 pub struct CsrfToken(pub String);
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Money {
-    pub amount: i64,
-    pub currency: String,
-}
-
-/// Minor units per major unit.
-pub fn minor_units_per_major(currency: &str) -> i64 {
-    if currency == "JPY" {
-        1
-    } else {
-        100
-    }
-}
-
-impl Money {
-    /// The amount in major units as a plain decimal: `12.50`, `-0.05`, or `1200` for JPY.
-    pub fn decimal(&self) -> String {
-        let per_major = minor_units_per_major(&self.currency);
-        if per_major == 1 {
-            return self.amount.to_string();
-        }
-        let sign = if self.amount < 0 { "-" } else { "" };
-        let (amount, per_major) = (self.amount.unsigned_abs(), per_major.unsigned_abs());
-        let (major, minor) = (amount / per_major, amount % per_major);
-        format!("{sign}{major}.{minor:02}")
-    }
-}
-
-impl fmt::Display for Money {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.decimal(), self.currency)
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct PayoutRow {

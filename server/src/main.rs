@@ -2,9 +2,9 @@
 //! reconcile, reversals, sweep, purge.
 
 use anyhow::Context;
-use app::console::Role;
 use chrono::NaiveDate;
 use clap::{Parser, Subcommand};
+use kaadxpay_types::Role;
 use server::accounts::auth::{self, NewMerchant};
 use server::accounts::users;
 use server::idempotency::maintenance;

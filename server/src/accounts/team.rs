@@ -7,8 +7,8 @@
 
 use std::time::Duration;
 
-use app::console::Role;
 use chrono::{DateTime, Utc};
+use kaadxpay_types::Role;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 

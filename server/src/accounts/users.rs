@@ -5,11 +5,11 @@ use std::net::IpAddr;
 use std::sync::OnceLock;
 
 use anyhow::Context;
-use app::console::Role;
 use argon2::password_hash::{
     rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
 };
 use argon2::Argon2;
+use kaadxpay_types::Role;
 use sqlx::{PgConnection, PgPool};
 
 use crate::platform::ids::{new_id, random_token};

@@ -1,14 +1,14 @@
 //! The columns of each export and how a value becomes a cell: times in UTC ISO 8601 (as the
 //! API writes them), amounts in minor units and as a decimal in major units (the currency's own
-//! exponent, `app::console::Money::decimal`), IBANs masked but their last 4 (the request log's
+//! exponent, `kaadxpay_types::Money::decimal`), IBANs masked but their last 4 (the request log's
 //! rule), empty cells for nulls, and text guarded against formula injection: a text cell that
 //! starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`, so a
 //! spreadsheet shows it instead of running it. Numbers are never guarded (a negative number
 //! stays a number).
 
-use app::console::Money;
 use chrono::{DateTime, SecondsFormat, Utc};
 use csv::{Terminator, Writer, WriterBuilder};
+use kaadxpay_types::Money;
 
 use crate::payments::orders::Order;
 use crate::payments::payouts::Payout;

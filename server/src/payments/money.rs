@@ -1,5 +1,6 @@
 //! Money at the edge: an [`Amount`] in minor units within the contract's range and an upper-case
-//! ISO 4217 [`Currency`] we settle. Holding one means it was validated: both deserialise only
+//! ISO 4217 [`Currency`] we settle (the currency itself, with its exponent, is the shared
+//! `kaadxpay_types::Currency`; this one adds how the API reads, writes and documents it). Holding one means it was validated: both deserialise only
 //! through their checks, so a typed request that holds them is valid.
 
 use std::fmt;
@@ -8,13 +9,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type};
 use utoipa::openapi::RefOr;
 
-pub const MAX_AMOUNT: i64 = 100_000_000_000;
+use kaadxpay_types::CURRENCIES;
 
-/// The currencies we settle. The contract requires at least USD, EUR, GBP, CNY and JPY.
-pub const CURRENCIES: &[&str] = &[
-    "AUD", "BRL", "CAD", "CHF", "CNY", "DKK", "EUR", "GBP", "HKD", "INR", "JPY", "MXN", "NOK",
-    "NZD", "PLN", "SEK", "SGD", "USD",
-];
+pub const MAX_AMOUNT: i64 = 100_000_000_000;
 
 /// A positive amount in minor units (cents), at most [`MAX_AMOUNT`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,9 +77,9 @@ impl Amount {
     }
 }
 
-/// One of [`CURRENCIES`].
+/// One of the [`CURRENCIES`] we settle, as the API reads and writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Currency(&'static str);
+pub struct Currency(kaadxpay_types::Currency);
 
 impl<'de> Deserialize<'de> for Currency {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -94,22 +91,13 @@ impl TryFrom<String> for Currency {
     type Error = String;
 
     fn try_from(code: String) -> Result<Self, String> {
-        CURRENCIES
-            .iter()
-            .find(|known| **known == code)
-            .map(|known| Self(known))
-            .ok_or_else(|| {
-                format!(
-                    "must be an upper-case ISO 4217 code we support: {}",
-                    CURRENCIES.join(", ")
-                )
-            })
+        kaadxpay_types::Currency::parse(&code).map(Self)
     }
 }
 
 impl Serialize for Currency {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.0)
+        serializer.serialize_str(self.0.code())
     }
 }
 
@@ -128,52 +116,18 @@ impl utoipa::ToSchema for Currency {}
 
 impl Currency {
     pub fn code(self) -> &'static str {
-        self.0
+        self.0.code()
     }
 
-    /// Digits after the decimal point of an amount in the major unit (ISO 4217's minor unit).
-    pub fn exponent(self) -> usize {
-        if self.0 == "JPY" {
-            0
-        } else {
-            2
-        }
-    }
-
-    /// An amount typed in the major unit (`12.50`, or `1200` for JPY) in minor units; the
-    /// refusal says what is expected.
+    /// An amount typed in the major unit in minor units ([`kaadxpay_types::Currency::minor_units`]).
     pub fn minor_units(self, typed: &str) -> Result<i64, String> {
-        let decimals = self.exponent();
-        let (whole, fraction) = typed.trim().split_once('.').unwrap_or((typed.trim(), ""));
-        let valid = !whole.is_empty()
-            && whole.chars().all(|c| c.is_ascii_digit())
-            && fraction.chars().all(|c| c.is_ascii_digit())
-            && fraction.len() <= decimals;
-        let refused = || {
-            format!(
-                "Amount must be a number with at most {decimals} decimals, like {}.",
-                if decimals == 0 { "1200" } else { "12.50" }
-            )
-        };
-        if !valid {
-            return Err(refused());
-        }
-        let fraction: i64 = format!("{fraction:0<decimals$}").parse().unwrap_or(0);
-        whole
-            .parse::<i64>()
-            .ok()
-            .and_then(|whole| {
-                whole
-                    .checked_mul(10_i64.pow(decimals as u32))?
-                    .checked_add(fraction)
-            })
-            .ok_or_else(refused)
+        self.0.minor_units(typed)
     }
 }
 
 impl fmt::Display for Currency {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0)
+        self.0.fmt(f)
     }
 }
 
@@ -201,19 +155,6 @@ mod tests {
         assert_eq!(max.minor_units(), MAX_AMOUNT);
         let integral_float: Amount = serde_json::from_value(json!(1000.0)).unwrap();
         assert_eq!(integral_float.minor_units(), 1000);
-    }
-
-    #[test]
-    fn typed_amounts_become_minor_units() {
-        let currency = |code: &str| Currency::try_from(code.to_owned()).unwrap();
-        assert_eq!(currency("EUR").minor_units("12.50"), Ok(1250));
-        assert_eq!(currency("EUR").minor_units("12.5"), Ok(1250));
-        assert_eq!(currency("USD").minor_units("7"), Ok(700));
-        assert_eq!(currency("JPY").minor_units("1200"), Ok(1200));
-        for bad in ["", "1.234", "-3", "1,00", "abc", "12.5"] {
-            let code = if bad == "12.5" { "JPY" } else { "EUR" };
-            assert!(currency(code).minor_units(bad).is_err(), "{bad} {code}");
-        }
     }
 
     #[test]

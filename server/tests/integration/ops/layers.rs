@@ -173,20 +173,38 @@ fn the_domain_and_the_engine_know_no_http() {
         if !HTTP_FREE.iter().any(|layer| within(&name, layer)) {
             continue;
         }
-        for foreign in ["axum::", "http::", "tower_http::"] {
-            let uses_it = code.match_indices(foreign).any(|(at, _)| {
-                !code[..at]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
-            });
-            assert!(!uses_it, "{name} uses {foreign}");
+        for foreign in ["axum", "http", "tower_http"] {
+            assert!(!names_path(code, foreign), "{name} uses {foreign}");
         }
         for reached in imports(module, code, &known) {
             let reached = reached.join("/");
             assert!(
                 !ADAPTERS.iter().any(|adapter| within(&reached, adapter)),
                 "{name} imports {reached}"
+            );
+        }
+    }
+}
+
+/// Whether `code` names the path `root::…` (not as the tail of a longer path or name).
+fn names_path(code: &str, root: &str) -> bool {
+    code.match_indices(&format!("{root}::")).any(|(at, _)| {
+        !code[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+    })
+}
+
+#[test]
+fn only_the_console_knows_the_console_crate() {
+    for (module, code) in modules() {
+        if module[0] != "console" {
+            assert!(
+                !names_path(&code, "app"),
+                "{} uses the console crate `app`: what the domain shares with it belongs in \
+                 kaadxpay_types",
+                module.join("/")
             );
         }
     }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{create_merchant, fresh_database, ServerProcess};
-use server::payments::money::CURRENCIES;
+use kaadxpay_types::CURRENCIES;
 
 fn here() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schemathesis")

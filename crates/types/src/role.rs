@@ -1,0 +1,68 @@
+//! Who may do what in a merchant's account (API.md §11), shared by the domain, which checks
+//! it, and the console, which shows only what a role may do.
+
+/// A member's role in its merchant (API.md §11). Support staff have none: they see every
+/// merchant and change nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Owner,
+    Admin,
+    Developer,
+    Finance,
+    Viewer,
+}
+
+/// What a role may do beyond seeing its merchant's data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Permission {
+    /// Capture and cancel orders.
+    ManageOrders,
+    /// Create payouts.
+    CreatePayouts,
+    /// Manage webhook endpoints and API keys.
+    ManageIntegrations,
+    /// Invite, change and remove members.
+    ManageTeam,
+}
+
+impl Role {
+    pub const ALL: [Role; 5] = [
+        Role::Owner,
+        Role::Admin,
+        Role::Developer,
+        Role::Finance,
+        Role::Viewer,
+    ];
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|role| role.as_str() == text)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Owner => "owner",
+            Role::Admin => "admin",
+            Role::Developer => "developer",
+            Role::Finance => "finance",
+            Role::Viewer => "viewer",
+        }
+    }
+
+    /// The table of API.md §11.
+    pub fn may(self, permission: Permission) -> bool {
+        use Role::*;
+        match permission {
+            Permission::ManageOrders | Permission::CreatePayouts => {
+                matches!(self, Owner | Admin | Finance)
+            }
+            Permission::ManageIntegrations => matches!(self, Owner | Admin | Developer),
+            Permission::ManageTeam => matches!(self, Owner | Admin),
+        }
+    }
+
+    /// Whether this role may invite `other`, give it, or change or remove a member who has it:
+    /// owners manage everyone, admins everyone but owners.
+    pub fn manages(self, other: Role) -> bool {
+        self.may(Permission::ManageTeam) && (self == Role::Owner || other != Role::Owner)
+    }
+}
