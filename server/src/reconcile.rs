@@ -42,6 +42,7 @@ use uuid::Uuid;
 use crate::contract::pagination::Filters;
 use crate::partner::client::PartnerClient;
 use crate::partner::wire::{Transfer, TransferStatus};
+use crate::payments::payout_status::PayoutStatus;
 use crate::payments::payouts::partner_key;
 use crate::platform::ids::new_id;
 
@@ -94,7 +95,8 @@ struct SentPayout {
     currency: String,
     idempotency_key: String,
     partner_transfer_id: Option<String>,
-    status: String,
+    #[sqlx(try_from = "String")]
+    status: PayoutStatus,
     created_at: DateTime<Utc>,
 }
 
@@ -404,13 +406,13 @@ fn day_number(date: NaiveDate) -> i32 {
 
 /// Whether our payout's `status` contradicts its own transfer's at the partner: the money went
 /// (or may still go) while we gave it back, or we say paid while the partner says it failed.
-fn contradicts(status: &str, transfer: TransferStatus) -> bool {
+fn contradicts(status: PayoutStatus, transfer: TransferStatus) -> bool {
     match status {
-        "failed" | "reversed" => {
+        PayoutStatus::Failed | PayoutStatus::Reversed => {
             matches!(transfer, TransferStatus::Accepted | TransferStatus::Paid)
         }
-        "paid" => transfer == TransferStatus::Failed,
-        _ => false,
+        PayoutStatus::Paid => transfer == TransferStatus::Failed,
+        PayoutStatus::Pending | PayoutStatus::InTransit => false,
     }
 }
 
@@ -445,8 +447,7 @@ fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDa
             .filter(|transfer| transfer.idempotency_key == key)
             .collect();
         if own.is_empty() {
-            let sent = matches!(payout.status.as_str(), "in_transit" | "paid" | "reversed");
-            if sent && payout.created_at.date_naive() == date {
+            if payout.status.may_have_left() && payout.created_at.date_naive() == date {
                 items.push(item("missing", None));
             }
             continue;
@@ -461,7 +462,7 @@ fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDa
         let (first, extras) = own.split_first().expect("not empty");
         let kind = if first.amount != payout.amount || first.currency != payout.currency {
             "amount_mismatch"
-        } else if contradicts(&payout.status, first.status) {
+        } else if contradicts(payout.status, first.status) {
             "status_mismatch"
         } else {
             "matched"

@@ -70,7 +70,7 @@ pub(super) fn payout_row(payout: &Payout) -> PayoutRow {
             amount: payout.amount,
             currency: payout.currency.clone(),
         },
-        status: payout.status.clone(),
+        status: payout.status.to_string(),
         idempotency_key: payout.idempotency_key.clone(),
         created_at: payout.created_at,
     }

@@ -74,7 +74,7 @@ impl CsvRow for Payout {
         vec![
             text(&self.id),
             text(&self.idempotency_key),
-            text(&self.status),
+            self.status.to_string(),
             self.amount.to_string(),
             decimal(self.amount, &self.currency),
             text(&self.currency),

@@ -30,6 +30,7 @@ use uuid::Uuid;
 
 use super::partner_calls::{Answer, Call, Noted};
 use super::partner_events::transfers_with_key;
+use super::payout_status::PayoutStatus;
 use super::payouts::{self, Mover};
 use crate::partner::client::{CreateError, PartnerClient, PartnerError};
 use crate::partner::wire::{Destination, Transfer, TransferRequest, TransferStatus};
@@ -55,7 +56,8 @@ pub struct PayoutWorker {
 struct Job {
     id: String,
     merchant_id: String,
-    status: String,
+    #[sqlx(try_from = "String")]
+    status: PayoutStatus,
     amount: i64,
     currency: String,
     destination: Json<Destination>,
@@ -100,8 +102,8 @@ impl PayoutWorker {
     }
 
     async fn work(&self, job: Job) -> sqlx::Result<()> {
-        let answer = match (&job.status[..], &job.partner_transfer_id) {
-            ("in_transit", Some(transfer_id)) => self
+        let answer = match (job.status, &job.partner_transfer_id) {
+            (PayoutStatus::InTransit, Some(transfer_id)) => self
                 .noting(&job, Call::Status, self.partner.transfer(transfer_id))
                 .await
                 .map(Known::Made),
@@ -187,7 +189,7 @@ impl PayoutWorker {
         let mut tx = self.pool.begin().await?;
         let (id, mover) = (job.id.as_str(), job.mover());
         let moved = match transfer.status {
-            TransferStatus::Accepted if job.status == "pending" => {
+            TransferStatus::Accepted if job.status == PayoutStatus::Pending => {
                 payouts::mark_in_transit(&mut tx, id, mover, &transfer.id, self.poll_interval)
                     .await?
             }

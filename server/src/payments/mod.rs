@@ -7,4 +7,5 @@ pub mod money;
 pub mod orders;
 pub mod partner_calls;
 pub mod partner_events;
+pub mod payout_status;
 pub mod payouts;

@@ -15,6 +15,7 @@ use uuid::Uuid;
 use super::balance;
 use super::fields::{BankAccount, Description};
 use super::money::{Amount, Currency};
+use super::payout_status::PayoutStatus;
 use crate::contract::error::Error;
 use crate::contract::pagination::{Filters, Page};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
@@ -33,8 +34,8 @@ pub struct Payout {
     pub object: String,
     pub amount: i64,
     pub currency: String,
-    /// `pending`, `in_transit`, `paid`, `failed` or `reversed`.
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub status: PayoutStatus,
     #[schema(value_type = Object)]
     pub destination: Json<Destination>,
     pub description: Option<String>,
@@ -95,7 +96,7 @@ impl Command for CreatePayout {
         let mut payout = find(&state.pool, merchant_id, &resource.id)
             .await?
             .ok_or_else(|| anyhow::anyhow!("the payout {} of a record is gone", resource.id))?;
-        payout.status = "pending".to_owned();
+        payout.status = PayoutStatus::Pending;
         payout.partner_transfer_id = None;
         payout.failure_code = None;
         payout.duplicates_reversed = 0;
@@ -200,11 +201,10 @@ impl Mover {
     }
 }
 
-/// A move of a payout's status, made only from the listed states and only about the payout's
-/// own transfer.
+/// A move of a payout's status, made only from the states that may move to it
+/// ([`PayoutStatus::may_become`]) and only about the payout's own transfer.
 struct Move<'a> {
-    from: &'a [&'a str],
-    to: &'a str,
+    to: PayoutStatus,
     event: EventType,
     transfer_id: Option<&'a str>,
     failure_code: Option<&'a str>,
@@ -234,8 +234,8 @@ async fn apply(
          RETURNING {PAYOUT_COLUMNS}"
     ))
     .bind(id)
-    .bind(change.from)
-    .bind(change.to)
+    .bind(PayoutStatus::names_of_states_before(change.to))
+    .bind(change.to.as_str())
     .bind(change.transfer_id)
     .bind(change.failure_code)
     .bind(change.next_attempt_in.map(|due| due.as_secs_f64()))
@@ -260,8 +260,7 @@ pub async fn mark_in_transit(
     poll_in: Duration,
 ) -> sqlx::Result<Option<Payout>> {
     let change = Move {
-        from: &["pending"],
-        to: "in_transit",
+        to: PayoutStatus::InTransit,
         event: EventType::PayoutInTransit,
         transfer_id: Some(transfer_id),
         failure_code: None,
@@ -278,8 +277,7 @@ pub async fn mark_paid(
     transfer_id: &str,
 ) -> sqlx::Result<Option<Payout>> {
     let change = Move {
-        from: &["pending", "in_transit"],
-        to: "paid",
+        to: PayoutStatus::Paid,
         event: EventType::PayoutPaid,
         transfer_id: Some(transfer_id),
         failure_code: None,
@@ -298,8 +296,7 @@ pub async fn mark_failed(
     failure_code: &str,
 ) -> sqlx::Result<Option<Payout>> {
     let change = Move {
-        from: &["pending", "in_transit"],
-        to: "failed",
+        to: PayoutStatus::Failed,
         event: EventType::PayoutFailed,
         transfer_id,
         failure_code: Some(failure_code),
@@ -319,8 +316,7 @@ pub async fn mark_reversed(
     transfer_id: &str,
 ) -> sqlx::Result<Option<Payout>> {
     let change = Move {
-        from: &["pending", "in_transit", "paid"],
-        to: "reversed",
+        to: PayoutStatus::Reversed,
         event: EventType::PayoutReversed,
         transfer_id: Some(transfer_id),
         failure_code: None,

@@ -30,6 +30,7 @@ use crate::contract::error::Error;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::partner::wire::Destination;
 use crate::payments::orders::Order;
+use crate::payments::payout_status::PayoutStatus;
 use crate::payments::payouts::Payout;
 use crate::platform::ids::new_id;
 use crate::service::commands::{Caller, Command};
@@ -484,20 +485,20 @@ fn test_order(kind: EventType) -> Order {
 fn test_payout(kind: EventType) -> Payout {
     let now = Utc::now().trunc_subsecs(6);
     let status = match kind {
-        EventType::PayoutInTransit => "in_transit",
-        EventType::PayoutPaid => "paid",
-        EventType::PayoutFailed => "failed",
-        EventType::PayoutReversed => "reversed",
-        _ => "pending",
+        EventType::PayoutInTransit => PayoutStatus::InTransit,
+        EventType::PayoutPaid => PayoutStatus::Paid,
+        EventType::PayoutFailed => PayoutStatus::Failed,
+        EventType::PayoutReversed => PayoutStatus::Reversed,
+        _ => PayoutStatus::Pending,
     };
-    let sent = status != "pending";
+    let sent = status != PayoutStatus::Pending;
     Payout {
         id: new_id("po"),
         merchant_id: String::new(),
         object: "payout".to_owned(),
         amount: 50000,
         currency: "EUR".to_owned(),
-        status: status.to_owned(),
+        status,
         destination: Json(Destination {
             account_holder: "Test Account Holder".to_owned(),
             iban: "DE89370400440532013000".to_owned(),
@@ -505,7 +506,7 @@ fn test_payout(kind: EventType) -> Payout {
         description: Some("Test payout".to_owned()),
         idempotency_key: "test-payout".to_owned(),
         partner_transfer_id: sent.then(|| new_id("tr")),
-        failure_code: (status == "failed").then(|| "partner_failed".to_owned()),
+        failure_code: (status == PayoutStatus::Failed).then(|| "partner_failed".to_owned()),
         duplicates_reversed: 0,
         created_at: now,
         updated_at: now,
