@@ -215,9 +215,25 @@ impl Once {
         .await
     }
 
+    /// Runs an effect of several statements in one transaction with the key's record: opens it
+    /// holding the key's lock, runs `effect` on its connection, records the effect's answer and
+    /// commits ([`OnceTransaction::finish`]); or, when the key is held or answered for, answers
+    /// what was found without running `effect`.
+    pub async fn transaction(
+        &self,
+        effect: impl AsyncFnOnce(&mut sqlx::PgConnection) -> Result<StoredResponse, Error>,
+    ) -> Result<Ran, Error> {
+        let mut tx = match self.begin().await? {
+            Ok(tx) => tx,
+            Err(found) => return Ok(found),
+        };
+        let answer = effect(tx.conn()).await;
+        tx.finish(answer).await
+    }
+
     /// Opens the transaction of an effect of several statements, holding the key's lock; or,
     /// when the key is held or answered for, what was found.
-    pub async fn begin(&self) -> Result<Result<OnceTransaction<'_>, Ran>, Error> {
+    async fn begin(&self) -> Result<Result<OnceTransaction<'_>, Ran>, Error> {
         static STATEMENT: LazyLock<String> = LazyLock::new(|| {
             format!(
                 "WITH {LOCK_AND_LOOK}, recorded AS (SELECT NULL::int2 AS response_status) {ANSWER}"
@@ -250,13 +266,13 @@ pub struct OnceTransaction<'o> {
 }
 
 impl OnceTransaction<'_> {
-    pub fn conn(&mut self) -> &mut sqlx::PgConnection {
+    fn conn(&mut self) -> &mut sqlx::PgConnection {
         &mut self.tx
     }
 
     /// Records the effect's answer and commits both; a definitive refusal is recorded without
     /// the effect's writes, and any other error leaves nothing.
-    pub async fn finish(mut self, effect: Result<StoredResponse, Error>) -> Result<Ran, Error> {
+    async fn finish(mut self, effect: Result<StoredResponse, Error>) -> Result<Ran, Error> {
         let response = match effect {
             Ok(response) => response,
             Err(error) if error.is_definitive() => {

@@ -76,14 +76,12 @@ impl Command for CreatePayout {
     /// A transaction of several statements: the debit (whose refusal is recorded as the
     /// key's answer), the payout and its event, then the record.
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        let mut tx = match once.begin().await? {
-            Ok(tx) => tx,
-            Err(found) => return Ok(found),
-        };
-        let created = create(tx.conn(), caller.merchant_id, caller.key.as_str(), self)
-            .await
-            .map(|payout| StoredResponse::created("/v1/payouts", "payout", &payout.id, &payout));
-        tx.finish(created).await
+        once.transaction(async |conn| {
+            create(conn, caller.merchant_id, caller.key.as_str(), self)
+                .await
+                .map(|payout| StoredResponse::created("/v1/payouts", "payout", &payout.id, &payout))
+        })
+        .await
     }
 
     /// The payout as its creation answered: a new payout's later moves change only its status,

@@ -184,13 +184,9 @@ impl Command for RedeliverEvent {
     /// A transaction of several statements: the new deliveries, the event as it now stands
     /// (the answer), then the record.
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        let mut tx = match once.begin().await? {
-            Ok(tx) => tx,
-            Err(found) => return Ok(found),
-        };
-        let redelivered = async {
-            outbox::enqueue(tx.conn(), caller.merchant_id, self.event_id).await?;
-            let event = find(tx.conn(), caller.merchant_id, self.event_id)
+        once.transaction(async |conn| {
+            outbox::enqueue(conn, caller.merchant_id, self.event_id).await?;
+            let event = find(conn, caller.merchant_id, self.event_id)
                 .await?
                 .ok_or(Error::ResourceMissing("event"))?;
             let resource = Resource {
@@ -198,8 +194,7 @@ impl Command for RedeliverEvent {
                 id: self.event_id.to_string(),
             };
             Ok(StoredResponse::ok(&event, resource))
-        }
-        .await;
-        tx.finish(redelivered).await
+        })
+        .await
     }
 }

@@ -209,12 +209,8 @@ impl Command for RotateSecret {
     }
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        let mut tx = match once.begin().await? {
-            Ok(tx) => tx,
-            Err(found) => return Ok(found),
-        };
-        let answer = self.answer(tx.conn(), caller.merchant_id).await;
-        tx.finish(answer).await
+        once.transaction(async |conn| self.answer(conn, caller.merchant_id).await)
+            .await
     }
 }
 
@@ -280,12 +276,8 @@ impl Command for Recover {
     }
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        let mut tx = match once.begin().await? {
-            Ok(tx) => tx,
-            Err(found) => return Ok(found),
-        };
-        let answer = self.answer(tx.conn(), caller.merchant_id).await;
-        tx.finish(answer).await
+        once.transaction(async |conn| self.answer(conn, caller.merchant_id).await)
+            .await
     }
 }
 
@@ -386,12 +378,8 @@ impl Command for SendTestEvent {
     }
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        let mut tx = match once.begin().await? {
-            Ok(tx) => tx,
-            Err(found) => return Ok(found),
-        };
-        let answer = self.answer(tx.conn(), caller.merchant_id).await;
-        tx.finish(answer).await
+        once.transaction(async |conn| self.answer(conn, caller.merchant_id).await)
+            .await
     }
 }
 

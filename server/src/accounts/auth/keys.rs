@@ -110,12 +110,10 @@ impl Command for CreateKey {
     const ENDPOINT: &'static str = "POST /v1/api-keys";
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        let mut tx = match once.begin().await? {
-            Ok(tx) => tx,
-            Err(found) => return Ok(found),
-        };
-        let created = insert(tx.conn(), caller.merchant_id, &self.key, &self.secret).await;
-        tx.finish(created).await
+        once.transaction(async |conn| {
+            insert(conn, caller.merchant_id, &self.key, &self.secret).await
+        })
+        .await
     }
 
     async fn render(
@@ -182,12 +180,8 @@ impl Command for RollKey {
     }
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        let mut tx = match once.begin().await? {
-            Ok(tx) => tx,
-            Err(found) => return Ok(found),
-        };
-        let rolled = self.roll(tx.conn(), caller.merchant_id).await;
-        tx.finish(rolled).await
+        once.transaction(async |conn| self.roll(conn, caller.merchant_id).await)
+            .await
     }
 
     async fn render(
