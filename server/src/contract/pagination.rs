@@ -107,7 +107,38 @@ impl Filters {
 
     /// The conditions of a text `status` column and `created_at` on `$4` (status), `$5` and `$6`
     /// (the period), to go before [`Page::newest_first`], which uses `$1` to `$3`.
-    pub const CONDITIONS: &'static str = "AND ($4::text IS NULL OR status = $4) \
+    const CONDITIONS: &'static str = "AND ($4::text IS NULL OR status = $4) \
          AND ($5::timestamptz IS NULL OR created_at >= $5) \
          AND ($6::timestamptz IS NULL OR created_at < $6)";
+}
+
+/// The merchant's rows of `table` (read as `columns`) that pass `filters`, newest first, a page
+/// at a time (one row beyond it, for [`List::from_rows`]); a cursor that names none of the
+/// merchant's rows is refused.
+pub async fn filtered<T>(
+    pool: &PgPool,
+    table: &str,
+    columns: &str,
+    merchant_id: &str,
+    filters: &Filters,
+    page: &Page,
+) -> Result<Vec<T>, Error>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
+{
+    page.check_cursor(pool, table, merchant_id).await?;
+    let (start, end) = filters.period();
+    Ok(sqlx::query_as(&format!(
+        "SELECT {columns} FROM {table} WHERE merchant_id = $1 {} {}",
+        Filters::CONDITIONS,
+        Page::newest_first(table)
+    ))
+    .bind(merchant_id)
+    .bind(page.starting_after.as_deref())
+    .bind(page.fetch_limit())
+    .bind(filters.status.as_deref())
+    .bind(start)
+    .bind(end)
+    .fetch_all(pool)
+    .await?)
 }

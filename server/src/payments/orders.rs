@@ -14,7 +14,7 @@ use super::balance;
 use super::fields::{Description, Metadata};
 use super::money::{Amount, Currency};
 use crate::contract::error::Error;
-use crate::contract::pagination::{Filters, Page};
+use crate::contract::pagination::{self, Filters, Page};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::platform::failpoints;
 use crate::platform::ids::new_id;
@@ -184,21 +184,7 @@ pub async fn list(
     filters: &Filters,
     page: &Page,
 ) -> Result<Vec<Order>, Error> {
-    page.check_cursor(pool, "orders", merchant_id).await?;
-    let (start, end) = filters.period();
-    Ok(sqlx::query_as(&format!(
-        "SELECT {ORDER_COLUMNS} FROM orders WHERE merchant_id = $1 {} {}",
-        Filters::CONDITIONS,
-        Page::newest_first("orders")
-    ))
-    .bind(merchant_id)
-    .bind(page.starting_after.as_deref())
-    .bind(page.fetch_limit())
-    .bind(filters.status.as_deref())
-    .bind(start)
-    .bind(end)
-    .fetch_all(pool)
-    .await?)
+    pagination::filtered(pool, "orders", ORDER_COLUMNS, merchant_id, filters, page).await
 }
 
 /// Moves a pending order to `target`; asking for the state it is already in changes nothing.

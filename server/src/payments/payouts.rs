@@ -17,7 +17,7 @@ use super::fields::{BankAccount, Description};
 use super::money::{Amount, Currency};
 use super::payout_status::PayoutStatus;
 use crate::contract::error::Error;
-use crate::contract::pagination::{Filters, Page};
+use crate::contract::pagination::{self, Filters, Page};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::partner::wire::Destination;
 use crate::platform::ids::new_id;
@@ -164,21 +164,7 @@ pub async fn list(
     filters: &Filters,
     page: &Page,
 ) -> Result<Vec<Payout>, Error> {
-    page.check_cursor(pool, "payouts", merchant_id).await?;
-    let (start, end) = filters.period();
-    Ok(sqlx::query_as(&format!(
-        "SELECT {PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 {} {}",
-        Filters::CONDITIONS,
-        Page::newest_first("payouts")
-    ))
-    .bind(merchant_id)
-    .bind(page.starting_after.as_deref())
-    .bind(page.fetch_limit())
-    .bind(filters.status.as_deref())
-    .bind(start)
-    .bind(end)
-    .fetch_all(pool)
-    .await?)
+    pagination::filtered(pool, "payouts", PAYOUT_COLUMNS, merchant_id, filters, page).await
 }
 
 /// Who makes a move: the payout worker holding the job under its fencing token, or the
