@@ -83,7 +83,7 @@ pub(super) fn order_row(order: Order) -> OrderRow {
             amount: order.amount,
             currency: order.currency,
         },
-        status: order.status,
+        status: order.status.to_string(),
         description: order.description,
         created_at: order.created_at,
     }

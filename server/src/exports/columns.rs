@@ -103,7 +103,7 @@ impl CsvRow for Order {
     fn record(&self) -> Vec<String> {
         vec![
             text(&self.id),
-            text(&self.status),
+            self.status.to_string(),
             self.amount.to_string(),
             decimal(self.amount, &self.currency),
             text(&self.currency),

@@ -4,6 +4,7 @@ pub mod balance;
 pub mod executor;
 pub mod fields;
 pub mod money;
+pub mod order_status;
 pub mod orders;
 pub mod partner_calls;
 pub mod partner_events;

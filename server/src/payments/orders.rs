@@ -13,6 +13,7 @@ use sqlx::PgPool;
 use super::balance;
 use super::fields::{Description, Metadata};
 use super::money::{Amount, Currency};
+use super::order_status::OrderStatus;
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
@@ -29,8 +30,8 @@ pub struct Order {
     pub object: String,
     pub amount: i64,
     pub currency: String,
-    /// `pending`, `captured` or `cancelled`.
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub status: OrderStatus,
     pub description: Option<String>,
     #[schema(value_type = BTreeMap<String, String>)]
     pub metadata: Json<BTreeMap<String, String>>,
@@ -114,7 +115,7 @@ impl CreateOrder {
     /// The order as this command's answer showed it: a new order changes only its status and
     /// `updated_at` later.
     fn as_created(mut order: Order) -> Order {
-        order.status = "pending".to_owned();
+        order.status = OrderStatus::Pending;
         order.updated_at = order.created_at;
         order
     }
@@ -127,7 +128,7 @@ impl CreateOrder {
             object: "order".to_owned(),
             amount: self.amount.minor_units(),
             currency: self.currency.code().to_owned(),
-            status: "pending".to_owned(),
+            status: OrderStatus::Pending,
             description: self.description.as_ref().map(|d| d.as_str().to_owned()),
             metadata: Json(self.metadata.clone().unwrap_or_default().into()),
             created_at: now,
@@ -152,10 +153,10 @@ pub enum Target {
 }
 
 impl Target {
-    fn as_str(self) -> &'static str {
+    fn status(self) -> OrderStatus {
         match self {
-            Self::Captured => "captured",
-            Self::Cancelled => "cancelled",
+            Self::Captured => OrderStatus::Captured,
+            Self::Cancelled => OrderStatus::Cancelled,
         }
     }
 
@@ -204,7 +205,7 @@ pub async fn transition(
     ))
     .bind(merchant_id)
     .bind(id)
-    .bind(target.as_str())
+    .bind(target.status().as_str())
     .fetch_optional(&mut *tx)
     .await?;
     if let Some(order) = moved {
@@ -219,12 +220,12 @@ pub async fn transition(
     let order = find(pool, merchant_id, id)
         .await?
         .ok_or(Error::ResourceMissing("order"))?;
-    if order.status == target.as_str() {
+    if order.status == target.status() {
         return Ok(order);
     }
     Err(Error::InvalidStateTransition(format!(
         "Order {id} is {}; it can no longer become {}.",
         order.status,
-        target.as_str()
+        target.status()
     )))
 }

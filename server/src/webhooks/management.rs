@@ -29,6 +29,7 @@ use super::signature;
 use crate::contract::error::Error;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::partner::wire::Destination;
+use crate::payments::order_status::OrderStatus;
 use crate::payments::orders::Order;
 use crate::payments::payout_status::PayoutStatus;
 use crate::payments::payouts::Payout;
@@ -453,16 +454,16 @@ fn test_event(kind: EventType) -> NewEvent {
 fn test_order(kind: EventType) -> Order {
     let now = Utc::now().trunc_subsecs(6);
     let status = match kind {
-        EventType::OrderCaptured => "captured",
-        EventType::OrderCancelled => "cancelled",
-        _ => "pending",
+        EventType::OrderCaptured => OrderStatus::Captured,
+        EventType::OrderCancelled => OrderStatus::Cancelled,
+        _ => OrderStatus::Pending,
     };
     Order {
         id: new_id("ord"),
         object: "order".to_owned(),
         amount: 1200,
         currency: "EUR".to_owned(),
-        status: status.to_owned(),
+        status,
         description: Some("Test order".to_owned()),
         metadata: Json([("test".to_owned(), "true".to_owned())].into()),
         created_at: now,
