@@ -13,6 +13,7 @@ use i18n::Lang;
 mod components;
 pub mod console;
 pub mod i18n;
+pub mod moments;
 mod pages;
 mod vocabulary;
 

@@ -84,6 +84,12 @@ test-mode-region = Test mode
 test-mode-title = Test mode.
 test-mode-body = The partner bank is the simulator: no money moves. A payout to one of these IBANs has a fixed outcome; any other valid IBAN is paid.
 test-mode-outcome = Outcome
+test-mode-paid = paid
+test-mode-refused = refused by the partner (422 account_closed): failed, the amount credited back
+test-mode-returned = paid, then returned 5 seconds later: reversed, the amount credited back
+test-mode-slow = the first call times out (the transfer is made, its answer lost); the retry gets the same transfer: paid once
+test-mode-duplicated = booked twice by the partner: paid once, the duplicate found and reversed by reconciliation
+test-mode-held = held at the partner (in transit) until released with POST /_sim/transfers/{"{"}id{"}"}/release, then paid
 
 ## Codes the backend stores, as shown to people (in English: the code itself)
 code-pending = pending
@@ -111,6 +117,10 @@ code-missing = missing
 code-unknown = unknown
 code-amount_mismatch = amount_mismatch
 code-status_mismatch = status_mismatch
+code-already_reversed = already_reversed
+code-claimed = claimed
+code-refused = refused
+code-resolved = resolved
 subject-key = key
 subject-payout = payout
 subject-order = order
@@ -205,6 +215,35 @@ timeline-of-payout = Payout { $id }
 timeline-of-order = Order { $id }
 timeline-read-only = . Read only.{" "}
 timeline-search-again = Search again
+
+## Timelines: each moment's badge (in English the kind as the API names it) and its sentence,
+## which in English is also the API's `summary` (keep it word for word)
+moment-kind-request = request
+moment-kind-record = record
+moment-kind-payout = payout
+moment-kind-order = order
+moment-kind-partner_call = partner_call
+moment-kind-partner_webhook = partner_webhook
+moment-kind-reconciliation = reconciliation
+moment-kind-reversal = reversal
+moment-kind-event = event
+moment-kind-delivery = delivery
+moment-request-answered = { $route } answered { $outcome } in { $latency } ms
+moment-record-stored = record stored for { $endpoint }
+moment-record-changed = record { $status }
+moment-record-failed = record { $status }: { $error }
+moment-payout-created = payout of { $amount } { $currency } (minor units) created under end-to-end key { $partner_key }
+moment-order-created = order of { $amount } { $currency } (minor units) created
+moment-partner-call = { $call } under { $partner_key }: { $answer } ({ $latency } ms)
+moment-partner-webhook = { $event_type } for transfer { $transfer }
+moment-reconciled = reconciliation of { $day }: { $item }{ $action }{ $transfer }
+moment-reconciliation-action = , { $action }
+moment-reconciliation-transfer = {" "}(transfer { $transfer })
+moment-reversal-state = duplicate transfer { $transfer }: reversal { $state }
+moment-event-sent = { $event_type } sent to the merchant
+moment-delivery-attempt = { $event_type } to { $url }: { $answer } in { $latency } ms
+moment-delivery-http = HTTP { $status }
+moment-delivery-no-answer = no answer
 
 ## Webhooks
 webhooks-endpoints = Endpoints

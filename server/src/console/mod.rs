@@ -12,6 +12,8 @@ mod team;
 mod views;
 mod webhooks;
 
+pub(crate) use views::timeline_moment;
+
 use std::sync::Arc;
 
 use axum::http::{header, HeaderValue, StatusCode};
