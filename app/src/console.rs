@@ -390,8 +390,8 @@ impl Subject {
 pub struct TimelineEntry {
     /// UTC, to the millisecond.
     pub at: DateTime<Utc>,
-    /// Since the moment before, for people (`+1.2 s`); empty for the first.
-    pub after: String,
+    /// Milliseconds since the moment before; `None` for the first.
+    pub after_ms: Option<i64>,
     pub moment: TimelineMoment,
     pub reference: Option<String>,
 }

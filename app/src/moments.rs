@@ -26,6 +26,15 @@ pub fn badge(moment: &TimelineMoment) -> String {
     }
 }
 
+/// The wait before a moment: `+250 ms` under a second, else `+1.2 s`.
+pub fn wait(ms: i64) -> String {
+    if ms < 1000 {
+        tr!("moment-after-ms", {"ms" => ms.to_string()})
+    } else {
+        tr!("moment-after-s", {"s" => format!("{:.1}", ms as f64 / 1000.0)})
+    }
+}
+
 /// What happened, as a sentence.
 pub fn sentence(moment: &TimelineMoment) -> String {
     match moment {
@@ -216,6 +225,7 @@ mod tests {
                 assert_eq!(sentence(&moment), expected);
             }
             assert_eq!(badge(&request(None, None)), "request");
+            assert_eq!((wait(250), wait(1250)), ("+250 ms".into(), "+1.2 s".into()));
         });
     }
 
@@ -231,6 +241,7 @@ mod tests {
                 "2026年12月04日 对账：重复，已冲正（转账 tr_2）"
             );
             assert_eq!(badge(&reconciliation(None, None)), "对账");
+            assert_eq!(wait(1250), "+1.2 秒");
         });
     }
 }

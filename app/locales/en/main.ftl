@@ -218,6 +218,8 @@ timeline-search-again = Search again
 
 ## Timelines: each moment's badge (in English the kind as the API names it) and its sentence,
 ## which in English is also the API's `summary` (keep it word for word)
+moment-after-ms = +{ $ms } ms
+moment-after-s = +{ $s } s
 moment-kind-request = request
 moment-kind-record = record
 moment-kind-payout = payout

@@ -219,6 +219,8 @@ timeline-search-again = 重新搜索
 
 ## Timelines: each moment's badge (in English the kind as the API names it) and its sentence,
 ## which in English is also the API's `summary` (keep it word for word)
+moment-after-ms = +{ $ms } 毫秒
+moment-after-s = +{ $s } 秒
 moment-kind-request = 请求
 moment-kind-record = 记录
 moment-kind-payout = 付款

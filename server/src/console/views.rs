@@ -47,16 +47,11 @@ pub(super) fn listed<T>(rows: Result<Vec<T>, Error>) -> ConsoleResult<Result<Vec
     }
 }
 
-/// A timeline's moment for people: its time, and the wait before it.
+/// A timeline's moment for people: its time, and the wait before it (none for the first).
 pub(super) fn timeline_entry(position: usize, entry: Entry) -> TimelineEntry {
-    let after = match (position, entry.after_ms) {
-        (0, _) => String::new(),
-        (_, ms) if ms < 1000 => format!("+{ms} ms"),
-        (_, ms) => format!("+{:.1} s", ms as f64 / 1000.0),
-    };
     TimelineEntry {
         at: entry.at,
-        after,
+        after_ms: (position > 0).then_some(entry.after_ms),
         moment: timeline_moment(entry.moment),
         reference: entry.reference,
     }
