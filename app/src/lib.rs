@@ -14,6 +14,7 @@ mod components;
 pub mod console;
 pub mod i18n;
 pub mod moments;
+pub mod notice;
 mod pages;
 mod vocabulary;
 

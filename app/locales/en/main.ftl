@@ -60,6 +60,15 @@ not-found-before = There is nothing here.{" "}
 not-found-link = Go to the console's start page
 not-found-after = .
 
+## Answers outside the pages: refused forms and exports (their HTTP status says the rest)
+notice-refused-title = That cannot be done
+notice-form-expired = This form has expired or did not come from this site; reload the page and try again.
+notice-failure = Something went wrong on our side; nothing was lost. Go back and try again.
+notice-export-for-merchant-users = Exports of this list are for merchant users.
+notice-export-sign-in = Sign in to export.
+forbidden-manage-orders = Your role may not capture or cancel orders (owners, admins and finance may). Ask an owner or an admin of your team.
+forbidden-manage-integrations = Your role may not manage webhooks and API keys (owners, admins and developers may). Ask an owner or an admin of your team.
+
 ## The error codes' fixed sentences
 refusal-insufficient-funds = The available balance is lower than the payout amount.
 refusal-amount = Enter the amount in the currency's units, such as 12.50 (whole numbers for JPY).
@@ -155,7 +164,7 @@ payout-payout = Payout
 payout-new = New payout
 payout-submit = Pay out
 payout-paying-out = Paying out…
-payout-new-forbidden = Your role may not create payouts (owners, admins and finance may). Ask an owner or an admin of your team.
+forbidden-create-payouts = Your role may not create payouts (owners, admins and finance may). Ask an owner or an admin of your team.
 payouts-empty = No payouts yet. Use “New payout” to send money to a bank account.
 payout-partner-transfer = Partner transfer
 payout-failure = Failure
@@ -311,7 +320,7 @@ team-change-role = Change role
 team-remove = Remove
 team-invitations = Invitations
 team-no-invitations = No invitation is waiting.
-team-forbidden = Your role may not manage the team (owners and admins may). Ask an owner or an admin of your team.
+forbidden-manage-team = Your role may not manage the team (owners and admins may). Ask an owner or an admin of your team.
 team-invitation-made = Invitation made. Send this link to the new member; it works once, for 7 days, and is shown only now:
 team-refusal-role = Your role may not give that role, or change that member.
 team-refusal-last-owner = A team keeps at least one owner: make another member owner first.

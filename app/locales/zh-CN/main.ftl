@@ -61,6 +61,15 @@ not-found-before = 这里什么也没有。
 not-found-link = 返回控制台首页
 not-found-after = 。
 
+## Answers outside the pages: refused forms and exports (their HTTP status says the rest)
+notice-refused-title = 无法执行此操作
+notice-form-expired = 此表单已过期或并非来自本站，请刷新页面后重试。
+notice-failure = 服务端出错了，您所做的操作均未丢失。请返回后重试。
+notice-export-for-merchant-users = 此列表仅供商户用户导出。
+notice-export-sign-in = 请先登录再导出。
+forbidden-manage-orders = 您的角色无权请款或取消订单（所有者、管理员和财务可以）。请联系团队的所有者或管理员。
+forbidden-manage-integrations = 您的角色无权管理 Webhook 和 API 密钥（所有者、管理员和开发者可以）。请联系团队的所有者或管理员。
+
 ## The error codes' fixed sentences
 refusal-insufficient-funds = 可用余额低于付款金额。
 refusal-amount = 请按币种单位输入金额，例如 12.50（日元须为整数）。
@@ -156,7 +165,7 @@ payout-payout = 付款
 payout-new = 新建付款
 payout-submit = 付款
 payout-paying-out = 正在付款…
-payout-new-forbidden = 您的角色无权创建付款（所有者、管理员和财务可以）。请联系团队的所有者或管理员。
+forbidden-create-payouts = 您的角色无权创建付款（所有者、管理员和财务可以）。请联系团队的所有者或管理员。
 payouts-empty = 暂无付款。点击“新建付款”向银行账户付款。
 payout-partner-transfer = 合作银行转账
 payout-failure = 失败原因
@@ -312,7 +321,7 @@ team-change-role = 更改角色
 team-remove = 移除
 team-invitations = 邀请
 team-no-invitations = 没有待接受的邀请。
-team-forbidden = 您的角色无权管理团队（所有者和管理员可以）。请联系团队的所有者或管理员。
+forbidden-manage-team = 您的角色无权管理团队（所有者和管理员可以）。请联系团队的所有者或管理员。
 team-invitation-made = 邀请已创建。请将此链接发送给新成员；链接仅可使用一次，7 天内有效，且仅显示这一次：
 team-refusal-role = 您的角色无权授予该角色，或无权更改该成员。
 team-refusal-last-owner = 团队至少需要保留一位所有者：请先将另一位成员设为所有者。
