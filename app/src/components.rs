@@ -331,11 +331,24 @@ pub fn TestModeNotice(ibans: Vec<MagicIban>) -> impl IntoView {
                 <thead><tr><th>{tr!("field-iban")}</th><th>{tr!("test-mode-outcome")}</th></tr></thead>
                 <tbody>
                     {ibans.into_iter().map(|magic| view! {
-                        <tr><td><code>{magic.iban}</code></td><td>{magic.outcome}</td></tr>
+                        <tr><td><code>{magic.iban}</code></td><td>{scenario_outcome(&magic.scenario)}</td></tr>
                     }).collect_view()}
                 </tbody>
             </table>
         </section>
+    }
+}
+
+/// What a payout to a magic IBAN of `scenario` does, in a sentence.
+fn scenario_outcome(scenario: &str) -> String {
+    match scenario {
+        "paid" => tr!("test-mode-paid"),
+        "refused" => tr!("test-mode-refused"),
+        "returned" => tr!("test-mode-returned"),
+        "slow" => tr!("test-mode-slow"),
+        "duplicated" => tr!("test-mode-duplicated"),
+        "held" => tr!("test-mode-held"),
+        other => other.to_owned(),
     }
 }
 

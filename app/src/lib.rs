@@ -13,6 +13,8 @@ use i18n::Lang;
 mod components;
 pub mod console;
 pub mod i18n;
+pub mod moments;
+pub mod notice;
 mod pages;
 mod vocabulary;
 

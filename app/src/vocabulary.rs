@@ -6,7 +6,7 @@ use leptos_fluent::tr;
 
 use crate::console::Role;
 
-/// The word for a status, verdict or reconciliation item kind.
+/// The word for a status, verdict, reconciliation item kind or action, or reversal state.
 pub fn code_word(code: &str) -> String {
     match code {
         "pending" => tr!("code-pending"),
@@ -34,6 +34,10 @@ pub fn code_word(code: &str) -> String {
         "unknown" => tr!("code-unknown"),
         "amount_mismatch" => tr!("code-amount_mismatch"),
         "status_mismatch" => tr!("code-status_mismatch"),
+        "already_reversed" => tr!("code-already_reversed"),
+        "claimed" => tr!("code-claimed"),
+        "refused" => tr!("code-refused"),
+        "resolved" => tr!("code-resolved"),
         other => other.to_owned(),
     }
 }

@@ -29,6 +29,8 @@ test('新建付款：一次提交一笔付款，落在其页面，余额不足�
   await console.loginInAnyLanguage(merchantEmail());
   await page.goto('/payouts/new');
   await chinese(console);
+  // Test mode's magic IBANs, each outcome said in Chinese.
+  await expect(page.getByRole('region', { name: '测试模式' })).toContainText('被合作银行拒绝（422 account_closed）');
   await console.screenshot('zh-CN/new-payout');
   await page.locator('#amount').fill('3.33');
   await page.locator('#currency').selectOption('EUR');
@@ -39,6 +41,10 @@ test('新建付款：一次提交一笔付款，落在其页面，余额不足�
   await expect(console.heading(/^付款 po_/)).toBeVisible();
   await expect(page.getByRole('link', { name: key })).toBeVisible();
   await expect(page.locator('.facts')).toContainText('EUR 3.33');
+  // The timeline's moments: badges and sentences in Chinese, the facts as they are.
+  await expect(page.locator('ol.timeline .timeline-payout .badge')).toHaveText('付款');
+  await expect(page.locator('ol.timeline .timeline-payout')).toContainText('已创建付款：333 EUR（最小货币单位），端到端标识 kxp-');
+  await expect(page.locator('ol.timeline .timeline-event').first()).toContainText('已向商户发送 payout.created');
   await console.screenshot('zh-CN/payout');
 
   await page.goto('/payouts/new');
@@ -103,6 +109,12 @@ test('每个商户页面都以中文呈现并截图', async ({ page }) => {
   expect(unknown?.status()).toBe(404);
   await expect(console.heading('页面不存在')).toBeVisible();
   await console.screenshot('zh-CN/not-found');
+  // A path the console does not have at all: the same page, in the request's language.
+  const nowhere = await page.goto('/no-such-page');
+  expect(nowhere?.status()).toBe(404);
+  await chinese(console);
+  await expect(console.heading('页面不存在')).toBeVisible();
+  await console.screenshot('zh-CN/unknown-path');
 });
 
 test('客服：搜索任意商户的幂等键，落在其时间线', async ({ page }) => {
@@ -113,5 +125,6 @@ test('客服：搜索任意商户的幂等键，落在其时间线', async ({ pa
   await page.locator('#q').fill(env('KAADXPAY_OTHER_TRANSFER'));
   await page.locator('form[action="/support"] button[type="submit"]').click();
   await expect(console.heading(`付款 ${env('KAADXPAY_OTHER_PAYOUT')}`)).toBeVisible();
+  await expect(page.locator('ol.timeline .timeline-request').first()).toContainText('POST /v1/payouts 返回 201 新请求，耗时');
   await console.screenshot('zh-CN/support-payout-timeline');
 });

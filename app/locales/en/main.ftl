@@ -60,6 +60,15 @@ not-found-before = There is nothing here.{" "}
 not-found-link = Go to the console's start page
 not-found-after = .
 
+## Answers outside the pages: refused forms and exports (their HTTP status says the rest)
+notice-refused-title = That cannot be done
+notice-form-expired = This form has expired or did not come from this site; reload the page and try again.
+notice-failure = Something went wrong on our side; nothing was lost. Go back and try again.
+notice-export-for-merchant-users = Exports of this list are for merchant users.
+notice-export-sign-in = Sign in to export.
+forbidden-manage-orders = Your role may not capture or cancel orders (owners, admins and finance may). Ask an owner or an admin of your team.
+forbidden-manage-integrations = Your role may not manage webhooks and API keys (owners, admins and developers may). Ask an owner or an admin of your team.
+
 ## The error codes' fixed sentences
 refusal-insufficient-funds = The available balance is lower than the payout amount.
 refusal-amount = Enter the amount in the currency's units, such as 12.50 (whole numbers for JPY).
@@ -84,6 +93,12 @@ test-mode-region = Test mode
 test-mode-title = Test mode.
 test-mode-body = The partner bank is the simulator: no money moves. A payout to one of these IBANs has a fixed outcome; any other valid IBAN is paid.
 test-mode-outcome = Outcome
+test-mode-paid = paid
+test-mode-refused = refused by the partner (422 account_closed): failed, the amount credited back
+test-mode-returned = paid, then returned 5 seconds later: reversed, the amount credited back
+test-mode-slow = the first call times out (the transfer is made, its answer lost); the retry gets the same transfer: paid once
+test-mode-duplicated = booked twice by the partner: paid once, the duplicate found and reversed by reconciliation
+test-mode-held = held at the partner (in transit) until released with POST /_sim/transfers/{"{"}id{"}"}/release, then paid
 
 ## Codes the backend stores, as shown to people (in English: the code itself)
 code-pending = pending
@@ -111,6 +126,10 @@ code-missing = missing
 code-unknown = unknown
 code-amount_mismatch = amount_mismatch
 code-status_mismatch = status_mismatch
+code-already_reversed = already_reversed
+code-claimed = claimed
+code-refused = refused
+code-resolved = resolved
 subject-key = key
 subject-payout = payout
 subject-order = order
@@ -145,7 +164,7 @@ payout-payout = Payout
 payout-new = New payout
 payout-submit = Pay out
 payout-paying-out = Paying out…
-payout-new-forbidden = Your role may not create payouts (owners, admins and finance may). Ask an owner or an admin of your team.
+forbidden-create-payouts = Your role may not create payouts (owners, admins and finance may). Ask an owner or an admin of your team.
 payouts-empty = No payouts yet. Use “New payout” to send money to a bank account.
 payout-partner-transfer = Partner transfer
 payout-failure = Failure
@@ -205,6 +224,37 @@ timeline-of-payout = Payout { $id }
 timeline-of-order = Order { $id }
 timeline-read-only = . Read only.{" "}
 timeline-search-again = Search again
+
+## Timelines: each moment's badge (in English the kind as the API names it) and its sentence,
+## which in English is also the API's `summary` (keep it word for word)
+moment-after-ms = +{ $ms } ms
+moment-after-s = +{ $s } s
+moment-kind-request = request
+moment-kind-record = record
+moment-kind-payout = payout
+moment-kind-order = order
+moment-kind-partner_call = partner_call
+moment-kind-partner_webhook = partner_webhook
+moment-kind-reconciliation = reconciliation
+moment-kind-reversal = reversal
+moment-kind-event = event
+moment-kind-delivery = delivery
+moment-request-answered = { $route } answered { $outcome } in { $latency } ms
+moment-record-stored = record stored for { $endpoint }
+moment-record-changed = record { $status }
+moment-record-failed = record { $status }: { $error }
+moment-payout-created = payout of { $amount } { $currency } (minor units) created under end-to-end key { $partner_key }
+moment-order-created = order of { $amount } { $currency } (minor units) created
+moment-partner-call = { $call } under { $partner_key }: { $answer } ({ $latency } ms)
+moment-partner-webhook = { $event_type } for transfer { $transfer }
+moment-reconciled = reconciliation of { $day }: { $item }{ $action }{ $transfer }
+moment-reconciliation-action = , { $action }
+moment-reconciliation-transfer = {" "}(transfer { $transfer })
+moment-reversal-state = duplicate transfer { $transfer }: reversal { $state }
+moment-event-sent = { $event_type } sent to the merchant
+moment-delivery-attempt = { $event_type } to { $url }: { $answer } in { $latency } ms
+moment-delivery-http = HTTP { $status }
+moment-delivery-no-answer = no answer
 
 ## Webhooks
 webhooks-endpoints = Endpoints
@@ -270,7 +320,7 @@ team-change-role = Change role
 team-remove = Remove
 team-invitations = Invitations
 team-no-invitations = No invitation is waiting.
-team-forbidden = Your role may not manage the team (owners and admins may). Ask an owner or an admin of your team.
+forbidden-manage-team = Your role may not manage the team (owners and admins may). Ask an owner or an admin of your team.
 team-invitation-made = Invitation made. Send this link to the new member; it works once, for 7 days, and is shown only now:
 team-refusal-role = Your role may not give that role, or change that member.
 team-refusal-last-owner = A team keeps at least one owner: make another member owner first.

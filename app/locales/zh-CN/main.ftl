@@ -61,6 +61,15 @@ not-found-before = 这里什么也没有。
 not-found-link = 返回控制台首页
 not-found-after = 。
 
+## Answers outside the pages: refused forms and exports (their HTTP status says the rest)
+notice-refused-title = 无法执行此操作
+notice-form-expired = 此表单已过期或并非来自本站，请刷新页面后重试。
+notice-failure = 服务端出错了，您所做的操作均未丢失。请返回后重试。
+notice-export-for-merchant-users = 此列表仅供商户用户导出。
+notice-export-sign-in = 请先登录再导出。
+forbidden-manage-orders = 您的角色无权请款或取消订单（所有者、管理员和财务可以）。请联系团队的所有者或管理员。
+forbidden-manage-integrations = 您的角色无权管理 Webhook 和 API 密钥（所有者、管理员和开发者可以）。请联系团队的所有者或管理员。
+
 ## The error codes' fixed sentences
 refusal-insufficient-funds = 可用余额低于付款金额。
 refusal-amount = 请按币种单位输入金额，例如 12.50（日元须为整数）。
@@ -85,6 +94,12 @@ test-mode-region = 测试模式
 test-mode-title = 测试模式。
 test-mode-body = 合作银行为模拟器：不会发生真实资金划转。向下列 IBAN 付款会得到固定结果；向其他有效 IBAN 付款均会成功。
 test-mode-outcome = 结果
+test-mode-paid = 已支付
+test-mode-refused = 被合作银行拒绝（422 account_closed）：付款失败，金额退回余额
+test-mode-returned = 已支付，5 秒后被退回：付款已冲正，金额退回余额
+test-mode-slow = 首次调用超时（转账已创建，但响应丢失）；重试得到同一笔转账：只支付一次
+test-mode-duplicated = 被合作银行重复记账：付款只支付一次，重复的转账由对账发现并冲正
+test-mode-held = 在合作银行处挂起（在途），直到调用 POST /_sim/transfers/{"{"}id{"}"}/release 放行，然后支付
 
 ## Codes the backend stores, as shown to people
 code-pending = 待处理
@@ -112,6 +127,10 @@ code-missing = 缺失
 code-unknown = 未知
 code-amount_mismatch = 金额不符
 code-status_mismatch = 状态不符
+code-already_reversed = 此前已冲正
+code-claimed = 已受理
+code-refused = 被拒绝
+code-resolved = 已解决
 subject-key = 幂等键
 subject-payout = 付款
 subject-order = 订单
@@ -146,7 +165,7 @@ payout-payout = 付款
 payout-new = 新建付款
 payout-submit = 付款
 payout-paying-out = 正在付款…
-payout-new-forbidden = 您的角色无权创建付款（所有者、管理员和财务可以）。请联系团队的所有者或管理员。
+forbidden-create-payouts = 您的角色无权创建付款（所有者、管理员和财务可以）。请联系团队的所有者或管理员。
 payouts-empty = 暂无付款。点击“新建付款”向银行账户付款。
 payout-partner-transfer = 合作银行转账
 payout-failure = 失败原因
@@ -206,6 +225,37 @@ timeline-of-payout = 付款 { $id }
 timeline-of-order = 订单 { $id }
 timeline-read-only = 。只读。
 timeline-search-again = 重新搜索
+
+## Timelines: each moment's badge (in English the kind as the API names it) and its sentence,
+## which in English is also the API's `summary` (keep it word for word)
+moment-after-ms = +{ $ms } 毫秒
+moment-after-s = +{ $s } 秒
+moment-kind-request = 请求
+moment-kind-record = 记录
+moment-kind-payout = 付款
+moment-kind-order = 订单
+moment-kind-partner_call = 合作银行调用
+moment-kind-partner_webhook = 合作银行通知
+moment-kind-reconciliation = 对账
+moment-kind-reversal = 冲正
+moment-kind-event = 事件
+moment-kind-delivery = 投递
+moment-request-answered = { $route } 返回 { $outcome }，耗时 { $latency } 毫秒
+moment-record-stored = 已为 { $endpoint } 存储记录
+moment-record-changed = 记录状态：{ $status }
+moment-record-failed = 记录状态：{ $status }（{ $error }）
+moment-payout-created = 已创建付款：{ $amount } { $currency }（最小货币单位），端到端标识 { $partner_key }
+moment-order-created = 已创建订单：{ $amount } { $currency }（最小货币单位）
+moment-partner-call = { $call }（端到端标识 { $partner_key }）：{ $answer }（{ $latency } 毫秒）
+moment-partner-webhook = 转账 { $transfer } 的 { $event_type }
+moment-reconciled = { $day } 对账：{ $item }{ $action }{ $transfer }
+moment-reconciliation-action = ，{ $action }
+moment-reconciliation-transfer = （转账 { $transfer }）
+moment-reversal-state = 重复转账 { $transfer }，冲正状态：{ $state }
+moment-event-sent = 已向商户发送 { $event_type }
+moment-delivery-attempt = { $event_type } 投递至 { $url }：{ $answer }，耗时 { $latency } 毫秒
+moment-delivery-http = HTTP { $status }
+moment-delivery-no-answer = 无响应
 
 ## Webhooks
 webhooks-endpoints = 端点
@@ -271,7 +321,7 @@ team-change-role = 更改角色
 team-remove = 移除
 team-invitations = 邀请
 team-no-invitations = 没有待接受的邀请。
-team-forbidden = 您的角色无权管理团队（所有者和管理员可以）。请联系团队的所有者或管理员。
+forbidden-manage-team = 您的角色无权管理团队（所有者和管理员可以）。请联系团队的所有者或管理员。
 team-invitation-made = 邀请已创建。请将此链接发送给新成员；链接仅可使用一次，7 天内有效，且仅显示这一次：
 team-refusal-role = 您的角色无权授予该角色，或无权更改该成员。
 team-refusal-last-owner = 团队至少需要保留一位所有者：请先将另一位成员设为所有者。

@@ -13,6 +13,7 @@ use crate::components::{
 };
 use crate::console::{PayoutRow, Permission, Subject};
 use crate::i18n::{money, when};
+use crate::notice::not_for_role;
 use crate::pages::timeline::Timeline;
 
 #[component]
@@ -77,7 +78,7 @@ pub fn NewPayout() -> impl IntoView {
         }
         return view! {
             <h1>{tr!("payout-new")}</h1>
-            <p class="alert" role="alert">{tr!("payout-new-forbidden")}</p>
+            <p class="alert" role="alert">{not_for_role(Permission::CreatePayouts)}</p>
         }
         .into_any();
     }

@@ -12,6 +12,7 @@ use crate::components::{
 };
 use crate::console::{Flash, Permission, Role};
 use crate::i18n::when;
+use crate::notice::not_for_role;
 use crate::vocabulary::role_word;
 
 /// A fixed sentence for a refused team form, never text from the address.
@@ -57,7 +58,7 @@ pub fn Team() -> impl IntoView {
         }
         return view! {
             <h1>{tr!("nav-team")}</h1>
-            <p class="alert" role="alert">{tr!("team-forbidden")}</p>
+            <p class="alert" role="alert">{not_for_role(Permission::ManageTeam)}</p>
         }
         .into_any();
     };

@@ -7,6 +7,7 @@ use leptos_fluent::tr;
 use crate::components::{console, current_user, failure_view, not_found_view, query_param};
 use crate::console::{Subject, TimelineEntry};
 use crate::i18n::when_exactly;
+use crate::moments::{badge, sentence, wait};
 use crate::pages::keys::KeyRecord;
 
 /// The entries, oldest first, each with the time since the one before.
@@ -18,13 +19,13 @@ pub fn TimelineList(entries: Vec<TimelineEntry>) -> impl IntoView {
     view! {
         <ol class="timeline card">
             {entries.into_iter().map(|entry| {
-                let class = format!("timeline-{}", entry.kind);
+                let class = format!("timeline-{}", entry.moment.kind());
                 view! {
                 <li class=class>
                     <time>{when_exactly(&entry.at)}</time>
-                    " "<span class="after">{entry.after}</span>
-                    " "<span class="badge">{entry.kind}</span>
-                    " "<span class="summary">{entry.summary}</span>
+                    " "<span class="after">{entry.after_ms.map(wait)}</span>
+                    " "<span class="badge">{badge(&entry.moment)}</span>
+                    " "<span class="summary">{sentence(&entry.moment)}</span>
                     {entry.reference.map(|reference| view! { " "<code>{reference}</code> })}
                 </li>
             }}).collect_view()}

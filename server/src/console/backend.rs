@@ -617,7 +617,7 @@ impl Console for PgConsole {
                 .iter()
                 .map(|magic| MagicIban {
                     iban: magic.iban.to_owned(),
-                    outcome: magic.outcome.to_owned(),
+                    scenario: magic.scenario.name().to_owned(),
                 })
                 .collect()
         })

@@ -16,7 +16,9 @@ use chrono::NaiveDate;
 use serde::Deserialize;
 
 use app::console::CurrentUser;
+use app::notice::Notice;
 
+use super::notices::answer;
 use crate::exports::{self, Export, Filters};
 use crate::service::state::AppState;
 
@@ -40,12 +42,12 @@ pub struct FilterQuery {
     to: String,
 }
 
-/// Why an export was refused, in a sentence for people.
-struct Refused(StatusCode, &'static str);
+/// Why an export was refused: its status, and what the page says.
+struct Refused(StatusCode, Notice);
 
 impl IntoResponse for Refused {
     fn into_response(self) -> Response {
-        (self.0, self.1).into_response()
+        answer(self.0, self.1)
     }
 }
 
@@ -55,12 +57,7 @@ fn day(text: &str) -> Result<Option<NaiveDate>, Refused> {
     }
     NaiveDate::parse_from_str(text, "%Y-%m-%d")
         .map(Some)
-        .map_err(|_| {
-            Refused(
-                StatusCode::BAD_REQUEST,
-                "from and to must be days, YYYY-MM-DD.",
-            )
-        })
+        .map_err(|_| Refused(StatusCode::BAD_REQUEST, Notice::ExportDay))
 }
 
 impl FilterQuery {
@@ -95,11 +92,7 @@ fn list_export(
     export: impl FnOnce(String, Filters) -> Result<Export, Refused>,
 ) -> Response {
     let Some(merchant_id) = user.and_then(|Extension(user)| user.merchant_id) else {
-        return Refused(
-            StatusCode::FORBIDDEN,
-            "Exports of this list are for merchant users.",
-        )
-        .into_response();
+        return Refused(StatusCode::FORBIDDEN, Notice::ExportForMerchantUsers).into_response();
     };
     match query
         .filters()
@@ -148,10 +141,7 @@ async fn requests(
                 .is_ok_and(|code| (100..=599).contains(&code))
         };
         if !filters.status.as_ref().is_none_or(http_status) {
-            return Err(Refused(
-                StatusCode::BAD_REQUEST,
-                "status must be an HTTP status, 100 to 599.",
-            ));
+            return Err(Refused(StatusCode::BAD_REQUEST, Notice::ExportStatus));
         }
         Ok(Export::Requests {
             merchant_id,
@@ -168,7 +158,7 @@ async fn reconciliation(
     Path(file): Path<String>,
 ) -> Response {
     let Some(Extension(user)) = user else {
-        return Refused(StatusCode::FORBIDDEN, "Sign in to export.").into_response();
+        return Refused(StatusCode::FORBIDDEN, Notice::ExportSignIn).into_response();
     };
     let run_id = file.strip_suffix(".csv");
     let Some(run_id) = run_id.filter(|id| {
@@ -177,11 +167,11 @@ async fn reconciliation(
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     }) else {
-        return super::not_found();
+        return answer(StatusCode::NOT_FOUND, Notice::NotFound);
     };
     match exports::run_exists(&state.pool, run_id).await {
         Ok(true) => {}
-        Ok(false) => return super::not_found(),
+        Ok(false) => return answer(StatusCode::NOT_FOUND, Notice::NotFound),
         Err(error) => return crate::contract::error::Error::Internal(error.into()).into_response(),
     }
     let export = Export::Reconciliation {

@@ -17,7 +17,9 @@ use tower_sessions::Session;
 use app::console::{
     Console, ConsoleResult, CurrentUser, PayoutForm, Permission, Refusal, Submission,
 };
+use app::notice::Notice;
 
+use super::notices::answer;
 use super::session;
 use crate::accounts::users::{self, SignIn};
 use crate::service::state::AppState;
@@ -35,46 +37,14 @@ fn encode(text: &str) -> String {
     utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()
 }
 
+/// A form whose CSRF token does not match: `403`.
 pub(super) fn forbidden() -> Response {
-    (
-        StatusCode::FORBIDDEN,
-        "This form has expired or did not come from this site; reload the page and try again.",
-    )
-        .into_response()
+    answer(StatusCode::FORBIDDEN, Notice::FormExpired)
 }
 
 pub(super) fn failure(error: impl std::fmt::Display) -> Response {
     tracing::error!(error = %error, "console form failed");
-    (
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "Something went wrong; nothing was lost. Go back and try again.",
-    )
-        .into_response()
-}
-
-/// What a permission lets a member do, for the sentence that says who may.
-fn what(permission: Permission) -> &'static str {
-    match permission {
-        Permission::ManageOrders => "capture or cancel orders (owners, admins and finance may)",
-        Permission::CreatePayouts => "create payouts (owners, admins and finance may)",
-        Permission::ManageIntegrations => {
-            "manage webhooks and API keys (owners, admins and developers may)"
-        }
-        Permission::ManageTeam => "manage the team (owners and admins may)",
-    }
-}
-
-/// A member's role does not allow the action: `403` and a page that says why.
-pub(super) fn not_for_role(user: &CurrentUser, permission: Permission) -> Response {
-    let role = user.role.map_or("support", |role| role.as_str());
-    (
-        StatusCode::FORBIDDEN,
-        format!(
-            "Your role ({role}) may not {}. Ask an owner or an admin of your team.",
-            what(permission)
-        ),
-    )
-        .into_response()
+    answer(StatusCode::INTERNAL_SERVER_ERROR, Notice::Failure)
 }
 
 /// The merchant a form acts for, once its CSRF token checks out and the member's role allows
@@ -90,7 +60,10 @@ pub(super) async fn acting_merchant(
     }
     let merchant_id = user.merchant_id.clone().ok_or_else(forbidden)?;
     if !user.may(permission) {
-        return Err(not_for_role(user, permission));
+        return Err(answer(
+            StatusCode::FORBIDDEN,
+            Notice::NotForRole(permission),
+        ));
     }
     Ok(merchant_id)
 }

@@ -7,15 +7,18 @@ mod backend;
 mod exports;
 mod filters;
 mod forms;
+mod notices;
 mod session;
 mod team;
 mod views;
 mod webhooks;
 
+pub use notices::not_found;
+pub(crate) use views::timeline_moment;
+
 use std::sync::Arc;
 
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::{Html, IntoResponse, Response};
+use axum::http::{header, HeaderValue};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
 use leptos::config::LeptosOptions;
@@ -101,6 +104,7 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
     pages
         .merge(forms)
         .merge(exports::router(state.clone()))
+        .layer(axum::middleware::from_fn(notices::write))
         .layer(Extension(console))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -121,21 +125,4 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
             "/language",
             get(move |query| forms::language(secure_cookies, query)),
         )
-}
-
-/// The answer for a path no route matches: a plain, static 404 page. No console page is
-/// rendered there, since no session layer put a user (or anything else) into the request.
-pub fn not_found() -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        Html(concat!(
-            r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">"#,
-            r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#,
-            r#"<link rel="stylesheet" href="/style.css"><title>Page not found</title></head>"#,
-            r#"<body><main class="page"><h1>Page not found</h1>"#,
-            r#"<p>There is nothing here. <a href="/">Go to the console's start page</a>.</p>"#,
-            "</main></body></html>",
-        )),
-    )
-        .into_response()
 }

@@ -7,14 +7,17 @@
 use std::sync::Arc;
 
 use axum::extract::Path;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
 use serde::Deserialize;
 use tower_sessions::Session;
 
 use app::console::{Console, CurrentUser, EndpointChange, EndpointState, Permission};
+use app::notice::Notice;
 
 use super::forms::{acting_merchant, back_to, failure, with_refusal};
+use super::notices::answer;
 use super::session;
 
 const WEBHOOKS: &str = "/webhooks";
@@ -129,7 +132,7 @@ pub async fn act(
                 "disable" => EndpointState::Disabled,
                 "enable" => EndpointState::Enabled,
                 "delete" => EndpointState::Deleted,
-                _ => return super::not_found(),
+                _ => return answer(StatusCode::NOT_FOUND, Notice::NotFound),
             };
             let merchant_id =
                 match acting_merchant(&session, &user, &form.csrf, Permission::ManageIntegrations)

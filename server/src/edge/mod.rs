@@ -18,13 +18,16 @@ use crate::service::state::AppState;
 use middleware::{admit, within_deadlines, Admission, Deadlines};
 
 /// What no route matches: a JSON error under `/v1`, a plain 404 page elsewhere.
-pub async fn unknown_route(uri: axum::http::Uri) -> axum::response::Response {
+pub async fn unknown_route(
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+) -> axum::response::Response {
     use axum::response::IntoResponse;
     let path = uri.path();
     if path == "/v1" || path.starts_with("/v1/") {
         return crate::contract::error::Error::UnknownRoute(path.to_owned()).into_response();
     }
-    console::not_found()
+    console::not_found(&headers)
 }
 
 /// The whole application: the API (behind admission control, its requests recorded in the

@@ -2,25 +2,88 @@
 //! from the history the product already keeps (the request log, the key's record, the partner
 //! calls, the partner's webhooks, the events sent to the merchant and their delivery attempts,
 //! reconciliation items and reversals). Every query is scoped to one merchant. Read only.
+//!
+//! A moment is data (what happened, with its facts), never a sentence: the console writes it in
+//! its reader's language, and the API's `summary` is the console's English.
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Deserialize;
+use sqlx::types::Json;
 use sqlx::PgPool;
 
 use crate::idempotency::record::KeyRecord;
 
 /// One thing that happened.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone)]
 pub struct Entry {
     pub at: DateTime<Utc>,
-    /// `request`, `record`, `payout`, `order`, `partner_call`, `partner_webhook`, `event`,
-    /// `delivery`, `reconciliation` or `reversal`.
-    pub kind: String,
-    pub summary: String,
+    pub moment: Moment,
     /// The id of what it names (a request, event, delivery attempt, transfer or run), if any.
     pub reference: Option<String>,
     /// Milliseconds since the entry before it (0 for the first).
     pub after_ms: i64,
+}
+
+/// What happened, with its facts. The queries below build it as JSON tagged by `moment`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "moment", rename_all = "snake_case")]
+pub enum Moment {
+    /// A request that came with the key: its route template, HTTP status, verdict, error code
+    /// and latency (rounded to a tenth of a millisecond).
+    Request {
+        route: String,
+        status: u16,
+        verdict: Option<String>,
+        error_code: Option<String>,
+        latency_ms: f64,
+    },
+    /// The key's record was stored for an endpoint.
+    RecordStored { endpoint: String },
+    /// The record's status changed (to `expired` too), with its error if it has one.
+    RecordChanged {
+        status: String,
+        error: Option<String>,
+    },
+    /// A payout was created (amount in minor units) under its end-to-end key.
+    PayoutCreated {
+        amount: i64,
+        currency: String,
+        partner_key: String,
+    },
+    /// An order was created (amount in minor units).
+    OrderCreated { amount: i64, currency: String },
+    /// A call to the partner (`create`, `status`, `listing`) and what it answered.
+    PartnerCall {
+        call: String,
+        partner_key: String,
+        answer: String,
+        latency_ms: i64,
+    },
+    /// A webhook the partner sent about one of its transfers.
+    PartnerWebhook {
+        event_type: String,
+        transfer_id: String,
+    },
+    /// A reconciliation run's item about the payout: its kind, the action taken, the transfer.
+    Reconciliation {
+        run_date: NaiveDate,
+        item: String,
+        action: Option<String>,
+        transfer_id: Option<String>,
+    },
+    /// The reversal of a duplicate transfer, and its state.
+    Reversal { transfer_id: String, state: String },
+    /// An event was sent to the merchant.
+    EventSent { event_type: String },
+    /// One attempt to deliver an event to an endpoint: its HTTP status, else its error, else
+    /// none (no answer).
+    Delivery {
+        event_type: String,
+        url: String,
+        status_code: Option<u16>,
+        error: Option<String>,
+        latency_ms: i64,
+    },
 }
 
 /// A payout or an order: the resources whose life a timeline follows.
@@ -30,7 +93,7 @@ pub enum Resource<'a> {
     Order(&'a str),
 }
 
-type Row = (DateTime<Utc>, String, String, Option<String>);
+type Row = (DateTime<Utc>, Json<Moment>, Option<String>);
 
 /// The requests that came with `key`, the record's state, and the life of what it made.
 pub async fn of_key(
@@ -39,29 +102,29 @@ pub async fn of_key(
     record: &KeyRecord,
 ) -> sqlx::Result<Vec<Entry>> {
     let mut rows = requests(pool, merchant_id, &record.key).await?;
-    rows.push((
+    let moment = |at, moment| (at, Json(moment), None);
+    rows.push(moment(
         record.created_at,
-        "record".into(),
-        format!("record stored for {}", record.endpoint),
-        None,
+        Moment::RecordStored {
+            endpoint: record.endpoint.clone(),
+        },
     ));
     if record.updated_at > record.created_at {
-        rows.push((
+        rows.push(moment(
             record.updated_at,
-            "record".into(),
-            match &record.error {
-                Some(error) => format!("record {}: {error}", record.status),
-                None => format!("record {}", record.status),
+            Moment::RecordChanged {
+                status: record.status.clone(),
+                error: record.error.clone(),
             },
-            None,
         ));
     }
     if record.status == "expired" {
-        rows.push((
+        rows.push(moment(
             record.expires_at,
-            "record".into(),
-            "record expired".into(),
-            None,
+            Moment::RecordChanged {
+                status: "expired".into(),
+                error: None,
+            },
         ));
     }
     let resource = record
@@ -118,10 +181,9 @@ pub async fn of_resource(
 /// The request log's entries for one key.
 async fn requests(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<Vec<Row>> {
     sqlx::query_as(
-        "SELECT created_at, 'request', \
-           route || ' answered ' || status || coalesce(' ' || verdict, '') \
-             || coalesce(' ' || error_code, '') || ' in ' || round(latency_ms::numeric, 1) || ' ms', \
-           id \
+        "SELECT created_at, jsonb_build_object('moment', 'request', 'route', route, \
+           'status', status, 'verdict', verdict, 'error_code', error_code, \
+           'latency_ms', round(latency_ms::numeric, 1)), id \
          FROM request_log WHERE merchant_id = $1 AND idempotency_key = $2",
     )
     .bind(merchant_id)
@@ -157,31 +219,31 @@ async fn life(pool: &PgPool, merchant_id: &str, resource: Resource<'_>) -> sqlx:
 
 /// The resource's creation comes first (its row is what `life` finds the events from).
 const PAYOUT_LIFE: &str = "\
-    SELECT created_at, 'payout', \
-      'payout of ' || amount || ' ' || currency || ' (minor units) created under end-to-end key ' \
-        || partner_key, id \
+    SELECT created_at, jsonb_build_object('moment', 'payout_created', 'amount', amount, \
+      'currency', currency, 'partner_key', partner_key), id \
     FROM payouts WHERE merchant_id = $1 AND id = $2 \
     UNION ALL \
-    SELECT at, 'partner_call', call || ' under ' || partner_key || ': ' || answer \
-      || ' (' || latency_ms || ' ms)', NULL \
+    SELECT at, jsonb_build_object('moment', 'partner_call', 'call', call, \
+      'partner_key', partner_key, 'answer', answer, 'latency_ms', latency_ms), NULL \
     FROM partner_calls WHERE merchant_id = $1 AND payout_id = $2 \
     UNION ALL \
-    SELECT received_at, 'partner_webhook', event_type || ' for transfer ' || transfer_id, event_id \
+    SELECT received_at, jsonb_build_object('moment', 'partner_webhook', \
+      'event_type', event_type, 'transfer_id', transfer_id), event_id \
     FROM partner_events WHERE merchant_id = $1 AND payout_id = $2 \
     UNION ALL \
-    SELECT r.created_at, 'reconciliation', \
-      'reconciliation of ' || r.run_date || ': ' || i.kind || coalesce(', ' || i.action, '') \
-        || coalesce(' (transfer ' || i.transfer_id || ')', ''), r.id \
+    SELECT r.created_at, jsonb_build_object('moment', 'reconciliation', 'run_date', r.run_date, \
+      'item', i.kind, 'action', i.action, 'transfer_id', i.transfer_id), r.id \
     FROM reconciliation_items i JOIN reconciliation_runs r ON r.id = i.run_id \
     WHERE i.merchant_id = $1 AND i.payout_id = $2 \
     UNION ALL \
-    SELECT coalesce(reversed_at, created_at), 'reversal', \
-      'duplicate transfer ' || transfer_id || ': reversal ' || state, transfer_id \
+    SELECT coalesce(reversed_at, created_at), jsonb_build_object('moment', 'reversal', \
+      'transfer_id', transfer_id, 'state', state), transfer_id \
     FROM partner_reversals WHERE merchant_id = $1 AND payout_id = $2 \
     ORDER BY 1";
 
 const ORDER_LIFE: &str = "\
-    SELECT created_at, 'order', 'order of ' || amount || ' ' || currency || ' (minor units) created', id \
+    SELECT created_at, jsonb_build_object('moment', 'order_created', 'amount', amount, \
+      'currency', currency), id \
     FROM orders WHERE merchant_id = $1 AND id = $2";
 
 /// Events about the object (from its creation on, so the merchant's index bounds the scan) and
@@ -190,11 +252,11 @@ const EVENTS_AND_DELIVERIES: &str = "\
     WITH about AS ( \
       SELECT id, event_type, created_at FROM events \
       WHERE merchant_id = $1 AND created_at >= $3 AND payload->'data'->'object'->>'id' = $2) \
-    SELECT created_at, 'event', event_type || ' sent to the merchant', id::text FROM about \
+    SELECT created_at, jsonb_build_object('moment', 'event_sent', 'event_type', event_type), \
+      id::text FROM about \
     UNION ALL \
-    SELECT a.at, 'delivery', \
-      about.event_type || ' to ' || e.url || ': ' \
-        || coalesce('HTTP ' || a.status_code, a.error, 'no answer') || ' in ' || a.latency_ms || ' ms', \
+    SELECT a.at, jsonb_build_object('moment', 'delivery', 'event_type', about.event_type, \
+      'url', e.url, 'status_code', a.status_code, 'error', a.error, 'latency_ms', a.latency_ms), \
       a.id::text \
     FROM about JOIN webhook_deliveries d ON d.event_id = about.id \
       JOIN webhook_attempts a ON a.delivery_id = d.id \
@@ -205,13 +267,12 @@ fn in_order(mut rows: Vec<Row>) -> Vec<Entry> {
     rows.sort_by_key(|row| row.0);
     let mut previous = rows.first().map(|row| row.0);
     rows.into_iter()
-        .map(|(at, kind, summary, reference)| {
+        .map(|(at, Json(moment), reference)| {
             let after_ms = previous.map_or(0, |before| (at - before).num_milliseconds());
             previous = Some(at);
             Entry {
                 at,
-                kind,
-                summary,
+                moment,
                 reference,
                 after_ms,
             }

@@ -28,45 +28,52 @@ pub enum Scenario {
     Held,
 }
 
-/// One magic IBAN, as docs and the console list it.
+impl Scenario {
+    /// Its stable name: `paid`, `refused`, `returned`, `slow`, `duplicated` or `held`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::Paid => "paid",
+            Scenario::Refused => "refused",
+            Scenario::Returned => "returned",
+            Scenario::Slow => "slow",
+            Scenario::Duplicated => "duplicated",
+            Scenario::Held => "held",
+        }
+    }
+}
+
+/// One magic IBAN, as docs and the console list it (the console says what a payout to it does
+/// in its reader's language, by the scenario's name).
 #[derive(Debug, Clone, Copy)]
 pub struct MagicIban {
     pub iban: &'static str,
     pub scenario: Scenario,
-    /// What a payout to it does, in a sentence.
-    pub outcome: &'static str,
 }
 
 pub const MAGIC_IBANS: [MagicIban; 6] = [
     MagicIban {
         iban: "GB94KXPY00000000000001",
         scenario: Scenario::Paid,
-        outcome: "paid",
     },
     MagicIban {
         iban: "GB67KXPY00000000000002",
         scenario: Scenario::Refused,
-        outcome: "refused by the partner (422 account_closed): failed, the amount credited back",
     },
     MagicIban {
         iban: "GB40KXPY00000000000003",
         scenario: Scenario::Returned,
-        outcome: "paid, then returned 5 seconds later: reversed, the amount credited back",
     },
     MagicIban {
         iban: "GB13KXPY00000000000004",
         scenario: Scenario::Slow,
-        outcome: "the first call times out (the transfer is made, its answer lost); the retry gets the same transfer: paid once",
     },
     MagicIban {
         iban: "GB83KXPY00000000000005",
         scenario: Scenario::Duplicated,
-        outcome: "booked twice by the partner: paid once, the duplicate found and reversed by reconciliation",
     },
     MagicIban {
         iban: "GB56KXPY00000000000006",
         scenario: Scenario::Held,
-        outcome: "held at the partner (in transit) until released with POST /_sim/transfers/{id}/release, then paid",
     },
 ];
 

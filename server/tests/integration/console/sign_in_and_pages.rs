@@ -422,6 +422,25 @@ async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
     let chosen = page_asking(&app, &cookies, "/payouts", &[("accept-language", "en")]).await;
     assert!(chosen.contains(r#"<html lang="zh-CN""#) && chosen.contains("导出 CSV"));
 
+    // What the server answers outside the pages speaks it too, with its own status: a path the
+    // console does not have, and a form whose token does not match.
+    let nowhere = page_asking(&app, "", "/no-such-page", chinese).await;
+    assert!(
+        nowhere.contains(r#"<html lang="zh-CN""#) && nowhere.contains("页面不存在"),
+        "{nowhere}"
+    );
+    let forged = app
+        .client
+        .post(format!("{}/logout", app.base_url))
+        .header("cookie", &cookies)
+        .form(&[("csrf", "forged")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 403);
+    let forged = forged.text().await.unwrap();
+    assert!(forged.contains("此表单已过期或并非来自本站"), "{forged}");
+
     // Never an open redirect.
     for back in [
         "//evil.example/",

@@ -1,0 +1,247 @@
+//! A timeline's moments written in the page's language: a badge for the kind of moment and a
+//! sentence with its facts. The English sentences are also the API's `summary` (the server
+//! renders them with [`crate::i18n::in_language`]), so they stay word for word as they are.
+
+use leptos_fluent::tr;
+
+use crate::console::{DeliveryAnswer, TimelineMoment};
+use crate::i18n::day;
+use crate::vocabulary::code_word;
+
+/// The badge of a kind of moment (in English the kind itself, as the API names it).
+pub fn badge(moment: &TimelineMoment) -> String {
+    match moment {
+        TimelineMoment::Request { .. } => tr!("moment-kind-request"),
+        TimelineMoment::RecordStored { .. } | TimelineMoment::RecordChanged { .. } => {
+            tr!("moment-kind-record")
+        }
+        TimelineMoment::PayoutCreated { .. } => tr!("moment-kind-payout"),
+        TimelineMoment::OrderCreated { .. } => tr!("moment-kind-order"),
+        TimelineMoment::PartnerCall { .. } => tr!("moment-kind-partner_call"),
+        TimelineMoment::PartnerWebhook { .. } => tr!("moment-kind-partner_webhook"),
+        TimelineMoment::Reconciliation { .. } => tr!("moment-kind-reconciliation"),
+        TimelineMoment::Reversal { .. } => tr!("moment-kind-reversal"),
+        TimelineMoment::EventSent { .. } => tr!("moment-kind-event"),
+        TimelineMoment::Delivery { .. } => tr!("moment-kind-delivery"),
+    }
+}
+
+/// The wait before a moment: `+250 ms` under a second, else `+1.2 s`.
+pub fn wait(ms: i64) -> String {
+    if ms < 1000 {
+        tr!("moment-after-ms", {"ms" => ms.to_string()})
+    } else {
+        tr!("moment-after-s", {"s" => format!("{:.1}", ms as f64 / 1000.0)})
+    }
+}
+
+/// What happened, as a sentence.
+pub fn sentence(moment: &TimelineMoment) -> String {
+    match moment {
+        TimelineMoment::Request {
+            route,
+            status,
+            verdict,
+            error_code,
+            latency_ms,
+        } => {
+            let outcome = [Some(status.to_string()), verdict.as_deref().map(code_word)]
+                .into_iter()
+                .chain([error_code.clone()])
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" ");
+            tr!("moment-request-answered", {
+                "route" => route.clone(),
+                "outcome" => outcome,
+                "latency" => format!("{latency_ms:.1}"),
+            })
+        }
+        TimelineMoment::RecordStored { endpoint } => {
+            tr!("moment-record-stored", {"endpoint" => endpoint.clone()})
+        }
+        TimelineMoment::RecordChanged { status, error } => {
+            let status = code_word(status);
+            match error {
+                None => tr!("moment-record-changed", {"status" => status}),
+                Some(error) => tr!("moment-record-failed", {
+                    "status" => status,
+                    "error" => error.clone(),
+                }),
+            }
+        }
+        TimelineMoment::PayoutCreated { money, partner_key } => {
+            tr!("moment-payout-created", {
+                "amount" => money.amount.to_string(),
+                "currency" => money.currency.clone(),
+                "partner_key" => partner_key.clone(),
+            })
+        }
+        TimelineMoment::OrderCreated { money } => tr!("moment-order-created", {
+            "amount" => money.amount.to_string(),
+            "currency" => money.currency.clone(),
+        }),
+        TimelineMoment::PartnerCall {
+            call,
+            partner_key,
+            answer,
+            latency_ms,
+        } => tr!("moment-partner-call", {
+            "call" => call.clone(),
+            "partner_key" => partner_key.clone(),
+            "answer" => answer.clone(),
+            "latency" => latency_ms.to_string(),
+        }),
+        TimelineMoment::PartnerWebhook {
+            event_type,
+            transfer_id,
+        } => tr!("moment-partner-webhook", {
+            "event_type" => event_type.clone(),
+            "transfer" => transfer_id.clone(),
+        }),
+        TimelineMoment::Reconciliation {
+            run_date,
+            item,
+            action,
+            transfer_id,
+        } => {
+            let action = action
+                .as_deref()
+                .map(|action| tr!("moment-reconciliation-action", {"action" => code_word(action)}));
+            let transfer = transfer_id.as_ref().map(
+                |transfer| tr!("moment-reconciliation-transfer", {"transfer" => transfer.clone()}),
+            );
+            tr!("moment-reconciled", {
+                "day" => day(run_date),
+                "item" => code_word(item),
+                "action" => action.unwrap_or_default(),
+                "transfer" => transfer.unwrap_or_default(),
+            })
+        }
+        TimelineMoment::Reversal { transfer_id, state } => tr!("moment-reversal-state", {
+            "transfer" => transfer_id.clone(),
+            "state" => code_word(state),
+        }),
+        TimelineMoment::EventSent { event_type } => {
+            tr!("moment-event-sent", {"event_type" => event_type.clone()})
+        }
+        TimelineMoment::Delivery {
+            event_type,
+            url,
+            answer,
+            latency_ms,
+        } => {
+            let answer = match answer {
+                DeliveryAnswer::Http(status) => {
+                    tr!("moment-delivery-http", {"status" => status.to_string()})
+                }
+                DeliveryAnswer::Error(error) => error.clone(),
+                DeliveryAnswer::None => tr!("moment-delivery-no-answer"),
+            };
+            tr!("moment-delivery-attempt", {
+                "event_type" => event_type.clone(),
+                "url" => url.clone(),
+                "answer" => answer,
+                "latency" => latency_ms.to_string(),
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::console::Money;
+    use crate::i18n::{in_language, Lang};
+
+    fn request(verdict: Option<&str>, error_code: Option<&str>) -> TimelineMoment {
+        TimelineMoment::Request {
+            route: "POST /v1/payouts".into(),
+            status: 422,
+            verdict: verdict.map(str::to_owned),
+            error_code: error_code.map(str::to_owned),
+            latency_ms: 12.0,
+        }
+    }
+
+    fn reconciliation(action: Option<&str>, transfer_id: Option<&str>) -> TimelineMoment {
+        TimelineMoment::Reconciliation {
+            run_date: "2026-12-04".parse().unwrap(),
+            item: "duplicate".into(),
+            action: action.map(str::to_owned),
+            transfer_id: transfer_id.map(str::to_owned),
+        }
+    }
+
+    /// The English is the API's `summary` as it always was, word for word.
+    #[test]
+    fn english_sentences_are_the_apis_summaries() {
+        let cases = [
+            (
+                request(Some("mismatch"), Some("idempotency_key_reused")),
+                "POST /v1/payouts answered 422 mismatch idempotency_key_reused in 12.0 ms",
+            ),
+            (
+                request(None, None),
+                "POST /v1/payouts answered 422 in 12.0 ms",
+            ),
+            (
+                TimelineMoment::RecordChanged {
+                    status: "failed".into(),
+                    error: Some("partner_unavailable".into()),
+                },
+                "record failed: partner_unavailable",
+            ),
+            (
+                TimelineMoment::PayoutCreated {
+                    money: Money {
+                        amount: 400,
+                        currency: "EUR".into(),
+                    },
+                    partner_key: "kxp-1".into(),
+                },
+                "payout of 400 EUR (minor units) created under end-to-end key kxp-1",
+            ),
+            (
+                reconciliation(Some("reversed"), Some("tr_2")),
+                "reconciliation of 2026-12-04: duplicate, reversed (transfer tr_2)",
+            ),
+            (
+                reconciliation(None, None),
+                "reconciliation of 2026-12-04: duplicate",
+            ),
+            (
+                TimelineMoment::Delivery {
+                    event_type: "payout.created".into(),
+                    url: "http://127.0.0.1:9/hooks".into(),
+                    answer: DeliveryAnswer::None,
+                    latency_ms: 3,
+                },
+                "payout.created to http://127.0.0.1:9/hooks: no answer in 3 ms",
+            ),
+        ];
+        in_language(Lang::En, || {
+            for (moment, expected) in cases {
+                assert_eq!(sentence(&moment), expected);
+            }
+            assert_eq!(badge(&request(None, None)), "request");
+            assert_eq!((wait(250), wait(1250)), ("+250 ms".into(), "+1.2 s".into()));
+        });
+    }
+
+    #[test]
+    fn chinese_sentences_translate_the_words_and_keep_the_facts() {
+        in_language(Lang::Zh, || {
+            assert_eq!(
+                sentence(&request(Some("mismatch"), None)),
+                "POST /v1/payouts 返回 422 不匹配，耗时 12.0 毫秒"
+            );
+            assert_eq!(
+                sentence(&reconciliation(Some("reversed"), Some("tr_2"))),
+                "2026年12月04日 对账：重复，已冲正（转账 tr_2）"
+            );
+            assert_eq!(badge(&reconciliation(None, None)), "对账");
+            assert_eq!(wait(1250), "+1.2 秒");
+        });
+    }
+}
