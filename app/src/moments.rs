@@ -1,6 +1,5 @@
 //! A timeline's moments written in the page's language: a badge for the kind of moment and a
-//! sentence with its facts. The English sentences are also the API's `summary` (the server
-//! renders them with [`crate::i18n::in_language`]), so they stay word for word as they are.
+//! sentence with its facts.
 
 use leptos_fluent::tr;
 

@@ -14,7 +14,6 @@ mod views;
 mod webhooks;
 
 pub use notices::not_found;
-pub(crate) use views::timeline_moment;
 
 use std::sync::Arc;
 

@@ -58,7 +58,7 @@ pub(super) fn timeline_entry(position: usize, entry: Entry) -> TimelineEntry {
 }
 
 /// What happened, as the console's view type (the API writes it in English with the app too).
-pub(crate) fn timeline_moment(moment: Moment) -> TimelineMoment {
+pub(super) fn timeline_moment(moment: Moment) -> TimelineMoment {
     match moment {
         Moment::Request {
             route,

@@ -4,19 +4,21 @@
 //! reconciliation items and reversals). Every query is scoped to one merchant. Read only.
 //!
 //! A moment is data (what happened, with its facts), never a sentence: the console writes it in
-//! its reader's language, and the API's `summary` is the console's English.
+//! its reader's language, and the API gives it as it is, for programs.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use sqlx::types::Json;
 use sqlx::PgPool;
 
 use crate::idempotency::record::KeyRecord;
 
 /// One thing that happened.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Entry {
     pub at: DateTime<Utc>,
+    /// What happened: `moment` names it, its other fields are its facts.
+    #[serde(flatten)]
     pub moment: Moment,
     /// The id of what it names (a request, event, delivery attempt, transfer or run), if any.
     pub reference: Option<String>,
@@ -24,8 +26,9 @@ pub struct Entry {
     pub after_ms: i64,
 }
 
-/// What happened, with its facts. The queries below build it as JSON tagged by `moment`.
-#[derive(Debug, Clone, Deserialize)]
+/// What happened, with its facts. The queries below build it as JSON tagged by `moment`, and
+/// the API answers it so.
+#[derive(Debug, Clone, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(tag = "moment", rename_all = "snake_case")]
 pub enum Moment {
     /// A request that came with the key: its route template, HTTP status, verdict, error code

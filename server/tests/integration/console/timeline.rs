@@ -20,18 +20,17 @@ async fn key_record(app: &TestApp, key: &str) -> Value {
     json(app.get(&format!("/v1/idempotency-keys/{key}")).await).await
 }
 
-fn kinds_and_summaries(record: &Value) -> Vec<(String, String)> {
+/// The timeline's entries, each a moment (`moment` names it) with its facts.
+fn entries(record: &Value) -> Vec<Value> {
     record["timeline"]
         .as_array()
         .expect("the record has a timeline")
-        .iter()
-        .map(|entry| {
-            (
-                entry["kind"].as_str().unwrap().to_owned(),
-                entry["summary"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
+        .clone()
+}
+
+/// Whether an entry is the `moment` with every one of `facts`.
+fn is(entry: &Value, moment: &str, facts: &[(&str, &str)]) -> bool {
+    entry["moment"] == moment && facts.iter().all(|(name, value)| entry[*name] == *value)
 }
 
 /// A paid payout made under `key`, asked for five times (a new request, three replays and a
@@ -86,46 +85,59 @@ async fn a_keys_timeline_shows_every_attempt_in_order_and_the_payouts_life() {
         "five requests on the timeline",
         || async {
             let record = key_record(&app, "timeline-key").await;
-            kinds_and_summaries(&record)
+            entries(&record)
                 .iter()
-                .filter(|(kind, _)| kind == "request")
+                .filter(|entry| is(entry, "request", &[]))
                 .count()
                 == 5
         },
     )
     .await;
     let record = key_record(&app, "timeline-key").await;
-    let entries = kinds_and_summaries(&record);
+    let entries = entries(&record);
     let verdicts: Vec<&str> = entries
         .iter()
-        .filter(|(kind, _)| kind == "request")
-        .map(|(_, summary)| {
-            ["new", "replayed", "mismatch"]
-                .into_iter()
-                .find(|verdict| summary.contains(&format!(" {verdict}")))
-                .unwrap_or("none")
-        })
+        .filter(|entry| is(entry, "request", &[]))
+        .map(|entry| entry["verdict"].as_str().unwrap_or("none"))
         .collect();
     assert_eq!(
         verdicts,
         ["new", "replayed", "replayed", "replayed", "mismatch"],
         "{entries:#?}"
     );
-    let has = |kind: &str, text: &str| {
-        entries
-            .iter()
-            .any(|(k, summary)| k == kind && summary.contains(text))
-    };
-    assert!(has("record", "POST /v1/payouts"), "{entries:#?}");
-    assert!(has("payout", &partner_key), "{entries:#?}");
+    let has =
+        |moment: &str, facts: &[(&str, &str)]| entries.iter().any(|entry| is(entry, moment, facts));
     assert!(
-        has("partner_call", &format!("create under {partner_key}")),
+        has("record_stored", &[("endpoint", "POST /v1/payouts")]),
         "{entries:#?}"
     );
-    assert!(has("event", "payout.created"), "{entries:#?}");
-    assert!(has("event", "payout.paid"), "{entries:#?}");
     assert!(
-        has("delivery", "payout.created to http://127.0.0.1:9/hooks"),
+        has("payout_created", &[("partner_key", &partner_key)]),
+        "{entries:#?}"
+    );
+    assert!(
+        has(
+            "partner_call",
+            &[("call", "create"), ("partner_key", &partner_key)]
+        ),
+        "{entries:#?}"
+    );
+    assert!(
+        has("event_sent", &[("event_type", "payout.created")]),
+        "{entries:#?}"
+    );
+    assert!(
+        has("event_sent", &[("event_type", "payout.paid")]),
+        "{entries:#?}"
+    );
+    assert!(
+        has(
+            "delivery",
+            &[
+                ("event_type", "payout.created"),
+                ("url", "http://127.0.0.1:9/hooks")
+            ]
+        ),
         "{entries:#?}"
     );
     let times: Vec<&str> = record["timeline"]
