@@ -79,7 +79,7 @@ fn download(state: &AppState, export: Export) -> Response {
             (header::CONTENT_DISPOSITION, disposition),
             (header::CACHE_CONTROL, "private, no-store".to_owned()),
         ],
-        Body::from_stream(exports::stream(state.pool.clone(), export)),
+        Body::from_stream(exports::stream(state.exports_pool.clone(), export)),
     )
         .into_response()
 }

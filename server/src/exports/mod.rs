@@ -167,6 +167,11 @@ where
     }
 }
 
+/// How many exports stream at once in a process: each on a connection of the exports' own
+/// pool (`AppState::exports_pool`), never one that requests need; a further export waits for
+/// one (up to the reserve pool's acquire timeout, then it ends unfinished).
+pub const CONNECTIONS: u32 = 2;
+
 /// Writes the rows into chunks and sends each when it is full; stops quietly when the client
 /// is gone.
 async fn write_rows<R>(

@@ -12,6 +12,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tower_sessions::ExpiredDeletion;
 
+use crate::exports;
 use crate::service::components;
 use crate::service::config::{Settings, LOCAL_PARTNER_ADDR};
 
@@ -85,6 +86,7 @@ impl Application {
             test_mode,
             webhook_allow_private_networks: settings.webhook_allow_private_networks,
             request_log,
+            exports_pool: db::reserve(&pool, exports::CONNECTIONS),
         };
         let outcomes = state.idempotency.outcomes().clone();
         let key_usage = state.key_usage.clone();

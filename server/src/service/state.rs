@@ -17,6 +17,9 @@ use crate::request_log::RequestLog;
 #[derive(Clone)]
 pub struct AppState {
     pub pool: PgPool,
+    /// The exports' own connections ([`crate::exports::CONNECTIONS`]): a CSV export holds one
+    /// for as long as its client takes to read it, never one that requests need.
+    pub exports_pool: PgPool,
     /// API-key lookups, remembered for a few seconds.
     pub api_keys: Arc<ApiKeyCache>,
     /// The API keys used since their `last_used_at` was last written.

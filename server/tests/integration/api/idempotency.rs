@@ -309,6 +309,7 @@ mod costs {
         ]);
         AppState {
             idempotency: Idempotency::new(pool.clone(), ttl, settings.idempotency_lease),
+            exports_pool: pool.clone(),
             pool,
             api_keys: Arc::default(),
             key_usage: Arc::default(),

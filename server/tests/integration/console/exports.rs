@@ -15,7 +15,7 @@ use reqwest::Client;
 use serde_json::{json, Value};
 
 use common::{
-    create_merchant, database_with_merchant, eventually, json as body_json, signed_in,
+    create_merchant, database_with_merchant, eventually, json as body_json, post_order, signed_in,
     signed_in_at, spawn_app_with, ServerProcess, TestApp,
 };
 
@@ -448,21 +448,9 @@ fn peak_rss_kib(pid: u32) -> u64 {
 }
 
 const ROWS: i64 = 100_000;
-/// How much a 100 000-row export may raise the server's peak memory. Holding the rows (about
-/// 600 bytes each as `Payout`s) or the whole file (about 29 MB) would take far more.
-const GROWTH_LIMIT_KIB: u64 = 24 * 1024;
 
-#[tokio::test]
-async fn a_hundred_thousand_payouts_stream_out_in_bounded_memory() {
-    let (db_url, pool, merchant) = database_with_merchant("Bulk GmbH").await;
-    server::accounts::users::create(
-        &pool,
-        "bulk@example.com",
-        "right-password",
-        Some((merchant.id.as_str(), app::console::Role::Owner)),
-    )
-    .await
-    .unwrap();
+/// [`ROWS`] paid payouts of `merchant_id`, a minute apart from 2026-09-01, with long fields.
+async fn bulk_payouts(pool: &sqlx::PgPool, merchant_id: &str) {
     sqlx::query(
         "INSERT INTO payouts (id, merchant_id, amount, currency, status, destination, description, \
            idempotency_key, partner_key, created_at, updated_at) \
@@ -473,11 +461,33 @@ async fn a_hundred_thousand_payouts_stream_out_in_bounded_memory() {
            'kxp-po_bulk_' || n, timestamptz '2026-09-01' + n * interval '1 minute', now() \
          FROM generate_series(1, $2) AS n",
     )
-    .bind(&merchant.id)
+    .bind(merchant_id)
     .bind(ROWS)
-    .execute(&pool)
+    .execute(pool)
     .await
     .unwrap();
+}
+
+/// An owner of `merchant_id` who signs in as `email` with `right-password`.
+async fn owner(pool: &sqlx::PgPool, merchant_id: &str, email: &str) {
+    server::accounts::users::create(
+        pool,
+        email,
+        "right-password",
+        Some((merchant_id, app::console::Role::Owner)),
+    )
+    .await
+    .unwrap();
+}
+/// How much a 100 000-row export may raise the server's peak memory. Holding the rows (about
+/// 600 bytes each as `Payout`s) or the whole file (about 29 MB) would take far more.
+const GROWTH_LIMIT_KIB: u64 = 24 * 1024;
+
+#[tokio::test]
+async fn a_hundred_thousand_payouts_stream_out_in_bounded_memory() {
+    let (db_url, pool, merchant) = database_with_merchant("Bulk GmbH").await;
+    owner(&pool, &merchant.id, "bulk@example.com").await;
+    bulk_payouts(&pool, &merchant.id).await;
     let server = ServerProcess::start(&db_url, &[]).await;
     let cookie = signed_in_at(&server.base_url, "bulk@example.com").await;
     // Warm up every path of an export (a small one) before the baseline.
@@ -527,6 +537,32 @@ async fn a_hundred_thousand_payouts_stream_out_in_bounded_memory() {
         "the export raised the server's peak memory by {} KiB (limit {GROWTH_LIMIT_KIB} KiB)",
         peak.saturating_sub(baseline)
     );
+}
+
+/// Exports stream on connections of their own (API.md §12: they never block the database for
+/// other work): with a pool of two, three exports left unread, each stopped on a full socket
+/// while it holds its connection, leave the API its connections.
+#[tokio::test]
+async fn exports_never_take_the_connections_requests_need() {
+    let (db_url, pool, merchant) = database_with_merchant("Busy GmbH").await;
+    owner(&pool, &merchant.id, "busy@example.com").await;
+    bulk_payouts(&pool, &merchant.id).await;
+    let server = ServerProcess::start(&db_url, &[("KAADXPAY_DB_POOL_SIZE", "2")]).await;
+    let cookie = signed_in_at(&server.base_url, "busy@example.com").await;
+    let mut unread = Vec::new();
+    for _ in 0..3 {
+        let export = download(&server.base_url, &cookie, "/exports/payouts.csv").await;
+        assert_eq!(export.status(), 200);
+        unread.push(export);
+    }
+    // Each export writes until its connection's buffers are full, and then waits, holding its
+    // connection to PostgreSQL.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    for n in 0..3 {
+        let answer = post_order(&server.base_url, &merchant, &format!("during-exports-{n}")).await;
+        assert_eq!(answer.status(), 201, "{}", answer.text().await.unwrap());
+    }
+    drop(unread);
 }
 
 #[tokio::test]
