@@ -649,14 +649,7 @@ async fn hits_and_mismatches_stay_log_lines_with_the_request_id() {
 #[tokio::test]
 async fn the_routes_and_their_filters_are_in_the_openapi_document() {
     let app = spawn_app().await;
-    let document = json(
-        app.client
-            .get(format!("{}/openapi.json", app.base_url))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let document = app.openapi().await;
     let list = &document["paths"]["/v1/requests"]["get"];
     let parameters: Vec<&str> = list["parameters"]
         .as_array()

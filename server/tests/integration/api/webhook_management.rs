@@ -9,7 +9,6 @@ use crate::common;
 
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -17,13 +16,11 @@ use axum::http::{HeaderMap, StatusCode};
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use serde_json::{json, Value};
-use server::service::components;
-use server::webhooks::Dispatcher;
 use standardwebhooks::Webhook;
 
 use app::console::Role;
 use common::browser::{page, signed_in_as, submit};
-use common::{create_merchant, error_code, json, settings, spawn_app_with, TestApp};
+use common::{create_merchant, error_code, json, spawn_app_with, TestApp};
 
 /// The in-process app's own dispatcher stays idle: the tests step theirs.
 const IDLE_WORKER: [&str; 2] = ["--webhook-interval", "1h"];
@@ -84,33 +81,6 @@ fn header<'a>(received: &'a Received, name: &str) -> Option<&'a str> {
 
 fn body(received: &Received) -> Value {
     serde_json::from_slice(&received.body).unwrap()
-}
-
-/// A dispatcher on the test's database; `schedule` is its retry back-off.
-fn dispatcher(app: &TestApp, schedule: &str) -> Dispatcher {
-    Dispatcher::new(
-        app.pool.clone(),
-        components::dispatcher(&settings(&[
-            "--webhook-retry-schedule",
-            schedule,
-            "--webhook-allow-private-networks",
-            "true",
-        ])),
-    )
-}
-
-/// Steps the dispatcher until no delivery is pending.
-async fn drain(dispatcher: &Dispatcher, app: &TestApp) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while app
-        .count("webhook_deliveries WHERE status = 'pending'")
-        .await
-        > 0
-    {
-        assert!(Instant::now() < deadline, "deliveries still pending");
-        dispatcher.run_once().await.unwrap();
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
 }
 
 async fn post_json(app: &TestApp, path: &str, key: &str, body: Value) -> (u16, Value) {
@@ -205,8 +175,8 @@ async fn disabling_stops_deliveries_and_what_happens_meanwhile_never_arrives() {
     .execute(&app.pool)
     .await
     .unwrap();
-    let dispatcher = dispatcher(&app, "10ms");
-    drain(&dispatcher, &app).await;
+    let dispatcher = app.dispatcher("10ms");
+    app.drain(&dispatcher).await;
     assert_eq!(
         receiver.received().len(),
         0,
@@ -224,7 +194,7 @@ async fn disabling_stops_deliveries_and_what_happens_meanwhile_never_arrives() {
     assert_eq!(enabled["status"], "enabled");
     assert_eq!(enabled["disabled_at"], Value::Null);
     let after = app.create_order("after", ORDER).await;
-    drain(&dispatcher, &app).await;
+    app.drain(&dispatcher).await;
     assert_eq!(
         orders_received(&receiver),
         vec![id(&after).to_owned()],
@@ -324,7 +294,7 @@ async fn during_a_rotation_overlap_both_secrets_verify_and_after_it_only_the_new
     let endpoint = create_endpoint(&app, "endpoint", json!({"url": receiver.url})).await;
     let endpoint_id = id(&endpoint);
     let old = endpoint["secret"].as_str().unwrap();
-    let dispatcher = dispatcher(&app, "10ms");
+    let dispatcher = app.dispatcher("10ms");
 
     let rotated = rotate(&app, endpoint_id, "rotate-1", "5s").await;
     let new = rotated["secret"].as_str().unwrap();
@@ -352,7 +322,7 @@ async fn during_a_rotation_overlap_both_secrets_verify_and_after_it_only_the_new
     );
 
     app.create_order("during", ORDER).await;
-    drain(&dispatcher, &app).await;
+    app.drain(&dispatcher).await;
     let during = &receiver.received()[0];
     assert!(
         Utc::now() < expires,
@@ -382,7 +352,7 @@ async fn during_a_rotation_overlap_both_secrets_verify_and_after_it_only_the_new
 
     tokio::time::sleep((expires - Utc::now()).to_std().unwrap_or_default()).await;
     app.create_order("after", ORDER).await;
-    drain(&dispatcher, &app).await;
+    app.drain(&dispatcher).await;
     let after = &receiver.received()[1];
     assert!(
         verifies(new, after),
@@ -422,7 +392,7 @@ async fn during_a_rotation_overlap_both_secrets_verify_and_after_it_only_the_new
     let expired = instant(&now_rotated["previous_secret_expires_at"]);
     assert!(before - chrono::Duration::seconds(1) <= expired && expired <= Utc::now());
     app.create_order("after-now", ORDER).await;
-    drain(&dispatcher, &app).await;
+    app.drain(&dispatcher).await;
     let last = &receiver.received()[2];
     assert!(verifies(newest, last));
     assert!(
@@ -470,7 +440,7 @@ async fn rotation_refuses_an_overlap_beyond_a_week_and_unknown_endpoints() {
 /// runs out.
 async fn fail_everything(app: &TestApp, receiver: &Receiver) {
     receiver.answer(500);
-    drain(&dispatcher(app, "10ms"), app).await;
+    app.drain(&app.dispatcher("10ms")).await;
     receiver.answer(200);
 }
 
@@ -517,7 +487,7 @@ async fn recover_queues_one_new_delivery_per_failed_one_however_often_the_reques
         "one new delivery per failed one"
     );
 
-    drain(&dispatcher(&app, "10ms"), &app).await;
+    app.drain(&app.dispatcher("10ms")).await;
     let mut redelivered = orders_received(&receiver)[4..].to_vec();
     redelivered.sort();
     let mut expected = vec![id(&first).to_owned(), id(&second).to_owned()];
@@ -547,7 +517,7 @@ async fn recover_takes_what_a_410_stopped_and_honours_since() {
     let endpoint_id = id(&endpoint);
     let gone = app.create_order("gone", ORDER).await;
     receiver.answer(410);
-    drain(&dispatcher(&app, "10ms"), &app).await;
+    app.drain(&app.dispatcher("10ms")).await;
     receiver.answer(200);
     let path = format!("/v1/webhook-endpoints/{endpoint_id}/recover");
     let since = json!({"since": (Utc::now() - chrono::Duration::hours(1)).to_rfc3339()});
@@ -578,7 +548,7 @@ async fn recover_takes_what_a_410_stopped_and_honours_since() {
     let (status, recovered) = post_json(&app, &path, "recover", since).await;
     assert_eq!(status, 200, "{recovered}");
     assert_eq!(recovered, json!({"object": "recovery", "queued": 1}));
-    drain(&dispatcher(&app, "10ms"), &app).await;
+    app.drain(&app.dispatcher("10ms")).await;
     let received = orders_received(&receiver);
     assert_eq!(received, vec![id(&gone).to_owned(), id(&gone).to_owned()]);
 
@@ -617,7 +587,7 @@ async fn a_test_event_reaches_its_endpoint_only_signed_and_marked() {
     let shown = json(app.get(&format!("/v1/events/{}", id(&event))).await).await;
     assert_eq!(shown, event, "the answer is the event as GET shows it");
 
-    drain(&dispatcher(&app, "10ms"), &app).await;
+    app.drain(&app.dispatcher("10ms")).await;
     let got = receiver.received();
     assert_eq!(got.len(), 1);
     assert!(verifies(endpoint["secret"].as_str().unwrap(), &got[0]));
@@ -639,7 +609,7 @@ async fn a_test_event_reaches_its_endpoint_only_signed_and_marked() {
 
     // A real event is not marked, in its body or its headers.
     app.create_order("real", ORDER).await;
-    drain(&dispatcher(&app, "10ms"), &app).await;
+    app.drain(&app.dispatcher("10ms")).await;
     let real = &receiver.received()[1];
     assert_eq!(header(real, "kaadxpay-test"), None);
     assert!(body(real).get("test").is_none());
@@ -699,14 +669,7 @@ async fn every_event_type_makes_a_test_event_about_an_object_in_that_state() {
 #[tokio::test]
 async fn the_openapi_document_has_the_management_routes() {
     let app = spawn_app_with(&IDLE_WORKER).await;
-    let doc = json(
-        app.client
-            .get(format!("{}/openapi.json", app.base_url))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let doc = app.openapi().await;
     let update = &doc["paths"]["/v1/webhook-endpoints/{id}"]["patch"];
     assert!(update["responses"]["404"].is_object(), "{update}");
     assert!(update["responses"]["400"].is_object(), "{update}");
@@ -792,7 +755,7 @@ async fn the_console_manages_endpoints_once_per_form_and_only_for_roles_that_may
             303
         );
     }
-    drain(&dispatcher(&app, "1s"), &app).await;
+    app.drain(&app.dispatcher("1s")).await;
     let got = receiver.received();
     assert_eq!(got.len(), 1);
     assert_eq!(body(&got[0])["event_type"], "payout.paid");
@@ -875,7 +838,7 @@ async fn the_console_recovers_an_endpoints_failed_deliveries_once_per_form() {
     receiver.answer(500);
     app.create_order("recover-order", ORDER).await;
     // Its retries run out at once: the delivery fails.
-    drain(&dispatcher(&app, "0s"), &app).await;
+    app.drain(&app.dispatcher("0s")).await;
     assert_eq!(
         app.count("webhook_deliveries WHERE status = 'failed'")
             .await,
@@ -904,7 +867,7 @@ async fn the_console_recovers_an_endpoints_failed_deliveries_once_per_form() {
         1,
         "one form, one recovery"
     );
-    drain(&dispatcher(&app, "0s"), &app).await;
+    app.drain(&app.dispatcher("0s")).await;
     assert_eq!(
         orders_received(&receiver).len(),
         failed_attempts + 1,

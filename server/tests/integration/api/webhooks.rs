@@ -14,13 +14,11 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use futures::future::join_all;
 use serde_json::Value;
-use server::service::components;
-use server::webhooks::{publish, Dispatcher, EventType};
+use server::webhooks::{publish, EventType};
 use standardwebhooks::Webhook;
 
 use common::{
-    create_merchant, error_code, fresh_database, json, settings, spawn_app_with, ServerProcess,
-    TestApp,
+    create_merchant, error_code, fresh_database, json, spawn_app_with, ServerProcess, TestApp,
 };
 
 /// The in-process app's own dispatcher stays idle: the tests step theirs.
@@ -100,19 +98,6 @@ fn header<'a>(received: &'a Received, name: &str) -> &'a str {
     received.headers[name].to_str().unwrap()
 }
 
-fn dispatcher(app: &TestApp, schedule: &str) -> Dispatcher {
-    Dispatcher::new(
-        app.pool.clone(),
-        // The receivers listen on 127.0.0.1.
-        components::dispatcher(&settings(&[
-            "--webhook-retry-schedule",
-            schedule,
-            "--webhook-allow-private-networks",
-            "true",
-        ])),
-    )
-}
-
 /// Creates an endpoint over HTTP; returns it as answered (with its secret).
 async fn create_endpoint(app: &TestApp, key: &str, body: Value) -> Value {
     let response = app
@@ -136,20 +121,6 @@ async fn create_order(base_url: &str, app: &TestApp, key: &str) -> Value {
     json(response).await
 }
 
-/// Steps the dispatcher until no delivery is pending.
-async fn drain(dispatcher: &Dispatcher, app: &TestApp) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while app
-        .count("webhook_deliveries WHERE status = 'pending'")
-        .await
-        > 0
-    {
-        assert!(Instant::now() < deadline, "deliveries still pending");
-        dispatcher.run_once().await.unwrap();
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-}
-
 #[tokio::test]
 async fn signatures_verify_with_standardwebhooks_and_fail_after_one_byte_changes() {
     let app = spawn_app_with(&IDLE_WORKER).await;
@@ -160,7 +131,7 @@ async fn signatures_verify_with_standardwebhooks_and_fail_after_one_byte_changes
     assert!(secret.starts_with("whsec_"));
     let order = create_order(&app.base_url, &app, "order").await;
 
-    dispatcher(&app, "5s").run_once().await.unwrap();
+    app.dispatcher("5s").run_once().await.unwrap();
     let got = &receiver.wait_for(1).await[0];
     let webhook = Webhook::new(secret).unwrap();
     webhook
@@ -194,7 +165,7 @@ async fn three_500s_then_200_make_four_attempts_of_one_body() {
     create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
     create_order(&app.base_url, &app, "order").await;
 
-    drain(&dispatcher(&app, "10ms,10ms,10ms,10ms"), &app).await;
+    app.drain(&app.dispatcher("10ms,10ms,10ms,10ms")).await;
     let got = receiver.received();
     assert_eq!(got.len(), 4);
     let event_id = header(&got[0], "webhook-id");
@@ -234,7 +205,7 @@ async fn a_delivery_that_keeps_failing_stops_when_the_schedule_runs_out() {
     create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
     create_order(&app.base_url, &app, "order").await;
 
-    drain(&dispatcher(&app, "10ms,10ms"), &app).await;
+    app.drain(&app.dispatcher("10ms,10ms")).await;
     assert_eq!(
         receiver.received().len(),
         3,
@@ -256,7 +227,7 @@ async fn a_refused_connection_is_recorded_and_retried() {
     create_endpoint(&app, "endpoint", serde_json::json!({"url": url})).await;
     create_order(&app.base_url, &app, "order").await;
 
-    drain(&dispatcher(&app, "10ms"), &app).await;
+    app.drain(&app.dispatcher("10ms")).await;
     let (status_code, error): (Option<i16>, Option<String>) =
         sqlx::query_as("SELECT status_code, error FROM webhook_attempts ORDER BY at LIMIT 1")
             .fetch_one(&app.pool)
@@ -283,7 +254,7 @@ async fn retry_after_postpones_the_next_attempt() {
     create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
     create_order(&app.base_url, &app, "order").await;
 
-    let dispatcher = dispatcher(&app, "10ms");
+    let dispatcher = app.dispatcher("10ms");
     dispatcher.run_once().await.unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     dispatcher.run_once().await.unwrap();
@@ -413,9 +384,9 @@ async fn a_thousand_events_and_two_dispatchers_deliver_each_exactly_once() {
     tx.commit().await.unwrap();
 
     let runs = (0..2).map(|_| {
-        let dispatcher = dispatcher(&app, "10ms");
+        let dispatcher = app.dispatcher("10ms");
         let app = &app;
-        async move { drain(&dispatcher, app).await }
+        async move { app.drain(&dispatcher).await }
     });
     join_all(runs).await;
 
@@ -446,7 +417,7 @@ async fn gone_disables_the_endpoint_and_stops_its_deliveries() {
     create_order(&app.base_url, &app, "first").await;
     create_order(&app.base_url, &app, "second").await;
 
-    let dispatcher = dispatcher(&app, "10ms");
+    let dispatcher = app.dispatcher("10ms");
     dispatcher.run_once().await.unwrap();
     let sent = receiver.received().len();
     assert!((1..=2).contains(&sent));
@@ -589,7 +560,7 @@ async fn events_are_listed_private_and_redelivered_once_per_key() {
         .await;
     assert_eq!(foreign.status(), 404);
 
-    drain(&dispatcher(&app, "10ms"), &app).await;
+    app.drain(&app.dispatcher("10ms")).await;
     let redelivered = app
         .post(&format!("{path}/redeliver"), Some("again"), "")
         .await;
@@ -600,7 +571,7 @@ async fn events_are_listed_private_and_redelivered_once_per_key() {
     assert_eq!(replay.headers()["idempotent-replayed"], "true");
     let event = json(redelivered).await;
     assert_eq!(event["deliveries"].as_array().unwrap().len(), 2);
-    drain(&dispatcher(&app, "10ms"), &app).await;
+    app.drain(&app.dispatcher("10ms")).await;
     let got = receiver.received();
     assert_eq!(got.len(), 3, "two events, the first one twice");
     let again: Vec<_> = got

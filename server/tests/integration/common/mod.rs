@@ -19,8 +19,10 @@ use tokio::sync::OnceCell;
 use server::partner::TEST_WEBHOOK_SECRET;
 use server::platform::db::{self, MIGRATOR};
 use server::platform::embedded_pg::{Durability, EmbeddedPostgres};
+use server::service::components;
 use server::service::config::Settings;
 use server::service::startup::Application;
+use server::webhooks::Dispatcher;
 
 struct Cluster {
     admin_url: String,
@@ -289,6 +291,46 @@ impl TestApp {
     pub async fn available_eur(&self) -> i64 {
         let balance: Value = json(self.get("/v1/balance").await).await;
         balance["available"][0]["amount"].as_i64().unwrap()
+    }
+
+    /// The OpenAPI document the server serves.
+    pub async fn openapi(&self) -> Value {
+        json(
+            self.client
+                .get(format!("{}/openapi.json", self.base_url))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    }
+
+    /// A webhook dispatcher on the test's database; `schedule` is its retry back-off. Endpoints
+    /// may be on 127.0.0.1, where the tests' receivers listen.
+    pub fn dispatcher(&self, schedule: &str) -> Dispatcher {
+        Dispatcher::new(
+            self.pool.clone(),
+            components::dispatcher(&settings(&[
+                "--webhook-retry-schedule",
+                schedule,
+                "--webhook-allow-private-networks",
+                "true",
+            ])),
+        )
+    }
+
+    /// Steps `dispatcher` until no delivery is pending.
+    pub async fn drain(&self, dispatcher: &Dispatcher) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self
+            .count("webhook_deliveries WHERE status = 'pending'")
+            .await
+            > 0
+        {
+            assert!(Instant::now() < deadline, "deliveries still pending");
+            dispatcher.run_once().await.unwrap();
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     }
 
     /// The `/metrics` text.

@@ -40,14 +40,7 @@ async fn metrics_count_requests_and_idempotency_outcomes() {
 #[tokio::test]
 async fn the_openapi_document_covers_every_v1_route() {
     let app = spawn_app().await;
-    let doc = json(
-        app.client
-            .get(format!("{}/openapi.json", app.base_url))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let doc = app.openapi().await;
     assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
     for (path, method) in [
         ("/v1/orders", "post"),
