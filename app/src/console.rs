@@ -520,9 +520,13 @@ pub trait Console: Send + Sync + 'static {
     async fn key(&self, merchant_id: &str, key: &str) -> ConsoleResult<Option<KeyView>>;
     /// Support's search across merchants; read only.
     async fn search(&self, query: &SearchQuery) -> ConsoleResult<Vec<SearchHit>>;
-    /// The merchant's webhook endpoints and recent events with every delivery attempt.
-    async fn webhooks(&self, merchant_id: &str)
-        -> ConsoleResult<(Vec<EndpointRow>, Vec<EventRow>)>;
+    /// The merchant's webhook endpoints, and its recent events that pass `filter` (the status
+    /// of one of their deliveries, their days) with every delivery attempt.
+    async fn webhooks(
+        &self,
+        merchant_id: &str,
+        filter: &ListFilter,
+    ) -> ConsoleResult<Result<(Vec<EndpointRow>, Vec<EventRow>), Refusal>>;
     /// Makes `change` under the form's key (the API's commands: any number of submits of one
     /// form change it once); the secret to show once, for a new endpoint or a rotation.
     async fn change_endpoint(

@@ -1,14 +1,15 @@
 //! `/webhooks`: the merchant's endpoints (add one, send it a test event, rotate its secret,
-//! disable, enable or delete it: owners, admins and developers), its recent events and every
-//! delivery attempt, with a Redeliver button. Every keyed form's key is minted when the page is
+//! disable, enable or delete it: owners, admins and developers), its recent events (filtered by
+//! a delivery's status and their days, in the address) and every delivery attempt, with a
+//! Redeliver button. Every keyed form's key is minted when the page is
 //! rendered, so a double click acts once; a new secret is shown once.
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, csrf_token, failure_view, may, merchant_id_or_notice, mint_key, refusal_notice, Empty,
-    StatusBadge,
+    console, csrf_token, failure_view, list_filter, may, merchant_id_or_notice, mint_key,
+    refusal_notice, refused_filter, Empty, ListFilterForm, StatusBadge,
 };
 use crate::console::{EndpointRow, EventRow, Flash, Permission};
 use crate::i18n::when;
@@ -175,12 +176,14 @@ pub fn Webhooks() -> impl IntoView {
         {add}
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                match console.webhooks(&merchant_id).await {
+                match console.webhooks(&merchant_id, &list_filter()).await {
                     Err(error) => failure_view(error),
-                    Ok((endpoints, events)) => view! {
+                    Ok(Err(refusal)) => refused_filter(&refusal),
+                    Ok(Ok((endpoints, events))) => view! {
                         <h2>{tr!("webhooks-endpoints")}</h2>
                         <Endpoints endpoints=endpoints csrf=csrf.clone() event_types=event_types/>
                         <h2>{tr!("webhooks-recent-events")}</h2>
+                        <ListFilterForm action="/webhooks" statuses=&["pending", "delivered", "failed"]/>
                         {if events.is_empty() {
                             view! { <Empty message=tr!("webhooks-no-events")/> }.into_any()
                         } else {

@@ -434,13 +434,18 @@ impl Console for PgConsole {
     async fn webhooks(
         &self,
         merchant_id: &str,
-    ) -> ConsoleResult<(Vec<EndpointRow>, Vec<EventRow>)> {
+        filter: &ListFilter,
+    ) -> ConsoleResult<Result<(Vec<EndpointRow>, Vec<EventRow>), Refusal>> {
+        let filters = match list_filters(filter) {
+            Ok(filters) => filters,
+            Err(refused) => return Ok(Err(refused)),
+        };
         let pool = &self.state.pool;
         let failed_api = |error: Error| failed(error.to_string());
         let endpoints = endpoints::list(pool, merchant_id, &page(None, PAGE_SIZE))
             .await
             .map_err(failed_api)?;
-        let recent = events::list(pool, merchant_id, &page(None, PAGE_SIZE))
+        let recent = events::list(pool, merchant_id, &filters, &page(None, PAGE_SIZE))
             .await
             .map_err(failed_api)?;
         let mut conn = pool.acquire().await.map_err(failed)?;
@@ -487,7 +492,7 @@ impl Console for PgConsole {
                 events: endpoint.events,
                 status: endpoint.status,
             });
-        Ok((endpoints.collect(), shown))
+        Ok(Ok((endpoints.collect(), shown)))
     }
 
     async fn change_endpoint(

@@ -13,7 +13,7 @@ use super::list::PageQuery;
 use super::outcome::execute;
 use crate::accounts::auth::Merchant;
 use crate::contract::error::Error;
-use crate::contract::pagination::{List, Page};
+use crate::contract::pagination::{Filters, List, Page};
 use crate::edge::middleware::RequestId;
 use crate::idempotency::IdempotencyKey;
 use crate::service::state::AppState;
@@ -34,7 +34,7 @@ async fn list_events(
     merchant: Merchant,
     page: Page,
 ) -> ApiResult<Json<List<Event>>> {
-    let rows = events::list(&state.pool, &merchant.id, &page).await?;
+    let rows = events::list(&state.pool, &merchant.id, &Filters::default(), &page).await?;
     Ok(Json(List::from_rows(rows, &page)))
 }
 

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::outbox;
 use crate::contract::error::Error;
-use crate::contract::pagination::Page;
+use crate::contract::pagination::{Filters, Page};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
@@ -94,17 +94,31 @@ pub fn parse_id(id: &str) -> Result<Uuid, Error> {
     Uuid::parse_str(id).map_err(|_| Error::ResourceMissing("event"))
 }
 
-/// The merchant's events, newest first.
-pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Event>, Error> {
+/// The merchant's events, newest first: those made in `filters`' days, and, with a status, those
+/// with a delivery in that status (`pending`, `delivered`, `failed`).
+pub async fn list(
+    pool: &PgPool,
+    merchant_id: &str,
+    filters: &Filters,
+    page: &Page,
+) -> Result<Vec<Event>, Error> {
     page.check_cursor(pool, "events", merchant_id).await?;
     let cursor = page.starting_after.as_deref().map(parse_id).transpose()?;
+    let (start, end) = filters.period();
     let rows: Vec<EventRow> = sqlx::query_as(&format!(
-        "SELECT {EVENT_COLUMNS} FROM events WHERE merchant_id = $1 {}",
+        "SELECT {EVENT_COLUMNS} FROM events WHERE merchant_id = $1 \
+           AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM webhook_deliveries d \
+                WHERE d.merchant_id = $1 AND d.event_id = events.id AND d.status = $4)) \
+           AND ($5::timestamptz IS NULL OR created_at >= $5) \
+           AND ($6::timestamptz IS NULL OR created_at < $6) {}",
         Page::newest_first("events")
     ))
     .bind(merchant_id)
     .bind(cursor)
     .bind(page.fetch_limit())
+    .bind(filters.status.as_deref())
+    .bind(start)
+    .bind(end)
     .fetch_all(pool)
     .await?;
     Ok(rows.into_iter().map(Event::from).collect())

@@ -456,3 +456,62 @@ async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
         assert_eq!(answer.headers()["location"], "/", "{back}");
     }
 }
+
+#[tokio::test]
+async fn webhook_events_filter_by_a_deliverys_status_and_their_days() {
+    // The dispatcher stays idle (its first run finds nothing), so only this test moves deliveries.
+    let app = common::spawn_app_with(&["--webhook-interval", "1h"]).await;
+    let browser = common::browser::signed_in(&app, false).await;
+    let endpoint = app
+        .post(
+            "/v1/webhook-endpoints",
+            Some("filtered-endpoint"),
+            r#"{"url": "http://127.0.0.1:9/hooks"}"#,
+        )
+        .await;
+    assert_eq!(endpoint.status(), 201);
+    for n in 0..3 {
+        app.create_order(
+            &format!("filtered-event-{n}"),
+            r#"{"amount": 100, "currency": "EUR"}"#,
+        )
+        .await;
+    }
+    // One event's delivery failed for good, another's was delivered, the third's is pending.
+    let events: Vec<String> = sqlx::query_scalar(
+        "WITH marked AS ( \
+           UPDATE webhook_deliveries d SET status = m.status \
+           FROM (SELECT id, (ARRAY['failed', 'delivered'])[row_number() OVER (ORDER BY created_at)] \
+                 AS status FROM webhook_deliveries ORDER BY created_at LIMIT 2) m \
+           WHERE d.id = m.id RETURNING d.event_id, d.status) \
+         SELECT event_id::text FROM marked ORDER BY status DESC",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    let [failed, delivered] = [&events[0], &events[1]];
+    let page = |path: String| {
+        let (app, browser) = (&app, &browser);
+        async move { common::browser::page(app, browser, &path).await }
+    };
+    let listed = |html: &str| html.matches("<section class=\"card event\">").count();
+
+    let only_failed = page("/webhooks?status=failed".into()).await;
+    assert_eq!(listed(&only_failed), 1, "{only_failed}");
+    assert!(only_failed.contains(failed.as_str()));
+    let only_delivered = page("/webhooks?status=delivered".into()).await;
+    assert_eq!(listed(&only_delivered), 1);
+    assert!(only_delivered.contains(delivered.as_str()));
+    assert_eq!(listed(&page("/webhooks?status=pending".into()).await), 1);
+    let today = chrono::Utc::now().date_naive();
+    assert_eq!(
+        listed(&page(format!("/webhooks?from={today}&to={today}")).await),
+        3
+    );
+    assert_eq!(
+        listed(&page("/webhooks?from=2000-01-01&to=2000-01-31".into()).await),
+        0
+    );
+    let refused = page("/webhooks?from=yesterday".into()).await;
+    assert!(refused.contains("Dates are days"), "{refused}");
+}
