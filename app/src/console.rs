@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
-pub use kaadxpay_types::{Money, Permission, Role};
+pub use kaadxpay_types::{Moment, Money, Permission, Role};
 
 /// Who is signed in, put into the request by the server's session layer.
 #[derive(Debug, Clone)]
@@ -290,103 +290,8 @@ pub struct TimelineEntry {
     pub at: DateTime<Utc>,
     /// Milliseconds since the moment before; `None` for the first.
     pub after_ms: Option<i64>,
-    pub moment: TimelineMoment,
+    pub moment: Moment,
     pub reference: Option<String>,
-}
-
-/// What happened at a moment, with its facts (codes as the backend stores them); the page
-/// writes it in its language (`crate::timeline`).
-#[derive(Debug, Clone)]
-pub enum TimelineMoment {
-    /// A request that came with the key; its latency to a tenth of a millisecond.
-    Request {
-        route: String,
-        status: u16,
-        verdict: Option<String>,
-        error_code: Option<String>,
-        latency_ms: f64,
-    },
-    /// The key's record was stored for an endpoint.
-    RecordStored {
-        endpoint: String,
-    },
-    /// The record's status changed, with its error if it has one.
-    RecordChanged {
-        status: String,
-        error: Option<String>,
-    },
-    /// A payout was created under its end-to-end key.
-    PayoutCreated {
-        money: Money,
-        partner_key: String,
-    },
-    OrderCreated {
-        money: Money,
-    },
-    /// A call to the partner (`create`, `status`, `listing`) and what it answered.
-    PartnerCall {
-        call: String,
-        partner_key: String,
-        answer: String,
-        latency_ms: i64,
-    },
-    /// A webhook the partner sent about one of its transfers.
-    PartnerWebhook {
-        event_type: String,
-        transfer_id: String,
-    },
-    /// A reconciliation item about the payout: its kind, the action taken, the transfer.
-    Reconciliation {
-        run_date: NaiveDate,
-        item: String,
-        action: Option<String>,
-        transfer_id: Option<String>,
-    },
-    /// The reversal of a duplicate transfer, and its state.
-    Reversal {
-        transfer_id: String,
-        state: String,
-    },
-    /// An event was sent to the merchant.
-    EventSent {
-        event_type: String,
-    },
-    /// One attempt to deliver an event to an endpoint.
-    Delivery {
-        event_type: String,
-        url: String,
-        answer: DeliveryAnswer,
-        latency_ms: i64,
-    },
-}
-
-impl TimelineMoment {
-    /// The kind of moment, as the API names it (and the page's class): `request`, `record`,
-    /// `payout`, `order`, `partner_call`, `partner_webhook`, `reconciliation`, `reversal`,
-    /// `event` or `delivery`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            TimelineMoment::Request { .. } => "request",
-            TimelineMoment::RecordStored { .. } | TimelineMoment::RecordChanged { .. } => "record",
-            TimelineMoment::PayoutCreated { .. } => "payout",
-            TimelineMoment::OrderCreated { .. } => "order",
-            TimelineMoment::PartnerCall { .. } => "partner_call",
-            TimelineMoment::PartnerWebhook { .. } => "partner_webhook",
-            TimelineMoment::Reconciliation { .. } => "reconciliation",
-            TimelineMoment::Reversal { .. } => "reversal",
-            TimelineMoment::EventSent { .. } => "event",
-            TimelineMoment::Delivery { .. } => "delivery",
-        }
-    }
-}
-
-/// What an endpoint answered a delivery attempt.
-#[derive(Debug, Clone)]
-pub enum DeliveryAnswer {
-    Http(u16),
-    /// The attempt's error (a refused connection, a timeout).
-    Error(String),
-    None,
 }
 
 /// A list page's filters, as typed into its form (each may be empty): a status, and a range of

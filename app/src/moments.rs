@@ -3,25 +3,25 @@
 
 use leptos_fluent::tr;
 
-use crate::console::{DeliveryAnswer, TimelineMoment};
 use crate::i18n::day;
 use crate::vocabulary::code_word;
+use kaadxpay_types::Moment;
 
 /// The badge of a kind of moment (in English the kind itself, as the API names it).
-pub fn badge(moment: &TimelineMoment) -> String {
+pub fn badge(moment: &Moment) -> String {
     match moment {
-        TimelineMoment::Request { .. } => tr!("moment-kind-request"),
-        TimelineMoment::RecordStored { .. } | TimelineMoment::RecordChanged { .. } => {
+        Moment::Request { .. } => tr!("moment-kind-request"),
+        Moment::RecordStored { .. } | Moment::RecordChanged { .. } => {
             tr!("moment-kind-record")
         }
-        TimelineMoment::PayoutCreated { .. } => tr!("moment-kind-payout"),
-        TimelineMoment::OrderCreated { .. } => tr!("moment-kind-order"),
-        TimelineMoment::PartnerCall { .. } => tr!("moment-kind-partner_call"),
-        TimelineMoment::PartnerWebhook { .. } => tr!("moment-kind-partner_webhook"),
-        TimelineMoment::Reconciliation { .. } => tr!("moment-kind-reconciliation"),
-        TimelineMoment::Reversal { .. } => tr!("moment-kind-reversal"),
-        TimelineMoment::EventSent { .. } => tr!("moment-kind-event"),
-        TimelineMoment::Delivery { .. } => tr!("moment-kind-delivery"),
+        Moment::PayoutCreated { .. } => tr!("moment-kind-payout"),
+        Moment::OrderCreated { .. } => tr!("moment-kind-order"),
+        Moment::PartnerCall { .. } => tr!("moment-kind-partner_call"),
+        Moment::PartnerWebhook { .. } => tr!("moment-kind-partner_webhook"),
+        Moment::Reconciliation { .. } => tr!("moment-kind-reconciliation"),
+        Moment::Reversal { .. } => tr!("moment-kind-reversal"),
+        Moment::EventSent { .. } => tr!("moment-kind-event"),
+        Moment::Delivery { .. } => tr!("moment-kind-delivery"),
     }
 }
 
@@ -35,9 +35,9 @@ pub fn wait(ms: i64) -> String {
 }
 
 /// What happened, as a sentence.
-pub fn sentence(moment: &TimelineMoment) -> String {
+pub fn sentence(moment: &Moment) -> String {
     match moment {
-        TimelineMoment::Request {
+        Moment::Request {
             route,
             status,
             verdict,
@@ -56,10 +56,10 @@ pub fn sentence(moment: &TimelineMoment) -> String {
                 "latency" => format!("{latency_ms:.1}"),
             })
         }
-        TimelineMoment::RecordStored { endpoint } => {
+        Moment::RecordStored { endpoint } => {
             tr!("moment-record-stored", {"endpoint" => endpoint.clone()})
         }
-        TimelineMoment::RecordChanged { status, error } => {
+        Moment::RecordChanged { status, error } => {
             let status = code_word(status);
             match error {
                 None => tr!("moment-record-changed", {"status" => status}),
@@ -69,18 +69,22 @@ pub fn sentence(moment: &TimelineMoment) -> String {
                 }),
             }
         }
-        TimelineMoment::PayoutCreated { money, partner_key } => {
+        Moment::PayoutCreated {
+            amount,
+            currency,
+            partner_key,
+        } => {
             tr!("moment-payout-created", {
-                "amount" => money.amount.to_string(),
-                "currency" => money.currency.clone(),
+                "amount" => amount.to_string(),
+                "currency" => currency.clone(),
                 "partner_key" => partner_key.clone(),
             })
         }
-        TimelineMoment::OrderCreated { money } => tr!("moment-order-created", {
-            "amount" => money.amount.to_string(),
-            "currency" => money.currency.clone(),
+        Moment::OrderCreated { amount, currency } => tr!("moment-order-created", {
+            "amount" => amount.to_string(),
+            "currency" => currency.clone(),
         }),
-        TimelineMoment::PartnerCall {
+        Moment::PartnerCall {
             call,
             partner_key,
             answer,
@@ -91,14 +95,14 @@ pub fn sentence(moment: &TimelineMoment) -> String {
             "answer" => answer.clone(),
             "latency" => latency_ms.to_string(),
         }),
-        TimelineMoment::PartnerWebhook {
+        Moment::PartnerWebhook {
             event_type,
             transfer_id,
         } => tr!("moment-partner-webhook", {
             "event_type" => event_type.clone(),
             "transfer" => transfer_id.clone(),
         }),
-        TimelineMoment::Reconciliation {
+        Moment::Reconciliation {
             run_date,
             item,
             action,
@@ -117,25 +121,26 @@ pub fn sentence(moment: &TimelineMoment) -> String {
                 "transfer" => transfer.unwrap_or_default(),
             })
         }
-        TimelineMoment::Reversal { transfer_id, state } => tr!("moment-reversal-state", {
+        Moment::Reversal { transfer_id, state } => tr!("moment-reversal-state", {
             "transfer" => transfer_id.clone(),
             "state" => code_word(state),
         }),
-        TimelineMoment::EventSent { event_type } => {
+        Moment::EventSent { event_type } => {
             tr!("moment-event-sent", {"event_type" => event_type.clone()})
         }
-        TimelineMoment::Delivery {
+        Moment::Delivery {
             event_type,
             url,
-            answer,
+            status_code,
+            error,
             latency_ms,
         } => {
-            let answer = match answer {
-                DeliveryAnswer::Http(status) => {
+            let answer = match (status_code, error) {
+                (Some(status), _) => {
                     tr!("moment-delivery-http", {"status" => status.to_string()})
                 }
-                DeliveryAnswer::Error(error) => error.clone(),
-                DeliveryAnswer::None => tr!("moment-delivery-no-answer"),
+                (None, Some(error)) => error.clone(),
+                (None, None) => tr!("moment-delivery-no-answer"),
             };
             tr!("moment-delivery-attempt", {
                 "event_type" => event_type.clone(),
@@ -150,11 +155,10 @@ pub fn sentence(moment: &TimelineMoment) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::console::Money;
     use crate::i18n::{in_language, Lang};
 
-    fn request(verdict: Option<&str>, error_code: Option<&str>) -> TimelineMoment {
-        TimelineMoment::Request {
+    fn request(verdict: Option<&str>, error_code: Option<&str>) -> Moment {
+        Moment::Request {
             route: "POST /v1/payouts".into(),
             status: 422,
             verdict: verdict.map(str::to_owned),
@@ -163,8 +167,8 @@ mod tests {
         }
     }
 
-    fn reconciliation(action: Option<&str>, transfer_id: Option<&str>) -> TimelineMoment {
-        TimelineMoment::Reconciliation {
+    fn reconciliation(action: Option<&str>, transfer_id: Option<&str>) -> Moment {
+        Moment::Reconciliation {
             run_date: "2026-12-04".parse().unwrap(),
             item: "duplicate".into(),
             action: action.map(str::to_owned),
@@ -185,18 +189,16 @@ mod tests {
                 "POST /v1/payouts answered 422 in 12.0 ms",
             ),
             (
-                TimelineMoment::RecordChanged {
+                Moment::RecordChanged {
                     status: "failed".into(),
                     error: Some("partner_unavailable".into()),
                 },
                 "record failed: partner_unavailable",
             ),
             (
-                TimelineMoment::PayoutCreated {
-                    money: Money {
-                        amount: 400,
-                        currency: "EUR".into(),
-                    },
+                Moment::PayoutCreated {
+                    amount: 400,
+                    currency: "EUR".into(),
                     partner_key: "kxp-1".into(),
                 },
                 "payout of 400 EUR (minor units) created under end-to-end key kxp-1",
@@ -210,10 +212,11 @@ mod tests {
                 "reconciliation of 2026-12-04: duplicate",
             ),
             (
-                TimelineMoment::Delivery {
+                Moment::Delivery {
                     event_type: "payout.created".into(),
                     url: "http://127.0.0.1:9/hooks".into(),
-                    answer: DeliveryAnswer::None,
+                    status_code: None,
+                    error: None,
                     latency_ms: 3,
                 },
                 "payout.created to http://127.0.0.1:9/hooks: no answer in 3 ms",

@@ -3,12 +3,12 @@
 //! page turns into a fixed sentence.
 
 use app::console::{
-    ConsoleError, ConsoleResult, DeliveryAnswer, Money, OrderRow, PayoutRow, Refusal, RequestView,
-    RunRow, TimelineEntry, TimelineMoment,
+    ConsoleError, ConsoleResult, Money, OrderRow, PayoutRow, Refusal, RequestView, RunRow,
+    TimelineEntry,
 };
 
 use crate::contract::error::Error;
-use crate::history::timeline::{Entry, Moment};
+use crate::history::timeline::Entry;
 use crate::payments::orders::Order;
 use crate::payments::payouts::Payout;
 use crate::reconcile;
@@ -52,87 +52,8 @@ pub(super) fn timeline_entry(position: usize, entry: Entry) -> TimelineEntry {
     TimelineEntry {
         at: entry.at,
         after_ms: (position > 0).then_some(entry.after_ms),
-        moment: timeline_moment(entry.moment),
+        moment: entry.moment,
         reference: entry.reference,
-    }
-}
-
-/// What happened, as the console's view type (the API writes it in English with the app too).
-pub(super) fn timeline_moment(moment: Moment) -> TimelineMoment {
-    match moment {
-        Moment::Request {
-            route,
-            status,
-            verdict,
-            error_code,
-            latency_ms,
-        } => TimelineMoment::Request {
-            route,
-            status,
-            verdict,
-            error_code,
-            latency_ms,
-        },
-        Moment::RecordStored { endpoint } => TimelineMoment::RecordStored { endpoint },
-        Moment::RecordChanged { status, error } => TimelineMoment::RecordChanged { status, error },
-        Moment::PayoutCreated {
-            amount,
-            currency,
-            partner_key,
-        } => TimelineMoment::PayoutCreated {
-            money: Money { amount, currency },
-            partner_key,
-        },
-        Moment::OrderCreated { amount, currency } => TimelineMoment::OrderCreated {
-            money: Money { amount, currency },
-        },
-        Moment::PartnerCall {
-            call,
-            partner_key,
-            answer,
-            latency_ms,
-        } => TimelineMoment::PartnerCall {
-            call,
-            partner_key,
-            answer,
-            latency_ms,
-        },
-        Moment::PartnerWebhook {
-            event_type,
-            transfer_id,
-        } => TimelineMoment::PartnerWebhook {
-            event_type,
-            transfer_id,
-        },
-        Moment::Reconciliation {
-            run_date,
-            item,
-            action,
-            transfer_id,
-        } => TimelineMoment::Reconciliation {
-            run_date,
-            item,
-            action,
-            transfer_id,
-        },
-        Moment::Reversal { transfer_id, state } => TimelineMoment::Reversal { transfer_id, state },
-        Moment::EventSent { event_type } => TimelineMoment::EventSent { event_type },
-        Moment::Delivery {
-            event_type,
-            url,
-            status_code,
-            error,
-            latency_ms,
-        } => TimelineMoment::Delivery {
-            event_type,
-            url,
-            answer: match (status_code, error) {
-                (Some(status), _) => DeliveryAnswer::Http(status),
-                (None, Some(error)) => DeliveryAnswer::Error(error),
-                (None, None) => DeliveryAnswer::None,
-            },
-            latency_ms,
-        },
     }
 }
 

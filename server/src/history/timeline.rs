@@ -6,10 +6,12 @@
 //! A moment is data (what happened, with its facts), never a sentence: the console writes it in
 //! its reader's language, and the API gives it as it is, for programs.
 
-use chrono::{DateTime, NaiveDate, Utc};
-use serde::{Deserialize, Serialize};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
 use sqlx::types::Json;
 use sqlx::PgPool;
+
+use kaadxpay_types::Moment;
 
 use crate::idempotency::record::KeyRecord;
 
@@ -24,69 +26,6 @@ pub struct Entry {
     pub reference: Option<String>,
     /// Milliseconds since the entry before it (0 for the first).
     pub after_ms: i64,
-}
-
-/// What happened, with its facts. The queries below build it as JSON tagged by `moment`, and
-/// the API answers it so.
-#[derive(Debug, Clone, Deserialize, Serialize, utoipa::ToSchema)]
-#[serde(tag = "moment", rename_all = "snake_case")]
-pub enum Moment {
-    /// A request that came with the key: its route template, HTTP status, verdict, error code
-    /// and latency (rounded to a tenth of a millisecond).
-    Request {
-        route: String,
-        status: u16,
-        verdict: Option<String>,
-        error_code: Option<String>,
-        latency_ms: f64,
-    },
-    /// The key's record was stored for an endpoint.
-    RecordStored { endpoint: String },
-    /// The record's status changed (to `expired` too), with its error if it has one.
-    RecordChanged {
-        status: String,
-        error: Option<String>,
-    },
-    /// A payout was created (amount in minor units) under its end-to-end key.
-    PayoutCreated {
-        amount: i64,
-        currency: String,
-        partner_key: String,
-    },
-    /// An order was created (amount in minor units).
-    OrderCreated { amount: i64, currency: String },
-    /// A call to the partner (`create`, `status`, `listing`) and what it answered.
-    PartnerCall {
-        call: String,
-        partner_key: String,
-        answer: String,
-        latency_ms: i64,
-    },
-    /// A webhook the partner sent about one of its transfers.
-    PartnerWebhook {
-        event_type: String,
-        transfer_id: String,
-    },
-    /// A reconciliation run's item about the payout: its kind, the action taken, the transfer.
-    Reconciliation {
-        run_date: NaiveDate,
-        item: String,
-        action: Option<String>,
-        transfer_id: Option<String>,
-    },
-    /// The reversal of a duplicate transfer, and its state.
-    Reversal { transfer_id: String, state: String },
-    /// An event was sent to the merchant.
-    EventSent { event_type: String },
-    /// One attempt to deliver an event to an endpoint: its HTTP status, else its error, else
-    /// none (no answer).
-    Delivery {
-        event_type: String,
-        url: String,
-        status_code: Option<u16>,
-        error: Option<String>,
-        latency_ms: i64,
-    },
 }
 
 /// A payout or an order: the resources whose life a timeline follows.
