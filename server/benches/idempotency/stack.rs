@@ -7,8 +7,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
+use kaadxpay_embedded_pg::{Durability, EmbeddedPostgres};
 use server::accounts::auth::{self, NewMerchant};
-use server::platform::embedded_pg::{Durability, EmbeddedPostgres};
 use sqlx::PgPool;
 
 pub struct Stack {

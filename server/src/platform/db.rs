@@ -11,8 +11,8 @@ use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::Connection;
 
-use crate::platform::embedded_pg::{Durability, EmbeddedPostgres};
 use crate::service::config::Settings;
+use kaadxpay_embedded_pg::{Durability, EmbeddedPostgres};
 
 pub static MIGRATOR: Migrator = sqlx::migrate!("../migrations");
 

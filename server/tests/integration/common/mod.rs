@@ -16,9 +16,9 @@ use serde_json::Value;
 use sqlx::{Connection, PgConnection, PgPool};
 use tokio::sync::OnceCell;
 
+use kaadxpay_embedded_pg::{Durability, EmbeddedPostgres};
 use server::partner::TEST_WEBHOOK_SECRET;
 use server::platform::db::{self, MIGRATOR};
-use server::platform::embedded_pg::{Durability, EmbeddedPostgres};
 use server::service::components;
 use server::service::config::Settings;
 use server::service::startup::Application;

@@ -1,9 +1,7 @@
-//! Running the service: the command line, settings checked at start, the embedded PostgreSQL,
-//! health and metrics, retention, the OpenAPI document under Schemathesis, and the layering of
-//! the sources.
+//! Running the service: the command line, settings checked at start, health and metrics,
+//! retention, the OpenAPI document under Schemathesis, and the layering of the sources.
 
 mod cli;
-mod embedded;
 mod endpoints;
 mod layers;
 mod retention;

@@ -5,13 +5,13 @@
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use server::platform::embedded_pg::{Durability, EmbeddedPostgres};
+use kaadxpay_embedded_pg::{Durability, EmbeddedPostgres};
 use sqlx::{Connection, PgConnection};
 
 /// A new folder for one test's cluster, under the project's `.data/`.
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../.data")
+        .join("../../.data")
         .join(format!("embedded-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
