@@ -174,7 +174,7 @@ pub async fn check(
     .collect();
     let keys: HashMap<(String, String), (String, Option<String>)> =
         sqlx::query_as::<_, (String, String, String, Option<String>)>(
-            "SELECT merchant_id, key, status, resource_id FROM idempotency_keys WHERE merchant_id = ANY($1)",
+            "SELECT merchant_id, key, status::text, resource_id FROM idempotency_keys WHERE merchant_id = ANY($1)",
         )
         .bind(merchants)
         .fetch_all(pool)

@@ -231,7 +231,7 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
         Command::Purge => {
             println!(
                 "{} expired records deleted",
-                maintenance::purge(db.pool.clone()).await?
+                maintenance::purge(db.pool.clone(), settings.idempotency_ttl).await?
             );
             let history = components::retention(settings).purge(&db.pool).await?;
             println!("history past its retention deleted: {history:?}");

@@ -81,8 +81,15 @@ impl EmbeddedPostgres {
             cluster.port,
             socket_dir.display()
         );
-        if durability == Durability::Ephemeral {
-            options.push_str(" -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
+        match durability {
+            Durability::Ephemeral => {
+                options.push_str(" -c fsync=off -c synchronous_commit=off -c full_page_writes=off")
+            }
+            // As deploy/patroni.yml: full-page images compressed, and checkpoints (each of
+            // which makes the next write to every page log the whole page) less often.
+            Durability::Durable => options.push_str(
+                " -c wal_compression=zstd -c checkpoint_timeout=15min -c max_wal_size=2GB",
+            ),
         }
         let log = cluster.data_dir.join("server.log");
         let started = cluster

@@ -27,7 +27,7 @@ use crate::contract::input;
 use crate::contract::pagination::Filters as ListFilters;
 use crate::history::search::{self, Kind};
 use crate::history::timeline::{self, Resource as TimelineResource};
-use crate::idempotency::{outcomes, record, IdempotencyKey, Outcome, Resource, StoredResponse};
+use crate::idempotency::{outcomes, IdempotencyKey, Outcome, Resource, StoredResponse};
 use crate::partner_sim::scenarios::MAGIC_IBANS;
 use crate::payments::balance;
 use crate::payments::fields::{AccountHolder, BankAccount, Iban};
@@ -337,7 +337,10 @@ impl Console for PgConsole {
     }
 
     async fn key(&self, merchant_id: &str, key: &str) -> ConsoleResult<Option<KeyView>> {
-        let Some(found) = record::find(&self.state.pool, merchant_id, key)
+        let Some(found) = self
+            .state
+            .idempotency
+            .record(merchant_id, key)
             .await
             .map_err(failed)?
         else {
@@ -371,6 +374,7 @@ impl Console for PgConsole {
     async fn search(&self, query: &SearchQuery) -> ConsoleResult<Vec<SearchHit>> {
         let hits = search::across_merchants(
             &self.state.pool,
+            self.state.idempotency.ttl(),
             &query.text,
             &query.status,
             &query.from,
@@ -402,7 +406,13 @@ impl Console for PgConsole {
         let pool = &self.state.pool;
         let entries = match subject {
             Subject::Key(key) => {
-                match record::find(pool, merchant_id, key).await.map_err(failed)? {
+                match self
+                    .state
+                    .idempotency
+                    .record(merchant_id, key)
+                    .await
+                    .map_err(failed)?
+                {
                     Some(found) => Some(timeline::of_key(pool, merchant_id, &found).await),
                     None => None,
                 }
@@ -710,7 +720,7 @@ impl Console for PgConsole {
 async fn recorded_answer(
     state: &AppState,
     merchant_id: &str,
-    record: &record::KeyRecord,
+    record: &crate::idempotency::record::KeyRecord,
 ) -> Result<Option<Vec<u8>>, Error> {
     if let Some(bytes) = &record.response_body {
         return Ok(Some(bytes.clone()));

@@ -3,12 +3,14 @@
 //! (`kxp-…`), a request id, or the id of an event, a delivery or a delivery attempt about one of
 //! them; a key also by its prefix or its merchant. Read only, at most 100 hits, newest first.
 
+use std::time::Duration;
+
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
 /// Support's search: the payouts, orders and keys any identifier leads to ($1 the text, $5 the
 /// text as a UUID for events, deliveries and delivery attempts), filtered by status ($2) and
-/// creation date ($3, $4).
+/// creation date ($3, $4); a key expires `$6` seconds after it was made.
 const SEARCH: &str = "\
     WITH payout_ids AS ( \
       SELECT merchant_id, id FROM payouts \
@@ -37,8 +39,9 @@ const SEARCH: &str = "\
       FROM orders \
       WHERE id = $1 OR (merchant_id, id) IN (SELECT merchant_id, id FROM about WHERE kind = 'order') \
       UNION ALL \
-      SELECT 'key', merchant_id, key, endpoint, \
-        CASE WHEN expires_at <= now() THEN 'expired' ELSE status END, created_at \
+      SELECT 'key', merchant_id, key, endpoint::text, \
+        CASE WHEN created_at + make_interval(secs => $6) <= now() THEN 'expired' ELSE status::text END, \
+        created_at \
       FROM idempotency_keys \
       WHERE $1 = '' OR key = $1 OR merchant_id = $1 \
          OR key LIKE replace(replace($1, '%', '\\%'), '_', '\\_') || '%' \
@@ -70,9 +73,10 @@ pub struct Hit {
 }
 
 /// What `text` leads to, with the given status (`""` for any) and made from `from` to `to`
-/// (`YYYY-MM-DD`, inclusive; `""` for no bound).
+/// (`YYYY-MM-DD`, inclusive; `""` for no bound); keys expire `key_ttl` after they were made.
 pub async fn across_merchants(
     pool: &PgPool,
+    key_ttl: Duration,
     text: &str,
     status: &str,
     from: &str,
@@ -85,6 +89,7 @@ pub async fn across_merchants(
         .bind(from)
         .bind(to)
         .bind(uuid::Uuid::parse_str(text).ok())
+        .bind(key_ttl.as_secs_f64())
         .fetch_all(pool)
         .await?;
     Ok(rows

@@ -24,11 +24,12 @@ use crate::contract::error::Error;
 
 #[derive(Clone)]
 pub struct Idempotency {
-    pool: PgPool,
+    pub(super) pool: PgPool,
     /// A reserve of connections for marking claimed keys failed, so that a request timed out
     /// on an exhausted `pool` still frees its key at once.
     settle_pool: PgPool,
-    ttl: Duration,
+    /// How long a record answers for its key after it was made.
+    pub(super) ttl: Duration,
     lease: Duration,
     outcomes: Outcomes,
     answers: Answers,
@@ -119,7 +120,7 @@ impl Lease {
     /// nothing when the lease is gone. `$1` is the merchant's id.
     pub const COMPLETING: &'static str =
         "completed AS (UPDATE idempotency_keys SET status = 'completed', \
-           recovery_point = 'finished', response_status = $4, response_location = $5, \
+           recovery_point = NULL, response_status = $4, response_location = $5, \
            response_body = $6, resource_type = coalesce($7, resource_type), \
            resource_id = coalesce($8, resource_id), locked_until = NULL, updated_at = now() \
          WHERE merchant_id = $1 AND key = $2 AND lease_token = $3 AND status = 'in_progress' \
@@ -173,6 +174,11 @@ impl Idempotency {
             outcomes: Outcomes::default(),
             answers: Answers::default(),
         }
+    }
+
+    /// How long a record answers for its key after it was made.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
     }
 
     /// The outcome counts this engine gathers, for their flushing worker.
@@ -416,15 +422,16 @@ impl Idempotency {
             let lease_token = Uuid::new_v4();
             let row: ClaimRow = sqlx::query_as(
                 "WITH claim AS ( \
-                   INSERT INTO idempotency_keys \
-                     (merchant_id, key, endpoint, request_hash, status, lease_token, locked_until, expires_at) \
-                   VALUES ($1, $2, $3, $4, 'in_progress', $5, \
-                     now() + make_interval(secs => $6), now() + make_interval(secs => $7)) \
+                   INSERT INTO idempotency_keys (merchant_id, key, endpoint, request_hash, status, \
+                     lease_token, locked_until, recovery_point, updated_at) \
+                   VALUES ($1, $2, $3::idempotency_endpoint, $4, 'in_progress', $5, \
+                     now() + make_interval(secs => $6), 'started', now()) \
                    ON CONFLICT (merchant_id, key) DO NOTHING RETURNING 1) \
                  SELECT EXISTS (SELECT 1 FROM claim) AS claimed, \
-                   k.endpoint, k.request_hash, k.status, k.lease_token, \
-                   coalesce(k.locked_until > now(), false) AS lease_live, k.expires_at <= now() AS expired, \
-                   extract(epoch FROM k.expires_at - now())::float8 AS remaining, \
+                   k.endpoint::text AS endpoint, k.request_hash, k.status::text AS status, k.lease_token, \
+                   coalesce(k.locked_until > now(), false) AS lease_live, \
+                   k.created_at + make_interval(secs => $7) <= now() AS expired, \
+                   extract(epoch FROM k.created_at + make_interval(secs => $7) - now())::float8 AS remaining, \
                    k.response_status, k.response_location, k.response_body, \
                    k.resource_type, k.resource_id \
                  FROM (SELECT 1) AS one \
@@ -483,7 +490,7 @@ impl Idempotency {
         &self,
         request: &IdempotentRequest<'_>,
         request_hash: &[u8],
-        seen_token: Uuid,
+        seen_token: Option<Uuid>,
         fresh: bool,
     ) -> Result<Option<ClaimedKey>, EngineError> {
         let lease_token = Uuid::new_v4();
@@ -491,17 +498,16 @@ impl Idempotency {
             "UPDATE idempotency_keys SET \
                status = 'in_progress', lease_token = $4, \
                locked_until = now() + make_interval(secs => $6), \
-               attempts = CASE WHEN $5 THEN 1 ELSE attempts + 1 END, \
-               endpoint = $8, request_hash = $9, \
-               recovery_point = CASE WHEN $5 THEN 'started' ELSE recovery_point END, \
+               attempts = CASE WHEN $5 THEN NULL ELSE coalesce(attempts, 1) + 1 END, \
+               endpoint = $8::idempotency_endpoint, request_hash = $9, \
+               recovery_point = CASE WHEN $5 THEN 'started' ELSE coalesce(recovery_point, 'started') END, \
                resource_type = CASE WHEN $5 THEN NULL ELSE resource_type END, \
                resource_id = CASE WHEN $5 THEN NULL ELSE resource_id END, \
                response_status = NULL, response_location = NULL, response_body = NULL, error = NULL, \
                created_at = CASE WHEN $5 THEN now() ELSE created_at END, \
-               expires_at = CASE WHEN $5 THEN now() + make_interval(secs => $7) ELSE expires_at END, \
                updated_at = now() \
-             WHERE merchant_id = $1 AND key = $2 AND lease_token = $3 \
-               AND (expires_at <= now() OR status = 'failed' \
+             WHERE merchant_id = $1 AND key = $2 AND lease_token IS NOT DISTINCT FROM $3 \
+               AND (created_at + make_interval(secs => $7) <= now() OR status = 'failed' \
                     OR (status = 'in_progress' AND locked_until <= now())) \
              RETURNING recovery_point",
         )

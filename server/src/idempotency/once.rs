@@ -43,9 +43,10 @@ pub fn lock_key(merchant_id: &str, key: &str) -> i64 {
 /// (empty when a record answers for the key, so a replay takes no lock), then `go`, one row
 /// when this request holds the key and may execute (after the fail point's pause).
 const LOCK_AND_LOOK: &str = "found AS MATERIALIZED ( \
-       SELECT endpoint, request_hash, status, lease_token, \
-         coalesce(locked_until > now(), false) AS lease_live, expires_at <= now() AS expired, \
-         extract(epoch FROM expires_at - now())::float8 AS remaining, \
+       SELECT endpoint::text AS endpoint, request_hash, status::text AS status, lease_token, \
+         coalesce(locked_until > now(), false) AS lease_live, \
+         created_at + make_interval(secs => $6) <= now() AS expired, \
+         extract(epoch FROM created_at + make_interval(secs => $6) - now())::float8 AS remaining, \
          response_status, response_location, response_body, resource_type, resource_id \
        FROM idempotency_keys WHERE merchant_id = $1 AND key = $2), \
      lock AS MATERIALIZED ( \
@@ -62,21 +63,23 @@ const PLANNED_ANSWER: &str = "answer AS (SELECT $8::int2 AS status, $9::text AS 
 /// expired one or of a failed one of the same request; empty when another took the key first.
 const RECORDING: &str = "recorded AS ( \
        INSERT INTO idempotency_keys AS k (merchant_id, key, endpoint, request_hash, status, \
-         recovery_point, lease_token, response_status, response_location, response_body, \
-         resource_type, resource_id, expires_at) \
-       SELECT $1, $2, $3, $4, 'completed', 'finished', gen_random_uuid(), a.status, a.location, \
-         a.body, a.resource_type, a.resource_id, now() + make_interval(secs => $6) FROM answer a \
+         response_status, response_location, response_body, resource_type, resource_id) \
+       SELECT $1, $2, $3::idempotency_endpoint, $4, 'completed', a.status, a.location, a.body, \
+         a.resource_type, a.resource_id FROM answer a \
        ON CONFLICT (merchant_id, key) DO UPDATE SET endpoint = EXCLUDED.endpoint, \
-         request_hash = EXCLUDED.request_hash, status = 'completed', recovery_point = 'finished', \
-         lease_token = EXCLUDED.lease_token, locked_until = NULL, \
+         request_hash = EXCLUDED.request_hash, status = 'completed', recovery_point = NULL, \
+         lease_token = NULL, locked_until = NULL, \
          response_status = EXCLUDED.response_status, response_location = EXCLUDED.response_location, \
          response_body = EXCLUDED.response_body, resource_type = EXCLUDED.resource_type, \
          resource_id = EXCLUDED.resource_id, error = NULL, \
-         attempts = CASE WHEN k.expires_at <= now() THEN 1 ELSE k.attempts + 1 END, \
-         created_at = CASE WHEN k.expires_at <= now() THEN now() ELSE k.created_at END, \
-         expires_at = CASE WHEN k.expires_at <= now() THEN EXCLUDED.expires_at ELSE k.expires_at END, \
-         updated_at = now() \
-       WHERE k.expires_at <= now() OR (k.status = 'failed' AND k.endpoint = $3 AND k.request_hash = $4) \
+         attempts = CASE WHEN k.created_at + make_interval(secs => $6) <= now() THEN NULL \
+           ELSE coalesce(k.attempts, 1) + 1 END, \
+         updated_at = CASE WHEN k.created_at + make_interval(secs => $6) <= now() THEN NULL \
+           ELSE now() END, \
+         created_at = CASE WHEN k.created_at + make_interval(secs => $6) <= now() THEN now() \
+           ELSE k.created_at END \
+       WHERE k.created_at + make_interval(secs => $6) <= now() \
+         OR (k.status = 'failed' AND k.endpoint = EXCLUDED.endpoint AND k.request_hash = $4) \
        RETURNING response_status)";
 
 /// What every shape's statement answers: the recorded status (none when it recorded nothing),

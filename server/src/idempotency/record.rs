@@ -1,8 +1,12 @@
 //! The live view of one idempotency record, as `GET /v1/idempotency-keys/{key}` serves it and
-//! the console shows it. A record past its `expires_at` reads as `expired` until it is purged.
+//! the console shows it. A record expires the TTL after its `created_at` and reads as `expired`
+//! until it is purged. What the one-commit path does not store reads as it would have been:
+//! recovery point `finished`, one attempt, `updated_at` at `created_at`.
 //! A key with no record whose one-commit request is executing (its advisory lock is held, see
 //! `super::once`) reads as `in_progress`; what it asks is not known until it commits, so its
 //! `endpoint` and `request_hash` are empty.
+
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -56,10 +60,13 @@ struct Row {
     response_body: Option<Vec<u8>>,
 }
 
-pub async fn find(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<Option<KeyRecord>> {
-    match recorded(pool, merchant_id, key).await? {
-        Some(record) => Ok(Some(record)),
-        None => executing(pool, merchant_id, key).await,
+impl super::Idempotency {
+    /// The caller's record of `key`, or the request executing it; `None` when there is neither.
+    pub async fn record(&self, merchant_id: &str, key: &str) -> sqlx::Result<Option<KeyRecord>> {
+        match recorded(&self.pool, merchant_id, key, self.ttl).await? {
+            Some(record) => Ok(Some(record)),
+            None => executing(&self.pool, merchant_id, key).await,
+        }
     }
 }
 
@@ -95,15 +102,23 @@ async fn executing(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<
     }))
 }
 
-async fn recorded(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<Option<KeyRecord>> {
+async fn recorded(
+    pool: &PgPool,
+    merchant_id: &str,
+    key: &str,
+    ttl: Duration,
+) -> sqlx::Result<Option<KeyRecord>> {
     let row: Option<Row> = sqlx::query_as(
-        "SELECT key, status, expires_at <= now() AS expired, endpoint, request_hash, response_status, \
-           resource_type, resource_id, recovery_point, error, attempts, created_at, updated_at, expires_at, \
-           response_body \
+        "SELECT key, status::text AS status, created_at + make_interval(secs => $3) <= now() AS expired, \
+           endpoint::text AS endpoint, request_hash, response_status, resource_type, resource_id, \
+           coalesce(recovery_point, 'finished') AS recovery_point, error, \
+           coalesce(attempts, 1) AS attempts, created_at, coalesce(updated_at, created_at) AS updated_at, \
+           created_at + make_interval(secs => $3) AS expires_at, response_body \
          FROM idempotency_keys WHERE merchant_id = $1 AND key = $2",
     )
     .bind(merchant_id)
     .bind(key)
+    .bind(ttl.as_secs_f64())
     .fetch_optional(pool)
     .await?;
     Ok(row.map(|row| KeyRecord {

@@ -27,7 +27,7 @@ pub struct FoundRecord {
     lease_token: Option<Uuid>,
     lease_live: Option<bool>,
     expired: Option<bool>,
-    /// Seconds until `expires_at`, by the statement's clock.
+    /// Seconds until the record expires (the TTL after `created_at`), by the statement's clock.
     remaining: Option<f64>,
     response_status: Option<i16>,
     response_location: Option<String>,
@@ -42,7 +42,7 @@ impl FoundRecord {
             endpoint: self.endpoint?,
             request_hash: self.request_hash?,
             status: self.status?,
-            lease_token: self.lease_token?,
+            lease_token: self.lease_token,
             lease_live: self.lease_live?,
             expired: self.expired?,
             remaining: Duration::from_secs_f64(self.remaining?.max(0.0)),
@@ -58,7 +58,9 @@ pub struct ExistingRecord {
     pub(super) endpoint: String,
     pub(super) request_hash: Vec<u8>,
     pub(super) status: String,
-    pub(super) lease_token: Uuid,
+    /// The two-phase path's lease, which a take-over must still find; none on a record of
+    /// the one-commit path.
+    pub(super) lease_token: Option<Uuid>,
     pub(super) lease_live: bool,
     pub(super) expired: bool,
     pub(super) remaining: Duration,

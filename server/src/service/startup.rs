@@ -145,8 +145,8 @@ impl Application {
                 move || sweep(pool.clone())
             })),
             tokio::spawn(every(settings.purge_interval, "purge", {
-                let pool = pool.clone();
-                move || purge(pool.clone())
+                let (pool, ttl) = (pool.clone(), settings.idempotency_ttl);
+                move || purge(pool.clone(), ttl)
             })),
             tokio::spawn(every(settings.purge_interval, "history purge", {
                 let (pool, retention) = (pool.clone(), components::retention(settings));

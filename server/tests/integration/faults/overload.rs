@@ -31,7 +31,10 @@ async fn key_status(
     merchant: &common::TestMerchant,
     key: &str,
 ) -> Option<String> {
-    server::idempotency::record::find(pool, &merchant.id, key)
+    let day = std::time::Duration::from_secs(24 * 3600);
+    let engine = server::idempotency::Idempotency::new(pool.clone(), day, day);
+    engine
+        .record(&merchant.id, key)
         .await
         .unwrap()
         .map(|record| record.status)
