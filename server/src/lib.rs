@@ -1,12 +1,13 @@
 //! Kaadxpay: a payments service whose every POST takes effect at most once. The binary
 //! (`main.rs`) is a thin command line over this library. The folders are the layers, from the
 //! bottom up:
-//! - infrastructure: `platform` (the database, the embedded PostgreSQL, ids, logs and metrics,
+//! - infrastructure: `platform` (the database, ids, logs and metrics,
 //!   the worker loop, fail points) and `contract` (the API's errors, input parsing, pages);
 //! - the engine: `idempotency` (each `POST` at most once);
 //! - the domain: `payments`, `webhooks`, `reconcile`, `accounts` (merchants' API keys, console
 //!   users, teams), `request_log`, `history` (timelines, retention), `exports`;
-//! - the partner bank: `partner` (our client) and `partner_sim` (its simulator);
+//! - the partner bank: `partner_sim`, its simulator (our client of it, the wire format and the
+//!   webhooks' signature are the crate `kaadxpay-partner`, in `crates/partner`);
 //! - the service: `service` (settings, the shared state, the commands both adapters run, start-up);
 //! - the adapters: `http` (the JSON API) and `console` (the Leptos console), which never import
 //!   each other, and `edge`, the router and middleware that hold both.
@@ -19,7 +20,6 @@ pub mod exports;
 pub mod history;
 pub mod http;
 pub mod idempotency;
-pub mod partner;
 pub mod partner_sim;
 pub mod payments;
 pub mod platform;

@@ -40,11 +40,11 @@ use sqlx::{Connection, PgConnection, PgPool, Postgres};
 use uuid::Uuid;
 
 use crate::contract::pagination::Filters;
-use crate::partner::client::PartnerClient;
-use crate::partner::wire::{Transfer, TransferStatus};
 use crate::payments::payout_status::PayoutStatus;
 use crate::payments::payouts::partner_key;
 use crate::platform::ids::new_id;
+use kaadxpay_partner::client::PartnerClient;
+use kaadxpay_partner::wire::{Transfer, TransferStatus};
 
 /// How long a claimed reversal (or a claimed day) is its claimer's before another run may take
 /// it over: well above a partner call.

@@ -11,10 +11,10 @@ use axum::{Json, Router};
 use serde_json::json;
 
 use crate::contract::error::Error;
-use crate::partner::signature;
-use crate::partner::wire::PartnerEvent;
 use crate::payments::partner_events::{self, Applied, EventError};
 use crate::service::state::AppState;
+use kaadxpay_partner::signature;
+use kaadxpay_partner::wire::PartnerEvent;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/webhooks/partner", post(receive))

@@ -41,8 +41,8 @@ use tokio::net::TcpListener;
 use self::notifier::Notifier;
 use self::scenarios::{scenario_of, Scenario, RETURN_AFTER};
 use self::store::Store;
-use crate::partner::wire::{Transfer, TransferList, TransferRequest, TransferStatus};
 use crate::platform::ids::new_id;
+use kaadxpay_partner::wire::{Transfer, TransferList, TransferRequest, TransferStatus};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "snake_case")]
@@ -68,7 +68,7 @@ pub struct SimArgs {
     /// Where to send `transfer.*` webhooks.
     #[arg(long)]
     pub webhook_url: Option<String>,
-    #[arg(long, env = "KAADXPAY_PARTNER_WEBHOOK_SECRET", default_value = crate::partner::TEST_WEBHOOK_SECRET)]
+    #[arg(long, env = "KAADXPAY_PARTNER_WEBHOOK_SECRET", default_value = kaadxpay_partner::TEST_WEBHOOK_SECRET)]
     pub webhook_secret: String,
     /// The durable store (JSON lines); by default `partner-sim.jsonl` in the data folder.
     #[arg(long)]

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use chrono::Utc;
 
-use crate::partner::signature;
-use crate::partner::wire::{PartnerEvent, PartnerEventData, Transfer};
 use crate::platform::ids::new_id;
+use kaadxpay_partner::signature;
+use kaadxpay_partner::wire::{PartnerEvent, PartnerEventData, Transfer};
 
 const MAX_ATTEMPTS: u32 = 12;
 

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use anyhow::Context;
 
-use crate::partner::wire::{Transfer, TransferStatus};
+use kaadxpay_partner::wire::{Transfer, TransferStatus};
 
 pub struct Store {
     inner: Mutex<Ledger>,

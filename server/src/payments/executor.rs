@@ -32,9 +32,9 @@ use super::partner_calls::{Answer, Call, Noted};
 use super::partner_events::transfers_with_key;
 use super::payout_status::PayoutStatus;
 use super::payouts::{self, Mover};
-use crate::partner::client::{CreateError, PartnerClient, PartnerError};
-use crate::partner::wire::{Destination, Transfer, TransferRequest, TransferStatus};
 use crate::platform::failpoints;
+use kaadxpay_partner::client::{CreateError, PartnerClient, PartnerError};
+use kaadxpay_partner::wire::{Destination, Transfer, TransferRequest, TransferStatus};
 
 /// Jobs claimed per run.
 const BATCH: i64 = 50;

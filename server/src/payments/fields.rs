@@ -192,7 +192,7 @@ pub struct BankAccount {
     pub iban: Iban,
 }
 
-impl From<BankAccount> for crate::partner::wire::Destination {
+impl From<BankAccount> for kaadxpay_partner::wire::Destination {
     fn from(account: BankAccount) -> Self {
         Self {
             account_holder: account.account_holder.into(),

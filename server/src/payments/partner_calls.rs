@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use sqlx::PgPool;
 
-use crate::partner::client::{CreateError, PartnerError};
-use crate::partner::wire::Transfer;
+use kaadxpay_partner::client::{CreateError, PartnerError};
+use kaadxpay_partner::wire::Transfer;
 
 /// Which partner call: the create, a status check, or a listing of a day's transfers.
 #[derive(Debug, Clone, Copy)]

@@ -18,8 +18,8 @@ use chrono::{DateTime, Days, Utc};
 use sqlx::PgPool;
 
 use super::payouts::{self, Mover};
-use crate::partner::client::{PartnerClient, PartnerError};
-use crate::partner::wire::{PartnerEvent, Transfer};
+use kaadxpay_partner::client::{PartnerClient, PartnerError};
+use kaadxpay_partner::wire::{PartnerEvent, Transfer};
 
 /// What became of one delivery of a partner event.
 #[derive(Debug, PartialEq, Eq)]

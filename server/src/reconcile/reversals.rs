@@ -15,8 +15,8 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::{set_status, Reversal, CLAIM_LEASE};
-use crate::partner::client::PartnerClient;
 use crate::payments::payouts;
+use kaadxpay_partner::client::PartnerClient;
 
 /// The delay before a refused reversal's first retry; each further retry doubles it.
 const FIRST_RETRY: Duration = Duration::from_secs(30);

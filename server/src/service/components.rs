@@ -4,12 +4,12 @@
 //! [`problems`] gathers them with the flags' own.
 
 use crate::history::retention::Retention;
-use crate::partner::client::PartnerClient;
-use crate::partner::TEST_WEBHOOK_SECRET;
 use crate::request_log;
 use crate::service::config::{Settings, Switch, WEBHOOK_TIMEOUT};
 use crate::webhooks::dispatcher::DispatcherSettings;
 use crate::webhooks::schedule::RetrySchedule;
+use kaadxpay_partner::client::PartnerClient;
+use kaadxpay_partner::TEST_WEBHOOK_SECRET;
 
 /// Every value that cannot work, one sentence each naming its variable; empty when all is well.
 pub fn problems(settings: &Settings) -> Vec<String> {

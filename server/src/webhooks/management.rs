@@ -28,7 +28,6 @@ use super::outbox::{EventType, NewEvent};
 use super::signature;
 use crate::contract::error::Error;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
-use crate::partner::wire::Destination;
 use crate::payments::order_status::OrderStatus;
 use crate::payments::orders::Order;
 use crate::payments::payout_status::PayoutStatus;
@@ -36,6 +35,7 @@ use crate::payments::payouts::Payout;
 use crate::platform::ids::new_id;
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
+use kaadxpay_partner::wire::Destination;
 
 /// `PATCH /v1/webhook-endpoints/{id}`: what to change; a field left out stays as it is.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]

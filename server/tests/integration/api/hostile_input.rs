@@ -302,7 +302,7 @@ async fn nul_anywhere_is_refused_by_name_and_leaves_the_key_free() {
 /// which is parsed with its own type) is a `400`, not a `500` the partner would retry for ever.
 #[tokio::test]
 async fn a_signed_partner_event_holding_nul_is_a_400() {
-    use server::partner::{signature, TEST_WEBHOOK_SECRET};
+    use kaadxpay_partner::{signature, TEST_WEBHOOK_SECRET};
     let app = spawn_app().await;
     let now = chrono::Utc::now();
     let body = serde_json::to_vec(&serde_json::json!({

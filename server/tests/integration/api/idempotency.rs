@@ -309,7 +309,7 @@ mod costs {
     pub fn state_with_ttl(pool: PgPool, ttl: Duration) -> AppState {
         let settings = settings(&[
             "--partner-webhook-secret",
-            server::partner::TEST_WEBHOOK_SECRET,
+            kaadxpay_partner::TEST_WEBHOOK_SECRET,
         ]);
         AppState {
             idempotency: Idempotency::new(pool.clone(), ttl, settings.idempotency_lease),
@@ -319,7 +319,7 @@ mod costs {
             key_usage: Arc::default(),
             metrics: server::platform::telemetry::metrics(),
             partner: components::partner_client(&settings, "http://127.0.0.1:9"),
-            partner_webhook_secret: server::partner::TEST_WEBHOOK_SECRET.into(),
+            partner_webhook_secret: kaadxpay_partner::TEST_WEBHOOK_SECRET.into(),
             test_mode: server::partner_sim::test_mode::TestMode::at("http://127.0.0.1:9"),
             webhook_allow_private_networks: true,
             request_log: server::request_log::RequestLog::new(&components::request_log(&settings))

@@ -14,7 +14,7 @@ use common::{
     count, error_code, eventually, free_port, json, spawn_app, spawn_app_at, spawn_app_with,
     ServerProcess, TestApp,
 };
-use server::partner::{signature, TEST_WEBHOOK_SECRET};
+use kaadxpay_partner::{signature, TEST_WEBHOOK_SECRET};
 
 const IBAN: &str = "DE89370400440532013000";
 

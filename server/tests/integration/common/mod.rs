@@ -17,7 +17,7 @@ use sqlx::{Connection, PgConnection, PgPool};
 use tokio::sync::OnceCell;
 
 use kaadxpay_embedded_pg::{Durability, EmbeddedPostgres};
-use server::partner::TEST_WEBHOOK_SECRET;
+use kaadxpay_partner::TEST_WEBHOOK_SECRET;
 use server::platform::db::{self, MIGRATOR};
 use server::service::components;
 use server::service::config::Settings;

@@ -22,7 +22,7 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 
 use common::{eventually, spawn_app_with, TestApp};
-use server::partner::client::PartnerClient;
+use kaadxpay_partner::client::PartnerClient;
 use server::payments::executor::PayoutWorker;
 
 /// What the scripted partner answers: the listed statuses first, then success. The n-th create

@@ -18,7 +18,7 @@ use futures::future::join_all;
 use serde_json::{json, Value};
 
 use common::{spawn_app_with, ServerProcess, TestApp};
-use server::partner::{signature, TEST_WEBHOOK_SECRET};
+use kaadxpay_partner::{signature, TEST_WEBHOOK_SECRET};
 
 const IBAN: &str = "DE89370400440532013000";
 

@@ -18,7 +18,7 @@ use chrono::{DateTime, Days, NaiveDate, Utc};
 use serde_json::{json, Value};
 
 use common::{count, database_with_merchant, eventually, ServerProcess};
-use server::partner::client::PartnerClient;
+use kaadxpay_partner::client::PartnerClient;
 use server::reconcile::reversals::ReversalWorker;
 use server::reconcile::Reconciler;
 

@@ -16,8 +16,8 @@ use serde_json::{json, Value};
 
 use common::browser::{hidden, page, signed_in};
 use common::{eventually, json, spawn_app_and_partner, TestApp};
+use kaadxpay_partner::client::PartnerClient;
 use server::idempotency::IdempotencyKey;
-use server::partner::client::PartnerClient;
 use server::partner_sim::scenarios::{Scenario, MAGIC_IBANS};
 use server::partner_sim::test_mode::TestMode;
 use server::reconcile::on_request::{Requester, RunNowError};

@@ -1,5 +1,5 @@
 //! Our client of the partner bank. Every transfer carries the end-to-end key
-//! ([`crate::payments::payouts::partner_key`]), so asking again after a timeout is safe with a
+//! (the server's `payments::payouts::partner_key`), so asking again after a timeout is safe with a
 //! partner that honours keys; with one that does not, reconciliation catches the duplicates.
 //! Errors are classified per call, and the types say which answers can be definitive: only a
 //! create has a [`CreateError::Refused`] (the partner's `422` on the transfer itself), and even
@@ -14,7 +14,7 @@ use std::time::Duration;
 use chrono::NaiveDate;
 use reqwest::StatusCode;
 
-use super::wire::{Transfer, TransferList, TransferRequest};
+use crate::wire::{Transfer, TransferList, TransferRequest};
 
 /// The kind of a `422`: definitive only as the answer to a create.
 const UNPROCESSABLE: &str = "unprocessable";

@@ -1,5 +1,5 @@
 //! The partner bank that payouts leave through: the wire format both sides speak, the client
-//! we call it with, and the signature on its webhooks. (`partner_sim` is a simulator of one.)
+//! we call it with, and the signature on its webhooks. (The server's `partner_sim` is a simulator of one.)
 
 pub mod client;
 pub mod signature;
