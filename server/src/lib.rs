@@ -1,16 +1,17 @@
 //! Kaadxpay: a payments service whose every POST takes effect at most once. The binary
 //! (`main.rs`) is a thin command line over this library. The folders are the layers, from the
 //! bottom up:
-//! - infrastructure: `platform` (the database, ids, logs and metrics,
-//!   the worker loop, fail points) and `contract` (the API's errors, input parsing, pages);
+//! - infrastructure: `platform` (the database, logs and metrics, the worker loop, fail points) and `contract` (the API's errors, input parsing, pages);
 //! - the engine: `idempotency` (each `POST` at most once);
 //! - the domain: `payments`, `webhooks`, `reconcile`, `accounts` (merchants' API keys, console
 //!   users, teams), `request_log`, `history` (timelines, retention), `exports`;
-//! - the partner bank: `partner_sim`, its simulator (our client of it, the wire format and the
-//!   webhooks' signature are the crate `kaadxpay-partner`, in `crates/partner`);
 //! - the service: `service` (settings, the shared state, the commands both adapters run, start-up);
 //! - the adapters: `http` (the JSON API) and `console` (the Leptos console), which never import
 //!   each other, and `edge`, the router and middleware that hold both.
+//!
+//! Beside it, crates of their own: `kaadxpay-types` (words shared with the console, ids),
+//! `kaadxpay-partner` (the partner bank's wire format, our client, its signature),
+//! `kaadxpay-partner-sim` (a simulator of that bank) and `kaadxpay-embedded-pg`.
 
 pub mod accounts;
 pub mod console;
@@ -20,7 +21,6 @@ pub mod exports;
 pub mod history;
 pub mod http;
 pub mod idempotency;
-pub mod partner_sim;
 pub mod payments;
 pub mod platform;
 pub mod reconcile;

@@ -4,11 +4,11 @@
 use anyhow::Context;
 use chrono::NaiveDate;
 use clap::{Parser, Subcommand};
+use kaadxpay_partner_sim::{self as sim, SimArgs};
 use kaadxpay_types::Role;
 use server::accounts::auth::{self, NewMerchant};
 use server::accounts::users;
 use server::idempotency::maintenance;
-use server::partner_sim::{self as sim, SimArgs};
 use server::platform::db::Database;
 use server::platform::telemetry::{self, LogTarget};
 use server::reconcile::{reversals, Reconciler};

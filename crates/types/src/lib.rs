@@ -1,9 +1,12 @@
 //! The words the server's domain and the console (`app`) share, in a crate of their own that
-//! depends only on serde and chrono, so the console needs neither the server nor PostgreSQL to speak them:
+//! depends only on serde and chrono (and rand, for `ids`), so the console needs neither the
+//! server nor PostgreSQL to speak them:
 //! a member's [`Role`] and its [`Permission`]s, and [`Currency`] with its exponent, which turns
 //! typed amounts into minor units and minor units into decimals ([`Money`]), and a timeline's
-//! [`Moment`]s as data.
+//! [`Moment`]s as data; and, with the feature `ids`, the making of prefixed [`ids`].
 
+#[cfg(feature = "ids")]
+pub mod ids;
 mod money;
 mod role;
 mod timeline;

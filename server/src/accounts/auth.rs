@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use usage::KeyUsage;
 
-use crate::platform::ids::{new_id, random_token};
+use kaadxpay_types::ids::{new_id, random_token};
 
 /// The merchant a request was authenticated as, and the key it came with.
 #[derive(Debug, Clone)]

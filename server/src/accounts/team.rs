@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
 use crate::accounts::users;
-use crate::platform::ids::{new_id, random_token};
+use kaadxpay_types::ids::{new_id, random_token};
 
 /// How long an invitation link works.
 pub const INVITATION_TTL: Duration = Duration::from_secs(7 * 24 * 3600);

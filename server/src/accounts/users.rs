@@ -12,7 +12,7 @@ use argon2::Argon2;
 use kaadxpay_types::Role;
 use sqlx::{PgConnection, PgPool};
 
-use crate::platform::ids::{new_id, random_token};
+use kaadxpay_types::ids::{new_id, random_token};
 
 /// Why a user could not be made.
 #[derive(Debug, thiserror::Error)]

@@ -28,7 +28,6 @@ use crate::contract::pagination::Filters as ListFilters;
 use crate::history::search::{self, Kind};
 use crate::history::timeline::{self, Resource as TimelineResource};
 use crate::idempotency::{outcomes, IdempotencyKey, Outcome, Resource, StoredResponse};
-use crate::partner_sim::scenarios::MAGIC_IBANS;
 use crate::payments::balance;
 use crate::payments::fields::{AccountHolder, BankAccount, Iban};
 use crate::payments::money::{Amount, Currency};
@@ -45,6 +44,7 @@ use crate::webhooks::management::{
     self, Overlap, Recover, RotateSecret, SendTestEvent, TestEventType, UpdateEndpoint,
 };
 use crate::webhooks::{endpoints, events, signature};
+use kaadxpay_partner_sim::scenarios::MAGIC_IBANS;
 
 const PAGE_SIZE: i64 = 20;
 const RECENT: i64 = 5;

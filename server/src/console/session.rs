@@ -14,8 +14,8 @@ use app::console::{CsrfToken, CurrentUser, Flash};
 
 use crate::accounts::users;
 use crate::edge::request_log::{Caller, CallerSlot};
-use crate::platform::ids::random_token;
 use crate::service::state::AppState;
+use kaadxpay_types::ids::random_token;
 
 const USER_ID: &str = "user_id";
 const CSRF: &str = "csrf";

@@ -44,7 +44,7 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestId {
 }
 
 pub async fn observe(mut request: Request, next: Next) -> Response {
-    let request_id = crate::platform::ids::new_id("req");
+    let request_id = kaadxpay_types::ids::new_id("req");
     let client_request_id = request
         .headers()
         .get(&REQUEST_ID)

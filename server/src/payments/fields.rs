@@ -200,3 +200,19 @@ impl From<BankAccount> for kaadxpay_partner::wire::Destination {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Iban;
+
+    #[test]
+    fn the_simulators_magic_ibans_are_accepted_by_the_api() {
+        for magic in kaadxpay_partner_sim::scenarios::MAGIC_IBANS {
+            assert!(
+                Iban::try_from(magic.iban.to_owned()).is_ok(),
+                "{}",
+                magic.iban
+            );
+        }
+    }
+}

@@ -18,10 +18,10 @@ use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::platform::failpoints;
-use crate::platform::ids::new_id;
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 use crate::webhooks::outbox::{self, EventType, NewEvent};
+use kaadxpay_types::ids::new_id;
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Order {

@@ -19,11 +19,11 @@ use super::payout_status::PayoutStatus;
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
-use crate::platform::ids::new_id;
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 use crate::webhooks::{publish, EventType};
 use kaadxpay_partner::wire::Destination;
+use kaadxpay_types::ids::new_id;
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Payout {

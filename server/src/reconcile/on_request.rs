@@ -11,7 +11,7 @@ use sqlx::Connection;
 
 use super::{hold, run_with_items, Reconciler, StoredRun};
 use crate::idempotency::IdempotencyKey;
-use crate::partner_sim::test_mode::TestMode;
+use kaadxpay_partner_sim::test_mode::TestMode;
 
 /// The advisory lock namespace of requests to run now (the key's hash is the second key).
 const REQUEST_LOCK: i32 = 0x6b78_7073;

@@ -21,8 +21,6 @@ use crate::edge::middleware::{Admission, Deadlines};
 use crate::http::ops::{Figures, REFRESH_INTERVAL};
 use crate::idempotency::maintenance::{purge, sweep};
 use crate::idempotency::Idempotency;
-use crate::partner_sim::test_mode::TestMode;
-use crate::partner_sim::{self as sim, Mode, SimArgs};
 use crate::payments::executor::PayoutWorker;
 use crate::platform::db;
 use crate::platform::telemetry;
@@ -33,6 +31,8 @@ use crate::request_log::{self, RequestLog};
 use crate::service::state::AppState;
 use crate::webhooks::Dispatcher;
 use crate::{console, edge};
+use kaadxpay_partner_sim::test_mode::TestMode;
+use kaadxpay_partner_sim::{self as sim, Mode, SimArgs};
 
 /// How often the idempotency outcome counts reach the database.
 const OUTCOMES_FLUSH_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);

@@ -10,9 +10,9 @@ use sqlx::PgPool;
 use crate::accounts::auth::cache::ApiKeyCache;
 use crate::accounts::auth::usage::KeyUsage;
 use crate::idempotency::Idempotency;
-use crate::partner_sim::test_mode::TestMode;
 use crate::request_log::RequestLog;
 use kaadxpay_partner::client::PartnerClient;
+use kaadxpay_partner_sim::test_mode::TestMode;
 
 #[derive(Clone)]
 pub struct AppState {

@@ -18,9 +18,9 @@ use super::signature;
 use crate::contract::error::Error;
 use crate::contract::pagination::Page;
 use crate::idempotency::{Once, Ran, StoredResponse};
-use crate::platform::ids::new_id;
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
+use kaadxpay_types::ids::new_id;
 
 /// Subscribes to every event type.
 const ALL_EVENTS: &str = "*";

@@ -32,10 +32,10 @@ use crate::payments::order_status::OrderStatus;
 use crate::payments::orders::Order;
 use crate::payments::payout_status::PayoutStatus;
 use crate::payments::payouts::Payout;
-use crate::platform::ids::new_id;
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 use kaadxpay_partner::wire::Destination;
+use kaadxpay_types::ids::new_id;
 
 /// `PATCH /v1/webhook-endpoints/{id}`: what to change; a field left out stays as it is.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]

@@ -16,9 +16,9 @@ use crate::contract::error::Error;
 use crate::contract::input::{name, text_schema, NAME_PATTERN};
 use crate::contract::pagination::Page;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
-use crate::platform::ids::new_id;
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
+use kaadxpay_types::ids::new_id;
 
 /// Where keys are, and what a `201` names.
 const COLLECTION: &str = "/v1/api-keys";

@@ -320,7 +320,7 @@ mod costs {
             metrics: server::platform::telemetry::metrics(),
             partner: components::partner_client(&settings, "http://127.0.0.1:9"),
             partner_webhook_secret: kaadxpay_partner::TEST_WEBHOOK_SECRET.into(),
-            test_mode: server::partner_sim::test_mode::TestMode::at("http://127.0.0.1:9"),
+            test_mode: kaadxpay_partner_sim::test_mode::TestMode::at("http://127.0.0.1:9"),
             webhook_allow_private_networks: true,
             request_log: server::request_log::RequestLog::new(&components::request_log(&settings))
                 .0,

@@ -17,9 +17,9 @@ use serde_json::{json, Value};
 use common::browser::{hidden, page, signed_in};
 use common::{eventually, json, spawn_app_and_partner, TestApp};
 use kaadxpay_partner::client::PartnerClient;
+use kaadxpay_partner_sim::scenarios::{Scenario, MAGIC_IBANS};
+use kaadxpay_partner_sim::test_mode::TestMode;
 use server::idempotency::IdempotencyKey;
-use server::partner_sim::scenarios::{Scenario, MAGIC_IBANS};
-use server::partner_sim::test_mode::TestMode;
 use server::reconcile::on_request::{Requester, RunNowError};
 use server::reconcile::Reconciler;
 

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use chrono::Utc;
 
-use crate::platform::ids::new_id;
 use kaadxpay_partner::signature;
 use kaadxpay_partner::wire::{PartnerEvent, PartnerEventData, Transfer};
+use kaadxpay_types::ids::new_id;
 
 const MAX_ATTEMPTS: u32 = 12;
 

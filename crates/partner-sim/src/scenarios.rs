@@ -95,17 +95,12 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
-    use crate::payments::fields::Iban;
 
+    /// (That the API accepts them too is the server's test, beside its `Iban`.)
     #[test]
-    fn magic_ibans_are_valid_distinct_and_accepted_by_the_api() {
+    fn magic_ibans_are_valid_and_distinct() {
         for magic in MAGIC_IBANS {
-            assert!(super::super::iban_is_valid(magic.iban), "{}", magic.iban);
-            assert!(
-                Iban::try_from(magic.iban.to_owned()).is_ok(),
-                "{}",
-                magic.iban
-            );
+            assert!(crate::iban_is_valid(magic.iban), "{}", magic.iban);
             assert_eq!(scenario_of(magic.iban), Some(magic.scenario));
         }
         let ibans: HashSet<_> = MAGIC_IBANS.iter().map(|magic| magic.iban).collect();

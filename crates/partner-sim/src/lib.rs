@@ -41,8 +41,8 @@ use tokio::net::TcpListener;
 use self::notifier::Notifier;
 use self::scenarios::{scenario_of, Scenario, RETURN_AFTER};
 use self::store::Store;
-use crate::platform::ids::new_id;
 use kaadxpay_partner::wire::{Transfer, TransferList, TransferRequest, TransferStatus};
+use kaadxpay_types::ids::new_id;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "snake_case")]
