@@ -1,6 +1,7 @@
 //! Pieces every page uses: the signed-in user and the backend from the request's context, the
 //! navigation, status badges, empty states, pagers and the 404 answer.
 
+use kaadxpay_types::ids::MerchantId;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -270,7 +271,7 @@ pub fn scope_or_not_found() -> Result<Scope, AnyView> {
 }
 
 /// A page only merchant users have; support staff are told where to go instead.
-pub fn merchant_id_or_notice() -> Result<String, AnyView> {
+pub fn merchant_id_or_notice() -> Result<MerchantId, AnyView> {
     match current_user().and_then(|user| user.merchant_id) {
         Some(merchant_id) => Ok(merchant_id),
         None => Err(view! {

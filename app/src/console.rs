@@ -4,6 +4,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
+use kaadxpay_types::ids::MerchantId;
 pub use kaadxpay_types::{Moment, Money, Permission, Role};
 
 /// Who is signed in, put into the request by the server's session layer.
@@ -11,7 +12,7 @@ pub use kaadxpay_types::{Moment, Money, Permission, Role};
 pub struct CurrentUser {
     pub email: String,
     /// `Some` for a merchant user; `None` for support staff, who see every merchant.
-    pub merchant_id: Option<String>,
+    pub merchant_id: Option<MerchantId>,
     /// The member's role; `None` for support staff.
     pub role: Option<Role>,
     /// The session's token against cross-site request forgery, for every form.
@@ -42,7 +43,7 @@ impl CurrentUser {
 /// asked without a user has nothing to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Scope {
-    Merchant(String),
+    Merchant(MerchantId),
     AllMerchants,
 }
 
@@ -394,56 +395,60 @@ pub type ConsoleResult<T> = Result<T, ConsoleError>;
 
 #[async_trait]
 pub trait Console: Send + Sync + 'static {
-    async fn overview(&self, merchant_id: &str) -> ConsoleResult<Overview>;
+    async fn overview(&self, merchant_id: &MerchantId) -> ConsoleResult<Overview>;
     /// The merchant's payouts that pass `filter`; a refusal names a filter that cannot be read.
     async fn payouts(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         filter: &ListFilter,
         starting_after: Option<String>,
     ) -> ConsoleResult<Result<Page<PayoutRow>, Refusal>>;
-    async fn payout(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<PayoutView>>;
+    async fn payout(&self, merchant_id: &MerchantId, id: &str)
+        -> ConsoleResult<Option<PayoutView>>;
     /// Submits a payout form through the idempotency engine, like `POST /v1/payouts` with the
     /// form's key: any number of submits of one form make one payout.
-    async fn submit_payout(&self, merchant_id: &str, form: PayoutForm)
-        -> ConsoleResult<Submission>;
+    async fn submit_payout(
+        &self,
+        merchant_id: &MerchantId,
+        form: PayoutForm,
+    ) -> ConsoleResult<Submission>;
     /// The merchant's orders that pass `filter`; a refusal names a filter that cannot be read.
     async fn orders(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         filter: &ListFilter,
         starting_after: Option<String>,
     ) -> ConsoleResult<Result<Page<OrderRow>, Refusal>>;
-    async fn order(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<OrderRow>>;
+    async fn order(&self, merchant_id: &MerchantId, id: &str) -> ConsoleResult<Option<OrderRow>>;
     /// `PUT /v1/orders/{id}` semantics: `Err` text when the move is not allowed.
     async fn set_order_status(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         id: &str,
         status: &str,
     ) -> ConsoleResult<Result<(), Refusal>>;
-    async fn key(&self, merchant_id: &str, key: &str) -> ConsoleResult<Option<KeyView>>;
+    async fn key(&self, merchant_id: &MerchantId, key: &str) -> ConsoleResult<Option<KeyView>>;
     /// Support's search across merchants; read only.
     async fn search(&self, query: &SearchQuery) -> ConsoleResult<Vec<SearchHit>>;
     /// The merchant's webhook endpoints, and its recent events that pass `filter` (the status
     /// of one of their deliveries, their days) with every delivery attempt.
     async fn webhooks(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         filter: &ListFilter,
     ) -> ConsoleResult<Result<(Vec<EndpointRow>, Vec<EventRow>), Refusal>>;
     /// Makes `change` under the form's key (the API's commands: any number of submits of one
     /// form change it once); the secret to show once, for a new endpoint or a rotation.
     async fn change_endpoint(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         change: EndpointChange,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<Option<String>, Refusal>>;
     /// Disables, enables or deletes the merchant's endpoint `id`.
     async fn set_endpoint_state(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         id: &str,
         state: EndpointState,
     ) -> ConsoleResult<Result<(), Refusal>>;
@@ -452,7 +457,7 @@ pub trait Console: Send + Sync + 'static {
     /// `POST /v1/events/{id}/redeliver` with the form's key; `Err` text when refused.
     async fn redeliver(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         event_id: &str,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<(), Refusal>>;
@@ -473,21 +478,27 @@ pub trait Console: Send + Sync + 'static {
     /// cannot be read.
     async fn requests(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         filters: &RequestFilters,
         starting_after: Option<String>,
     ) -> ConsoleResult<Result<Page<RequestView>, Refusal>>;
-    async fn request(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<RequestView>>;
+    async fn request(
+        &self,
+        merchant_id: &MerchantId,
+        id: &str,
+    ) -> ConsoleResult<Option<RequestView>>;
     /// The merchant's members and its invitations not yet accepted.
-    async fn team(&self, merchant_id: &str)
-        -> ConsoleResult<(Vec<Member>, Vec<PendingInvitation>)>;
+    async fn team(
+        &self,
+        merchant_id: &MerchantId,
+    ) -> ConsoleResult<(Vec<Member>, Vec<PendingInvitation>)>;
     /// The email and role an invitation link is for, while it works.
     async fn invitation(&self, token: &str) -> ConsoleResult<Option<(String, Role)>>;
     /// What happened to the merchant's key, payout or order, in time order; `None` when the
     /// merchant has none such.
     async fn timeline(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         subject: &Subject,
     ) -> ConsoleResult<Option<Vec<TimelineEntry>>>;
     /// A run with the items `scope` may see.

@@ -29,6 +29,7 @@
 pub mod on_request;
 pub mod reversals;
 
+use kaadxpay_types::ids::{new_id, MerchantId, PayoutId};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
@@ -44,7 +45,6 @@ use crate::payments::payout_status::PayoutStatus;
 use crate::payments::payouts::partner_key;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner::wire::{Transfer, TransferStatus};
-use kaadxpay_types::ids::new_id;
 
 /// How long a claimed reversal (or a claimed day) is its claimer's before another run may take
 /// it over: well above a partner call.
@@ -89,8 +89,8 @@ pub struct RunSummary {
 
 #[derive(sqlx::FromRow)]
 struct SentPayout {
-    id: String,
-    merchant_id: String,
+    id: PayoutId,
+    merchant_id: MerchantId,
     amount: i64,
     currency: String,
     idempotency_key: String,
@@ -321,7 +321,7 @@ impl Reconciler {
         };
         let claim = reversals::Claim {
             transfer_id: transfer_id.clone(),
-            payout_id: payout_id.clone(),
+            payout_id: payout_id.as_str().into(),
             claim_token: token,
             attempts,
         };
@@ -428,9 +428,9 @@ fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDa
     let mut items = Vec::new();
     for payout in payouts {
         let item = |kind: &str, transfer: Option<&Transfer>| Item {
-            merchant_id: Some(payout.merchant_id.clone()),
+            merchant_id: Some(payout.merchant_id.to_string()),
             kind: kind.to_owned(),
-            payout_id: Some(payout.id.clone()),
+            payout_id: Some(payout.id.to_string()),
             transfer_id: transfer.map(|transfer| transfer.id.clone()),
             amount: Some(transfer.map_or(payout.amount, |transfer| transfer.amount)),
             currency: Some(transfer.map_or(payout.currency.clone(), |transfer| {
@@ -475,7 +475,7 @@ fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDa
     let mut unknown: Vec<&Transfer> = by_reference.into_values().flatten().collect();
     unknown.extend(transfers.iter().filter(|transfer| {
         payouts.iter().any(|payout| {
-            payout.id == transfer.reference
+            *payout.id == transfer.reference
                 && partner_key(&payout.id, &payout.idempotency_key) != transfer.idempotency_key
         })
     }));

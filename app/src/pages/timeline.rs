@@ -1,6 +1,7 @@
 //! Timelines: what happened to a key, a payout or an order, in time order, shown on the key's
 //! and the payout's pages and on support's `/support/timeline` (any merchant's, read only).
 
+use kaadxpay_types::ids::MerchantId;
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
@@ -36,7 +37,7 @@ pub fn TimelineList(entries: Vec<TimelineEntry>) -> impl IntoView {
 
 /// A subject's timeline, loaded on its own.
 #[component]
-pub fn Timeline(merchant_id: String, subject: Subject) -> impl IntoView {
+pub fn Timeline(merchant_id: MerchantId, subject: Subject) -> impl IntoView {
     let console = console();
     view! {
         <h2>{tr!("timeline-title")}</h2>
@@ -58,7 +59,7 @@ pub fn SupportTimeline() -> impl IntoView {
     if !current_user().is_some_and(|user| user.is_support()) {
         return not_found_view();
     }
-    let merchant_id = query_param("merchant");
+    let merchant_id = MerchantId::from(query_param("merchant"));
     let subject = [
         ("key", Subject::Key as fn(String) -> Subject),
         ("payout", Subject::Payout),
@@ -81,7 +82,7 @@ pub fn SupportTimeline() -> impl IntoView {
     };
     view! {
         <h1>{title}</h1>
-        <p>{tr!("support-merchant")}" "<code>{merchant_id.clone()}</code>{tr!("timeline-read-only")}<a href="/support">{tr!("timeline-search-again")}</a></p>
+        <p>{tr!("support-merchant")}" "<code>{merchant_id.to_string()}</code>{tr!("timeline-read-only")}<a href="/support">{tr!("timeline-search-again")}</a></p>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 let record = match &subject {

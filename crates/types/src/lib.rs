@@ -3,9 +3,8 @@
 //! server nor PostgreSQL to speak them:
 //! a member's [`Role`] and its [`Permission`]s, and [`Currency`] with its exponent, which turns
 //! typed amounts into minor units and minor units into decimals ([`Money`]), and a timeline's
-//! [`Moment`]s as data; and, with the feature `ids`, the making of prefixed [`ids`].
+//! [`Moment`]s as data; and the prefixed [`ids`], typed per kind.
 
-#[cfg(feature = "ids")]
 pub mod ids;
 mod money;
 mod role;

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod keys;
 pub mod usage;
 
+use kaadxpay_types::ids::{new_id, random_token, MerchantId};
 use std::time::{Duration, Instant};
 
 use cache::ApiKeyCache;
@@ -18,12 +19,10 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use usage::KeyUsage;
 
-use kaadxpay_types::ids::{new_id, random_token};
-
 /// The merchant a request was authenticated as, and the key it came with.
 #[derive(Debug, Clone)]
 pub struct Merchant {
-    pub id: String,
+    pub id: MerchantId,
     /// The API key's id (`key_…`).
     pub key_id: String,
     pub access: Access,
@@ -84,7 +83,7 @@ impl Secret {
 }
 
 pub struct NewMerchant {
-    pub merchant_id: String,
+    pub merchant_id: MerchantId,
     pub api_key: String,
 }
 
@@ -109,7 +108,7 @@ fn hash_api_key(api_key: &str) -> Vec<u8> {
 
 pub async fn create_merchant(pool: &PgPool, name: &str) -> sqlx::Result<NewMerchant> {
     let merchant = NewMerchant {
-        merchant_id: new_id("mer"),
+        merchant_id: MerchantId::new(),
         api_key: Secret::generate().0,
     };
     ensure_merchant(pool, &merchant, name).await?;
@@ -167,7 +166,7 @@ pub async fn authenticate(
 
 #[derive(sqlx::FromRow)]
 struct LiveKey {
-    merchant_id: String,
+    merchant_id: MerchantId,
     id: String,
     #[sqlx(try_from = "String")]
     access: Access,

@@ -5,6 +5,7 @@
 //! A change takes effect on the member's next request, since the console reads the member's
 //! row on every request (a removed member's session finds no user).
 
+use kaadxpay_types::ids::{new_id, random_token, MerchantId};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -13,7 +14,6 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
 use crate::accounts::users;
-use kaadxpay_types::ids::{new_id, random_token};
 
 /// How long an invitation link works.
 pub const INVITATION_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -21,7 +21,7 @@ pub const INVITATION_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 /// The member acting.
 pub struct Actor<'a> {
     pub user_id: &'a str,
-    pub merchant_id: &'a str,
+    pub merchant_id: &'a MerchantId,
     pub role: Role,
 }
 
@@ -90,7 +90,7 @@ pub async fn invite(
     .await?;
     tracing::info!(
         event = "member.invited",
-        merchant_id = actor.merchant_id,
+        merchant_id = %actor.merchant_id,
         by = actor.user_id,
         role = role.as_str(),
         "invitation sent"
@@ -167,7 +167,7 @@ pub async fn change_role(
     tx.commit().await?;
     tracing::info!(
         event = "member.role_changed",
-        merchant_id = actor.merchant_id,
+        merchant_id = %actor.merchant_id,
         by = actor.user_id,
         member_id,
         from = current.as_str(),
@@ -193,7 +193,7 @@ pub async fn remove(pool: &PgPool, actor: &Actor<'_>, member_id: &str) -> Result
     tx.commit().await?;
     tracing::info!(
         event = "member.removed",
-        merchant_id = actor.merchant_id,
+        merchant_id = %actor.merchant_id,
         by = actor.user_id,
         member_id,
         "member removed"
@@ -204,7 +204,7 @@ pub async fn remove(pool: &PgPool, actor: &Actor<'_>, member_id: &str) -> Result
 /// The member's role, its row locked for the change.
 async fn member_role(
     conn: &mut sqlx::PgConnection,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     member_id: &str,
 ) -> Result<Role, TeamError> {
     let role: Option<String> =
@@ -220,7 +220,10 @@ async fn member_role(
 
 /// Refuses to take the merchant's last owner away; the owners' rows stay locked until the
 /// change commits, so two changes at once cannot take away one owner each.
-async fn keep_an_owner(conn: &mut sqlx::PgConnection, merchant_id: &str) -> Result<(), TeamError> {
+async fn keep_an_owner(
+    conn: &mut sqlx::PgConnection,
+    merchant_id: &MerchantId,
+) -> Result<(), TeamError> {
     let owners: Vec<String> = sqlx::query_scalar(
         "SELECT id FROM users WHERE merchant_id = $1 AND role = 'owner' ORDER BY id FOR UPDATE",
     )
@@ -242,7 +245,7 @@ pub struct MemberRow {
     pub created_at: DateTime<Utc>,
 }
 
-pub async fn members(pool: &PgPool, merchant_id: &str) -> sqlx::Result<Vec<MemberRow>> {
+pub async fn members(pool: &PgPool, merchant_id: &MerchantId) -> sqlx::Result<Vec<MemberRow>> {
     sqlx::query_as(
         "SELECT id, email, role, created_at FROM users WHERE merchant_id = $1 ORDER BY created_at, id",
     )
@@ -254,7 +257,7 @@ pub async fn members(pool: &PgPool, merchant_id: &str) -> sqlx::Result<Vec<Membe
 /// Invitations not yet accepted and not expired: id, email, role, expiry.
 pub async fn pending(
     pool: &PgPool,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
 ) -> sqlx::Result<Vec<(String, String, String, DateTime<Utc>)>> {
     sqlx::query_as(
         "SELECT id, email, role, expires_at FROM invitations \

@@ -1,6 +1,7 @@
 //! Console users: merchant users, who see their merchant, and support users, who see every
 //! merchant and change nothing. Passwords are hashed with Argon2id.
 
+use kaadxpay_types::ids::{new_id, random_token, MerchantId};
 use std::net::IpAddr;
 use std::sync::OnceLock;
 
@@ -11,8 +12,6 @@ use argon2::password_hash::{
 use argon2::Argon2;
 use kaadxpay_types::Role;
 use sqlx::{PgConnection, PgPool};
-
-use kaadxpay_types::ids::{new_id, random_token};
 
 /// Why a user could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -102,7 +101,7 @@ pub enum SignIn {
 pub struct User {
     pub id: String,
     pub email: String,
-    pub merchant_id: Option<String>,
+    pub merchant_id: Option<MerchantId>,
     /// A member's role (`owner`, `admin`, `developer`, `finance`, `viewer`), or `support`.
     pub role: String,
 }

@@ -6,6 +6,7 @@
 //! look-up and the API. "Run reconciliation now" runs the reconciler's idempotent run on
 //! request. It renders what became of a command as a page, never as HTTP.
 
+use kaadxpay_types::ids::{EndpointId, MerchantId, OrderId, PayoutId};
 use std::time::Duration;
 
 use app::console::{
@@ -86,7 +87,7 @@ impl PgConsole {
     /// waited for (up to [`IN_FLIGHT_WAIT`]), so a double click shows the one result.
     async fn run<C: Command>(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         key: &IdempotencyKey,
         command: &C,
     ) -> ConsoleResult<Answer> {
@@ -128,7 +129,7 @@ impl PgConsole {
 impl Console for PgConsole {
     async fn requests(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         filters: &RequestFilters,
         starting_after: Option<String>,
     ) -> ConsoleResult<Result<Page<RequestView>, Refusal>> {
@@ -145,7 +146,7 @@ impl Console for PgConsole {
 
     async fn team(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
     ) -> ConsoleResult<(Vec<Member>, Vec<PendingInvitation>)> {
         let pool = &self.state.pool;
         let members = team::members(pool, merchant_id).await.map_err(failed)?;
@@ -182,14 +183,18 @@ impl Console for PgConsole {
             .map_err(failed)
     }
 
-    async fn request(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<RequestView>> {
+    async fn request(
+        &self,
+        merchant_id: &MerchantId,
+        id: &str,
+    ) -> ConsoleResult<Option<RequestView>> {
         Ok(request_log::find(&self.state.pool, merchant_id, id)
             .await
             .map_err(failed)?
             .map(request_view))
     }
 
-    async fn overview(&self, merchant_id: &str) -> ConsoleResult<Overview> {
+    async fn overview(&self, merchant_id: &MerchantId) -> ConsoleResult<Overview> {
         let pool = &self.state.pool;
         let balances = balance::of_merchant(pool, merchant_id)
             .await
@@ -238,7 +243,7 @@ impl Console for PgConsole {
 
     async fn payouts(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         filter: &ListFilter,
         starting_after: Option<String>,
     ) -> ConsoleResult<Result<Page<PayoutRow>, Refusal>> {
@@ -252,15 +257,19 @@ impl Console for PgConsole {
                 paged(
                     rows,
                     &page,
-                    |payout| payout.id.clone(),
+                    |payout| payout.id.to_string(),
                     |payout| payout_row(&payout),
                 )
             })
         })
     }
 
-    async fn payout(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<PayoutView>> {
-        let payout = payouts::find(&self.state.pool, merchant_id, id)
+    async fn payout(
+        &self,
+        merchant_id: &MerchantId,
+        id: &str,
+    ) -> ConsoleResult<Option<PayoutView>> {
+        let payout = payouts::find(&self.state.pool, merchant_id, &PayoutId::from(id))
             .await
             .map_err(failed)?;
         Ok(payout.map(|payout| PayoutView {
@@ -275,7 +284,7 @@ impl Console for PgConsole {
 
     async fn submit_payout(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         form: PayoutForm,
     ) -> ConsoleResult<Submission> {
         let key = match IdempotencyKey::parse(form.idempotency_key.as_bytes()) {
@@ -299,7 +308,7 @@ impl Console for PgConsole {
 
     async fn orders(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         filter: &ListFilter,
         starting_after: Option<String>,
     ) -> ConsoleResult<Result<Page<OrderRow>, Refusal>> {
@@ -308,20 +317,23 @@ impl Console for PgConsole {
             Err(refused) => return Ok(Err(refused)),
         };
         let page = page(starting_after, PAGE_SIZE);
-        listed(orders::list(&self.state.pool, merchant_id, &filters, &page).await)
-            .map(|rows| rows.map(|rows| paged(rows, &page, |order| order.id.clone(), order_row)))
+        listed(orders::list(&self.state.pool, merchant_id, &filters, &page).await).map(|rows| {
+            rows.map(|rows| paged(rows, &page, |order| order.id.to_string(), order_row))
+        })
     }
 
-    async fn order(&self, merchant_id: &str, id: &str) -> ConsoleResult<Option<OrderRow>> {
-        Ok(orders::find(&self.state.pool, merchant_id, id)
-            .await
-            .map_err(failed)?
-            .map(order_row))
+    async fn order(&self, merchant_id: &MerchantId, id: &str) -> ConsoleResult<Option<OrderRow>> {
+        Ok(
+            orders::find(&self.state.pool, merchant_id, &OrderId::from(id))
+                .await
+                .map_err(failed)?
+                .map(order_row),
+        )
     }
 
     async fn set_order_status(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         id: &str,
         status: &str,
     ) -> ConsoleResult<Result<(), Refusal>> {
@@ -329,14 +341,14 @@ impl Console for PgConsole {
             "captured" => Target::Captured,
             _ => Target::Cancelled,
         };
-        match orders::transition(&self.state.pool, merchant_id, id, target).await {
+        match orders::transition(&self.state.pool, merchant_id, &OrderId::from(id), target).await {
             Ok(_) => Ok(Ok(())),
             Err(Error::Internal(cause)) => Err(failed(format!("{cause:#}"))),
             Err(refusal) => Ok(Err(Refusal::new(refusal.code()))),
         }
     }
 
-    async fn key(&self, merchant_id: &str, key: &str) -> ConsoleResult<Option<KeyView>> {
+    async fn key(&self, merchant_id: &MerchantId, key: &str) -> ConsoleResult<Option<KeyView>> {
         let Some(found) = self
             .state
             .idempotency
@@ -347,7 +359,7 @@ impl Console for PgConsole {
             return Ok(None);
         };
         Ok(Some(KeyView {
-            merchant_id: merchant_id.to_owned(),
+            merchant_id: merchant_id.to_string(),
             status: found.status.clone(),
             endpoint: found.endpoint.clone(),
             request_hash: found.request_hash.clone(),
@@ -400,7 +412,7 @@ impl Console for PgConsole {
 
     async fn timeline(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         subject: &Subject,
     ) -> ConsoleResult<Option<Vec<TimelineEntry>>> {
         let pool = &self.state.pool;
@@ -443,7 +455,7 @@ impl Console for PgConsole {
 
     async fn webhooks(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         filter: &ListFilter,
     ) -> ConsoleResult<Result<(Vec<EndpointRow>, Vec<EventRow>), Refusal>> {
         let filters = match list_filters(filter) {
@@ -497,7 +509,7 @@ impl Console for PgConsole {
             .into_iter()
             .take(PAGE_SIZE as usize)
             .map(|endpoint| EndpointRow {
-                id: endpoint.id,
+                id: endpoint.id.into(),
                 url: endpoint.url,
                 events: endpoint.events,
                 status: endpoint.status,
@@ -507,7 +519,7 @@ impl Console for PgConsole {
 
     async fn change_endpoint(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         change: EndpointChange,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<Option<String>, Refusal>> {
@@ -532,7 +544,7 @@ impl Console for PgConsole {
                     return Ok(Err(invalid("overlap")));
                 };
                 let command = RotateSecret {
-                    endpoint_id: id,
+                    endpoint_id: id.into(),
                     overlap,
                 };
                 self.run(merchant_id, &key, &command).await?
@@ -542,7 +554,7 @@ impl Console for PgConsole {
                     return Ok(Err(invalid("since")));
                 };
                 let command = Recover {
-                    endpoint_id: id,
+                    endpoint_id: id.into(),
                     since: day.and_time(chrono::NaiveTime::MIN).and_utc(),
                 };
                 self.run(merchant_id, &key, &command).await?
@@ -552,7 +564,7 @@ impl Console for PgConsole {
                     return Ok(Err(invalid("event_type")));
                 };
                 let command = SendTestEvent {
-                    endpoint_id: id,
+                    endpoint_id: id.into(),
                     event_type,
                 };
                 self.run(merchant_id, &key, &command).await?
@@ -568,16 +580,17 @@ impl Console for PgConsole {
 
     async fn set_endpoint_state(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         id: &str,
         state: EndpointState,
     ) -> ConsoleResult<Result<(), Refusal>> {
         let missing = || refusal(&Error::ResourceMissing("webhook endpoint"));
         let disabled = match state {
             EndpointState::Deleted => {
-                let deleted = endpoints::delete(&self.state.pool, merchant_id, id)
-                    .await
-                    .map_err(failed)?;
+                let deleted =
+                    endpoints::delete(&self.state.pool, merchant_id, &EndpointId::from(id))
+                        .await
+                        .map_err(failed)?;
                 return Ok(if deleted { Ok(()) } else { Err(missing()) });
             }
             EndpointState::Disabled => true,
@@ -604,7 +617,7 @@ impl Console for PgConsole {
 
     async fn redeliver(
         &self,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         event_id: &str,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<(), Refusal>> {
@@ -719,7 +732,7 @@ impl Console for PgConsole {
 /// command of the record's endpoint, as a replay would. `None` while there is no answer yet.
 async fn recorded_answer(
     state: &AppState,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     record: &crate::idempotency::record::KeyRecord,
 ) -> Result<Option<Vec<u8>>, Error> {
     if let Some(bytes) = &record.response_body {

@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Router};
 use chrono::NaiveDate;
+use kaadxpay_types::ids::MerchantId;
 use serde::Deserialize;
 
 use app::console::CurrentUser;
@@ -89,7 +90,7 @@ fn list_export(
     state: &AppState,
     user: Option<Extension<CurrentUser>>,
     query: &FilterQuery,
-    export: impl FnOnce(String, Filters) -> Result<Export, Refused>,
+    export: impl FnOnce(MerchantId, Filters) -> Result<Export, Refused>,
 ) -> Response {
     let Some(merchant_id) = user.and_then(|Extension(user)| user.merchant_id) else {
         return Refused(StatusCode::FORBIDDEN, Notice::ExportForMerchantUsers).into_response();

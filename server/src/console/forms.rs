@@ -2,6 +2,7 @@
 //! they work with JavaScript off and a reload never resubmits. Each checks the session's CSRF
 //! token first; changes go through the `Console` trait like everything the pages show.
 
+use kaadxpay_types::ids::MerchantId;
 use std::sync::Arc;
 
 use std::net::SocketAddr;
@@ -54,7 +55,7 @@ pub(super) async fn acting_merchant(
     user: &CurrentUser,
     csrf: &str,
     permission: Permission,
-) -> Result<String, Response> {
+) -> Result<MerchantId, Response> {
     if !session::csrf_matches(session, csrf).await {
         return Err(forbidden());
     }

@@ -5,6 +5,7 @@
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
+use kaadxpay_types::ids::MerchantId;
 use serde::Deserialize;
 use tower_sessions::Session;
 
@@ -38,7 +39,7 @@ async fn manager(
     session: &Session,
     user: &CurrentUser,
     csrf: &str,
-) -> Result<(String, String, Role), Response> {
+) -> Result<(String, MerchantId, Role), Response> {
     let merchant_id = acting_merchant(session, user, csrf, Permission::ManageTeam).await?;
     let user_id = session::user_id(session)
         .await

@@ -59,7 +59,7 @@ pub(super) fn timeline_entry(position: usize, entry: Entry) -> TimelineEntry {
 
 pub(super) fn payout_row(payout: &Payout) -> PayoutRow {
     PayoutRow {
-        id: payout.id.clone(),
+        id: payout.id.to_string(),
         money: Money {
             amount: payout.amount,
             currency: payout.currency.clone(),
@@ -72,7 +72,7 @@ pub(super) fn payout_row(payout: &Payout) -> PayoutRow {
 
 pub(super) fn order_row(order: Order) -> OrderRow {
     OrderRow {
-        id: order.id,
+        id: order.id.into(),
         money: Money {
             amount: order.amount,
             currency: order.currency,

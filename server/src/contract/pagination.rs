@@ -1,6 +1,7 @@
 //! Pages of a merchant's objects, newest first: at most `limit` (1 to 100, default 20) after
 //! the object `starting_after`, answered as `{"data", "has_more"}`.
 
+use kaadxpay_types::ids::MerchantId;
 use serde::Serialize;
 use sqlx::PgPool;
 
@@ -38,7 +39,7 @@ impl Page {
         &self,
         pool: &PgPool,
         table: &str,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
     ) -> Result<(), Error> {
         let Some(cursor) = &self.starting_after else {
             return Ok(());
@@ -119,7 +120,7 @@ pub async fn filtered<T>(
     pool: &PgPool,
     table: &str,
     columns: &str,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     filters: &Filters,
     page: &Page,
 ) -> Result<Vec<T>, Error>

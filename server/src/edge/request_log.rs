@@ -6,6 +6,7 @@
 //! session layer) fills the request's [`CallerSlot`]. The verdict is the
 //! answer's `Idempotency-Key-Status`, so the engine needs no hook.
 
+use kaadxpay_types::ids::MerchantId;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
@@ -34,18 +35,18 @@ pub struct Caller {
 
 impl Caller {
     /// A merchant authenticated by its API key `key_id` (API.md §12).
-    pub fn api_key(merchant_id: &str, key_id: &str) -> Self {
+    pub fn api_key(merchant_id: &MerchantId, key_id: &str) -> Self {
         Self {
-            merchant_id: merchant_id.to_owned(),
+            merchant_id: merchant_id.to_string(),
             api_key_id: Some(key_id.to_owned()),
             user_id: None,
         }
     }
 
     /// A merchant's member acting in the console, named by their email.
-    pub fn console_user(merchant_id: &str, email: &str) -> Self {
+    pub fn console_user(merchant_id: &MerchantId, email: &str) -> Self {
         Self {
-            merchant_id: merchant_id.to_owned(),
+            merchant_id: merchant_id.to_string(),
             api_key_id: None,
             user_id: Some(email.to_owned()),
         }

@@ -11,6 +11,7 @@
 
 mod columns;
 
+use kaadxpay_types::ids::MerchantId;
 use std::io;
 
 use chrono::{DateTime, Utc};
@@ -34,22 +35,22 @@ const IN_FLIGHT: usize = 2;
 #[derive(Debug, Clone)]
 pub enum Export {
     Payouts {
-        merchant_id: String,
+        merchant_id: MerchantId,
         filters: Filters,
     },
     Orders {
-        merchant_id: String,
+        merchant_id: MerchantId,
         filters: Filters,
     },
     /// The request log; `status` is an HTTP status (checked by the caller to be a number).
     Requests {
-        merchant_id: String,
+        merchant_id: MerchantId,
         filters: Filters,
     },
     /// A run's items: one merchant's, or (`None`, support staff) every merchant's.
     Reconciliation {
         run_id: String,
-        merchant_id: Option<String>,
+        merchant_id: Option<MerchantId>,
     },
 }
 
@@ -65,7 +66,7 @@ fn listed(
     columns: &str,
     table: &str,
     status_type: &str,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     filters: &Filters,
 ) -> (String, Vec<Param>) {
     let (start, end) = filters.period();
@@ -77,7 +78,7 @@ fn listed(
          ORDER BY created_at DESC, id DESC"
     );
     let params = vec![
-        Param::Text(Some(merchant_id.to_owned())),
+        Param::Text(Some(merchant_id.to_string())),
         Param::Text(filters.status.clone()),
         Param::Time(start),
         Param::Time(end),
@@ -121,7 +122,7 @@ impl Export {
                     .to_owned(),
                 vec![
                     Param::Text(Some(run_id.clone())),
-                    Param::Text(merchant_id.clone()),
+                    Param::Text(merchant_id.as_ref().map(MerchantId::to_string)),
                 ],
             ),
         }

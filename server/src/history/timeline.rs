@@ -7,6 +7,7 @@
 //! its reader's language, and the API gives it as it is, for programs.
 
 use chrono::{DateTime, Utc};
+use kaadxpay_types::ids::MerchantId;
 use serde::Serialize;
 use sqlx::types::Json;
 use sqlx::PgPool;
@@ -40,7 +41,7 @@ type Row = (DateTime<Utc>, Json<Moment>, Option<String>);
 /// The requests that came with `key`, the record's state, and the life of what it made.
 pub async fn of_key(
     pool: &PgPool,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     record: &KeyRecord,
 ) -> sqlx::Result<Vec<Entry>> {
     let mut rows = requests(pool, merchant_id, &record.key).await?;
@@ -87,7 +88,7 @@ pub async fn of_key(
 /// merchant has no such resource.
 pub async fn of_resource(
     pool: &PgPool,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     resource: Resource<'_>,
 ) -> sqlx::Result<Option<Vec<Entry>>> {
     let mut rows = life(pool, merchant_id, resource).await?;
@@ -121,7 +122,7 @@ pub async fn of_resource(
 }
 
 /// The request log's entries for one key.
-async fn requests(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<Vec<Row>> {
+async fn requests(pool: &PgPool, merchant_id: &MerchantId, key: &str) -> sqlx::Result<Vec<Row>> {
     sqlx::query_as(
         "SELECT created_at, jsonb_build_object('moment', 'request', 'route', route, \
            'status', status, 'verdict', verdict, 'error_code', error_code, \
@@ -136,7 +137,11 @@ async fn requests(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<V
 
 /// A resource's own moments (payouts: the partner calls and webhooks, reconciliation and
 /// reversals), then the events sent about it and each delivery attempt.
-async fn life(pool: &PgPool, merchant_id: &str, resource: Resource<'_>) -> sqlx::Result<Vec<Row>> {
+async fn life(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    resource: Resource<'_>,
+) -> sqlx::Result<Vec<Row>> {
     let (own, id) = match resource {
         Resource::Payout(id) => (PAYOUT_LIFE, id),
         Resource::Order(id) => (ORDER_LIFE, id),

@@ -4,6 +4,7 @@
 use axum::extract::{Path, State};
 use axum::response::Response;
 use axum::Json;
+use kaadxpay_types::ids::OrderId;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::body::Body;
@@ -55,7 +56,7 @@ async fn list_orders(
 async fn get_order(
     State(state): State<AppState>,
     merchant: Merchant,
-    Path(id): Path<String>,
+    Path(id): Path<OrderId>,
 ) -> ApiResult<Json<Order>> {
     orders::find(&state.pool, &merchant.id, &id)
         .await?
@@ -70,7 +71,7 @@ async fn get_order(
 async fn update_order(
     State(state): State<AppState>,
     merchant: Merchant,
-    Path(id): Path<String>,
+    Path(id): Path<OrderId>,
     Body(update): Body<UpdateOrder>,
 ) -> ApiResult<Json<Order>> {
     Ok(Json(

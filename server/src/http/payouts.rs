@@ -5,6 +5,7 @@
 use axum::extract::{Path, State};
 use axum::response::Response;
 use axum::Json;
+use kaadxpay_types::ids::PayoutId;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::body::Body;
@@ -57,7 +58,7 @@ async fn list_payouts(
 async fn get_payout(
     State(state): State<AppState>,
     merchant: Merchant,
-    Path(id): Path<String>,
+    Path(id): Path<PayoutId>,
 ) -> ApiResult<Json<Payout>> {
     payouts::find(&state.pool, &merchant.id, &id)
         .await?

@@ -6,6 +6,7 @@
 use axum::extract::{Path, State};
 use axum::response::Response;
 use axum::Json;
+use kaadxpay_types::ids::EndpointId;
 use serde::Serialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -67,7 +68,7 @@ async fn list_endpoints(
 async fn get_endpoint(
     State(state): State<AppState>,
     merchant: Merchant,
-    Path(id): Path<String>,
+    Path(id): Path<EndpointId>,
 ) -> ApiResult<Json<Endpoint>> {
     endpoints::find(&state.pool, &merchant.id, &id)
         .await?
@@ -89,13 +90,13 @@ struct Deleted {
 async fn delete_endpoint(
     State(state): State<AppState>,
     merchant: Merchant,
-    Path(id): Path<String>,
+    Path(id): Path<EndpointId>,
 ) -> ApiResult<Json<Deleted>> {
     if !endpoints::delete(&state.pool, &merchant.id, &id).await? {
         return Err(Error::ResourceMissing("webhook endpoint"));
     }
     Ok(Json(Deleted {
-        id,
+        id: id.into(),
         object: "webhook_endpoint",
         deleted: true,
     }))
@@ -110,7 +111,7 @@ async fn delete_endpoint(
 async fn update_endpoint(
     State(state): State<AppState>,
     merchant: Merchant,
-    Path(id): Path<String>,
+    Path(id): Path<EndpointId>,
     Body(change): Body<UpdateEndpoint>,
 ) -> ApiResult<Json<Endpoint>> {
     Ok(Json(
@@ -128,7 +129,7 @@ async fn rotate_secret(
     merchant: Merchant,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
-    Path(id): Path<String>,
+    Path(id): Path<EndpointId>,
     Body(RotateSecretBody { overlap }): Body<RotateSecretBody>,
 ) -> Response {
     let command = RotateSecret {
@@ -149,7 +150,7 @@ async fn recover(
     merchant: Merchant,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
-    Path(id): Path<String>,
+    Path(id): Path<EndpointId>,
     Body(RecoverBody { since }): Body<RecoverBody>,
 ) -> Response {
     let command = Recover {
@@ -170,7 +171,7 @@ async fn send_test_event(
     merchant: Merchant,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
-    Path(id): Path<String>,
+    Path(id): Path<EndpointId>,
     Body(SendTestEventBody { event_type }): Body<SendTestEventBody>,
 ) -> Response {
     let command = SendTestEvent {

@@ -5,6 +5,7 @@
 //! [`ENTRIES`] answers are kept; the oldest goes first. A key the cache does not hold is read
 //! from the primary, as without it. Hits and misses are counted for `/metrics`.
 
+use kaadxpay_types::ids::MerchantId;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -14,7 +15,7 @@ use super::response::StoredResponse;
 /// How many answers a process keeps (each about the size of its body, a few hundred bytes).
 pub const ENTRIES: usize = 10_000;
 
-type Key = (String, String);
+type Key = (MerchantId, String);
 
 /// What a key answered, and what it answers for.
 #[derive(Clone)]
@@ -39,7 +40,7 @@ struct Inner {
 
 impl Answers {
     /// The answer kept for `(merchant_id, key)`, if it has not expired.
-    pub fn get(&self, merchant_id: &str, key: &str) -> Option<Remembered> {
+    pub fn get(&self, merchant_id: &MerchantId, key: &str) -> Option<Remembered> {
         let mut inner = self.inner.lock().expect("answers lock");
         let entry_key = (merchant_id.to_owned(), key.to_owned());
         let found = match inner.entries.get(&entry_key) {
@@ -58,7 +59,13 @@ impl Answers {
     }
 
     /// Keeps `remembered` for `(merchant_id, key)` until `deadline`.
-    pub fn put(&self, merchant_id: &str, key: &str, remembered: Remembered, deadline: Instant) {
+    pub fn put(
+        &self,
+        merchant_id: &MerchantId,
+        key: &str,
+        remembered: Remembered,
+        deadline: Instant,
+    ) {
         let mut inner = self.inner.lock().expect("answers lock");
         inner.generation += 1;
         let generation = inner.generation;

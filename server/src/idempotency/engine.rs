@@ -5,6 +5,7 @@
 //! A claim takes a new `lease_token`; only the holder of the current token can complete or fail
 //! the record, so a process whose lease ran out and was taken over cannot overwrite the outcome.
 
+use kaadxpay_types::ids::MerchantId;
 use std::future::Future;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
@@ -108,7 +109,7 @@ pub enum Effected {
 
 /// The claim an effect runs under: what completes the record in the effect's own statement.
 pub struct Lease {
-    merchant_id: String,
+    merchant_id: MerchantId,
     key: String,
     token: Uuid,
 }
@@ -526,7 +527,7 @@ impl Idempotency {
             self.outcomes.count(request.merchant_id, "new");
             tracing::info!(
                 event = "idempotency.taken_over",
-                merchant_id = request.merchant_id,
+                merchant_id = %request.merchant_id,
                 idempotency_key = request.key.as_str(),
                 route = request.endpoint,
                 request_id = request.request_id,
@@ -556,7 +557,7 @@ impl Idempotency {
         self.outcomes.count(request.merchant_id, "replayed");
         tracing::info!(
             event = "idempotency.replayed",
-            merchant_id = request.merchant_id,
+            merchant_id = %request.merchant_id,
             idempotency_key = request.key.as_str(),
             route = request.endpoint,
             request_id = request.request_id,
@@ -569,7 +570,7 @@ impl Idempotency {
         self.outcomes.count(request.merchant_id, "in_progress");
         tracing::info!(
             event = "idempotency.conflict",
-            merchant_id = request.merchant_id,
+            merchant_id = %request.merchant_id,
             idempotency_key = request.key.as_str(),
             route = request.endpoint,
             request_id = request.request_id,
@@ -592,7 +593,7 @@ impl Idempotency {
         };
         tracing::warn!(
             event = "idempotency.mismatch",
-            merchant_id = request.merchant_id,
+            merchant_id = %request.merchant_id,
             idempotency_key = request.key.as_str(),
             route = request.endpoint,
             first_route = first_endpoint,
@@ -633,7 +634,7 @@ const INTERNAL_FAILURE: &str =
 struct ClaimedKey {
     pool: PgPool,
     settle_pool: PgPool,
-    merchant_id: String,
+    merchant_id: MerchantId,
     key: String,
     lease_token: Uuid,
     /// The record's outcome has been written (or is no longer ours to write).
@@ -667,7 +668,7 @@ impl Drop for ClaimedKey {
 /// holds the row lock, so this waits for it and then finds the record completed.
 async fn record_failure(
     pool: &PgPool,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     key: &str,
     lease_token: Uuid,
     cause: &str,
@@ -787,7 +788,7 @@ impl ClaimedKey {
         self.settled = true;
         tracing::warn!(
             event = "idempotency.lease_lost",
-            merchant_id = self.merchant_id,
+            merchant_id = %self.merchant_id,
             idempotency_key = self.key,
             "the lease ran out before completion; the effect was rolled back"
         );

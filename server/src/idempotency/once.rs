@@ -14,6 +14,7 @@
 //! effect are one statement (one round trip: orders, webhook endpoints), and [`Once::begin`],
 //! a transaction for effects that need several statements (payouts, redeliveries).
 
+use kaadxpay_types::ids::MerchantId;
 use std::sync::LazyLock;
 use std::time::Duration;
 
@@ -30,7 +31,7 @@ const PAUSE: &str = "idempotency.in_transaction";
 
 /// The advisory lock of `(merchant, key)`: 64 bits of SHA-256 over both. (Other advisory locks
 /// of the application use the two-integer form, a space of its own in `pg_locks`.)
-pub fn lock_key(merchant_id: &str, key: &str) -> i64 {
+pub fn lock_key(merchant_id: &MerchantId, key: &str) -> i64 {
     let digest = Sha256::new()
         .chain_update(merchant_id.as_bytes())
         .chain_update([0])
@@ -91,7 +92,7 @@ const ANSWER: &str = "SELECT (SELECT response_status FROM recorded) AS recorded,
 /// A request on the one-commit path, and the parameters `$1` to `$12` its statements share.
 pub struct Once {
     pool: PgPool,
-    merchant_id: String,
+    merchant_id: MerchantId,
     key: String,
     endpoint: &'static str,
     request_hash: Vec<u8>,

@@ -4,13 +4,14 @@
 //! `idempotency_outcomes` every few seconds. They are diagnostics: a crash loses at most the
 //! last few seconds of counts, never a record or a response.
 
+use kaadxpay_types::ids::MerchantId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use sqlx::PgPool;
 
-type Bucket = (String, DateTime<Utc>, &'static str);
+type Bucket = (MerchantId, DateTime<Utc>, &'static str);
 
 #[derive(Clone, Default)]
 pub struct Outcomes {
@@ -18,7 +19,7 @@ pub struct Outcomes {
 }
 
 impl Outcomes {
-    pub fn count(&self, merchant_id: &str, outcome: &'static str) {
+    pub fn count(&self, merchant_id: &MerchantId, outcome: &'static str) {
         metrics::counter!("kaadxpay_idempotency_outcomes_total", "outcome" => outcome).increment(1);
         let hour = Utc::now()
             .duration_trunc(TimeDelta::hours(1))
@@ -63,7 +64,11 @@ pub struct Hour {
 
 /// A merchant's outcomes in each of the last `hours` hours, the current one last, quiet hours
 /// included (as written by the last [`Outcomes::flush`]).
-pub async fn last_hours(pool: &PgPool, merchant_id: &str, hours: i64) -> sqlx::Result<Vec<Hour>> {
+pub async fn last_hours(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    hours: i64,
+) -> sqlx::Result<Vec<Hour>> {
     let this_hour = Utc::now()
         .duration_trunc(TimeDelta::hours(1))
         .expect("an hour divides time");

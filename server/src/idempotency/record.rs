@@ -6,6 +6,7 @@
 //! `super::once`) reads as `in_progress`; what it asks is not known until it commits, so its
 //! `endpoint` and `request_hash` are empty.
 
+use kaadxpay_types::ids::MerchantId;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -62,7 +63,11 @@ struct Row {
 
 impl super::Idempotency {
     /// The caller's record of `key`, or the request executing it; `None` when there is neither.
-    pub async fn record(&self, merchant_id: &str, key: &str) -> sqlx::Result<Option<KeyRecord>> {
+    pub async fn record(
+        &self,
+        merchant_id: &MerchantId,
+        key: &str,
+    ) -> sqlx::Result<Option<KeyRecord>> {
         match recorded(&self.pool, merchant_id, key, self.ttl).await? {
             Some(record) => Ok(Some(record)),
             None => executing(&self.pool, merchant_id, key).await,
@@ -71,7 +76,11 @@ impl super::Idempotency {
 }
 
 /// The key as its one-commit request executes: since when its lock has been held, if it is.
-async fn executing(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<Option<KeyRecord>> {
+async fn executing(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    key: &str,
+) -> sqlx::Result<Option<KeyRecord>> {
     let lock = super::once::lock_key(merchant_id, key) as u64;
     let since: Option<DateTime<Utc>> = sqlx::query_scalar(
         "SELECT coalesce(a.xact_start, now()) FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid \
@@ -104,7 +113,7 @@ async fn executing(pool: &PgPool, merchant_id: &str, key: &str) -> sqlx::Result<
 
 async fn recorded(
     pool: &PgPool,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     key: &str,
     ttl: Duration,
 ) -> sqlx::Result<Option<KeyRecord>> {

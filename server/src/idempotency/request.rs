@@ -1,5 +1,6 @@
 //! What one POST asks of the engine, and the key's record as a statement found it.
 
+use kaadxpay_types::ids::MerchantId;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -9,7 +10,7 @@ use super::key::IdempotencyKey;
 
 /// What one POST asks of the engine.
 pub struct IdempotentRequest<'a> {
-    pub merchant_id: &'a str,
+    pub merchant_id: &'a MerchantId,
     pub key: &'a IdempotencyKey,
     /// The method and route template, e.g. `POST /v1/orders`.
     pub endpoint: &'static str,

@@ -3,6 +3,7 @@
 //! one row per (merchant, currency), changed only inside the transaction of the change it
 //! reflects, and a `CHECK (available >= 0)` makes an overdraft impossible.
 
+use kaadxpay_types::ids::MerchantId;
 use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 
@@ -21,7 +22,7 @@ pub struct Balance {
 
 pub async fn credit(
     conn: &mut PgConnection,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     currency: &str,
     amount: i64,
 ) -> sqlx::Result<()> {
@@ -38,7 +39,7 @@ pub async fn credit(
     Ok(())
 }
 
-pub async fn of_merchant(pool: &PgPool, merchant_id: &str) -> sqlx::Result<Balance> {
+pub async fn of_merchant(pool: &PgPool, merchant_id: &MerchantId) -> sqlx::Result<Balance> {
     let available = sqlx::query_as(
         "SELECT currency, available AS amount FROM balances WHERE merchant_id = $1 ORDER BY currency",
     )

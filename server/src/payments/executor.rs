@@ -18,6 +18,7 @@
 //! had) is retried with exponential back-off and counted in
 //! `kaadxpay_partner_retries_total{cause}`.
 
+use kaadxpay_types::ids::{MerchantId, PayoutId};
 use std::future::Future;
 use std::time::{Duration, Instant};
 
@@ -54,8 +55,8 @@ pub struct PayoutWorker {
 
 #[derive(sqlx::FromRow)]
 struct Job {
-    id: String,
-    merchant_id: String,
+    id: PayoutId,
+    merchant_id: MerchantId,
     #[sqlx(try_from = "String")]
     status: PayoutStatus,
     amount: i64,
@@ -132,7 +133,7 @@ impl PayoutWorker {
             amount: job.amount,
             currency: job.currency.clone(),
             destination: job.destination.0.clone(),
-            reference: job.id.clone(),
+            reference: job.id.to_string(),
         };
         let created = self
             .noting(
@@ -156,7 +157,7 @@ impl PayoutWorker {
                 );
                 let made = self.noting(job, Call::Listing, listed).await?;
                 tracing::warn!(
-                    payout_id = job.id,
+                    payout_id = %job.id,
                     code,
                     transfers = made.len(),
                     "the partner refused a repeated create; its listing decides"
@@ -187,7 +188,7 @@ impl PayoutWorker {
     /// Records what the partner says of the payout's transfer.
     async fn record(&self, job: &Job, transfer: &Transfer) -> sqlx::Result<()> {
         let mut tx = self.pool.begin().await?;
-        let (id, mover) = (job.id.as_str(), job.mover());
+        let (id, mover) = (&job.id, job.mover());
         let moved = match transfer.status {
             TransferStatus::Accepted if job.status == PayoutStatus::Pending => {
                 payouts::mark_in_transit(&mut tx, id, mover, &transfer.id, self.poll_interval)
@@ -218,7 +219,7 @@ impl PayoutWorker {
             .min(MAX_BACKOFF);
         let jittered = backoff.mul_f64(rand::thread_rng().gen_range(0.8..1.2));
         tracing::warn!(
-            payout_id = job.id,
+            payout_id = %job.id,
             attempts = job.attempts,
             cause,
             "partner call failed; retrying later"

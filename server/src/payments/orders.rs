@@ -2,6 +2,7 @@
 //! balance credit that a capture makes exactly once however many requests race for it, and the
 //! `order.captured` / `order.cancelled` event of each move, published in the move's transaction.
 
+use kaadxpay_types::ids::{MerchantId, OrderId};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
@@ -21,11 +22,11 @@ use crate::platform::failpoints;
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 use crate::webhooks::outbox::{self, EventType, NewEvent};
-use kaadxpay_types::ids::new_id;
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Order {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: OrderId,
     /// Always `order`.
     pub object: String,
     pub amount: i64,
@@ -95,12 +96,16 @@ impl Command for CreateOrder {
 
     async fn render(
         state: &AppState,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         resource: Resource,
     ) -> Result<StoredResponse, Error> {
-        let order = find(&state.pool, merchant_id, &resource.id)
-            .await?
-            .ok_or_else(|| anyhow::anyhow!("the order {} of a record is gone", resource.id))?;
+        let order = find(
+            &state.pool,
+            merchant_id,
+            &OrderId::from(resource.id.as_str()),
+        )
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the order {} of a record is gone", resource.id))?;
         let order = Self::as_created(order);
         Ok(StoredResponse::created(
             "/v1/orders",
@@ -124,7 +129,7 @@ impl CreateOrder {
     fn pending_order(&self) -> Order {
         let now = Utc::now().trunc_subsecs(6);
         Order {
-            id: new_id("ord"),
+            id: OrderId::new(),
             object: "order".to_owned(),
             amount: self.amount.minor_units(),
             currency: self.currency.code().to_owned(),
@@ -168,7 +173,11 @@ impl Target {
     }
 }
 
-pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Option<Order>> {
+pub async fn find(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    id: &OrderId,
+) -> sqlx::Result<Option<Order>> {
     sqlx::query_as(&format!(
         "SELECT {ORDER_COLUMNS} FROM orders WHERE merchant_id = $1 AND id = $2"
     ))
@@ -181,7 +190,7 @@ pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Op
 /// The merchant's orders that pass `filters`, newest first, a page at a time.
 pub async fn list(
     pool: &PgPool,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     filters: &Filters,
     page: &Page,
 ) -> Result<Vec<Order>, Error> {
@@ -194,8 +203,8 @@ pub async fn list(
 /// already moved and publish nothing.
 pub async fn transition(
     pool: &PgPool,
-    merchant_id: &str,
-    id: &str,
+    merchant_id: &MerchantId,
+    id: &OrderId,
     target: Target,
 ) -> Result<Order, Error> {
     let mut tx = pool.begin().await?;

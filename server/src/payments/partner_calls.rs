@@ -2,6 +2,7 @@
 //! the payout's timeline. Written after the call, outside any transaction that moves money: a
 //! record that cannot be written is logged and dropped, never a reason to retry the payout.
 
+use kaadxpay_types::ids::MerchantId;
 use std::time::Duration;
 
 use sqlx::PgPool;
@@ -76,7 +77,7 @@ impl Answer for Result<Vec<Transfer>, PartnerError> {
 
 /// One payout's call to note.
 pub struct Noted<'a> {
-    pub merchant_id: &'a str,
+    pub merchant_id: &'a MerchantId,
     pub payout_id: &'a str,
     pub partner_key: &'a str,
 }

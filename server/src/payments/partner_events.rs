@@ -15,6 +15,7 @@
 //! duplicates.
 
 use chrono::{DateTime, Days, Utc};
+use kaadxpay_types::ids::{MerchantId, PayoutId};
 use sqlx::PgPool;
 
 use super::payouts::{self, Mover};
@@ -41,8 +42,8 @@ pub enum EventError {
 
 #[derive(sqlx::FromRow)]
 struct PayoutOfEvent {
-    id: String,
-    merchant_id: String,
+    id: PayoutId,
+    merchant_id: MerchantId,
     partner_key: String,
     partner_transfer_id: Option<String>,
     created_at: DateTime<Utc>,
@@ -90,7 +91,7 @@ pub async fn apply(
     }
     match payout {
         Some(payout) if own => {
-            let (id, mover) = (payout.id.as_str(), Mover::Webhook);
+            let (id, mover) = (&payout.id, Mover::Webhook);
             match event.event_type.as_str() {
                 "transfer.paid" => {
                     payouts::mark_paid(&mut tx, id, mover, &transfer.id).await?;
@@ -110,7 +111,7 @@ pub async fn apply(
         }
         Some(payout) => tracing::warn!(
             transfer_id = transfer.id,
-            payout_id = payout.id,
+            payout_id = %payout.id,
             event_type = event.event_type,
             "a partner event about a transfer that is not the payout's own: the payout does not move"
         ),

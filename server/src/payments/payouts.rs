@@ -4,6 +4,7 @@
 //! so a move made twice (a webhook and a poll, two workers) happens once; the move's webhook
 //! event is published in its transaction, so there is one event per move, never more or less.
 
+use kaadxpay_types::ids::{MerchantId, PayoutId};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -23,13 +24,13 @@ use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 use crate::webhooks::{publish, EventType};
 use kaadxpay_partner::wire::Destination;
-use kaadxpay_types::ids::new_id;
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Payout {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: PayoutId,
     #[serde(skip)]
-    pub merchant_id: String,
+    pub merchant_id: MerchantId,
     /// Always `payout`.
     pub object: String,
     pub amount: i64,
@@ -54,7 +55,7 @@ pub const PAYOUT_COLUMNS: &str =
      idempotency_key, partner_transfer_id, failure_code, duplicates_reversed, created_at, updated_at";
 
 /// The end-to-end key of a payout's transfer: the same on every attempt, from any process.
-pub fn partner_key(payout_id: &str, idempotency_key: &str) -> String {
+pub fn partner_key(payout_id: &PayoutId, idempotency_key: &str) -> String {
     format!("kxp-{payout_id}-{idempotency_key}")
 }
 
@@ -88,12 +89,16 @@ impl Command for CreatePayout {
     /// transfer, failure, reversed duplicates and `updated_at`.
     async fn render(
         state: &AppState,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         resource: Resource,
     ) -> Result<StoredResponse, Error> {
-        let mut payout = find(&state.pool, merchant_id, &resource.id)
-            .await?
-            .ok_or_else(|| anyhow::anyhow!("the payout {} of a record is gone", resource.id))?;
+        let mut payout = find(
+            &state.pool,
+            merchant_id,
+            &PayoutId::from(resource.id.as_str()),
+        )
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the payout {} of a record is gone", resource.id))?;
         payout.status = PayoutStatus::Pending;
         payout.partner_transfer_id = None;
         payout.failure_code = None;
@@ -111,7 +116,7 @@ impl Command for CreatePayout {
 /// Debits the balance and creates the payout, queued for execution, inside `conn`'s transaction.
 pub async fn create(
     conn: &mut PgConnection,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     idempotency_key: &str,
     payout: &CreatePayout,
 ) -> Result<Payout, Error> {
@@ -127,7 +132,7 @@ pub async fn create(
     if debited.rows_affected() == 0 {
         return Err(Error::InsufficientFunds(payout.currency.code().to_owned()));
     }
-    let id = new_id("po");
+    let id = PayoutId::new();
     let created: Payout = sqlx::query_as(&format!(
         "INSERT INTO payouts (id, merchant_id, amount, currency, status, destination, description, \
            idempotency_key, partner_key, next_attempt_at) \
@@ -147,7 +152,11 @@ pub async fn create(
     Ok(created)
 }
 
-pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Option<Payout>> {
+pub async fn find(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    id: &PayoutId,
+) -> sqlx::Result<Option<Payout>> {
     sqlx::query_as(&format!(
         "SELECT {PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 AND id = $2"
     ))
@@ -160,7 +169,7 @@ pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Op
 /// The merchant's payouts that pass `filters`, newest first, a page at a time.
 pub async fn list(
     pool: &PgPool,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     filters: &Filters,
     page: &Page,
 ) -> Result<Vec<Payout>, Error> {
@@ -238,7 +247,7 @@ async fn apply(
 /// The partner accepted the transfer; the worker polls it again after `poll_in`.
 pub async fn mark_in_transit(
     conn: &mut PgConnection,
-    id: &str,
+    id: &PayoutId,
     mover: Mover,
     transfer_id: &str,
     poll_in: Duration,
@@ -256,7 +265,7 @@ pub async fn mark_in_transit(
 
 pub async fn mark_paid(
     conn: &mut PgConnection,
-    id: &str,
+    id: &PayoutId,
     mover: Mover,
     transfer_id: &str,
 ) -> sqlx::Result<Option<Payout>> {
@@ -274,7 +283,7 @@ pub async fn mark_paid(
 /// The payout failed for good: its amount returns to the balance, in the same transaction.
 pub async fn mark_failed(
     conn: &mut PgConnection,
-    id: &str,
+    id: &PayoutId,
     mover: Mover,
     transfer_id: Option<&str>,
     failure_code: &str,
@@ -295,7 +304,7 @@ pub async fn mark_failed(
 /// From `pending` or `in_transit` too, when the steps before were never seen.
 pub async fn mark_reversed(
     conn: &mut PgConnection,
-    id: &str,
+    id: &PayoutId,
     mover: Mover,
     transfer_id: &str,
 ) -> sqlx::Result<Option<Payout>> {
@@ -312,7 +321,7 @@ pub async fn mark_reversed(
 
 /// Reconciliation reversed a duplicate transfer of the payout: the payout stays as it is (its
 /// own transfer went out once) and counts the reversal.
-pub async fn mark_duplicate_reversed(conn: &mut PgConnection, id: &str) -> sqlx::Result<()> {
+pub async fn mark_duplicate_reversed(conn: &mut PgConnection, id: &PayoutId) -> sqlx::Result<()> {
     sqlx::query(
         "UPDATE payouts SET duplicates_reversed = duplicates_reversed + 1, updated_at = now() WHERE id = $1",
     )

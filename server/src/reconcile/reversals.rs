@@ -9,6 +9,7 @@
 //! exports the figures an alert watches: unfinished reversals, `partial` runs (count and age of
 //! the oldest), and the payouts the latest run of each day found contradicting the partner.
 
+use kaadxpay_types::ids::PayoutId;
 use std::time::Duration;
 
 use sqlx::PgPool;
@@ -28,7 +29,7 @@ const BATCH: i64 = 50;
 #[derive(sqlx::FromRow)]
 pub(crate) struct Claim {
     pub transfer_id: String,
-    pub payout_id: String,
+    pub payout_id: PayoutId,
     pub claim_token: Uuid,
     /// Claims of the reversal so far, this one included.
     pub attempts: i32,
@@ -58,7 +59,7 @@ impl Claim {
                     payouts::mark_duplicate_reversed(&mut tx, payout_id).await?;
                 }
                 tx.commit().await?;
-                tracing::info!(event = "reconciliation.reversed", transfer_id, payout_id, status = ?transfer.status, "duplicate transfer reversed");
+                tracing::info!(event = "reconciliation.reversed", transfer_id, payout_id = %payout_id, status = ?transfer.status, "duplicate transfer reversed");
                 return Ok(Reversal::Reversed);
             }
             Err(error) => error,
@@ -85,7 +86,7 @@ impl Claim {
         tracing::warn!(
             event = "reconciliation.refused",
             transfer_id,
-            payout_id,
+            payout_id = %payout_id,
             attempts = self.attempts,
             error = %error,
             "the partner did not reverse a duplicate; retrying later"

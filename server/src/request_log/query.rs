@@ -3,6 +3,7 @@
 //! attempts, and [`find`] for one request.
 
 use chrono::{DateTime, Utc};
+use kaadxpay_types::ids::MerchantId;
 use serde::Serialize;
 use sqlx::PgPool;
 
@@ -117,7 +118,7 @@ pub struct Filters {
 /// that each can use its index and the date range prunes partitions.
 pub async fn list(
     pool: &PgPool,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     filters: &Filters,
     page: &Page,
 ) -> Result<Vec<LoggedRequest>, Error> {
@@ -181,7 +182,7 @@ pub async fn list(
 /// One of the merchant's requests.
 pub async fn find(
     pool: &PgPool,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     id: &str,
 ) -> Result<Option<LoggedRequest>, Error> {
     Ok(sqlx::query_as(&format!(

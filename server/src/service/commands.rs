@@ -4,6 +4,7 @@
 //! and the console get the same answers from the same engine. Every command's effect is local
 //! SQL, so every one takes the engine's one-commit path (`idempotency::once`).
 
+use kaadxpay_types::ids::MerchantId;
 use std::future::Future;
 
 use serde::Serialize;
@@ -17,7 +18,7 @@ use crate::service::state::AppState;
 
 /// Who asks, and under which key.
 pub struct Caller<'a> {
-    pub merchant_id: &'a str,
+    pub merchant_id: &'a MerchantId,
     pub key: &'a IdempotencyKey,
     /// The request's id, for the engine's log events.
     pub request_id: &'a str,
@@ -35,7 +36,7 @@ pub trait Command: Serialize + Send + Sync {
     fn check(
         &self,
         _state: &AppState,
-        _merchant_id: &str,
+        _merchant_id: &MerchantId,
     ) -> impl Future<Output = Result<(), Error>> + Send {
         async { Ok(()) }
     }
@@ -54,7 +55,7 @@ pub trait Command: Serialize + Send + Sync {
     /// bytes recorded, and is never asked.
     fn render(
         state: &AppState,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         resource: Resource,
     ) -> impl Future<Output = Result<StoredResponse, Error>> + Send {
         let _ = (state, merchant_id);

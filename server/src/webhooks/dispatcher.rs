@@ -15,6 +15,7 @@
 //! connection, retried on the schedule: a name's answers may turn public again, and the
 //! allowance may be turned on.
 
+use kaadxpay_types::ids::{EndpointId, MerchantId};
 use std::error::Error;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -62,13 +63,13 @@ pub struct Dispatcher {
 #[derive(sqlx::FromRow)]
 struct Due {
     id: Uuid,
-    merchant_id: String,
+    merchant_id: MerchantId,
     lease_token: Uuid,
     attempts: i32,
     event_id: Uuid,
     event_type: String,
     body: String,
-    endpoint_id: String,
+    endpoint_id: EndpointId,
     url: String,
     secret: String,
     /// The secret before the last rotation, while its overlap lasts.
@@ -185,7 +186,7 @@ impl Dispatcher {
         .await
     }
 
-    #[tracing::instrument(skip_all, fields(event_id = %due.event_id, delivery = %due.id, merchant_id = due.merchant_id))]
+    #[tracing::instrument(skip_all, fields(event_id = %due.event_id, delivery = %due.id, merchant_id = %due.merchant_id))]
     async fn attempt(&self, due: Due) -> sqlx::Result<()> {
         let attempt_id = Uuid::new_v4();
         let started = Instant::now();

@@ -3,6 +3,7 @@
 //! (`PATCH`, see [`super::management`]) or when it answers `410 Gone`; its pending deliveries
 //! stop with it, its history stays.
 
+use kaadxpay_types::ids::{EndpointId, MerchantId};
 use std::sync::LazyLock;
 
 use chrono::{DateTime, SubsecRound, Utc};
@@ -20,14 +21,14 @@ use crate::contract::pagination::Page;
 use crate::idempotency::{Once, Ran, StoredResponse};
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
-use kaadxpay_types::ids::new_id;
 
 /// Subscribes to every event type.
 const ALL_EVENTS: &str = "*";
 
 #[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Endpoint {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: EndpointId,
     /// Always `webhook_endpoint`.
     pub object: String,
     pub url: String,
@@ -72,7 +73,7 @@ impl Command for CreateEndpoint {
     const ENDPOINT: &'static str = "POST /v1/webhook-endpoints";
 
     /// Unless private networks are allowed, the URL must reach the public internet only.
-    async fn check(&self, state: &AppState, _merchant_id: &str) -> Result<(), Error> {
+    async fn check(&self, state: &AppState, _merchant_id: &MerchantId) -> Result<(), Error> {
         self.url.check_allowed(state).await
     }
 
@@ -114,7 +115,7 @@ impl CreateEndpoint {
     /// The endpoint this command creates, with a new secret, as it will be stored.
     fn new_endpoint(&self) -> Endpoint {
         Endpoint {
-            id: new_id("whe"),
+            id: EndpointId::new(),
             object: "webhook_endpoint".to_owned(),
             url: self.url.written.clone(),
             events: self.events(),
@@ -251,7 +252,11 @@ impl utoipa::PartialSchema for EventName {
 
 impl utoipa::ToSchema for EventName {}
 
-pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Option<Endpoint>> {
+pub async fn find(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    id: &EndpointId,
+) -> sqlx::Result<Option<Endpoint>> {
     sqlx::query_as(&format!(
         "SELECT {ENDPOINT_COLUMNS}, NULL::text AS secret FROM webhook_endpoints \
          WHERE merchant_id = $1 AND id = $2 AND deleted_at IS NULL"
@@ -263,7 +268,11 @@ pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Op
 }
 
 /// The merchant's endpoints that are not deleted, newest first.
-pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<Endpoint>, Error> {
+pub async fn list(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    page: &Page,
+) -> Result<Vec<Endpoint>, Error> {
     page.check_cursor(pool, "webhook_endpoints", merchant_id)
         .await?;
     Ok(sqlx::query_as(&format!(
@@ -279,7 +288,11 @@ pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<E
 }
 
 /// Deletes the endpoint and stops its pending deliveries; `false` when there is no such endpoint.
-pub async fn delete(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<bool> {
+pub async fn delete(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    id: &EndpointId,
+) -> sqlx::Result<bool> {
     let mut tx = pool.begin().await?;
     let deleted = sqlx::query(
         "UPDATE webhook_endpoints SET deleted_at = now() \
@@ -299,7 +312,11 @@ pub async fn delete(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<
 }
 
 /// Disables the endpoint (it answered `410 Gone`) and stops its pending deliveries.
-pub async fn disable(conn: &mut PgConnection, merchant_id: &str, id: &str) -> sqlx::Result<()> {
+pub async fn disable(
+    conn: &mut PgConnection,
+    merchant_id: &MerchantId,
+    id: &EndpointId,
+) -> sqlx::Result<()> {
     sqlx::query(
         "UPDATE webhook_endpoints SET disabled_at = coalesce(disabled_at, now()) \
          WHERE merchant_id = $1 AND id = $2",
@@ -313,7 +330,7 @@ pub async fn disable(conn: &mut PgConnection, merchant_id: &str, id: &str) -> sq
 
 pub(super) async fn stop_deliveries(
     conn: &mut PgConnection,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     endpoint_id: &str,
 ) -> sqlx::Result<()> {
     sqlx::query(

@@ -2,6 +2,7 @@
 //! endpoint it was sent to, plus one per redelivery) and every attempt of each.
 
 use chrono::{DateTime, Utc};
+use kaadxpay_types::ids::MerchantId;
 use serde::Serialize;
 use serde_json::Value;
 use sqlx::types::Json;
@@ -98,7 +99,7 @@ pub fn parse_id(id: &str) -> Result<Uuid, Error> {
 /// with a delivery in that status (`pending`, `delivered`, `failed`).
 pub async fn list(
     pool: &PgPool,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     filters: &Filters,
     page: &Page,
 ) -> Result<Vec<Event>, Error> {
@@ -127,7 +128,7 @@ pub async fn list(
 /// One of the merchant's events with its deliveries and their attempts.
 pub async fn find(
     conn: &mut PgConnection,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     id: Uuid,
 ) -> sqlx::Result<Option<Event>> {
     let row: Option<EventRow> = sqlx::query_as(&format!(
@@ -167,7 +168,7 @@ pub async fn find(
     Ok(Some(event))
 }
 
-pub async fn exists(pool: &PgPool, merchant_id: &str, id: Uuid) -> sqlx::Result<bool> {
+pub async fn exists(pool: &PgPool, merchant_id: &MerchantId, id: Uuid) -> sqlx::Result<bool> {
     sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM events WHERE merchant_id = $1 AND id = $2)")
         .bind(merchant_id)
         .bind(id)
@@ -187,7 +188,7 @@ impl Command for RedeliverEvent {
     const ENDPOINT: &'static str = "POST /v1/events/{event_id}/redeliver";
 
     /// An event the merchant does not have is a `404` that leaves no record.
-    async fn check(&self, state: &AppState, merchant_id: &str) -> Result<(), Error> {
+    async fn check(&self, state: &AppState, merchant_id: &MerchantId) -> Result<(), Error> {
         if exists(&state.pool, merchant_id, self.event_id).await? {
             Ok(())
         } else {

@@ -12,6 +12,7 @@
 //! creation's is: the secret is kept in clear anyway (it signs every delivery), and a client
 //! whose answer was lost gets it with a retry instead of losing it for good.
 
+use kaadxpay_types::ids::{new_id, EndpointId, MerchantId, OrderId, PayoutId};
 use std::time::Duration;
 
 use chrono::{DateTime, SubsecRound, Utc};
@@ -35,7 +36,6 @@ use crate::payments::payouts::Payout;
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 use kaadxpay_partner::wire::Destination;
-use kaadxpay_types::ids::new_id;
 
 /// `PATCH /v1/webhook-endpoints/{id}`: what to change; a field left out stays as it is.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
@@ -55,7 +55,7 @@ pub struct UpdateEndpoint {
 /// the same transaction.
 pub async fn update(
     state: &AppState,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     id: &str,
     change: &UpdateEndpoint,
 ) -> Result<Endpoint, Error> {
@@ -87,14 +87,22 @@ pub async fn update(
 }
 
 /// The merchant's endpoint `id`; `404` when there is none.
-async fn existing(state: &AppState, merchant_id: &str, id: &str) -> Result<Endpoint, Error> {
+async fn existing(
+    state: &AppState,
+    merchant_id: &MerchantId,
+    id: &EndpointId,
+) -> Result<Endpoint, Error> {
     endpoints::find(&state.pool, merchant_id, id)
         .await?
         .ok_or(Error::ResourceMissing("webhook endpoint"))
 }
 
 /// Refuses an action that would send to a disabled endpoint.
-async fn require_enabled(state: &AppState, merchant_id: &str, id: &str) -> Result<(), Error> {
+async fn require_enabled(
+    state: &AppState,
+    merchant_id: &MerchantId,
+    id: &EndpointId,
+) -> Result<(), Error> {
     match existing(state, merchant_id, id).await?.disabled_at {
         None => Ok(()),
         Some(_) => Err(Error::InvalidStateTransition(
@@ -196,7 +204,7 @@ pub struct RotateSecretBody {
 /// the same request, since the route template is the same for every endpoint.
 #[derive(Debug, Clone, Serialize)]
 pub struct RotateSecret {
-    pub endpoint_id: String,
+    pub endpoint_id: EndpointId,
     pub overlap: Overlap,
 }
 
@@ -204,7 +212,7 @@ impl Command for RotateSecret {
     const ENDPOINT: &'static str = "POST /v1/webhook-endpoints/{id}/rotate-secret";
 
     /// An endpoint the merchant does not have is a `404` that leaves no record.
-    async fn check(&self, state: &AppState, merchant_id: &str) -> Result<(), Error> {
+    async fn check(&self, state: &AppState, merchant_id: &MerchantId) -> Result<(), Error> {
         existing(state, merchant_id, &self.endpoint_id).await?;
         Ok(())
     }
@@ -220,7 +228,7 @@ impl RotateSecret {
     async fn answer(
         &self,
         conn: &mut PgConnection,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
     ) -> Result<StoredResponse, Error> {
         let endpoint: Endpoint = sqlx::query_as(&format!(
             "UPDATE webhook_endpoints SET previous_secret = secret, \
@@ -254,7 +262,7 @@ pub struct RecoverBody {
 /// or after `since`, unless a newer delivery of that event to the endpoint was made since.
 #[derive(Debug, Clone, Serialize)]
 pub struct Recover {
-    pub endpoint_id: String,
+    pub endpoint_id: EndpointId,
     pub since: DateTime<Utc>,
 }
 
@@ -272,7 +280,7 @@ impl Command for Recover {
 
     /// An endpoint the merchant does not have is a `404`, a disabled one a `409`: neither leaves
     /// a record.
-    async fn check(&self, state: &AppState, merchant_id: &str) -> Result<(), Error> {
+    async fn check(&self, state: &AppState, merchant_id: &MerchantId) -> Result<(), Error> {
         require_enabled(state, merchant_id, &self.endpoint_id).await
     }
 
@@ -287,7 +295,7 @@ impl Recover {
     async fn answer(
         &self,
         conn: &mut PgConnection,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
     ) -> Result<StoredResponse, Error> {
         let queued = sqlx::query(
             "INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, status) \
@@ -365,7 +373,7 @@ pub struct SendTestEventBody {
 /// `"test": true` in its body, with one delivery: to this endpoint, whatever it subscribes to.
 #[derive(Debug, Clone, Serialize)]
 pub struct SendTestEvent {
-    pub endpoint_id: String,
+    pub endpoint_id: EndpointId,
     pub event_type: TestEventType,
 }
 
@@ -374,7 +382,7 @@ impl Command for SendTestEvent {
 
     /// An endpoint the merchant does not have is a `404`, a disabled one a `409`: neither leaves
     /// a record.
-    async fn check(&self, state: &AppState, merchant_id: &str) -> Result<(), Error> {
+    async fn check(&self, state: &AppState, merchant_id: &MerchantId) -> Result<(), Error> {
         require_enabled(state, merchant_id, &self.endpoint_id).await
     }
 
@@ -389,7 +397,7 @@ impl SendTestEvent {
     async fn answer(
         &self,
         conn: &mut PgConnection,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
     ) -> Result<StoredResponse, Error> {
         let event = test_event(self.event_type.0);
         insert_test_event(&mut *conn, merchant_id, &self.endpoint_id, &event).await?;
@@ -408,7 +416,7 @@ impl SendTestEvent {
 /// (otherwise nothing: the caller then finds no event).
 async fn insert_test_event(
     conn: &mut PgConnection,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     endpoint_id: &str,
     event: &NewEvent,
 ) -> sqlx::Result<()> {
@@ -459,7 +467,7 @@ fn test_order(kind: EventType) -> Order {
         _ => OrderStatus::Pending,
     };
     Order {
-        id: new_id("ord"),
+        id: OrderId::new(),
         object: "order".to_owned(),
         amount: 1200,
         currency: "EUR".to_owned(),
@@ -482,8 +490,8 @@ fn test_payout(kind: EventType) -> Payout {
     };
     let sent = status != PayoutStatus::Pending;
     Payout {
-        id: new_id("po"),
-        merchant_id: String::new(),
+        id: PayoutId::new(),
+        merchant_id: String::new().into(),
         object: "payout".to_owned(),
         amount: 50000,
         currency: "EUR".to_owned(),

@@ -3,6 +3,7 @@
 //! event exists exactly when the change it reports was committed; [`publishing`] does the same
 //! inside a larger statement. The dispatcher sends later.
 
+use kaadxpay_types::ids::MerchantId;
 use std::sync::LazyLock;
 
 use chrono::{DateTime, SubsecRound, Utc};
@@ -143,7 +144,7 @@ fn deliveries_of(events: &str) -> String {
 /// statement.
 pub async fn publish(
     conn: &mut PgConnection,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     event_type: EventType,
     object: &impl Serialize,
 ) -> sqlx::Result<Uuid> {
@@ -164,7 +165,7 @@ pub async fn publish(
 /// returns how many. Used when an event is redelivered.
 pub async fn enqueue(
     conn: &mut PgConnection,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     event_id: Uuid,
 ) -> sqlx::Result<u64> {
     static STATEMENT: LazyLock<String> = LazyLock::new(|| {

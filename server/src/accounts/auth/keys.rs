@@ -5,6 +5,7 @@
 //! secret to the request that executed ([`ApiKey::reveal`]).
 
 use chrono::{DateTime, Utc};
+use kaadxpay_types::ids::{new_id, MerchantId};
 use serde::{Deserialize, Serialize};
 use sqlx::{PgConnection, PgPool};
 use utoipa::openapi::schema::Schema;
@@ -18,7 +19,6 @@ use crate::contract::pagination::Page;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
-use kaadxpay_types::ids::new_id;
 
 /// Where keys are, and what a `201` names.
 const COLLECTION: &str = "/v1/api-keys";
@@ -118,7 +118,7 @@ impl Command for CreateKey {
 
     async fn render(
         state: &AppState,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         resource: Resource,
     ) -> Result<StoredResponse, Error> {
         render_created(state, merchant_id, resource).await
@@ -172,7 +172,7 @@ impl Command for RollKey {
     const ENDPOINT: &'static str = "POST /v1/api-keys/{id}/roll";
 
     /// A key the merchant does not have is a `404` that leaves no record.
-    async fn check(&self, state: &AppState, merchant_id: &str) -> Result<(), Error> {
+    async fn check(&self, state: &AppState, merchant_id: &MerchantId) -> Result<(), Error> {
         find(&state.pool, merchant_id, &self.key_id)
             .await?
             .map(|_| ())
@@ -186,7 +186,7 @@ impl Command for RollKey {
 
     async fn render(
         state: &AppState,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
         resource: Resource,
     ) -> Result<StoredResponse, Error> {
         render_created(state, merchant_id, resource).await
@@ -198,7 +198,7 @@ impl RollKey {
     async fn roll(
         &self,
         conn: &mut PgConnection,
-        merchant_id: &str,
+        merchant_id: &MerchantId,
     ) -> Result<StoredResponse, Error> {
         let rolled: Option<(String, String)> = sqlx::query_as(
             "UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), \
@@ -228,7 +228,7 @@ impl RollKey {
 /// answer, a `201` with the key, has `"secret": null`).
 async fn insert(
     conn: &mut PgConnection,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     key: &NewKey,
     secret: &Secret,
 ) -> Result<StoredResponse, Error> {
@@ -250,7 +250,7 @@ async fn insert(
 /// The `201` that created the key, rendered again: a new key had not been used, and had no end.
 async fn render_created(
     state: &AppState,
-    merchant_id: &str,
+    merchant_id: &MerchantId,
     resource: Resource,
 ) -> Result<StoredResponse, Error> {
     let mut key = find(&state.pool, merchant_id, &resource.id)
@@ -261,7 +261,11 @@ async fn render_created(
     Ok(StoredResponse::created(COLLECTION, KIND, &key.id, &key))
 }
 
-pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Option<ApiKey>> {
+pub async fn find(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    id: &str,
+) -> sqlx::Result<Option<ApiKey>> {
     sqlx::query_as(&format!(
         "SELECT {KEY_COLUMNS} FROM api_keys WHERE merchant_id = $1 AND id = $2"
     ))
@@ -272,7 +276,11 @@ pub async fn find(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Op
 }
 
 /// The merchant's keys, expired ones included, newest first.
-pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<ApiKey>, Error> {
+pub async fn list(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    page: &Page,
+) -> Result<Vec<ApiKey>, Error> {
     page.check_cursor(pool, "api_keys", merchant_id).await?;
     Ok(sqlx::query_as(&format!(
         "SELECT {KEY_COLUMNS} FROM api_keys WHERE merchant_id = $1 {}",
@@ -287,7 +295,11 @@ pub async fn list(pool: &PgPool, merchant_id: &str, page: &Page) -> Result<Vec<A
 
 /// Revokes the key: it expires now (or stays expired since when it did); `None` when the
 /// merchant has no such key. Every process forgets it at once (the revocation trigger).
-pub async fn revoke(pool: &PgPool, merchant_id: &str, id: &str) -> sqlx::Result<Option<ApiKey>> {
+pub async fn revoke(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    id: &str,
+) -> sqlx::Result<Option<ApiKey>> {
     sqlx::query_as(&format!(
         "UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), now()) \
          WHERE merchant_id = $1 AND id = $2 RETURNING {KEY_COLUMNS}"

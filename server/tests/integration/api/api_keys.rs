@@ -505,7 +505,7 @@ async fn the_single_key_of_a_merchant_made_before_managed_keys_keeps_working() {
 
     let process = ServerProcess::start(&db_url, &[]).await;
     let merchant = TestMerchant {
-        id: "mer_old".to_owned(),
+        id: "mer_old".into(),
         api_key: old_key.to_owned(),
     };
     assert_eq!(

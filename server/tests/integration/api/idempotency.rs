@@ -450,9 +450,14 @@ mod costs {
             panic!()
         };
         let order_id = order_created.resource.clone().unwrap().id;
-        orders::transition(&pool, &merchant.id, &order_id, Target::Captured)
-            .await
-            .unwrap();
+        orders::transition(
+            &pool,
+            &merchant.id,
+            &order_id.as_str().into(),
+            Target::Captured,
+        )
+        .await
+        .unwrap();
 
         let payout = json!({"amount": 1200, "currency": "EUR", "description": "Rent", "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}});
         let Outcome::Executed(payout_created) =
@@ -472,9 +477,11 @@ mod costs {
             panic!()
         };
         let endpoint_id = endpoint_created.resource.clone().unwrap().id;
-        assert!(endpoints::delete(&pool, &merchant.id, &endpoint_id)
-            .await
-            .unwrap());
+        assert!(
+            endpoints::delete(&pool, &merchant.id, &endpoint_id.as_str().into())
+                .await
+                .unwrap()
+        );
 
         let (bodies, located): (Option<i64>, i64) = sqlx::query_as(
             "SELECT sum(length(response_body)), count(response_location) FROM idempotency_keys \

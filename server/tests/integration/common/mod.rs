@@ -118,7 +118,7 @@ pub fn settings(flags: &[&str]) -> Settings {
 
 #[derive(Clone)]
 pub struct TestMerchant {
-    pub id: String,
+    pub id: kaadxpay_types::ids::MerchantId,
     pub api_key: String,
 }
 

@@ -99,7 +99,7 @@ async fn users_create_makes_a_member_with_its_role_an_owner_by_default_or_suppor
             .fetch_all(&pool)
             .await
             .unwrap();
-    let merchant_id = Some(merchant.id.clone());
+    let merchant_id = Some(merchant.id.to_string());
     assert_eq!(
         users,
         [

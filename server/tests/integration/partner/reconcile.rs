@@ -111,7 +111,7 @@ async fn reversed_at_partner(partner: &ServerProcess) -> usize {
 
 async fn setup() -> (String, sqlx::PgPool, String) {
     let (db_url, pool, merchant) = database_with_merchant("Reconciled").await;
-    (db_url, pool, merchant.id)
+    (db_url, pool, merchant.id.into())
 }
 
 fn reconciler(pool: &sqlx::PgPool, partner: &ServerProcess) -> Reconciler {
