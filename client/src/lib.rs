@@ -83,6 +83,9 @@ impl std::fmt::Display for GaveUp {
 
 impl std::error::Error for GaveUp {}
 
+/// How long an idle connection is kept for the next request.
+const IDLE_CONNECTION_KEPT: Duration = Duration::from_secs(30);
+
 /// A merchant's connection to Kaadxpay.
 #[derive(Debug, Clone)]
 pub struct Client {
@@ -98,6 +101,10 @@ impl Client {
     pub fn new(base_url: &str, api_key: &str, policy: RetryPolicy) -> Self {
         let http = reqwest::Client::builder()
             .timeout(policy.attempt_timeout)
+            // A connection idle longer than the load balancer keeps it (HAProxy: 60 s, as
+            // deploy/haproxy.cfg has it) may be closed just as a request is sent on it, which
+            // the client sees as a connection lost: drop idle ones well before.
+            .pool_idle_timeout(IDLE_CONNECTION_KEPT)
             .build()
             .expect("an HTTP client builds");
         Self {
