@@ -12,9 +12,8 @@
 -- rest `201`s stored as a reference to the resource they made (no location, no body), as the
 -- one-commit path records them.
 WITH merchants AS (
-  INSERT INTO merchants (id, name, api_key_hash)
-  SELECT 'mer_fill' || lpad(m::text, 4, '0'), 'Fill merchant ' || m,
-    sha256(convert_to('sk_fill_' || m, 'UTF8'))
+  INSERT INTO merchants (id, name)
+  SELECT 'mer_fill' || lpad(m::text, 4, '0'), 'Fill merchant ' || m
   FROM generate_series(0, 999) m
   ON CONFLICT DO NOTHING),
 records AS (
