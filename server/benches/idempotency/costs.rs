@@ -32,11 +32,15 @@ pub struct PerRequest {
 
 pub struct RoundTrips {
     pub new_key: PerRequest,
-    pub replay: PerRequest,
+    /// Replays the proxied server reads from the database (it has not seen their keys).
+    pub replay_database: PerRequest,
+    /// The same replays again, answered from its cache.
+    pub replay_cache: PerRequest,
 }
 
-/// Sends [`REQUESTS`] new keys, then as many replays of `replay_keys` (completed keys),
-/// through a proxied server.
+/// Sends [`REQUESTS`] new keys, then each of `replay_keys` (completed keys) twice, through a
+/// proxied server that has never seen them: the first pass reads them from the database, the
+/// second finds them in its cache.
 pub async fn round_trips(stack: &Stack, replay_keys: &[String]) -> anyhow::Result<RoundTrips> {
     let proxy = CountingProxy::start(&stack.db_url)?;
     let server = Server::start(&proxy.url("postgres")).await?;
@@ -48,9 +52,13 @@ pub async fn round_trips(stack: &Stack, replay_keys: &[String]) -> anyhow::Resul
     send(stack, &server, &client, &warm).await;
     let new: Vec<String> = (0..REQUESTS).map(|n| format!("rt-new-{n}")).collect();
     let new_key = window(stack, &proxy, &server, &client, &new).await?;
-    let replays: Vec<String> = replay_keys.iter().cycle().take(REQUESTS).cloned().collect();
-    let replay = window(stack, &proxy, &server, &client, &replays).await?;
-    Ok(RoundTrips { new_key, replay })
+    let replay_database = window(stack, &proxy, &server, &client, replay_keys).await?;
+    let replay_cache = window(stack, &proxy, &server, &client, replay_keys).await?;
+    Ok(RoundTrips {
+        new_key,
+        replay_database,
+        replay_cache,
+    })
 }
 
 async fn window(
@@ -85,7 +93,12 @@ async fn statements(stack: &Stack) -> anyhow::Result<Option<i64>> {
 
 /// Posts one order per key, [`CONCURRENCY`] at a time; returns how many did not answer `201`
 /// (a new key's order, or its replay).
-async fn send(stack: &Stack, server: &Server, client: &reqwest::Client, keys: &[String]) -> usize {
+pub async fn send(
+    stack: &Stack,
+    server: &Server,
+    client: &reqwest::Client,
+    keys: &[String],
+) -> usize {
     futures::stream::iter(keys)
         .map(|key| async move {
             let answer = stack

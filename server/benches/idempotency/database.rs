@@ -1,6 +1,7 @@
 //! What the run left in the database: bytes per idempotency record (heap, indexes, TOAST), the
-//! duplicate check (every order has exactly one completed key, and every completed key one
-//! order), keys left in progress, and the statement count of `pg_stat_statements`.
+//! bytes all a new order writes, the duplicate check (every order has exactly one completed key,
+//! and every completed key one order), keys left in progress, and the statement count of
+//! `pg_stat_statements`.
 
 use sqlx::PgPool;
 
@@ -36,6 +37,18 @@ pub async fn footprint(pool: &PgPool) -> sqlx::Result<Footprint> {
         indexes: per_record(indexes),
         toast: per_record(toast),
     })
+}
+
+/// The size of the tables a new order writes (the order, its event, its deliveries and the
+/// key's record, each with its indexes and TOAST), and the orders made so far.
+pub async fn effect_size(pool: &PgPool) -> sqlx::Result<(i64, i64)> {
+    sqlx::query_as(
+        "SELECT (SELECT sum(pg_total_relation_size(t::regclass))::bigint FROM unnest( \
+             ARRAY['orders', 'events', 'webhook_deliveries', 'idempotency_keys']) t), \
+           (SELECT count(*) FROM orders)",
+    )
+    .fetch_one(pool)
+    .await
 }
 
 /// Records whose key starts with `prefix` that are still `in_progress`.

@@ -2,15 +2,21 @@
 //! "Benchmark"). In one run it starts a durable embedded PostgreSQL and the real `kaadxpay
 //! serve` on it, then measures, side by side:
 //!
-//! - new-key `POST /v1/orders` at a fixed concurrency (wrk), against the fixed reference SQL
-//!   through pgbench at that concurrency (the database's ceiling);
-//! - replays of completed keys (wrk);
-//! - per request: the server's CPU time, and round trips and statements to PostgreSQL;
+//! - new-key `POST /v1/orders` at a fixed concurrency (wrk), against two fixed references through
+//!   pgbench at that concurrency: the playbook's two-commit SQL and the bare effect (the order,
+//!   its event and deliveries, no idempotency);
+//! - replays of completed keys (wrk), and how many the server's cache answered;
+//! - per request: the server's CPU time, round trips and statements to PostgreSQL, and per new
+//!   key the commits and WAL bytes on a quiet database, and the bytes the tables grew by;
 //! - the request log's cost: the new-key run again on a second server with the log off;
 //! - p99 at 150 req/s (open loop), and overload: open loops at half and twice the closed-loop
-//!   capacity, with shed answers, admitted latency and keys left in progress;
-//! - bytes per idempotency record and the duplicate check.
+//!   capacity, with shed answers timed by the client and by the server, and keys left in
+//!   progress;
+//! - bytes per idempotency record and the duplicate check;
+//! - with `BENCH_LARGE=1`, the same new-key, WAL and purge figures on a table of 10 M records.
 //!
+//! The generators (wrk, pgbench, the open loop) run on one core, the server and PostgreSQL on
+//! the other, when `taskset` and two cores are there (see [`pinning`]).
 //! `BENCH_SECONDS` (default 20) and `BENCH_CONNECTIONS` (default 32) shorten or widen a run.
 //! The targets of the issue are reported as `met` or `MISSED` in one table, never asserted:
 //! this is a measurement, not a test.
@@ -18,19 +24,27 @@
 mod costs;
 mod counting_proxy;
 mod database;
+mod large;
 mod load;
 mod open_loop;
+mod overload;
 mod pgbench;
+mod pinning;
 mod report;
 mod seed;
+mod server_metrics;
 mod stack;
 mod tools;
+mod writes;
 mod wrk;
 
 use std::time::Duration;
 
-use load::{ms, Load};
+use load::Load;
+use pgbench::Script;
+use pinning::Pinning;
 use report::Table;
+use server_metrics::Reading;
 use stack::{Server, Stack};
 
 /// The fixed arrival rate of the seed's p99 figure.
@@ -78,6 +92,30 @@ async fn wrk_with_cpu(
     Ok((load, per_request))
 }
 
+/// Everything one run measured, for [`table`].
+struct Run {
+    connections: usize,
+    pinning: Pinning,
+    new_keys: Load,
+    cpu_new: Duration,
+    growth_per_order: f64,
+    new_keys_unlogged: Load,
+    cpu_new_unlogged: Duration,
+    ceiling: Load,
+    bare: Load,
+    writes: writes::Writes,
+    replays: Load,
+    cpu_replay: Duration,
+    /// Hits and misses of the server's answer cache over the replay run.
+    cache: (f64, f64),
+    trips: costs::RoundTrips,
+    steady: open_loop::OpenLoop,
+    overload: overload::Overload,
+    footprint: database::Footprint,
+    duplicates: database::Duplicates,
+    large: Option<large::Large>,
+}
+
 async fn measure(
     stack: &Stack,
     wrk: &std::path::Path,
@@ -85,15 +123,25 @@ async fn measure(
     connections: usize,
     duration: Duration,
 ) -> anyhow::Result<Table> {
+    let backend: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(&stack.pool)
+        .await?;
+    let pinning = pinning::pin(backend as u32, stack.server.pid());
     eprintln!(
-        "kaadxpay at {}, {connections} connections, {}s per run",
+        "kaadxpay at {}, {connections} connections, {}s per run; {}",
         stack.base_url,
-        duration.as_secs()
+        duration.as_secs(),
+        pinning.description
     );
+    pgbench::prepare(stack).await?;
     eprintln!("new keys (wrk)...");
+    let size_before = database::effect_size(&stack.pool).await?;
     let new_mode = wrk::Mode::New { prefix: "new" };
     let (new_keys, cpu_new) =
         wrk_with_cpu(stack, &stack.server, wrk, new_mode, connections, duration).await?;
+    let size_after = database::effect_size(&stack.pool).await?;
+    let growth_per_order =
+        (size_after.0 - size_before.0) as f64 / (size_after.1 - size_before.1).max(1) as f64;
     // The same load on a second server whose request log is off, right after, on one database.
     eprintln!("new keys with the request log off (wrk, a second server)...");
     let unlogged = Server::start_with(&stack.db_url, &[("KAADXPAY_REQUEST_LOG", "off")]).await?;
@@ -101,9 +149,13 @@ async fn measure(
     let (new_keys_unlogged, cpu_new_unlogged) =
         wrk_with_cpu(stack, &unlogged, wrk, unlogged_mode, connections, duration).await?;
     drop(unlogged);
-    // Right after the engine's run, so that both see the same machine as nearly as can be.
+    // Right after the engine's run, so that all three see the same machine as nearly as can be.
     eprintln!("the reference SQL through pgbench...");
-    let ceiling = pgbench::run(pgbench, stack, connections, duration).await?;
+    let ceiling = pgbench::run(pgbench, stack, Script::Reference, connections, duration)?;
+    eprintln!("the bare effect through pgbench...");
+    let bare = pgbench::run(pgbench, stack, Script::BareEffect, connections, duration)?;
+    eprintln!("commits and WAL per new key (a quiet window, then one without requests)...");
+    let writes = writes::measure(stack, "writes").await?;
     eprintln!("seeding {} keys to replay...", seed::REPLAY_KEYS);
     let replay_keys = seed::seed_replay_keys(stack, "replay").await?;
     eprintln!("replays (wrk)...");
@@ -111,6 +163,7 @@ async fn measure(
         prefix: "replay",
         count: replay_keys.len(),
     };
+    let before = Reading::of(&stack.server).await?;
     let (replays, cpu_replay) = wrk_with_cpu(
         stack,
         &stack.server,
@@ -120,69 +173,136 @@ async fn measure(
         duration,
     )
     .await?;
+    let after = Reading::of(&stack.server).await?;
+    let cache = ["hit", "miss"].map(|result| {
+        let labels = [("result", result)];
+        let counter = "kaadxpay_idempotency_cache_total";
+        after.value(counter, &labels) - before.value(counter, &labels)
+    });
     eprintln!("round trips per request (a second server behind a counting proxy)...");
     let trips = costs::round_trips(stack, &replay_keys).await?;
     eprintln!("open loop at {STEADY_RATE} requests/s...");
     let steady = open_loop::run(stack, "steady", STEADY_RATE, duration).await?;
-
-    let capacity = new_keys.throughput();
-    let half_rate = (capacity / 2.0).round().max(1.0) as u32;
-    let double_rate = (capacity * 2.0).round().max(1.0) as u32;
-    eprintln!("open loop at half the capacity, {half_rate} requests/s...");
-    let half = open_loop::run(stack, "half", half_rate, duration).await?;
-    eprintln!("open loop at twice the capacity, {double_rate} requests/s...");
-    let double = open_loop::run(stack, "overload", double_rate, duration).await?;
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let left_in_progress = database::in_progress(&stack.pool, "overload-").await?;
-
+    let overload = overload::run(stack, new_keys.throughput(), duration).await?;
     let footprint = database::footprint(&stack.pool).await?;
     let duplicates = database::duplicates(&stack.pool, &stack.merchant.merchant_id).await?;
+    let large = if setting("BENCH_LARGE", 0) == 1 {
+        Some(large::run(stack, wrk, connections, duration).await?)
+    } else {
+        None
+    };
+    Ok(table(&Run {
+        connections,
+        pinning,
+        new_keys,
+        cpu_new,
+        growth_per_order,
+        new_keys_unlogged,
+        cpu_new_unlogged,
+        ceiling,
+        bare,
+        writes,
+        replays,
+        cpu_replay,
+        cache: cache.into(),
+        trips,
+        steady,
+        overload,
+        footprint,
+        duplicates,
+        large,
+    }))
+}
 
+fn table(run: &Run) -> Table {
+    let connections = run.connections;
     let mut table = Table::default();
+    table.fact("CPUs", run.pinning.description.clone());
     table.fact(
         format!("new keys, {connections} conns (wrk)"),
-        report::load(&new_keys),
+        report::load(&run.new_keys),
     );
     table.fact(
         format!("reference SQL, {connections} clients (pgbench)"),
-        report::load(&ceiling),
+        report::load(&run.ceiling),
+    );
+    table.fact(
+        format!("bare effect, {connections} clients (pgbench)"),
+        report::load(&run.bare),
     );
     table.fact(
         format!("replays, {connections} conns (wrk)"),
-        report::load(&replays),
+        report::load(&run.replays),
     );
     table.fact(
         format!("new keys, request log off, {connections} conns (wrk)"),
-        report::load(&new_keys_unlogged),
+        report::load(&run.new_keys_unlogged),
     );
-    let share = new_keys.throughput() / ceiling.throughput();
-    table.target(
-        "new-key throughput / reference",
-        format!("{:.0} %", share * 100.0),
-        ">= 90 %",
-        share >= 0.9,
-    );
-    let replay_ratio = replays.throughput() / new_keys.throughput();
+    for (name, reference, limit) in [
+        ("reference", &run.ceiling, 1.0),
+        ("bare effect", &run.bare, 0.7),
+    ] {
+        let share = run.new_keys.throughput() / reference.throughput();
+        table.target(
+            format!("new-key throughput / {name}"),
+            format!("{:.0} %", share * 100.0),
+            format!(">= {:.0} %", limit * 100.0),
+            share >= limit,
+        );
+    }
+    let replay_ratio = run.replays.throughput() / run.new_keys.throughput();
     table.target(
         "replay throughput / new-key",
         format!("{replay_ratio:.2}x"),
         ">= 5x",
         replay_ratio >= 5.0,
     );
-    let steady_all = steady.all();
+    let (hits, misses) = run.cache;
+    let hit_ratio = hits / (hits + misses).max(1.0);
+    table.fact(
+        "replays answered from the cache (/metrics)",
+        format!(
+            "{:.1} % ({hits:.0} hits, {misses:.0} misses over the replay run)",
+            hit_ratio * 100.0
+        ),
+    );
+    let steady_all = run.steady.all();
     table.target(
         format!("p99 at {STEADY_RATE} req/s, open loop"),
-        format!(
-            "{} ({})",
-            report::millis(steady_all.p99),
-            report::load(&steady_all)
-        ),
+        overload::unless_lagged(&run.steady, || {
+            format!(
+                "{} ({})",
+                report::millis(steady_all.p99),
+                report::load(&steady_all)
+            )
+        }),
         "< 8 ms",
-        steady_all.p99 < Duration::from_millis(8) && steady_all.errors == 0,
+        run.steady.lagged().is_none()
+            && steady_all.p99 < Duration::from_millis(8)
+            && steady_all.errors == 0,
     );
+    let writes = &run.writes;
+    table.target(
+        "commits per new key (xact_commit, quiet window)",
+        format!(
+            "{:.2} ({} keys less {} commits of as long without requests; request log included; {} errors)",
+            writes.commits,
+            writes::KEYS,
+            writes.quiet_commits,
+            writes.errors
+        ),
+        "1",
+        (writes.commits - 1.0).abs() < 0.05,
+    );
+    table.fact(
+        "WAL bytes per new key (pg_stat_wal, same window)",
+        format!("{:.0} (window {:.1?})", writes.wal_bytes, writes.window),
+    );
+    let trips = &run.trips;
     for (name, per_request, limit) in [
-        ("new key", &trips.new_key, 3.0),
-        ("replay", &trips.replay, 2.0),
+        ("new key", &trips.new_key, 2.0),
+        ("replay from the database", &trips.replay_database, 1.0),
+        ("replay from the cache", &trips.replay_cache, 0.0),
     ] {
         table.target(
             format!("round trips per {name} (counting proxy)"),
@@ -191,7 +311,8 @@ async fn measure(
                 per_request.round_trips, per_request.errors
             ),
             format!("<= {limit}"),
-            per_request.round_trips <= limit,
+            // A background worker's trip now and then shares the window.
+            per_request.round_trips < limit + 0.01,
         );
         table.fact(
             format!("statements per {name} (pg_stat_statements)"),
@@ -200,7 +321,10 @@ async fn measure(
                 .map_or("not preloaded".into(), |n| format!("{n:.2}")),
         );
     }
-    for (name, cpu, limit) in [("new key", cpu_new, 250), ("replay", cpu_replay, 100)] {
+    for (name, cpu, limit) in [
+        ("new key", run.cpu_new, 150),
+        ("replay", run.cpu_replay, 50),
+    ] {
         table.target(
             format!("server CPU per {name} (/proc utime+stime)"),
             format!("{} µs", cpu.as_micros()),
@@ -208,13 +332,13 @@ async fn measure(
             cpu <= Duration::from_micros(limit),
         );
     }
-    let log_cpu = cpu_new.as_secs_f64() / cpu_new_unlogged.as_secs_f64().max(1e-9);
+    let log_cpu = run.cpu_new.as_secs_f64() / run.cpu_new_unlogged.as_secs_f64().max(1e-9);
     table.target(
         "request log: server CPU per new key, on / off",
         format!(
             "{} / {} µs = {:+.0} %",
-            cpu_new.as_micros(),
-            cpu_new_unlogged.as_micros(),
+            run.cpu_new.as_micros(),
+            run.cpu_new_unlogged.as_micros(),
             (log_cpu - 1.0) * 100.0
         ),
         "<= +10 %",
@@ -224,11 +348,12 @@ async fn measure(
         "request log: new-key throughput, on / off",
         format!(
             "{:.0} / {:.0} req/s = {:.0} %",
-            new_keys.throughput(),
-            new_keys_unlogged.throughput(),
-            new_keys.throughput() / new_keys_unlogged.throughput().max(1e-9) * 100.0
+            run.new_keys.throughput(),
+            run.new_keys_unlogged.throughput(),
+            run.new_keys.throughput() / run.new_keys_unlogged.throughput().max(1e-9) * 100.0
         ),
     );
+    let footprint = &run.footprint;
     table.target(
         "bytes per idempotency record",
         format!(
@@ -239,68 +364,20 @@ async fn measure(
             footprint.toast,
             footprint.records
         ),
-        "<= 400",
-        footprint.total() <= 400.0,
+        "<= 300",
+        footprint.total() <= 300.0,
     );
-
-    table.fact(
-        "overload: closed-loop capacity",
-        format!("{capacity:.0} req/s (the new-key wrk run)"),
-    );
-    let half_all = half.all();
-    table.fact(
-        format!("half load, {half_rate} req/s, open loop"),
-        report::load(&half_all),
-    );
-    let created = double.created();
-    let shed = double.shed();
-    table.fact(
-        format!("2x load, {double_rate} req/s, open loop"),
+    table.target(
+        "database growth per new order (4 tables + indexes)",
         format!(
-            "{} created, {} shed (503), {} other errors",
-            double.created.len(),
-            double.shed.len(),
-            double.failed.len()
+            "{:.0} bytes (orders, events, webhook_deliveries, idempotency_keys over the new-key run)",
+            run.growth_per_order
         ),
+        "<= 1500",
+        run.growth_per_order <= 1500.0,
     );
-    let goodput = created.throughput() / capacity;
-    table.target(
-        "2x load: goodput / capacity",
-        format!(
-            "{:.0} req/s = {:.0} %",
-            created.throughput(),
-            goodput * 100.0
-        ),
-        ">= 90 %",
-        goodput >= 0.9,
-    );
-    table.target(
-        "2x load: shed answers p99",
-        if double.shed.is_empty() {
-            "none shed".into()
-        } else {
-            report::millis(shed.p99)
-        },
-        "< 50 ms",
-        shed.p99 < Duration::from_millis(50),
-    );
-    let stretch = ms(created.p99) / ms(half_all.p99).max(0.001);
-    table.target(
-        "2x load: admitted p99 / half-load p99",
-        format!(
-            "{} / {} = {stretch:.1}x",
-            report::millis(created.p99),
-            report::millis(half_all.p99)
-        ),
-        "<= 3x",
-        stretch <= 3.0,
-    );
-    table.target(
-        "2x load: keys in_progress 1 s after",
-        left_in_progress.to_string(),
-        "0",
-        left_in_progress == 0,
-    );
+    run.overload.rows(&mut table, &run.pinning);
+    let duplicates = &run.duplicates;
     table.target(
         "duplicates (orders vs completed keys)",
         format!(
@@ -314,5 +391,8 @@ async fn measure(
         "0",
         duplicates.duplicates == 0 && duplicates.orders == duplicates.completed_keys,
     );
-    Ok(table)
+    if let Some(large) = &run.large {
+        large.rows(&mut table, &run.new_keys, &run.writes);
+    }
+    table
 }

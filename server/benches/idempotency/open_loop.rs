@@ -4,17 +4,31 @@
 //! up in the percentiles instead of silently lowering the rate (no coordinated omission).
 //! Answers are kept apart by kind: created (`201`), shed (`503`), anything else.
 //!
+//! Requests go out on at most [`CONNECTIONS`] keep-alive connections, as a fleet of clients
+//! would send them, not one new connection per request; a request waits for a free one. Its
+//! send lag, from its intended send time to its actual send (a connection free and this
+//! generator scheduled), tells whether the generator kept its schedule: when it did not, the
+//! run measured the generator, and its rows say so instead of giving figures.
+//!
 //! Written here because no installable tool does this with a unique header per request:
 //! wrk2 is not packaged in Debian, oha sends the same headers on every request, and
 //! autocannon's `-R` lets each connection send a per-second budget back to back and times
 //! requests from their actual send.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::load::Load;
 use crate::stack::Stack;
+
+/// Keep-alive connections the open loop sends on, at most.
+pub const CONNECTIONS: usize = 64;
+
+/// The send lag p99 above which a run says the generator lagged.
+pub const MAX_SEND_LAG: Duration = Duration::from_millis(2);
 
 pub struct OpenLoop {
     /// Latencies of the `201` answers.
@@ -23,6 +37,8 @@ pub struct OpenLoop {
     pub shed: Vec<Duration>,
     /// Other answers, and requests without one within 10 s.
     pub failed: Vec<Duration>,
+    /// Per request, from its intended send time to its actual send.
+    pub send_lags: Vec<Duration>,
     /// From the first intended send to the last answer.
     pub elapsed: Duration,
 }
@@ -50,6 +66,12 @@ impl OpenLoop {
     pub fn shed(&self) -> Load {
         Load::from_latencies(self.shed.clone(), 0, self.elapsed)
     }
+
+    /// The send lag's p99 when it is over [`MAX_SEND_LAG`]: the run measured the generator.
+    pub fn lagged(&self) -> Option<Duration> {
+        let lag = Load::from_latencies(self.send_lags.clone(), 0, self.elapsed).p99;
+        (lag > MAX_SEND_LAG).then_some(lag)
+    }
 }
 
 /// Sends `rate` requests a second for `duration`, keys `<prefix>-<n>`.
@@ -60,9 +82,10 @@ pub async fn run(
     duration: Duration,
 ) -> anyhow::Result<OpenLoop> {
     let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(4096)
+        .pool_max_idle_per_host(CONNECTIONS)
         .timeout(Duration::from_secs(10))
         .build()?;
+    let connections = Arc::new(Semaphore::new(CONNECTIONS));
     let total = rate as u64 * duration.as_secs();
     let interval = Duration::from_secs(1) / rate.max(1);
     let start = Instant::now() + Duration::from_millis(100);
@@ -71,19 +94,24 @@ pub async fn run(
         let intended = start + interval * n as u32;
         tokio::time::sleep_until(intended).await;
         let request = stack.post_order(&client, &format!("{prefix}-{n}")).send();
+        let connections = connections.clone();
         requests.push(tokio::spawn(async move {
+            let _connection = connections.acquire_owned().await;
+            let lag = intended.elapsed();
             let status = request.await.map(|response| response.status().as_u16());
-            (intended.elapsed(), status.unwrap_or(0))
+            (intended.elapsed(), lag, status.unwrap_or(0))
         }));
     }
     let mut outcome = OpenLoop {
         created: Vec::new(),
         shed: Vec::new(),
         failed: Vec::new(),
+        send_lags: Vec::with_capacity(requests.len()),
         elapsed: Duration::ZERO,
     };
     for request in requests {
-        let (latency, status) = request.await?;
+        let (latency, lag, status) = request.await?;
+        outcome.send_lags.push(lag);
         match status {
             201 => outcome.created.push(latency),
             503 => outcome.shed.push(latency),

@@ -1,6 +1,9 @@
-//! The ceiling: the fixed reference SQL for one new-key request (`reference_new_key.sql`, on
-//! the fixed tables of `reference_schema.sql`) run by `pgbench` at the wrk run's concurrency,
-//! on the same database. Each transaction's latency is read from pgbench's per-transaction log.
+//! The references, run by `pgbench` at the wrk run's concurrency on the same database: the
+//! ceiling, the fixed reference SQL for one new-key request (`reference_new_key.sql`, on the
+//! fixed tables of `reference_schema.sql`), and the bare effect, the order, its event and its
+//! deliveries with no idempotency at all (`bare_effect.sql`, on the fixed tables of
+//! `bare_effect_schema.sql`). Each transaction's latency is read from pgbench's
+//! per-transaction log.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,28 +16,60 @@ use crate::load::Load;
 use crate::stack::Stack;
 use crate::tools;
 
-const SCHEMA: &str = include_str!("reference_schema.sql");
-const SCRIPT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/benches/idempotency/reference_new_key.sql"
-);
+const SCHEMAS: [&str; 2] = [
+    include_str!("reference_schema.sql"),
+    include_str!("bare_effect_schema.sql"),
+];
+const API_KEY: &str = "sk_test_reference";
+const MERCHANT: &str = "mer_reference";
 
-pub async fn run(
-    pgbench: &Path,
-    stack: &Stack,
-    clients: usize,
-    duration: Duration,
-) -> anyhow::Result<Load> {
-    sqlx::raw_sql(SCHEMA).execute(&stack.pool).await?;
-    let api_key = "sk_test_reference";
-    let merchant = "mer_reference";
+/// A fixed pgbench script.
+#[derive(Clone, Copy)]
+pub enum Script {
+    /// `reference_new_key.sql`: the playbook's two-commit pattern.
+    Reference,
+    /// `bare_effect.sql`: the effect alone.
+    BareEffect,
+}
+
+impl Script {
+    fn path(self) -> &'static str {
+        match self {
+            Self::Reference => concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/benches/idempotency/reference_new_key.sql"
+            ),
+            Self::BareEffect => concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/benches/idempotency/bare_effect.sql"
+            ),
+        }
+    }
+}
+
+/// Creates the fixed tables of both scripts and their merchant, once per database.
+pub async fn prepare(stack: &Stack) -> anyhow::Result<()> {
+    for schema in SCHEMAS {
+        sqlx::raw_sql(schema).execute(&stack.pool).await?;
+    }
     sqlx::query(
         "INSERT INTO reference.merchants (id, name, api_key_hash) VALUES ($1, $1, sha256($2))",
     )
-    .bind(merchant)
-    .bind(api_key.as_bytes())
+    .bind(MERCHANT)
+    .bind(API_KEY.as_bytes())
     .execute(&stack.pool)
     .await?;
+    Ok(())
+}
+
+/// Runs `script` with `clients` clients for `duration`, once [`prepare`]d.
+pub fn run(
+    pgbench: &Path,
+    stack: &Stack,
+    script: Script,
+    clients: usize,
+    duration: Duration,
+) -> anyhow::Result<Load> {
     let logs = std::env::temp_dir().join(format!("kaadxpay-pgbench-{}", std::process::id()));
     std::fs::create_dir_all(&logs)?;
     let output = tools::run(
@@ -48,11 +83,11 @@ pub async fn run(
                 "-j",
                 "2",
             ])
-            .args(["-T", &duration.as_secs().to_string(), "-f", SCRIPT])
+            .args(["-T", &duration.as_secs().to_string(), "-f", script.path()])
             .arg("-D")
-            .arg(format!("api_key_hash={}", hex(api_key)))
+            .arg(format!("api_key_hash={}", hex(API_KEY)))
             .arg("-D")
-            .arg(format!("merchant={merchant}"))
+            .arg(format!("merchant={MERCHANT}"))
             .arg("-D")
             .arg(format!("request_hash={}", hex("POST /v1/orders {}")))
             .arg("-l")

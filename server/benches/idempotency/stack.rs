@@ -11,6 +11,8 @@ use kaadxpay_embedded_pg::{Durability, EmbeddedPostgres};
 use server::accounts::auth::{self, NewMerchant};
 use sqlx::PgPool;
 
+use crate::pinning;
+
 pub struct Stack {
     pub base_url: String,
     pub db_url: String,
@@ -51,6 +53,8 @@ impl Server {
             child,
         };
         wait_ready(&server.base_url).await?;
+        // Once ready: its runtime's threads are all there, and later ones inherit their CPU.
+        pinning::system_under_test(server.pid())?;
         Ok(server)
     }
 

@@ -39,7 +39,7 @@ pub async fn pgbench(pool: &sqlx::PgPool) -> anyhow::Result<PathBuf> {
         .context("pgbench was not found: `apt-get install postgresql-client`")
 }
 
-fn on_path(program: &str) -> Option<PathBuf> {
+pub fn on_path(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|dir| dir.join(program))
         .find(|path| path.is_file())

@@ -76,11 +76,14 @@ pub async fn observe(mut request: Request, next: Next) -> Response {
     let mut response = next.run(request).instrument(span.clone()).await;
     let seconds = started.elapsed().as_secs_f64();
     let status = response.status().as_u16();
+    let status_label = status.to_string();
     metrics::counter!("kaadxpay_http_requests_total",
-        "method" => method.clone(), "route" => route.clone(), "status" => status.to_string())
+        "method" => method.clone(), "route" => route.clone(), "status" => status_label.clone())
     .increment(1);
-    metrics::histogram!("kaadxpay_http_request_duration_seconds", "method" => method, "route" => route)
-        .record(seconds);
+    // Per status too, so that the time of a shed `503` is not hidden among the served answers.
+    metrics::histogram!("kaadxpay_http_request_duration_seconds",
+        "method" => method, "route" => route, "status" => status_label)
+    .record(seconds);
     span.in_scope(|| tracing::info!(status, latency_ms = seconds * 1000.0, "request served"));
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert(REQUEST_ID, value);
