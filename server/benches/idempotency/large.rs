@@ -21,6 +21,8 @@ const FILL: &str = include_str!("large_table_fill.sql");
 const RECORDS: i64 = 10_000_000;
 /// Records per fill statement.
 const BATCH: i64 = 1_000_000;
+/// The records' time to live, as the fill has them and `serve` has it by default.
+const TTL: Duration = Duration::from_secs(24 * 3600);
 /// Rows the purge deletes per batch (`LIMIT` in [`PURGE_BATCH`]); a smaller one was the last.
 const PURGE_ROWS: u64 = 1000;
 
@@ -69,6 +71,7 @@ pub async fn run(
     loop {
         let batch = Instant::now();
         let deleted = sqlx::query(PURGE_BATCH)
+            .bind(TTL.as_secs_f64())
             .execute(&stack.pool)
             .await?
             .rows_affected();

@@ -4,7 +4,7 @@
 -- this is the one place to change.
 --
 -- The records are a day of a busy platform and one hour more: record n was made
--- (($3 - n) / $3) * 25 hours ago and expires 24 hours after it was made, so the oldest twenty-
+-- (($3 - n) / $3) * 25 hours ago and expires a TTL of 24 hours after it was made, so the oldest twenty-
 -- fifth of them (one hour of the daily volume) has expired and awaits the purge. They belong to
 -- 1,000 merchants (`mer_fill0000` ..= `mer_fill0999`, made here when missing), a few large and
 -- many small; keys are random UUIDs, as clients make them, so each lands on a random leaf of the
@@ -20,20 +20,18 @@ records AS (
   SELECT n, now() - make_interval(secs => ($3 - n + random()) / $3 * 90000) AS made,
     n % 10 = 0 AS payout, n % 50 = 7 AS refused
   FROM generate_series($1::bigint, $2::bigint) n)
-INSERT INTO idempotency_keys (merchant_id, key, endpoint, request_hash, status, recovery_point,
-  lease_token, locked_until, response_status, response_location, response_body, resource_type,
-  resource_id, error, attempts, created_at, updated_at, expires_at)
+INSERT INTO idempotency_keys (merchant_id, key, endpoint, request_hash, status, response_status,
+  response_body, resource_type, resource_id, created_at)
 SELECT 'mer_fill' || lpad(floor(1000 * power(random(), 3))::int::text, 4, '0'),
   gen_random_uuid()::text,
-  CASE WHEN payout THEN 'POST /v1/payouts' ELSE 'POST /v1/orders' END,
+  CASE WHEN payout THEN 'POST /v1/payouts' ELSE 'POST /v1/orders' END::idempotency_endpoint,
   sha256(convert_to(n::text, 'UTF8')),
-  'completed', 'finished', gen_random_uuid(), NULL,
+  'completed',
   CASE WHEN refused THEN 422 ELSE 201 END,
-  NULL,
   CASE WHEN refused THEN convert_to('{"error":{"type":"invalid_request","code":"amount_too_large",'
     || '"message":"The amount exceeds the largest this account accepts.","param":"amount"}}', 'UTF8') END,
   CASE WHEN refused THEN NULL WHEN payout THEN 'payout' ELSE 'order' END,
   CASE WHEN refused THEN NULL
     ELSE CASE WHEN payout THEN 'po_' ELSE 'ord_' END || substr(md5(random()::text), 1, 24) END,
-  NULL, 1, made, made, made + interval '24 hours'
+  made
 FROM records
