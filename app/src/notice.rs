@@ -22,6 +22,8 @@ pub enum Notice {
     ExportDay,
     /// The request log's export was given a status that is not an HTTP status.
     ExportStatus,
+    /// The audit log's export was given an action it does not know.
+    ExportAction,
     /// A list's export asked by someone who is not a merchant's user.
     ExportForMerchantUsers,
     /// An export asked without signing in.
@@ -38,6 +40,7 @@ pub fn not_for_role(permission: Permission) -> String {
         Permission::CreatePayouts => tr!("forbidden-create-payouts"),
         Permission::ManageIntegrations => tr!("forbidden-manage-integrations"),
         Permission::ManageTeam => tr!("forbidden-manage-team"),
+        Permission::SeeAuditLog => tr!("forbidden-see-audit-log"),
     }
 }
 
@@ -59,6 +62,7 @@ impl Notice {
             Notice::Failure => tr!("notice-failure"),
             Notice::ExportDay => tr!("filter-refused-day"),
             Notice::ExportStatus => tr!("filter-refused-status"),
+            Notice::ExportAction => tr!("filter-refused-action"),
             Notice::ExportForMerchantUsers => tr!("notice-export-for-merchant-users"),
             Notice::ExportSignIn => tr!("notice-export-sign-in"),
         };

@@ -9,6 +9,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::body::{Body, NoParameters};
 use super::error::ApiResult;
+use super::extract::ClientAddress;
 use super::list::PageQuery;
 use super::outcome::execute;
 use crate::accounts::auth::Merchant;
@@ -63,6 +64,7 @@ async fn get_event(
 async fn redeliver_event(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
     Path(event_id): Path<String>,
@@ -71,7 +73,7 @@ async fn redeliver_event(
     match events::parse_id(&event_id) {
         Ok(event_id) => {
             let command = RedeliverEvent { event_id };
-            execute(&state, &merchant, &key, &request_id, command).await
+            execute(&state, &merchant, client, &key, &request_id, command).await
         }
         Err(missing) => missing.into_response(),
     }

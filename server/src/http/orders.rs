@@ -9,6 +9,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::body::Body;
 use super::error::ApiResult;
+use super::extract::ClientAddress;
 use super::list::PageQuery;
 use super::outcome::execute;
 use crate::accounts::auth::Merchant;
@@ -32,11 +33,12 @@ pub fn router() -> OpenApiRouter<AppState> {
 async fn create_order(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
     Body(command): Body<CreateOrder>,
 ) -> Response {
-    execute(&state, &merchant, &key, &request_id, command).await
+    execute(&state, &merchant, client, &key, &request_id, command).await
 }
 
 /// The merchant's orders, newest first.

@@ -6,6 +6,7 @@ use axum::http::{header, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
 use super::error::status_code;
+use super::extract::{by_key, ClientAddress};
 use crate::accounts::auth::Merchant;
 use crate::idempotency::{IdempotencyKey, Outcome, StoredResponse};
 use crate::service::commands::{self, Caller, Command};
@@ -18,14 +19,17 @@ pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 pub async fn execute<C: Command>(
     state: &AppState,
     merchant: &Merchant,
+    client: ClientAddress,
     key: &IdempotencyKey,
     request_id: &str,
     command: C,
 ) -> Response {
+    let by = by_key(merchant, client);
     let caller = Caller {
         merchant_id: &merchant.id,
         key,
         request_id,
+        by: &by,
     };
     match commands::run(state, &caller, &command).await {
         Ok(outcome) => render(outcome),
