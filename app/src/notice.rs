@@ -32,6 +32,19 @@ pub enum Notice {
     NotFound,
 }
 
+/// A page refused to the member's role: `403`, under the page's `title`, with the sentence
+/// that says who may (the server's check, whatever the navigation showed).
+pub fn refused_page(title: String, permission: Permission) -> AnyView {
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(http::StatusCode::FORBIDDEN);
+    }
+    view! {
+        <h1>{title}</h1>
+        <p class="alert" role="alert">{not_for_role(permission)}</p>
+    }
+    .into_any()
+}
+
 /// The sentence that says who may do what `permission` allows (the pages that offer such an
 /// action say it too).
 pub fn not_for_role(permission: Permission) -> String {

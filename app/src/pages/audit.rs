@@ -11,7 +11,7 @@ use crate::components::{
 };
 use crate::console::{AuditEntry, AuditFilter, Permission};
 use crate::i18n::when_exactly;
-use crate::notice::not_for_role;
+use crate::notice::refused_page;
 
 fn filter_from_address() -> AuditFilter {
     AuditFilter {
@@ -74,14 +74,7 @@ pub fn Audit() -> impl IntoView {
         Err(notice) => return notice,
     };
     if !current_user().is_some_and(|user| user.may(Permission::SeeAuditLog)) {
-        if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
-            response.set_status(http::StatusCode::FORBIDDEN);
-        }
-        return view! {
-            <h1>{tr!("nav-audit")}</h1>
-            <p class="alert" role="alert">{not_for_role(Permission::SeeAuditLog)}</p>
-        }
-        .into_any();
+        return refused_page(tr!("nav-audit"), Permission::SeeAuditLog);
     }
     let filter = filter_from_address();
     let cursor = cursor();

@@ -9,9 +9,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::author::{by_key, ClientAddress};
 use super::body::Body;
 use super::error::ApiResult;
-use super::extract::{by_key, ClientAddress};
 use super::list::PageQuery;
 use super::outcome::{execute, KEY_STATUS};
 use crate::accounts::auth::keys::{self, ApiKey, CreateKey, NewKey, RollKey, RollParameters};

@@ -7,9 +7,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::author::ClientAddress;
 use super::body::{Body, NoParameters};
 use super::error::ApiResult;
-use super::extract::ClientAddress;
 use super::list::PageQuery;
 use super::outcome::execute;
 use crate::accounts::auth::Merchant;

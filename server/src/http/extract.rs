@@ -1,20 +1,16 @@
 //! What handlers take from a request's head: the authenticated [`Merchant`] (from
-//! `Authorization: Bearer sk_test_...`), the [`IdempotencyKey`] header, and the
-//! [`ClientAddress`] the request came from (for the audit log). Each refusal is the
+//! `Authorization: Bearer sk_test_...`) and the [`IdempotencyKey`] header. Each refusal is the
 //! contract's error, and each value found is recorded on the request's span (and the merchant
 //! with its key's id in the request log's [`CallerSlot`]). A read-only key is refused here
 //! on every method that writes (`403 forbidden`), before any handler (and so any
 //! Idempotency-Key claim) runs.
 
-use std::net::{IpAddr, SocketAddr};
-
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::extract::FromRequestParts;
 use axum::http::{header, request::Parts, Method};
 
 use crate::accounts::auth::{authenticate, Access, Merchant};
 use crate::contract::error::Error;
 use crate::edge::request_log::{Caller, CallerSlot};
-use crate::history::audit::{Actor, By};
 use crate::idempotency::key::{IdempotencyKey, HEADER};
 use crate::service::state::AppState;
 
@@ -56,30 +52,5 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
         let key = Self::parse(raw.as_bytes())?;
         tracing::Span::current().record("idempotency_key", key.as_str());
         Ok(key)
-    }
-}
-
-/// The address the request came from (`None` without a connection, as in some tests).
-#[derive(Debug, Clone, Copy)]
-pub struct ClientAddress(pub Option<IpAddr>);
-
-impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(Self(
-            parts
-                .extensions
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|ConnectInfo(peer)| peer.ip()),
-        ))
-    }
-}
-
-/// The merchant's API key acting from `client`, as the audit log names it.
-pub fn by_key(merchant: &Merchant, ClientAddress(address): ClientAddress) -> By {
-    By {
-        actor: Actor::ApiKey(merchant.key_id.clone()),
-        address,
     }
 }

@@ -5,8 +5,8 @@
 use axum::http::{header, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
+use super::author::{by_key, ClientAddress};
 use super::error::status_code;
-use super::extract::{by_key, ClientAddress};
 use crate::accounts::auth::Merchant;
 use crate::idempotency::{IdempotencyKey, Outcome, StoredResponse};
 use crate::service::commands::{self, Caller, Command};

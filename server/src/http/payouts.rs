@@ -8,9 +8,9 @@ use axum::Json;
 use kaadxpay_types::ids::PayoutId;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::author::ClientAddress;
 use super::body::Body;
 use super::error::ApiResult;
-use super::extract::ClientAddress;
 use super::list::PageQuery;
 use super::outcome::execute;
 use crate::accounts::auth::Merchant;

@@ -10,9 +10,9 @@ use kaadxpay_types::ids::EndpointId;
 use serde::Serialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::author::{by_key, ClientAddress};
 use super::body::Body;
 use super::error::ApiResult;
-use super::extract::{by_key, ClientAddress};
 use super::list::PageQuery;
 use super::outcome::execute;
 use crate::accounts::auth::Merchant;

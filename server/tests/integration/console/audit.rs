@@ -77,31 +77,28 @@ async fn call(
 
 const LOCAL: Option<&str> = Some("127.0.0.1");
 
+/// A keyed `POST` and its replay: the first answer (the replay answers the same status).
+async fn twice(app: &TestApp, path: &str, key: &str, body: Value) -> (u16, Value) {
+    let first = call(app, Method::POST, path, Some(key), body.clone()).await;
+    let again = call(app, Method::POST, path, Some(key), body).await;
+    assert_eq!(again.0, first.0, "the replay of {path}");
+    first
+}
+
 #[tokio::test]
 async fn every_change_by_a_key_is_recorded_once_with_its_author_address_and_before_and_after() {
-    let app = common::spawn_app_with(&["--webhook-allow-private-networks", "true"]).await;
+    let app = common::spawn_app().await;
     let key = key_id(&app.pool, &app.merchant).await;
     app.fund(10_000).await;
 
     // api_key.created, twice over one key: one entry.
     let body = json!({"name": "reporting", "access": "read_only"});
-    let (status, created) = call(
-        &app,
-        Method::POST,
-        "/v1/api-keys",
-        Some("key-1"),
-        body.clone(),
-    )
-    .await;
+    let (status, created) = twice(&app, "/v1/api-keys", "key-1", body).await;
     assert_eq!(status, 201);
-    let (status, _) = call(&app, Method::POST, "/v1/api-keys", Some("key-1"), body).await;
-    assert_eq!(status, 201, "the replay");
     let entry = the_entry(&app, "api_key.created").await;
     let new_key = created["id"].as_str().unwrap();
-    assert_eq!(
-        (entry.actor_kind.as_str(), entry.actor.as_str()),
-        ("api_key", key.as_str())
-    );
+    let author = (entry.actor_kind.as_str(), entry.actor.as_str());
+    assert_eq!(author, ("api_key", key.as_str()));
     assert_eq!(entry.object_id, new_key);
     assert_eq!(entry.client_address.as_deref(), LOCAL);
     let after = entry.after.unwrap();
@@ -109,24 +106,9 @@ async fn every_change_by_a_key_is_recorded_once_with_its_author_address_and_befo
     assert!(after["secret"].is_null(), "never a secret: {after}");
 
     // api_key.rolled: before, and after with its successor.
-    let path = format!("/v1/api-keys/{new_key}/roll");
-    let (status, successor) = call(
-        &app,
-        Method::POST,
-        &path,
-        Some("roll-1"),
-        json!({"overlap": "1h"}),
-    )
-    .await;
+    let roll = format!("/v1/api-keys/{new_key}/roll");
+    let (status, successor) = twice(&app, &roll, "roll-1", json!({"overlap": "1h"})).await;
     assert_eq!(status, 201);
-    call(
-        &app,
-        Method::POST,
-        &path,
-        Some("roll-1"),
-        json!({"overlap": "1h"}),
-    )
-    .await;
     let entry = the_entry(&app, "api_key.rolled").await;
     assert!(entry.before.unwrap()["expires_at"].is_null());
     let after = entry.after.unwrap();
@@ -135,35 +117,16 @@ async fn every_change_by_a_key_is_recorded_once_with_its_author_address_and_befo
 
     // api_key.revoked.
     let revoke = format!("/v1/api-keys/{}", successor["id"].as_str().unwrap());
-    assert_eq!(
-        call(&app, Method::DELETE, &revoke, None, Value::Null)
-            .await
-            .0,
-        200
-    );
+    let (status, _) = call(&app, Method::DELETE, &revoke, None, Value::Null).await;
+    assert_eq!(status, 200);
     let entry = the_entry(&app, "api_key.revoked").await;
     assert!(entry.before.unwrap()["expires_at"].is_null());
     assert!(entry.after.unwrap()["expires_at"].is_string());
 
     // webhook_endpoint.created (one statement with its CTE), replayed: one entry.
     let body = json!({"url": "http://127.0.0.1:9/hooks", "events": ["payout.paid"]});
-    let (status, endpoint) = call(
-        &app,
-        Method::POST,
-        "/v1/webhook-endpoints",
-        Some("hook-1"),
-        body.clone(),
-    )
-    .await;
+    let (status, endpoint) = twice(&app, "/v1/webhook-endpoints", "hook-1", body).await;
     assert_eq!(status, 201);
-    call(
-        &app,
-        Method::POST,
-        "/v1/webhook-endpoints",
-        Some("hook-1"),
-        body,
-    )
-    .await;
     let endpoint_id = endpoint["id"].as_str().unwrap();
     let entry = the_entry(&app, "webhook_endpoint.created").await;
     assert_eq!(entry.object_id, endpoint_id);
@@ -173,44 +136,22 @@ async fn every_change_by_a_key_is_recorded_once_with_its_author_address_and_befo
 
     // webhook_endpoint.updated: before and after.
     let path = format!("/v1/webhook-endpoints/{endpoint_id}");
-    let (status, _) = call(
-        &app,
-        Method::PATCH,
-        &path,
-        None,
-        json!({"events": ["payout.failed"]}),
-    )
-    .await;
-    assert_eq!(status, 200);
+    let events = json!({"events": ["payout.failed"]});
+    assert_eq!(call(&app, Method::PATCH, &path, None, events).await.0, 200);
     let entry = the_entry(&app, "webhook_endpoint.updated").await;
     assert_eq!(entry.before.unwrap()["events"], json!(["payout.paid"]));
     assert_eq!(entry.after.unwrap()["events"], json!(["payout.failed"]));
 
     // webhook_endpoint.secret_rotated, replayed: one entry, no secret.
     let rotate = format!("/v1/webhook-endpoints/{endpoint_id}/rotate-secret");
-    let (status, _) = call(
-        &app,
-        Method::POST,
-        &rotate,
-        Some("rotate-1"),
-        json!({"overlap": "1h"}),
-    )
-    .await;
+    let (status, _) = twice(&app, &rotate, "rotate-1", json!({"overlap": "1h"})).await;
     assert_eq!(status, 200);
-    call(
-        &app,
-        Method::POST,
-        &rotate,
-        Some("rotate-1"),
-        json!({"overlap": "1h"}),
-    )
-    .await;
     let entry = the_entry(&app, "webhook_endpoint.secret_rotated").await;
     let after = entry.after.unwrap();
     assert!(after["previous_secret_expires_at"].is_string());
     assert!(after.get("secret").is_none(), "never a secret: {after}");
 
-    // webhook_endpoint.deleted: the endpoint before.
+    // webhook_endpoint.deleted: the endpoint before; a second delete changes nothing.
     assert_eq!(
         call(&app, Method::DELETE, &path, None, Value::Null).await.0,
         200
@@ -222,29 +163,14 @@ async fn every_change_by_a_key_is_recorded_once_with_its_author_address_and_befo
     let entry = the_entry(&app, "webhook_endpoint.deleted").await;
     assert_eq!(entry.before.unwrap()["id"], endpoint_id);
 
-    // payout.created, replayed: one entry; refused for want of funds: none.
-    let payout = json!({"amount": 1000, "currency": "EUR",
-        "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}});
-    let (status, made) = call(
-        &app,
-        Method::POST,
-        "/v1/payouts",
-        Some("payout-1"),
-        payout.clone(),
-    )
-    .await;
+    // payout.created, replayed: one entry; refused for want of funds (rolled back): none.
+    let payout = |amount: i64| {
+        json!({"amount": amount, "currency": "EUR",
+            "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}})
+    };
+    let (status, made) = twice(&app, "/v1/payouts", "payout-1", payout(1000)).await;
     assert_eq!(status, 201);
-    call(&app, Method::POST, "/v1/payouts", Some("payout-1"), payout).await;
-    let too_much = json!({"amount": 1_000_000, "currency": "EUR",
-        "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}});
-    let (status, _) = call(
-        &app,
-        Method::POST,
-        "/v1/payouts",
-        Some("payout-2"),
-        too_much,
-    )
-    .await;
+    let (status, _) = twice(&app, "/v1/payouts", "payout-2", payout(1_000_000)).await;
     assert_eq!(status, 402);
     let entry = the_entry(&app, "payout.created").await;
     assert_eq!(entry.object_id, made["id"].as_str().unwrap());
@@ -452,7 +378,8 @@ async fn owners_and_admins_see_their_merchants_log_and_its_csv_and_no_other_role
 #[tokio::test]
 async fn the_database_refuses_to_rewrite_history_and_the_purge_deletes_only_what_is_past_retention()
 {
-    let app = common::spawn_app().await;
+    // The database alone: no application whose purge worker would race this test's purge.
+    let (_, pool, merchant) = common::database_with_merchant("Audit").await;
     let insert = |age_days: i64| {
         sqlx::query(
             "INSERT INTO audit_log (id, merchant_id, created_at, actor_kind, actor, action, \
@@ -460,31 +387,31 @@ async fn the_database_refuses_to_rewrite_history_and_the_purge_deletes_only_what
              VALUES (gen_random_uuid()::text, $1, now() - make_interval(days => $2::int), \
                'user', 'a@audit.test', 'user.signed_in', 'user', 'usr_1') RETURNING id",
         )
-        .bind(&app.merchant.id)
+        .bind(&merchant.id)
         .bind(age_days as i32)
     };
     let young: String = sqlx::query_scalar::<_, String>(
         "INSERT INTO audit_log (id, merchant_id, actor_kind, actor, action, object_type, object_id) \
          VALUES ('aud_young', $1, 'user', 'a@audit.test', 'user.signed_in', 'user', 'usr_1') RETURNING id",
     )
-    .bind(&app.merchant.id)
-    .fetch_one(&app.pool)
+    .bind(&merchant.id)
+    .fetch_one(&pool)
     .await
     .unwrap();
-    insert(200).execute(&app.pool).await.unwrap();
-    insert(400).execute(&app.pool).await.unwrap();
-    insert(800).execute(&app.pool).await.unwrap();
+    insert(200).execute(&pool).await.unwrap();
+    insert(400).execute(&pool).await.unwrap();
+    insert(800).execute(&pool).await.unwrap();
 
     let refused = sqlx::query("UPDATE audit_log SET actor = 'someone@else' WHERE id = $1")
         .bind(&young)
-        .execute(&app.pool)
+        .execute(&pool)
         .await
         .unwrap_err();
     assert!(refused.to_string().contains("append-only"), "{refused}");
     let refused = sqlx::query(
         "UPDATE audit_log SET after = '{}' WHERE created_at < now() - interval '2 years'",
     )
-    .execute(&app.pool)
+    .execute(&pool)
     .await
     .unwrap_err();
     assert!(
@@ -493,34 +420,34 @@ async fn the_database_refuses_to_rewrite_history_and_the_purge_deletes_only_what
     );
     let refused = sqlx::query("DELETE FROM audit_log WHERE id = $1")
         .bind(&young)
-        .execute(&app.pool)
+        .execute(&pool)
         .await
         .unwrap_err();
     assert!(refused.to_string().contains("append-only"), "{refused}");
     let refused = sqlx::query("TRUNCATE audit_log")
-        .execute(&app.pool)
+        .execute(&pool)
         .await
         .unwrap_err();
     assert!(refused.to_string().contains("append-only"), "{refused}");
 
     // The default retention (365 days): the 400- and 800-day-old entries go.
     let retention = server::service::components::retention(&common::settings(&[]));
-    let purged = retention.purge(&app.pool).await.unwrap();
+    let purged = retention.purge(&pool).await.unwrap();
     assert_eq!(purged.audit, 2);
     let left: Vec<i32> = sqlx::query_scalar(
         "SELECT (extract(epoch FROM now() - created_at) / 86400)::int FROM audit_log \
          WHERE actor = 'a@audit.test' ORDER BY created_at",
     )
-    .fetch_all(&app.pool)
+    .fetch_all(&pool)
     .await
     .unwrap();
     assert_eq!(left, vec![200, 0]);
 
     // A longer retention keeps more; a shorter one is refused at start.
-    insert(500).execute(&app.pool).await.unwrap();
+    insert(500).execute(&pool).await.unwrap();
     let longer =
         server::service::components::retention(&common::settings(&["--audit-retention", "600d"]));
-    assert_eq!(longer.purge(&app.pool).await.unwrap().audit, 0);
+    assert_eq!(longer.purge(&pool).await.unwrap().audit, 0);
     let short = common::settings(&["--audit-retention", "30d"]);
     let problems = server::service::components::problems(&short);
     assert!(
