@@ -115,6 +115,7 @@ pub fn refused_filter(refusal: &crate::console::Refusal) -> AnyView {
     let message = match refusal.param.as_deref() {
         Some("from") | Some("to") => tr!("filter-refused-day"),
         Some("status") => tr!("filter-refused-status"),
+        Some("action") => tr!("filter-refused-action"),
         Some("verdict") => tr!("filter-refused-verdict"),
         Some("starting_after") => tr!("filter-refused-page"),
         _ => tr!("filter-refused"),
@@ -147,6 +148,9 @@ pub fn Nav() -> impl IntoView {
             ];
             if user.may(Permission::ManageTeam) {
                 links.push(("/settings/team", tr!("nav-team")));
+            }
+            if user.may(Permission::SeeAuditLog) {
+                links.push(("/settings/audit", tr!("nav-audit")));
             }
             links
         }
@@ -357,7 +361,7 @@ fn scenario_outcome(scenario: &str) -> String {
 /// address (`status`, `from`, `to`); the server decides whose rows it holds.
 #[component]
 pub fn ExportLink(base: String) -> impl IntoView {
-    let filters: Vec<String> = ["status", "from", "to"]
+    let filters: Vec<String> = ["status", "action", "from", "to"]
         .into_iter()
         .filter_map(|name| {
             let value = query_param(name);

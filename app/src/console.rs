@@ -17,6 +17,8 @@ pub struct CurrentUser {
     pub role: Option<Role>,
     /// The session's token against cross-site request forgery, for every form.
     pub csrf_token: String,
+    /// The address the request came from, for the audit log.
+    pub address: Option<std::net::IpAddr>,
 }
 
 impl CurrentUser {
@@ -388,6 +390,33 @@ pub enum EndpointState {
 }
 
 /// A failure of the backend; the page says something went wrong, the log says what.
+/// The audit log page's filters, from its address: an action (`member.role_changed`) and a
+/// range of days (`YYYY-MM-DD`, inclusive); empty for all.
+#[derive(Debug, Clone, Default)]
+pub struct AuditFilter {
+    pub action: String,
+    pub from: String,
+    pub to: String,
+}
+
+/// An audit log entry as the page shows it.
+#[derive(Debug, Clone)]
+pub struct AuditEntry {
+    pub id: String,
+    pub at: DateTime<Utc>,
+    /// `user`, `api_key` or `support`.
+    pub actor_kind: String,
+    /// An email or an API key's id.
+    pub actor: String,
+    pub action: String,
+    pub object_type: String,
+    pub object_id: String,
+    pub address: Option<String>,
+    /// The object before and after, as compact JSON.
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
 #[derive(Debug, Clone)]
 pub struct ConsoleError(pub String);
 
@@ -409,6 +438,7 @@ pub trait Console: Send + Sync + 'static {
     /// form's key: any number of submits of one form make one payout.
     async fn submit_payout(
         &self,
+        user: &CurrentUser,
         merchant_id: &MerchantId,
         form: PayoutForm,
     ) -> ConsoleResult<Submission>;
@@ -441,6 +471,7 @@ pub trait Console: Send + Sync + 'static {
     /// form change it once); the secret to show once, for a new endpoint or a rotation.
     async fn change_endpoint(
         &self,
+        user: &CurrentUser,
         merchant_id: &MerchantId,
         change: EndpointChange,
         idempotency_key: &str,
@@ -448,6 +479,7 @@ pub trait Console: Send + Sync + 'static {
     /// Disables, enables or deletes the merchant's endpoint `id`.
     async fn set_endpoint_state(
         &self,
+        user: &CurrentUser,
         merchant_id: &MerchantId,
         id: &str,
         state: EndpointState,
@@ -457,6 +489,7 @@ pub trait Console: Send + Sync + 'static {
     /// `POST /v1/events/{id}/redeliver` with the form's key; `Err` text when refused.
     async fn redeliver(
         &self,
+        user: &CurrentUser,
         merchant_id: &MerchantId,
         event_id: &str,
         idempotency_key: &str,
@@ -503,4 +536,22 @@ pub trait Console: Send + Sync + 'static {
     ) -> ConsoleResult<Option<Vec<TimelineEntry>>>;
     /// A run with the items `scope` may see.
     async fn run(&self, scope: &Scope, id: &str) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>>;
+    /// Records in the merchant's audit log that `viewer`, support staff, opened `subject` of
+    /// the merchant (`support.viewed`); nothing for anyone else.
+    async fn support_viewed(
+        &self,
+        viewer: &CurrentUser,
+        merchant_id: &MerchantId,
+        subject: &Subject,
+    ) -> ConsoleResult<()>;
+    /// The actions an audit log entry can name, for the page's filter.
+    fn audit_actions(&self) -> Vec<String>;
+    /// The merchant's audit log, newest first, filtered; a refusal names a filter that cannot
+    /// be read.
+    async fn audit(
+        &self,
+        merchant_id: &MerchantId,
+        filter: &AuditFilter,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Result<Page<AuditEntry>, Refusal>>;
 }

@@ -22,12 +22,27 @@ pub enum Notice {
     ExportDay,
     /// The request log's export was given a status that is not an HTTP status.
     ExportStatus,
+    /// The audit log's export was given an action it does not know.
+    ExportAction,
     /// A list's export asked by someone who is not a merchant's user.
     ExportForMerchantUsers,
     /// An export asked without signing in.
     ExportSignIn,
     /// No such page (or nothing of it for this user).
     NotFound,
+}
+
+/// A page refused to the member's role: `403`, under the page's `title`, with the sentence
+/// that says who may (the server's check, whatever the navigation showed).
+pub fn refused_page(title: String, permission: Permission) -> AnyView {
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(http::StatusCode::FORBIDDEN);
+    }
+    view! {
+        <h1>{title}</h1>
+        <p class="alert" role="alert">{not_for_role(permission)}</p>
+    }
+    .into_any()
 }
 
 /// The sentence that says who may do what `permission` allows (the pages that offer such an
@@ -38,6 +53,7 @@ pub fn not_for_role(permission: Permission) -> String {
         Permission::CreatePayouts => tr!("forbidden-create-payouts"),
         Permission::ManageIntegrations => tr!("forbidden-manage-integrations"),
         Permission::ManageTeam => tr!("forbidden-manage-team"),
+        Permission::SeeAuditLog => tr!("forbidden-see-audit-log"),
     }
 }
 
@@ -59,6 +75,7 @@ impl Notice {
             Notice::Failure => tr!("notice-failure"),
             Notice::ExportDay => tr!("filter-refused-day"),
             Notice::ExportStatus => tr!("filter-refused-status"),
+            Notice::ExportAction => tr!("filter-refused-action"),
             Notice::ExportForMerchantUsers => tr!("notice-export-for-merchant-users"),
             Notice::ExportSignIn => tr!("notice-export-sign-in"),
         };

@@ -30,9 +30,20 @@ test('an owner invites a finance member, who joins by the link and sees what fin
   await expect(invitee.getByRole('button', { name: 'Pay out' })).toBeVisible();
   const refused = await invitee.goto('/settings/team');
   expect(refused?.status()).toBe(403);
+  await expect(nav.getByRole('link', { name: 'Audit log' })).toHaveCount(0);
+  const audit = await invitee.goto('/settings/audit');
+  expect(audit?.status()).toBe(403);
+  await expect(invitee.getByText('Your role may not see the audit log')).toBeVisible();
 
   // The link worked once.
   const again = await invitee.goto(link!);
   expect(again?.status()).toBe(410);
   await context.close();
+
+  // The owner's audit log shows the invitation and the join, by whom and from where.
+  await page.getByRole('link', { name: 'Audit log' }).click();
+  await expect(owner.heading('Audit log')).toBeVisible();
+  await expect(page.getByRole('row', { name: /member\.joined/ }).first()).toContainText(email);
+  await expect(page.getByRole('row', { name: /member\.invited/ }).first()).toContainText(email);
+  await owner.screenshot('audit-after-invitation');
 });

@@ -87,6 +87,7 @@ test('每个商户页面都以中文呈现并截图', async ({ page }) => {
     ['/webhooks', 'webhooks'],
     ['/reconciliation', 'reconciliation'],
     ['/settings/team', 'team'],
+    ['/settings/audit', 'audit'],
   ];
   for (const [path, name] of pages) {
     const response = await page.goto(path);

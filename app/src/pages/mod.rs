@@ -1,5 +1,6 @@
 //! The console's pages, one module each.
 
+mod audit;
 mod chart;
 mod home;
 mod keys;
@@ -14,6 +15,7 @@ mod team;
 mod timeline;
 mod webhooks;
 
+pub use audit::Audit;
 pub use home::Home;
 pub use keys::Keys;
 pub use login::Login;

@@ -13,7 +13,7 @@ use crate::components::{
 };
 use crate::console::{PayoutRow, Permission, Subject};
 use crate::i18n::{money, when};
-use crate::notice::not_for_role;
+use crate::notice::refused_page;
 use crate::pages::timeline::Timeline;
 
 #[component]
@@ -73,14 +73,7 @@ pub fn NewPayout() -> impl IntoView {
         return notice;
     }
     if !may(Permission::CreatePayouts) {
-        if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
-            response.set_status(http::StatusCode::FORBIDDEN);
-        }
-        return view! {
-            <h1>{tr!("payout-new")}</h1>
-            <p class="alert" role="alert">{not_for_role(Permission::CreatePayouts)}</p>
-        }
-        .into_any();
+        return refused_page(tr!("payout-new"), Permission::CreatePayouts);
     }
     let error = refusal_notice();
     let console = console();

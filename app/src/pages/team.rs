@@ -12,7 +12,7 @@ use crate::components::{
 };
 use crate::console::{Flash, Permission, Role};
 use crate::i18n::when;
-use crate::notice::not_for_role;
+use crate::notice::refused_page;
 use crate::vocabulary::role_word;
 
 /// A fixed sentence for a refused team form, never text from the address.
@@ -53,14 +53,7 @@ pub fn Team() -> impl IntoView {
         Err(notice) => return notice,
     };
     let Some(user) = current_user().filter(|user| user.may(Permission::ManageTeam)) else {
-        if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
-            response.set_status(http::StatusCode::FORBIDDEN);
-        }
-        return view! {
-            <h1>{tr!("nav-team")}</h1>
-            <p class="alert" role="alert">{not_for_role(Permission::ManageTeam)}</p>
-        }
-        .into_any();
+        return refused_page(tr!("nav-team"), Permission::ManageTeam);
     };
     let role = user.role.unwrap_or(Role::Viewer);
     let managed: Vec<Role> = Role::ALL

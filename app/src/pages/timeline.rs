@@ -53,12 +53,12 @@ pub fn Timeline(merchant_id: MerchantId, subject: Subject) -> impl IntoView {
 }
 
 /// `/support/timeline?merchant=…&key=…` (or `payout=…`, `order=…`): where support's search
-/// lands. Support staff only; read only.
+/// lands. Support staff only; read only. Opening one of a merchant's is in its audit log.
 #[component]
 pub fn SupportTimeline() -> impl IntoView {
-    if !current_user().is_some_and(|user| user.is_support()) {
+    let Some(viewer) = current_user().filter(|user| user.is_support()) else {
         return not_found_view();
-    }
+    };
     let merchant_id = MerchantId::from(query_param("merchant"));
     let subject = [
         ("key", Subject::Key as fn(String) -> Subject),
@@ -92,10 +92,14 @@ pub fn SupportTimeline() -> impl IntoView {
                     },
                     _ => None,
                 };
-                match console.timeline(&merchant_id, &subject).await {
+                let entries = match console.timeline(&merchant_id, &subject).await {
+                    Err(error) => return failure_view(error),
+                    Ok(None) if record.is_none() => return not_found_view(),
+                    Ok(entries) => entries,
+                };
+                match console.support_viewed(&viewer, &merchant_id, &subject).await {
                     Err(error) => failure_view(error),
-                    Ok(None) if record.is_none() => not_found_view(),
-                    Ok(entries) => view! {
+                    Ok(()) => view! {
                         {record}
                         <h2>{tr!("timeline-title")}</h2>
                         <TimelineList entries=entries.unwrap_or_default()/>

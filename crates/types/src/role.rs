@@ -23,6 +23,8 @@ pub enum Permission {
     ManageIntegrations,
     /// Invite, change and remove members.
     ManageTeam,
+    /// See the audit log and export it.
+    SeeAuditLog,
 }
 
 impl Role {
@@ -56,7 +58,7 @@ impl Role {
                 matches!(self, Owner | Admin | Finance)
             }
             Permission::ManageIntegrations => matches!(self, Owner | Admin | Developer),
-            Permission::ManageTeam => matches!(self, Owner | Admin),
+            Permission::ManageTeam | Permission::SeeAuditLog => matches!(self, Owner | Admin),
         }
     }
 

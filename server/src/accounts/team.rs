@@ -3,17 +3,21 @@
 //! is [`Role::may`] and [`Role::manages`], checked here for every change, whatever the page
 //! showed. A merchant always keeps an owner: the owners' rows are locked while one is changed.
 //! A change takes effect on the member's next request, since the console reads the member's
-//! row on every request (a removed member's session finds no user).
+//! row on every request (a removed member's session finds no user). Every change writes its
+//! audit entry in its own transaction.
 
 use kaadxpay_types::ids::{new_id, random_token, MerchantId};
+use std::net::IpAddr;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use kaadxpay_types::Role;
+use serde_json::json;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
 use crate::accounts::users;
+use crate::history::audit::{self, Action, Actor as Author, By, Entry};
 
 /// How long an invitation link works.
 pub const INVITATION_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -23,6 +27,8 @@ pub struct Actor<'a> {
     pub user_id: &'a str,
     pub merchant_id: &'a MerchantId,
     pub role: Role,
+    /// Who the member is (its email) and where it acts from, for the audit log.
+    pub by: &'a By,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +81,7 @@ pub async fn invite(
         return Err(TeamError::Taken);
     }
     let (id, token) = (new_id("inv"), random_token(32));
+    let mut tx = pool.begin().await?;
     sqlx::query(
         "INSERT INTO invitations (id, token_hash, merchant_id, email, role, invited_by, expires_at) \
          VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))",
@@ -86,8 +93,18 @@ pub async fn invite(
     .bind(role.as_str())
     .bind(actor.user_id)
     .bind(INVITATION_TTL.as_secs_f64())
-    .execute(pool)
+    .execute(&mut *tx)
     .await?;
+    let entry = Entry::new(
+        actor.merchant_id,
+        actor.by,
+        Action::MemberInvited,
+        "invitation",
+        &id,
+    );
+    let invited = json!({ "email": email, "role": role.as_str() });
+    audit::record(&mut tx, &entry.after(invited)).await?;
+    tx.commit().await?;
     tracing::info!(
         event = "member.invited",
         merchant_id = %actor.merchant_id,
@@ -110,8 +127,13 @@ pub async fn invitation(pool: &PgPool, token: &str) -> sqlx::Result<Option<(Stri
     Ok(found.and_then(|(email, role)| Role::parse(&role).map(|role| (email, role))))
 }
 
-/// Accepts an invitation once: the new member's user id.
-pub async fn accept(pool: &PgPool, token: &str, password: &str) -> Result<String, TeamError> {
+/// Accepts an invitation once, from `address`: the new member's user id.
+pub async fn accept(
+    pool: &PgPool,
+    token: &str,
+    password: &str,
+    address: Option<IpAddr>,
+) -> Result<String, TeamError> {
     if password.chars().count() < 8 {
         return Err(TeamError::ShortPassword);
     }
@@ -133,10 +155,18 @@ pub async fn accept(pool: &PgPool, token: &str, password: &str) -> Result<String
             users::CreateError::Database(error) => TeamError::Database(error),
             users::CreateError::Invalid(_) => TeamError::InvalidEmail,
         })?;
+    let by = By {
+        actor: Author::User(email.clone()),
+        address,
+    };
+    let merchant_id = MerchantId::from(merchant_id);
+    let entry = Entry::new(&merchant_id, &by, Action::MemberJoined, "member", &user_id);
+    let joined = json!({ "email": email, "role": role.as_str() });
+    audit::record(&mut tx, &entry.after(joined)).await?;
     tx.commit().await?;
     tracing::info!(
         event = "member.joined",
-        merchant_id,
+        merchant_id = %merchant_id,
         user_id,
         role = role.as_str(),
         "invitation accepted"
@@ -164,6 +194,16 @@ pub async fn change_role(
         .bind(role.as_str())
         .execute(&mut *tx)
         .await?;
+    let entry = Entry::new(
+        actor.merchant_id,
+        actor.by,
+        Action::MemberRoleChanged,
+        "member",
+        member_id,
+    )
+    .before(json!({ "role": current.as_str() }))
+    .after(json!({ "role": role.as_str() }));
+    audit::record(&mut tx, &entry).await?;
     tx.commit().await?;
     tracing::info!(
         event = "member.role_changed",
@@ -185,11 +225,21 @@ pub async fn remove(pool: &PgPool, actor: &Actor<'_>, member_id: &str) -> Result
     if current == Role::Owner {
         keep_an_owner(&mut tx, actor.merchant_id).await?;
     }
-    sqlx::query("DELETE FROM users WHERE merchant_id = $1 AND id = $2")
-        .bind(actor.merchant_id)
-        .bind(member_id)
-        .execute(&mut *tx)
-        .await?;
+    let email: String =
+        sqlx::query_scalar("DELETE FROM users WHERE merchant_id = $1 AND id = $2 RETURNING email")
+            .bind(actor.merchant_id)
+            .bind(member_id)
+            .fetch_one(&mut *tx)
+            .await?;
+    let entry = Entry::new(
+        actor.merchant_id,
+        actor.by,
+        Action::MemberRemoved,
+        "member",
+        member_id,
+    );
+    let removed = json!({ "email": email, "role": current.as_str() });
+    audit::record(&mut tx, &entry.before(removed)).await?;
     tx.commit().await?;
     tracing::info!(
         event = "member.removed",

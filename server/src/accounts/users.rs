@@ -13,6 +13,8 @@ use argon2::Argon2;
 use kaadxpay_types::Role;
 use sqlx::{PgConnection, PgPool};
 
+use crate::history::audit::{self, Action, Actor, By, Entry};
+
 /// Why a user could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum CreateError {
@@ -121,7 +123,8 @@ impl User {
 /// (a success takes it back), so a burst of parallel guesses counts every guess and at most
 /// [`MAX_FAILURES`] of them are ever checked. An unknown email is checked against a dummy hash,
 /// so it costs the same Argon2 verification and its answer comes as late. Argon2 runs on the
-/// blocking pool.
+/// blocking pool. A member's sign-in, and a member's failed one, write an audit entry (an
+/// unknown email has no merchant to write it for; support staff have none either).
 pub async fn sign_in(
     pool: &PgPool,
     email: &str,
@@ -160,27 +163,43 @@ pub async fn sign_in(
         return Ok(SignIn::Throttled);
     }
 
-    let stored: Option<(String, String)> =
-        sqlx::query_as("SELECT id, password_hash FROM users WHERE email = $1")
+    let stored: Option<(String, String, Option<MerchantId>)> =
+        sqlx::query_as("SELECT id, password_hash, merchant_id FROM users WHERE email = $1")
             .bind(&email)
             .fetch_optional(pool)
             .await?;
-    let hash = stored.as_ref().map(|(_, hash)| hash.clone());
+    let hash = stored.as_ref().map(|(_, hash, _)| hash.clone());
     let password = password.to_owned();
     let verified = tokio::task::spawn_blocking(move || {
         verify(&password, hash.as_deref().unwrap_or_else(|| dummy_hash()))
     })
     .await?;
-    match stored {
-        Some((id, _)) if verified => {
+    let by = By {
+        actor: Actor::User(email.clone()),
+        address: client.parse().ok(),
+    };
+    let mut tx = pool.begin().await?;
+    let signed_in = match stored {
+        Some((id, _, merchant_id)) if verified => {
             sqlx::query("DELETE FROM login_failures WHERE id = $1")
                 .bind(attempt)
-                .execute(pool)
+                .execute(&mut *tx)
                 .await?;
-            Ok(SignIn::Accepted(id))
+            if let Some(merchant_id) = &merchant_id {
+                let entry = Entry::new(merchant_id, &by, Action::UserSignedIn, "user", &id);
+                audit::record(&mut tx, &entry).await?;
+            }
+            SignIn::Accepted(id)
         }
-        _ => Ok(SignIn::Refused),
-    }
+        Some((id, _, Some(merchant_id))) => {
+            let entry = Entry::new(&merchant_id, &by, Action::UserSignInFailed, "user", &id);
+            audit::record(&mut tx, &entry).await?;
+            SignIn::Refused
+        }
+        _ => SignIn::Refused,
+    };
+    tx.commit().await?;
+    Ok(signed_in)
 }
 
 fn verify(password: &str, hash: &str) -> bool {

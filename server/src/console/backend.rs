@@ -10,22 +10,25 @@ use kaadxpay_types::ids::{EndpointId, MerchantId, OrderId, PayoutId};
 use std::time::Duration;
 
 use app::console::{
-    AttemptRow, Console, ConsoleResult, DeliveryRow, EndpointChange, EndpointRow, EndpointState,
-    EventRow, HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow, Overview,
-    Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters,
-    RequestView, Role, RunItem, RunRow, Scope, SearchHit, SearchQuery, Subject, Submission,
-    TimelineEntry,
+    AttemptRow, AuditEntry, AuditFilter, Console, ConsoleResult, CurrentUser, DeliveryRow,
+    EndpointChange, EndpointRow, EndpointState, EventRow, HourOutcomes, KeyView, ListFilter,
+    MagicIban, Member, Money, OrderRow, Overview, Page, PayoutForm, PayoutRow, PayoutView,
+    PendingInvitation, Refusal, RequestFilters, RequestView, Role, RunItem, RunRow, Scope,
+    SearchHit, SearchQuery, Subject, Submission, TimelineEntry,
 };
 use async_trait::async_trait;
 
-use super::filters::{day_filter, list_filters, page, paged, request_filters};
+use super::filters::{audit_filters, day_filter, list_filters, page, paged, request_filters};
+use super::forms::by_user;
 use super::views::{
-    failed, invalid, listed, order_row, payout_row, refusal, request_view, run_row, timeline_entry,
+    audit_entry, failed, invalid, listed, order_row, payout_row, refusal, request_view, run_row,
+    timeline_entry,
 };
 use crate::accounts::team;
 use crate::contract::error::Error;
 use crate::contract::input;
 use crate::contract::pagination::Filters as ListFilters;
+use crate::history::audit::{self, Action, Entry};
 use crate::history::search::{self, Kind};
 use crate::history::timeline::{self, Resource as TimelineResource};
 use crate::idempotency::{outcomes, IdempotencyKey, Outcome, Resource, StoredResponse};
@@ -87,14 +90,17 @@ impl PgConsole {
     /// waited for (up to [`IN_FLIGHT_WAIT`]), so a double click shows the one result.
     async fn run<C: Command>(
         &self,
+        user: &CurrentUser,
         merchant_id: &MerchantId,
         key: &IdempotencyKey,
         command: &C,
     ) -> ConsoleResult<Answer> {
+        let by = by_user(user);
         let caller = Caller {
             merchant_id,
             key,
             request_id: "console",
+            by: &by,
         };
         let deadline = tokio::time::Instant::now() + IN_FLIGHT_WAIT;
         loop {
@@ -284,6 +290,7 @@ impl Console for PgConsole {
 
     async fn submit_payout(
         &self,
+        user: &CurrentUser,
         merchant_id: &MerchantId,
         form: PayoutForm,
     ) -> ConsoleResult<Submission> {
@@ -295,7 +302,7 @@ impl Console for PgConsole {
             Ok(command) => command,
             Err(refused) => return Ok(Submission::Refused(refused)),
         };
-        Ok(match self.run(merchant_id, &key, &command).await? {
+        Ok(match self.run(user, merchant_id, &key, &command).await? {
             Answer::Stored(stored) => Submission::Payout(
                 stored
                     .resource
@@ -519,6 +526,7 @@ impl Console for PgConsole {
 
     async fn change_endpoint(
         &self,
+        user: &CurrentUser,
         merchant_id: &MerchantId,
         change: EndpointChange,
         idempotency_key: &str,
@@ -537,7 +545,7 @@ impl Console for PgConsole {
                     Ok(command) => command,
                     Err(error) => return Ok(Err(refusal(&error))),
                 };
-                self.run(merchant_id, &key, &command).await?
+                self.run(user, merchant_id, &key, &command).await?
             }
             EndpointChange::RotateSecret { id, overlap } => {
                 let Ok(overlap) = Overlap::try_from(overlap) else {
@@ -547,7 +555,7 @@ impl Console for PgConsole {
                     endpoint_id: id.into(),
                     overlap,
                 };
-                self.run(merchant_id, &key, &command).await?
+                self.run(user, merchant_id, &key, &command).await?
             }
             EndpointChange::RecoverFailed { id, since } => {
                 let Ok(Some(day)) = day_filter("since", &since) else {
@@ -557,7 +565,7 @@ impl Console for PgConsole {
                     endpoint_id: id.into(),
                     since: day.and_time(chrono::NaiveTime::MIN).and_utc(),
                 };
-                self.run(merchant_id, &key, &command).await?
+                self.run(user, merchant_id, &key, &command).await?
             }
             EndpointChange::SendTestEvent { id, event_type } => {
                 let Ok(event_type) = TestEventType::try_from(event_type) else {
@@ -567,7 +575,7 @@ impl Console for PgConsole {
                     endpoint_id: id.into(),
                     event_type,
                 };
-                self.run(merchant_id, &key, &command).await?
+                self.run(user, merchant_id, &key, &command).await?
             }
         };
         Ok(match answer {
@@ -580,15 +588,17 @@ impl Console for PgConsole {
 
     async fn set_endpoint_state(
         &self,
+        user: &CurrentUser,
         merchant_id: &MerchantId,
         id: &str,
         state: EndpointState,
     ) -> ConsoleResult<Result<(), Refusal>> {
         let missing = || refusal(&Error::ResourceMissing("webhook endpoint"));
+        let by = by_user(user);
         let disabled = match state {
             EndpointState::Deleted => {
                 let deleted =
-                    endpoints::delete(&self.state.pool, merchant_id, &EndpointId::from(id))
+                    endpoints::delete(&self.state.pool, merchant_id, &EndpointId::from(id), &by)
                         .await
                         .map_err(failed)?;
                 return Ok(if deleted { Ok(()) } else { Err(missing()) });
@@ -601,7 +611,7 @@ impl Console for PgConsole {
             events: None,
             disabled: Some(disabled),
         };
-        match management::update(&self.state, merchant_id, id, &change).await {
+        match management::update(&self.state, merchant_id, id, &change, &by).await {
             Ok(_) => Ok(Ok(())),
             Err(Error::ResourceMissing(_)) => Ok(Err(missing())),
             Err(error) => Err(failed(error)),
@@ -617,6 +627,7 @@ impl Console for PgConsole {
 
     async fn redeliver(
         &self,
+        user: &CurrentUser,
         merchant_id: &MerchantId,
         event_id: &str,
         idempotency_key: &str,
@@ -630,7 +641,7 @@ impl Console for PgConsole {
         };
         Ok(
             match self
-                .run(merchant_id, &key, &RedeliverEvent { event_id })
+                .run(user, merchant_id, &key, &RedeliverEvent { event_id })
                 .await?
             {
                 Answer::Stored(_) => Ok(()),
@@ -694,6 +705,49 @@ impl Console for PgConsole {
             .await
             .map_err(failed)?;
         Ok(Ok(runs.into_iter().map(run_row).collect()))
+    }
+
+    async fn support_viewed(
+        &self,
+        viewer: &CurrentUser,
+        merchant_id: &MerchantId,
+        subject: &Subject,
+    ) -> ConsoleResult<()> {
+        if !viewer.is_support() {
+            return Ok(());
+        }
+        let (kind, id) = match subject {
+            Subject::Key(key) => ("idempotency_key", key),
+            Subject::Payout(id) => ("payout", id),
+            Subject::Order(id) => ("order", id),
+        };
+        let by = by_user(viewer);
+        let entry = Entry::new(merchant_id, &by, Action::SupportViewed, kind, id);
+        let mut conn = self.state.pool.acquire().await.map_err(failed)?;
+        audit::record(&mut conn, &entry).await.map_err(failed)
+    }
+
+    fn audit_actions(&self) -> Vec<String> {
+        Action::ALL
+            .iter()
+            .map(|action| action.as_str().to_owned())
+            .collect()
+    }
+
+    async fn audit(
+        &self,
+        merchant_id: &MerchantId,
+        filter: &AuditFilter,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Result<Page<AuditEntry>, Refusal>> {
+        let filters = match audit_filters(filter) {
+            Ok(filters) => filters,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        let page = page(starting_after, PAGE_SIZE);
+        let entries = audit::list(&self.state.pool, merchant_id, &filters, &page).await;
+        listed(entries)
+            .map(|rows| rows.map(|rows| paged(rows, &page, |row| row.id.clone(), audit_entry)))
     }
 
     async fn run(&self, scope: &Scope, id: &str) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>> {

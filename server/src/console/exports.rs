@@ -1,6 +1,7 @@
 //! The console's CSV downloads (API.md §9, §12): `GET /exports/payouts.csv`, `/exports/orders.csv`,
 //! `/exports/requests.csv` (each with the list page's `status`, `from` and `to`, days
-//! `YYYY-MM-DD` in UTC, inclusive) and `/exports/reconciliation/{run_id}.csv`. Whose rows an
+//! `YYYY-MM-DD` in UTC, inclusive), `/exports/audit.csv` (with `action`, `from` and `to`; owners
+//! and admins only) and `/exports/reconciliation/{run_id}.csv`. Whose rows an
 //! export holds comes from the session's user, never from the address: a merchant user's own
 //! merchant's; support staff only a run's items, of every merchant. Without a user there is
 //! nothing (the session layer sends visitors to `/login`; here a missing user is a `403` all the
@@ -16,11 +17,12 @@ use chrono::NaiveDate;
 use kaadxpay_types::ids::MerchantId;
 use serde::Deserialize;
 
-use app::console::CurrentUser;
+use app::console::{CurrentUser, Permission};
 use app::notice::Notice;
 
 use super::notices::answer;
 use crate::exports::{self, Export, Filters};
+use crate::history::audit::{self, Action};
 use crate::service::state::AppState;
 
 pub fn router(state: AppState) -> Router {
@@ -28,6 +30,7 @@ pub fn router(state: AppState) -> Router {
         .route("/exports/payouts.csv", get(payouts))
         .route("/exports/orders.csv", get(orders))
         .route("/exports/requests.csv", get(requests))
+        .route("/exports/audit.csv", get(audit))
         .route("/exports/reconciliation/{file}", get(reconciliation))
         .with_state(state)
 }
@@ -37,6 +40,8 @@ pub fn router(state: AppState) -> Router {
 pub struct FilterQuery {
     #[serde(default)]
     status: String,
+    #[serde(default)]
+    action: String,
     #[serde(default)]
     from: String,
     #[serde(default)]
@@ -147,6 +152,37 @@ async fn requests(
         Ok(Export::Requests {
             merchant_id,
             filters,
+        })
+    })
+}
+
+/// The audit log, for the roles that may see it (owners and admins); its `action` filter is
+/// one the log knows.
+async fn audit(
+    State(state): State<AppState>,
+    user: Option<Extension<CurrentUser>>,
+    Query(query): Query<FilterQuery>,
+) -> Response {
+    let member = user.as_ref().filter(|Extension(user)| !user.is_support());
+    if member.is_some_and(|Extension(user)| !user.may(Permission::SeeAuditLog)) {
+        let refusal = Notice::NotForRole(Permission::SeeAuditLog);
+        return Refused(StatusCode::FORBIDDEN, refusal).into_response();
+    }
+    let written = Some(query.action.as_str()).filter(|action| !action.is_empty());
+    let Ok(action) = written
+        .map(|action| Action::parse(action).ok_or(()))
+        .transpose()
+    else {
+        return Refused(StatusCode::BAD_REQUEST, Notice::ExportAction).into_response();
+    };
+    list_export(&state, user, &query, |merchant_id, filters| {
+        Ok(Export::Audit {
+            merchant_id,
+            filters: audit::Filters {
+                action,
+                from: filters.from,
+                to: filters.to,
+            },
         })
     })
 }

@@ -1,11 +1,12 @@
 //! A list page's form (its address) as the domain's filters and page, and rows back as a page
 //! with the cursor of the next one.
 
-use app::console::{ListFilter, Page, Refusal, RequestFilters};
+use app::console::{AuditFilter, ListFilter, Page, Refusal, RequestFilters};
 
 use super::views::{invalid, refusal};
 use crate::contract::error::Error;
 use crate::contract::pagination::{Filters as ListFilters, List, Page as ListPage};
+use crate::history::audit::{self, Action};
 use crate::request_log::query::{self as request_log, Filters};
 
 /// A form field's value, trimmed, if it is not empty.
@@ -26,6 +27,17 @@ pub(super) fn day_filter(param: &str, value: &str) -> Result<Option<chrono::Naiv
 pub(super) fn list_filters(form: &ListFilter) -> Result<ListFilters, Refusal> {
     Ok(ListFilters {
         status: filled(&form.status),
+        from: day_filter("from", &form.from)?,
+        to: day_filter("to", &form.to)?,
+    })
+}
+
+/// The audit log's filters from its page's address: a known action, and days.
+pub(super) fn audit_filters(form: &AuditFilter) -> Result<audit::Filters, Refusal> {
+    Ok(audit::Filters {
+        action: filled(&form.action)
+            .map(|action| Action::parse(&action).ok_or_else(|| invalid("action")))
+            .transpose()?,
         from: day_filter("from", &form.from)?,
         to: day_filter("to", &form.to)?,
     })

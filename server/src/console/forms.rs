@@ -23,6 +23,7 @@ use app::notice::Notice;
 use super::notices::answer;
 use super::session;
 use crate::accounts::users::{self, SignIn};
+use crate::history::audit::{Actor, By};
 use crate::service::state::AppState;
 
 /// Back to `path` with the refusal's code (and field), which the page turns into a sentence.
@@ -67,6 +68,19 @@ pub(super) async fn acting_merchant(
         ));
     }
     Ok(merchant_id)
+}
+
+/// The signed-in user as the audit log names it: support staff or a member, by email, and the
+/// address the request came from.
+pub(super) fn by_user(user: &CurrentUser) -> By {
+    let actor = match user.is_support() {
+        true => Actor::Support(user.email.clone()),
+        false => Actor::User(user.email.clone()),
+    };
+    By {
+        actor,
+        address: user.address,
+    }
 }
 
 /// Back to `page` after an action, with the refusal's message when there is one.
@@ -156,7 +170,7 @@ pub async fn new_payout(
         account_holder: form.account_holder,
         iban: form.iban,
     };
-    match console.submit_payout(&merchant_id, submitted).await {
+    match console.submit_payout(&user, &merchant_id, submitted).await {
         Ok(Submission::Payout(id)) => Redirect::to(&format!("/payouts/{id}")).into_response(),
         Ok(Submission::Refused(refusal)) => with_refusal("/payouts/new", &refusal),
         Err(error) => failure(error.0),
@@ -219,7 +233,7 @@ pub async fn redeliver_event(
             Err(refused) => return refused,
         };
     let redelivered = console
-        .redeliver(&merchant_id, &event_id, &form.idempotency_key)
+        .redeliver(&user, &merchant_id, &event_id, &form.idempotency_key)
         .await;
     back_to("/webhooks", redelivered)
 }

@@ -3,7 +3,9 @@
 //! form must send back. Pages other than `/login` and an invitation's need a signed-in user;
 //! a notice kept for the next page (a new invitation's link) is handed to that page once.
 
-use axum::extract::{Request, State};
+use std::net::{IpAddr, SocketAddr};
+
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -62,9 +64,11 @@ pub async fn sign_in(session: &Session, user_id: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The signed-in user, acting from `address`.
 pub async fn current_user(
     state: &AppState,
     session: &Session,
+    address: Option<IpAddr>,
 ) -> anyhow::Result<Option<CurrentUser>> {
     let Some(user_id) = user_id(session).await? else {
         return Ok(None);
@@ -77,6 +81,7 @@ pub async fn current_user(
         email: user.email,
         merchant_id: user.merchant_id,
         csrf_token: csrf_token(session).await?,
+        address,
     }))
 }
 
@@ -88,7 +93,11 @@ pub async fn authenticate(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let user = match current_user(&state, &session).await {
+    let address = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(peer)| peer.ip());
+    let user = match current_user(&state, &session, address).await {
         Ok(user) => user,
         Err(err) => return crate::contract::error::Error::Internal(err).into_response(),
     };

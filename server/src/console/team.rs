@@ -2,7 +2,9 @@
 //! admins; admins not owners, see `team`), and accept an invitation (anyone holding its link,
 //! signed in as the new member once it is accepted). Each answers a `303` like every form.
 
-use axum::extract::{Path, State};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
 use kaadxpay_types::ids::MerchantId;
@@ -11,9 +13,10 @@ use tower_sessions::Session;
 
 use app::console::{CurrentUser, Permission, Role};
 
-use super::forms::{acting_merchant, failure, forbidden};
+use super::forms::{acting_merchant, by_user, failure, forbidden};
 use super::session;
 use crate::accounts::team::{self, Actor, TeamError};
+use crate::history::audit::By;
 use crate::service::state::AppState;
 
 const TEAM: &str = "/settings/team";
@@ -33,19 +36,38 @@ fn refused(page: &str, error: TeamError) -> Response {
     Redirect::to(&format!("{page}?error={code}")).into_response()
 }
 
-/// The acting member (its user id, merchant and role), once the form checks out and its role
-/// may manage the team.
-async fn manager(
-    session: &Session,
-    user: &CurrentUser,
-    csrf: &str,
-) -> Result<(String, MerchantId, Role), Response> {
+/// The acting member: its user id, merchant, role, and who it is for the audit log.
+struct Manager {
+    user_id: String,
+    merchant_id: MerchantId,
+    role: Role,
+    by: By,
+}
+
+impl Manager {
+    fn actor(&self) -> Actor<'_> {
+        Actor {
+            user_id: &self.user_id,
+            merchant_id: &self.merchant_id,
+            role: self.role,
+            by: &self.by,
+        }
+    }
+}
+
+/// The acting member, once the form checks out and its role may manage the team.
+async fn manager(session: &Session, user: &CurrentUser, csrf: &str) -> Result<Manager, Response> {
     let merchant_id = acting_merchant(session, user, csrf, Permission::ManageTeam).await?;
     let user_id = session::user_id(session)
         .await
         .map_err(failure)?
         .ok_or_else(forbidden)?;
-    Ok((user_id, merchant_id, user.role.ok_or_else(forbidden)?))
+    Ok(Manager {
+        user_id,
+        merchant_id,
+        role: user.role.ok_or_else(forbidden)?,
+        by: by_user(user),
+    })
 }
 
 #[derive(Deserialize)]
@@ -61,19 +83,14 @@ pub async fn invite(
     Extension(user): Extension<CurrentUser>,
     Form(form): Form<InviteForm>,
 ) -> Response {
-    let (user_id, merchant_id, role) = match manager(&session, &user, &form.csrf).await {
-        Ok(acting) => acting,
+    let manager = match manager(&session, &user, &form.csrf).await {
+        Ok(manager) => manager,
         Err(refused) => return refused,
     };
     let Some(invited_role) = Role::parse(&form.role) else {
         return refused(TEAM, TeamError::NotAllowed);
     };
-    let actor = Actor {
-        user_id: &user_id,
-        merchant_id: &merchant_id,
-        role,
-    };
-    match team::invite(&state.pool, &actor, &form.email, invited_role).await {
+    match team::invite(&state.pool, &manager.actor(), &form.email, invited_role).await {
         Ok((_, token)) => {
             // Shown once, on the next page: only the token's hash is kept.
             let link = format!("/invitations/{token}");
@@ -99,19 +116,14 @@ pub async fn change_role(
     Path(member_id): Path<String>,
     Form(form): Form<RoleForm>,
 ) -> Response {
-    let (user_id, merchant_id, role) = match manager(&session, &user, &form.csrf).await {
-        Ok(acting) => acting,
+    let manager = match manager(&session, &user, &form.csrf).await {
+        Ok(manager) => manager,
         Err(refused) => return refused,
     };
     let Some(new_role) = Role::parse(&form.role) else {
         return refused(TEAM, TeamError::NotAllowed);
     };
-    let actor = Actor {
-        user_id: &user_id,
-        merchant_id: &merchant_id,
-        role,
-    };
-    match team::change_role(&state.pool, &actor, &member_id, new_role).await {
+    match team::change_role(&state.pool, &manager.actor(), &member_id, new_role).await {
         Ok(()) => Redirect::to(TEAM).into_response(),
         Err(error) => refused(TEAM, error),
     }
@@ -129,16 +141,11 @@ pub async fn remove(
     Path(member_id): Path<String>,
     Form(form): Form<CsrfForm>,
 ) -> Response {
-    let (user_id, merchant_id, role) = match manager(&session, &user, &form.csrf).await {
-        Ok(acting) => acting,
+    let manager = match manager(&session, &user, &form.csrf).await {
+        Ok(manager) => manager,
         Err(refused) => return refused,
     };
-    let actor = Actor {
-        user_id: &user_id,
-        merchant_id: &merchant_id,
-        role,
-    };
-    match team::remove(&state.pool, &actor, &member_id).await {
+    match team::remove(&state.pool, &manager.actor(), &member_id).await {
         Ok(()) => Redirect::to(TEAM).into_response(),
         Err(error) => refused(TEAM, error),
     }
@@ -154,6 +161,7 @@ pub struct AcceptForm {
 pub async fn accept(
     State(state): State<AppState>,
     session: Session,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     Path(token): Path<String>,
     Form(form): Form<AcceptForm>,
 ) -> Response {
@@ -161,7 +169,7 @@ pub async fn accept(
         return forbidden();
     }
     let page = format!("/invitations/{token}");
-    match team::accept(&state.pool, &token, &form.password).await {
+    match team::accept(&state.pool, &token, &form.password, Some(client.ip())).await {
         Ok(user_id) => match session::sign_in(&session, &user_id).await {
             Ok(()) => Redirect::to("/").into_response(),
             Err(error) => failure(error),

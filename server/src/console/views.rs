@@ -3,11 +3,12 @@
 //! page turns into a fixed sentence.
 
 use app::console::{
-    ConsoleError, ConsoleResult, Money, OrderRow, PayoutRow, Refusal, RequestView, RunRow,
-    TimelineEntry,
+    AuditEntry, ConsoleError, ConsoleResult, Money, OrderRow, PayoutRow, Refusal, RequestView,
+    RunRow, TimelineEntry,
 };
 
 use crate::contract::error::Error;
+use crate::history::audit::AuditRow;
 use crate::history::timeline::Entry;
 use crate::payments::orders::Order;
 use crate::payments::payouts::Payout;
@@ -80,6 +81,22 @@ pub(super) fn order_row(order: Order) -> OrderRow {
         status: order.status.to_string(),
         description: order.description,
         created_at: order.created_at,
+    }
+}
+
+/// An audit log entry for the page: its before and after as compact JSON.
+pub(super) fn audit_entry(row: AuditRow) -> AuditEntry {
+    AuditEntry {
+        id: row.id,
+        at: row.created_at,
+        actor_kind: row.actor_kind,
+        actor: row.actor,
+        action: row.action,
+        object_type: row.object_type,
+        object_id: row.object_id,
+        address: row.client_address,
+        before: row.before.map(|before| before.to_string()),
+        after: row.after.map(|after| after.to_string()),
     }
 }
 

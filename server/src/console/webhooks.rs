@@ -38,7 +38,7 @@ async fn change(
             Err(refused) => return refused,
         };
     match console
-        .change_endpoint(&merchant_id, change, idempotency_key)
+        .change_endpoint(user, &merchant_id, change, idempotency_key)
         .await
     {
         Ok(Ok(secret)) => {
@@ -141,7 +141,9 @@ pub async fn act(
                     Ok(merchant_id) => merchant_id,
                     Err(refused) => return refused,
                 };
-            let done = console.set_endpoint_state(&merchant_id, &id, state).await;
+            let done = console
+                .set_endpoint_state(&user, &merchant_id, &id, state)
+                .await;
             return back_to(WEBHOOKS, done);
         }
     };

@@ -10,6 +10,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use csv::{Terminator, Writer, WriterBuilder};
 use kaadxpay_types::Money;
 
+use crate::history::audit::AuditRow;
 use crate::payments::orders::Order;
 use crate::payments::payouts::Payout;
 use crate::reconcile::Item;
@@ -153,6 +154,39 @@ impl CsvRow for LoggedRequest {
             optional(self.request_body.as_deref()),
             optional(self.response_body.as_deref()),
             optional(self.client_request_id.as_deref()),
+        ]
+    }
+}
+
+impl CsvRow for AuditRow {
+    const HEADER: &'static [&'static str] = &[
+        "id",
+        "created_at",
+        "actor_kind",
+        "actor",
+        "action",
+        "object_type",
+        "object_id",
+        "client_address",
+        "before",
+        "after",
+    ];
+
+    fn record(&self) -> Vec<String> {
+        let json = |value: &Option<serde_json::Value>| {
+            optional(value.as_ref().map(|value| value.to_string()).as_deref())
+        };
+        vec![
+            text(&self.id),
+            time(self.created_at),
+            text(&self.actor_kind),
+            text(&self.actor),
+            text(&self.action),
+            text(&self.object_type),
+            text(&self.object_id),
+            optional(self.client_address.as_deref()),
+            json(&self.before),
+            json(&self.after),
         ]
     }
 }

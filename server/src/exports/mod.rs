@@ -1,5 +1,5 @@
 //! CSV exports of what the console's list pages show (API.md §12): a merchant's payouts,
-//! orders and request log, and a reconciliation run's items. It owns the SQL of each export,
+//! orders, request log and audit log, and a reconciliation run's items. It owns the SQL of each export,
 //! its columns ([`columns`]) and the streaming: [`stream`] reads the rows on one pooled
 //! connection as PostgreSQL sends them (`fetch`, never `fetch_all`), writes them as RFC 4180
 //! CSV (UTF-8, CRLF) into chunks of about [`CHUNK`] bytes and hands the chunks over a channel
@@ -21,6 +21,7 @@ use sqlx::{FromRow, PgPool};
 use tokio::sync::mpsc;
 
 pub use crate::contract::pagination::Filters;
+use crate::history::audit::{self, AuditRow};
 use crate::payments::orders::{Order, ORDER_COLUMNS};
 use crate::payments::payouts::{Payout, PAYOUT_COLUMNS};
 use crate::reconcile::Item;
@@ -47,6 +48,11 @@ pub enum Export {
         merchant_id: MerchantId,
         filters: Filters,
     },
+    /// The audit log, its entries of one action (or all) within the days.
+    Audit {
+        merchant_id: MerchantId,
+        filters: audit::Filters,
+    },
     /// A run's items: one merchant's, or (`None`, support staff) every merchant's.
     Reconciliation {
         run_id: String,
@@ -60,19 +66,20 @@ enum Param {
     Time(Option<DateTime<Utc>>),
 }
 
-/// The conditions every list export shares, on `$1` (merchant), `$2` (status, as text),
-/// `$3` and `$4` (the period, start inclusive, end exclusive), newest first as the pages list.
+/// The conditions every list export shares, on `$1` (merchant), `$2` (status, or the column
+/// `status` names, as text), `$3` and `$4` (the period, start inclusive, end exclusive), newest
+/// first as the pages list.
 fn listed(
     columns: &str,
     table: &str,
-    status_type: &str,
+    (status, status_type): (&str, &str),
     merchant_id: &MerchantId,
     filters: &Filters,
 ) -> (String, Vec<Param>) {
     let (start, end) = filters.period();
     let sql = format!(
         "SELECT {columns} FROM {table} WHERE merchant_id = $1 \
-           AND ($2::text IS NULL OR status = $2::{status_type}) \
+           AND ($2::text IS NULL OR {status} = $2::{status_type}) \
            AND ($3::timestamptz IS NULL OR created_at >= $3) \
            AND ($4::timestamptz IS NULL OR created_at < $4) \
          ORDER BY created_at DESC, id DESC"
@@ -86,6 +93,9 @@ fn listed(
     (sql, params)
 }
 
+/// A text `status` column.
+const STATUS: (&str, &str) = ("status", "text");
+
 impl Export {
     /// A name for the file: what it holds and when it was made (UTC).
     pub fn file_name(&self) -> String {
@@ -94,6 +104,7 @@ impl Export {
             Self::Payouts { .. } => format!("payouts-{today}.csv"),
             Self::Orders { .. } => format!("orders-{today}.csv"),
             Self::Requests { .. } => format!("requests-{today}.csv"),
+            Self::Audit { .. } => format!("audit-{today}.csv"),
             Self::Reconciliation { run_id, .. } => format!("reconciliation-{run_id}.csv"),
         }
     }
@@ -103,15 +114,31 @@ impl Export {
             Self::Payouts {
                 merchant_id,
                 filters,
-            } => listed(PAYOUT_COLUMNS, "payouts", "text", merchant_id, filters),
+            } => listed(PAYOUT_COLUMNS, "payouts", STATUS, merchant_id, filters),
             Self::Orders {
                 merchant_id,
                 filters,
-            } => listed(ORDER_COLUMNS, "orders", "text", merchant_id, filters),
+            } => listed(ORDER_COLUMNS, "orders", STATUS, merchant_id, filters),
             Self::Requests {
                 merchant_id,
                 filters,
-            } => listed(REQUEST_COLUMNS, "request_log", "int2", merchant_id, filters),
+            } => listed(
+                REQUEST_COLUMNS,
+                "request_log",
+                ("status", "int2"),
+                merchant_id,
+                filters,
+            ),
+            Self::Audit {
+                merchant_id,
+                filters,
+            } => listed(
+                audit::ROW_COLUMNS,
+                "audit_log",
+                ("action", "text"),
+                merchant_id,
+                &filters.days(),
+            ),
             Self::Reconciliation {
                 run_id,
                 merchant_id,
@@ -147,6 +174,7 @@ pub fn stream(pool: PgPool, export: Export) -> impl Stream<Item = io::Result<Vec
         Export::Payouts { .. } => tokio::spawn(write::<Payout>(pool, sql, params, sender)),
         Export::Orders { .. } => tokio::spawn(write::<Order>(pool, sql, params, sender)),
         Export::Requests { .. } => tokio::spawn(write::<LoggedRequest>(pool, sql, params, sender)),
+        Export::Audit { .. } => tokio::spawn(write::<AuditRow>(pool, sql, params, sender)),
         Export::Reconciliation { .. } => tokio::spawn(write::<Item>(pool, sql, params, sender)),
     };
     futures::stream::unfold(receiver, |mut receiver| async move {

@@ -1,6 +1,7 @@
 //! What the product keeps of the past and for how long: timelines and support's search read
-//! it, retention purges it.
+//! it, the audit log records who changed what, retention purges it.
 
+pub mod audit;
 pub mod retention;
 pub mod search;
 pub mod timeline;

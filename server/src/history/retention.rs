@@ -1,6 +1,7 @@
 //! How long history is kept, and the purge that deletes what is older: webhook events (with their
 //! deliveries and attempts, once none is pending), delivery attempts, the partner's webhook
-//! events, the payout worker's partner calls, failed console sign-ins, and the hourly idempotency outcome counts. Runs beside the idempotency purge, inside
+//! events, the payout worker's partner calls, failed console sign-ins, the hourly idempotency
+//! outcome counts, and the audit log (a year at least). Runs beside the idempotency purge, inside
 //! `serve` and in `kaadxpay purge`.
 //!
 //! A partner event deleted here no longer deduplicates by `event_id`; the payout moves it caused
@@ -11,6 +12,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 use sqlx::PgPool;
+
+use super::audit;
 
 /// Each kind of history's retention (from the flags in `service::config::RetentionSettings`).
 #[derive(Debug, Clone)]
@@ -26,6 +29,8 @@ pub struct Retention {
     pub login_failures: Duration,
     /// The hourly idempotency outcome counts (the console's chart).
     pub outcome_counts: Duration,
+    /// The audit log (at least [`audit::MIN_RETENTION`]).
+    pub audit: Duration,
 }
 
 /// How many rows of each kind one purge deleted.
@@ -37,6 +42,7 @@ pub struct Purged {
     pub partner_calls: u64,
     pub login_failures: u64,
     pub outcome_counts: u64,
+    pub audit: u64,
 }
 
 impl Retention {
@@ -60,6 +66,13 @@ impl Retention {
                 "KAADXPAY_LOGIN_FAILURE_RETENTION must be at least the {} sign-in throttle window.",
                 humantime::format_duration(window)
             ));
+        }
+        if self.audit < audit::MIN_RETENTION {
+            problems.push(
+                "KAADXPAY_AUDIT_RETENTION must be at least 365d: the audit log is kept a year, \
+                 and the database refuses to delete a younger entry."
+                    .to_owned(),
+            );
         }
         problems
     }
@@ -113,6 +126,7 @@ impl Retention {
                 self.outcome_counts,
             )
             .await?,
+            audit: audit::purge(pool, self.audit).await?,
         };
         if purged != Purged::default() {
             tracing::info!(

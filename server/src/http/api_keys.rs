@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::author::{by_key, ClientAddress};
 use super::body::Body;
 use super::error::ApiResult;
 use super::list::PageQuery;
@@ -36,6 +37,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 async fn create_api_key(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
     Body(new_key): Body<NewKey>,
@@ -46,7 +48,7 @@ async fn create_api_key(
         secret: secret.clone(),
     };
     revealed(
-        execute(&state, &merchant, &key, &request_id, command).await,
+        execute(&state, &merchant, client, &key, &request_id, command).await,
         &secret,
     )
     .await
@@ -61,6 +63,7 @@ async fn create_api_key(
 async fn roll_api_key(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
     Path(key_id): Path<String>,
@@ -73,7 +76,7 @@ async fn roll_api_key(
         secret: secret.clone(),
     };
     revealed(
-        execute(&state, &merchant, &key, &request_id, command).await,
+        execute(&state, &merchant, client, &key, &request_id, command).await,
         &secret,
     )
     .await
@@ -137,9 +140,10 @@ async fn get_api_key(
 async fn revoke_api_key(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     Path(id): Path<String>,
 ) -> ApiResult<Json<ApiKey>> {
-    keys::revoke(&state.pool, &merchant.id, &id)
+    keys::revoke(&state.pool, &merchant.id, &id, &by_key(&merchant, client))
         .await?
         .map(Json)
         .ok_or(Error::ResourceMissing("API key"))

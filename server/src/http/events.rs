@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::author::ClientAddress;
 use super::body::{Body, NoParameters};
 use super::error::ApiResult;
 use super::list::PageQuery;
@@ -63,6 +64,7 @@ async fn get_event(
 async fn redeliver_event(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
     Path(event_id): Path<String>,
@@ -71,7 +73,7 @@ async fn redeliver_event(
     match events::parse_id(&event_id) {
         Ok(event_id) => {
             let command = RedeliverEvent { event_id };
-            execute(&state, &merchant, &key, &request_id, command).await
+            execute(&state, &merchant, client, &key, &request_id, command).await
         }
         Err(missing) => missing.into_response(),
     }

@@ -4,6 +4,7 @@
 //! responses. It knows nothing of the console; `edge` puts the two side by side.
 
 pub mod api_keys;
+pub mod author;
 pub mod balance;
 pub mod body;
 pub mod error;

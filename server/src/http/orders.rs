@@ -7,6 +7,7 @@ use axum::Json;
 use kaadxpay_types::ids::OrderId;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::author::ClientAddress;
 use super::body::Body;
 use super::error::ApiResult;
 use super::list::PageQuery;
@@ -32,11 +33,12 @@ pub fn router() -> OpenApiRouter<AppState> {
 async fn create_order(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
     Body(command): Body<CreateOrder>,
 ) -> Response {
-    execute(&state, &merchant, &key, &request_id, command).await
+    execute(&state, &merchant, client, &key, &request_id, command).await
 }
 
 /// The merchant's orders, newest first.

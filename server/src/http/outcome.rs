@@ -5,6 +5,7 @@
 use axum::http::{header, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
+use super::author::{by_key, ClientAddress};
 use super::error::status_code;
 use crate::accounts::auth::Merchant;
 use crate::idempotency::{IdempotencyKey, Outcome, StoredResponse};
@@ -18,14 +19,17 @@ pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 pub async fn execute<C: Command>(
     state: &AppState,
     merchant: &Merchant,
+    client: ClientAddress,
     key: &IdempotencyKey,
     request_id: &str,
     command: C,
 ) -> Response {
+    let by = by_key(merchant, client);
     let caller = Caller {
         merchant_id: &merchant.id,
         key,
         request_id,
+        by: &by,
     };
     match commands::run(state, &caller, &command).await {
         Ok(outcome) => render(outcome),

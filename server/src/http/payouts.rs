@@ -8,6 +8,7 @@ use axum::Json;
 use kaadxpay_types::ids::PayoutId;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::author::ClientAddress;
 use super::body::Body;
 use super::error::ApiResult;
 use super::list::PageQuery;
@@ -34,11 +35,12 @@ pub fn router() -> OpenApiRouter<AppState> {
 async fn create_payout(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
     Body(command): Body<CreatePayout>,
 ) -> Response {
-    execute(&state, &merchant, &key, &request_id, command).await
+    execute(&state, &merchant, client, &key, &request_id, command).await
 }
 
 /// The merchant's payouts, newest first.

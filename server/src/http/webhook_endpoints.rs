@@ -10,6 +10,7 @@ use kaadxpay_types::ids::EndpointId;
 use serde::Serialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::author::{by_key, ClientAddress};
 use super::body::Body;
 use super::error::ApiResult;
 use super::list::PageQuery;
@@ -44,11 +45,12 @@ pub fn router() -> OpenApiRouter<AppState> {
 async fn create_endpoint(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
     Body(command): Body<CreateEndpoint>,
 ) -> Response {
-    execute(&state, &merchant, &key, &request_id, command).await
+    execute(&state, &merchant, client, &key, &request_id, command).await
 }
 
 /// The merchant's endpoints, newest first, without their secrets.
@@ -90,9 +92,11 @@ struct Deleted {
 async fn delete_endpoint(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     Path(id): Path<EndpointId>,
 ) -> ApiResult<Json<Deleted>> {
-    if !endpoints::delete(&state.pool, &merchant.id, &id).await? {
+    let by = by_key(&merchant, client);
+    if !endpoints::delete(&state.pool, &merchant.id, &id, &by).await? {
         return Err(Error::ResourceMissing("webhook endpoint"));
     }
     Ok(Json(Deleted {
@@ -111,11 +115,13 @@ async fn delete_endpoint(
 async fn update_endpoint(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     Path(id): Path<EndpointId>,
     Body(change): Body<UpdateEndpoint>,
 ) -> ApiResult<Json<Endpoint>> {
+    let by = by_key(&merchant, client);
     Ok(Json(
-        management::update(&state, &merchant.id, &id, &change).await?,
+        management::update(&state, &merchant.id, &id, &change, &by).await?,
     ))
 }
 
@@ -127,6 +133,7 @@ async fn update_endpoint(
 async fn rotate_secret(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
     Path(id): Path<EndpointId>,
@@ -136,7 +143,7 @@ async fn rotate_secret(
         endpoint_id: id,
         overlap,
     };
-    execute(&state, &merchant, &key, &request_id, command).await
+    execute(&state, &merchant, client, &key, &request_id, command).await
 }
 
 /// Queues a new delivery (same event, same body) of every delivery to the endpoint whose
@@ -148,6 +155,7 @@ async fn rotate_secret(
 async fn recover(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
     Path(id): Path<EndpointId>,
@@ -157,7 +165,7 @@ async fn recover(
         endpoint_id: id,
         since,
     };
-    execute(&state, &merchant, &key, &request_id, command).await
+    execute(&state, &merchant, client, &key, &request_id, command).await
 }
 
 /// Sends the endpoint, and it only, a signed event of the type with made-up data, marked
@@ -169,6 +177,7 @@ async fn recover(
 async fn send_test_event(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     key: IdempotencyKey,
     RequestId(request_id): RequestId,
     Path(id): Path<EndpointId>,
@@ -178,5 +187,5 @@ async fn send_test_event(
         endpoint_id: id,
         event_type,
     };
-    execute(&state, &merchant, &key, &request_id, command).await
+    execute(&state, &merchant, client, &key, &request_id, command).await
 }

@@ -19,6 +19,7 @@ use super::money::{Amount, Currency};
 use super::payout_status::PayoutStatus;
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
+use crate::history::audit::{self, Action, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
@@ -78,9 +79,22 @@ impl Command for CreatePayout {
     /// key's answer), the payout and its event, then the record.
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
         once.transaction(async |conn| {
-            create(conn, caller.merchant_id, caller.key.as_str(), self)
-                .await
-                .map(|payout| StoredResponse::created("/v1/payouts", "payout", &payout.id, &payout))
+            let payout = create(conn, caller.merchant_id, caller.key.as_str(), self).await?;
+            let made = serde_json::json!({ "amount": payout.amount, "currency": payout.currency });
+            let entry = Entry::new(
+                caller.merchant_id,
+                caller.by,
+                Action::PayoutCreated,
+                "payout",
+                payout.id.as_str(),
+            );
+            audit::record(conn, &entry.after(made)).await?;
+            Ok(StoredResponse::created(
+                "/v1/payouts",
+                "payout",
+                &payout.id,
+                &payout,
+            ))
         })
         .await
     }

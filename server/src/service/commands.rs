@@ -10,6 +10,7 @@ use std::future::Future;
 use serde::Serialize;
 
 use crate::contract::error::Error;
+use crate::history::audit::By;
 use crate::idempotency::fingerprint::fingerprint;
 use crate::idempotency::{
     IdempotencyKey, IdempotentRequest, Once, Outcome, Ran, Resource, StoredResponse,
@@ -22,6 +23,8 @@ pub struct Caller<'a> {
     pub key: &'a IdempotencyKey,
     /// The request's id, for the engine's log events.
     pub request_id: &'a str,
+    /// Who acts (the API key, or the console's user) and from where, for the audit log.
+    pub by: &'a By,
 }
 
 /// An operation with an effect, run at most once per key. Its serialised form is what makes two

@@ -28,6 +28,7 @@ pub fn retention(settings: &Settings) -> Retention {
         partner_calls: flags.partner_calls,
         login_failures: flags.login_failures,
         outcome_counts: flags.outcome_counts,
+        audit: flags.audit,
     }
 }
 

@@ -303,6 +303,10 @@ pub struct RetentionSettings {
     /// How long the hourly idempotency outcome counts (the console's chart) are kept.
     #[arg(long = "outcome-retention", env = "KAADXPAY_OUTCOME_RETENTION", default_value = "7d", value_parser = humantime::parse_duration, global = true)]
     pub outcome_counts: Duration,
+
+    /// How long the audit log is kept (at least 365 days; the database refuses younger deletes).
+    #[arg(long = "audit-retention", env = "KAADXPAY_AUDIT_RETENTION", default_value = "365d", value_parser = humantime::parse_duration, global = true)]
+    pub audit: Duration,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -18,6 +18,7 @@ use super::outbox::EventType;
 use super::signature;
 use crate::contract::error::Error;
 use crate::contract::pagination::Page;
+use crate::history::audit::{self, Action, By, Entry};
 use crate::idempotency::{Once, Ran, StoredResponse};
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
@@ -25,7 +26,7 @@ use crate::service::state::AppState;
 /// Subscribes to every event type.
 const ALL_EVENTS: &str = "*";
 
-#[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Endpoint {
     #[schema(value_type = String)]
     pub id: EndpointId,
@@ -44,6 +45,16 @@ pub struct Endpoint {
     /// Until when deliveries are also signed with the secret before the last rotation; `null`
     /// until the first rotation.
     pub previous_secret_expires_at: Option<DateTime<Utc>>,
+}
+
+impl Endpoint {
+    /// The endpoint as the audit log keeps it: never its secret.
+    pub fn without_secret(&self) -> Self {
+        Self {
+            secret: None,
+            ..self.clone()
+        }
+    }
 }
 
 pub(super) const ENDPOINT_COLUMNS: &str = "id, 'webhook_endpoint' AS object, url, events, \
@@ -77,9 +88,10 @@ impl Command for CreateEndpoint {
         self.url.check_allowed(state).await
     }
 
-    /// One statement records the key and inserts the endpoint, made here with its secret; the
-    /// answer's bytes are recorded (it shows a secret that a rotation replaces).
-    async fn apply(&self, once: Once, _caller: &Caller<'_>) -> Result<Ran, Error> {
+    /// One statement records the key, inserts the endpoint, made here with its secret, and
+    /// writes the audit entry; the answer's bytes are recorded (it shows a secret that a
+    /// rotation replaces).
+    async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
         let endpoint = self.new_endpoint();
         // Its secret may be rotated later: the answer that showed it is recorded as it was.
         let response = StoredResponse::created(
@@ -96,10 +108,19 @@ impl Command for CreateEndpoint {
                 &format!(
                     ", new_endpoint AS ( \
                        INSERT INTO webhook_endpoints (id, merchant_id, url, events, secret, created_at) \
-                       SELECT ${id}, $1, ${url}, ${events}, ${secret}, ${at} FROM recorded RETURNING 1)"
+                       SELECT ${id}, $1, ${url}, ${events}, ${secret}, ${at} FROM recorded RETURNING 1){}",
+                    audit::cte(at + 1)
                 ),
             )
         });
+        let entry = Entry::new(
+            caller.merchant_id,
+            caller.by,
+            Action::WebhookEndpointCreated,
+            "webhook_endpoint",
+            endpoint.id.as_str(),
+        )
+        .after(endpoint.without_secret());
         let query = once
             .bind(sqlx::query(&STATEMENT), &response)
             .bind(&endpoint.id)
@@ -107,7 +128,8 @@ impl Command for CreateEndpoint {
             .bind(&endpoint.events)
             .bind(&endpoint.secret)
             .bind(endpoint.created_at);
-        once.run(query, |_| response.clone()).await
+        once.run(audit::bind(query, &entry), |_| response.clone())
+            .await
     }
 }
 
@@ -287,28 +309,38 @@ pub async fn list(
     .await?)
 }
 
-/// Deletes the endpoint and stops its pending deliveries; `false` when there is no such endpoint.
+/// Deletes the endpoint and stops its pending deliveries, with the audit entry `by` wrote;
+/// `false` when there is no such endpoint.
 pub async fn delete(
     pool: &PgPool,
     merchant_id: &MerchantId,
     id: &EndpointId,
+    by: &By,
 ) -> sqlx::Result<bool> {
     let mut tx = pool.begin().await?;
-    let deleted = sqlx::query(
+    let deleted: Option<Endpoint> = sqlx::query_as(&format!(
         "UPDATE webhook_endpoints SET deleted_at = now() \
-         WHERE merchant_id = $1 AND id = $2 AND deleted_at IS NULL",
-    )
+         WHERE merchant_id = $1 AND id = $2 AND deleted_at IS NULL \
+         RETURNING {ENDPOINT_COLUMNS}, NULL::text AS secret"
+    ))
     .bind(merchant_id)
     .bind(id)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected()
-        == 1;
-    if deleted {
-        stop_deliveries(&mut tx, merchant_id, id).await?;
-        tx.commit().await?;
-    }
-    Ok(deleted)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(endpoint) = deleted else {
+        return Ok(false);
+    };
+    stop_deliveries(&mut tx, merchant_id, id).await?;
+    let entry = Entry::new(
+        merchant_id,
+        by,
+        Action::WebhookEndpointDeleted,
+        "webhook_endpoint",
+        id.as_str(),
+    );
+    audit::record(&mut tx, &entry.before(endpoint)).await?;
+    tx.commit().await?;
+    Ok(true)
 }
 
 /// Disables the endpoint (it answered `410 Gone`) and stops its pending deliveries.

@@ -28,6 +28,7 @@ use super::events;
 use super::outbox::{EventType, NewEvent};
 use super::signature;
 use crate::contract::error::Error;
+use crate::history::audit::{self, Action, By, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::payments::order_status::OrderStatus;
 use crate::payments::orders::Order;
@@ -52,17 +53,28 @@ pub struct UpdateEndpoint {
 
 /// Applies `change` to the merchant's endpoint `id` (a new URL passes the same checks as at
 /// creation); `404` when there is no such endpoint. Disabling stops its pending deliveries in
-/// the same transaction.
+/// the same transaction, which writes the audit entry `by` made too (before and after).
 pub async fn update(
     state: &AppState,
     merchant_id: &MerchantId,
     id: &str,
     change: &UpdateEndpoint,
+    by: &By,
 ) -> Result<Endpoint, Error> {
     if let Some(url) = &change.url {
         url.check_allowed(state).await?;
     }
     let mut tx = state.pool.begin().await?;
+    let before: Endpoint = sqlx::query_as(&format!(
+        "SELECT {}, NULL::text AS secret FROM webhook_endpoints \
+         WHERE merchant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE",
+        endpoints::ENDPOINT_COLUMNS
+    ))
+    .bind(merchant_id)
+    .bind(id)
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or(Error::ResourceMissing("webhook endpoint"))?;
     let endpoint: Endpoint = sqlx::query_as(&format!(
         "UPDATE webhook_endpoints SET url = coalesce($3, url), events = coalesce($4, events), \
            disabled_at = CASE WHEN $5 THEN coalesce(disabled_at, now()) \
@@ -82,6 +94,14 @@ pub async fn update(
     if change.disabled == Some(true) {
         endpoints::stop_deliveries(&mut tx, merchant_id, id).await?;
     }
+    let entry = Entry::new(
+        merchant_id,
+        by,
+        Action::WebhookEndpointUpdated,
+        "webhook_endpoint",
+        id,
+    );
+    audit::record(&mut tx, &entry.before(before).after(&endpoint)).await?;
     tx.commit().await?;
     Ok(endpoint)
 }
@@ -218,18 +238,19 @@ impl Command for RotateSecret {
     }
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        once.transaction(async |conn| self.answer(conn, caller.merchant_id).await)
+        once.transaction(async |conn| self.answer(conn, caller).await)
             .await
     }
 }
 
 impl RotateSecret {
-    /// The effect, in `conn`'s transaction, and its answer.
+    /// The effect, in `conn`'s transaction with its audit entry, and its answer.
     async fn answer(
         &self,
         conn: &mut PgConnection,
-        merchant_id: &MerchantId,
+        caller: &Caller<'_>,
     ) -> Result<StoredResponse, Error> {
+        let merchant_id = caller.merchant_id;
         let endpoint: Endpoint = sqlx::query_as(&format!(
             "UPDATE webhook_endpoints SET previous_secret = secret, \
                previous_secret_expires_at = now() + make_interval(secs => $3), secret = $4 \
@@ -244,6 +265,14 @@ impl RotateSecret {
         .fetch_optional(&mut *conn)
         .await?
         .ok_or(Error::ResourceMissing("webhook endpoint"))?;
+        let entry = Entry::new(
+            merchant_id,
+            caller.by,
+            Action::WebhookEndpointSecretRotated,
+            "webhook_endpoint",
+            self.endpoint_id.as_str(),
+        );
+        audit::record(conn, &entry.after(endpoint.without_secret())).await?;
         let response = StoredResponse::ok(&endpoint, endpoint_resource(&self.endpoint_id));
         Ok(response)
     }

@@ -16,6 +16,7 @@ use super::{Access, Secret};
 use crate::contract::error::Error;
 use crate::contract::input::{name, text_schema, NAME_PATTERN};
 use crate::contract::pagination::Page;
+use crate::history::audit::{self, Action, By, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
@@ -111,7 +112,16 @@ impl Command for CreateKey {
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
         once.transaction(async |conn| {
-            insert(conn, caller.merchant_id, &self.key, &self.secret).await
+            let key = insert(conn, caller.merchant_id, &self.key, &self.secret).await?;
+            let entry = Entry::new(
+                caller.merchant_id,
+                caller.by,
+                Action::ApiKeyCreated,
+                KIND,
+                &key.id,
+            );
+            audit::record(conn, &entry.after(&key)).await?;
+            Ok(StoredResponse::created(COLLECTION, KIND, &key.id, &key))
         })
         .await
     }
@@ -180,7 +190,7 @@ impl Command for RollKey {
     }
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        once.transaction(async |conn| self.roll(conn, caller.merchant_id).await)
+        once.transaction(async |conn| self.roll(conn, caller).await)
             .await
     }
 
@@ -194,33 +204,53 @@ impl Command for RollKey {
 }
 
 impl RollKey {
-    /// Sets the key's end after the overlap and makes its successor, in `conn`'s transaction.
+    /// Sets the key's end after the overlap and makes its successor, in `conn`'s transaction,
+    /// with the audit entry (before: the key; after: the key as rolled and its successor).
     async fn roll(
         &self,
         conn: &mut PgConnection,
-        merchant_id: &MerchantId,
+        caller: &Caller<'_>,
     ) -> Result<StoredResponse, Error> {
-        let rolled: Option<(String, String)> = sqlx::query_as(
+        let merchant_id = caller.merchant_id;
+        let before: Option<ApiKey> = sqlx::query_as(&format!(
+            "SELECT {KEY_COLUMNS} FROM api_keys WHERE merchant_id = $1 AND id = $2 FOR UPDATE"
+        ))
+        .bind(merchant_id)
+        .bind(&self.key_id)
+        .fetch_optional(&mut *conn)
+        .await?;
+        let rolled: Option<ApiKey> = sqlx::query_as(&format!(
             "UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), \
                now() + $3 * interval '1 second') \
              WHERE merchant_id = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > now()) \
-             RETURNING name, access",
-        )
+             RETURNING {KEY_COLUMNS}"
+        ))
         .bind(merchant_id)
         .bind(&self.key_id)
         .bind(self.parameters.overlap.seconds())
         .fetch_optional(&mut *conn)
         .await?;
-        let Some((name, access)) = rolled else {
+        let Some(rolled) = rolled else {
             return Err(Error::InvalidStateTransition(
                 "This API key has expired already; create a new key instead.".to_owned(),
             ));
         };
         let successor = NewKey {
-            name: KeyName(name),
-            access: Access::try_from(access).map_err(|err| anyhow::anyhow!(err))?,
+            name: KeyName(rolled.name.clone()),
+            access: rolled.access,
         };
-        insert(conn, merchant_id, &successor, &self.secret).await
+        let key = insert(conn, merchant_id, &successor, &self.secret).await?;
+        let entry = Entry::new(
+            merchant_id,
+            caller.by,
+            Action::ApiKeyRolled,
+            KIND,
+            &self.key_id,
+        )
+        .before(&before)
+        .after(serde_json::json!({ "key": &rolled, "successor": &key }));
+        audit::record(conn, &entry).await?;
+        Ok(StoredResponse::created(COLLECTION, KIND, &key.id, &key))
     }
 }
 
@@ -231,8 +261,8 @@ async fn insert(
     merchant_id: &MerchantId,
     key: &NewKey,
     secret: &Secret,
-) -> Result<StoredResponse, Error> {
-    let key: ApiKey = sqlx::query_as(&format!(
+) -> Result<ApiKey, Error> {
+    Ok(sqlx::query_as(&format!(
         "INSERT INTO api_keys (id, merchant_id, name, key_hash, prefix, access) \
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING {KEY_COLUMNS}"
     ))
@@ -243,8 +273,7 @@ async fn insert(
     .bind(secret.prefix())
     .bind(key.access.as_str())
     .fetch_one(conn)
-    .await?;
-    Ok(StoredResponse::created(COLLECTION, KIND, &key.id, &key))
+    .await?)
 }
 
 /// The `201` that created the key, rendered again: a new key had not been used, and had no end.
@@ -294,18 +323,34 @@ pub async fn list(
 }
 
 /// Revokes the key: it expires now (or stays expired since when it did); `None` when the
-/// merchant has no such key. Every process forgets it at once (the revocation trigger).
+/// merchant has no such key. Every process forgets it at once (the revocation trigger). The
+/// audit entry `by` wrote is in the same transaction, with the key before and after.
 pub async fn revoke(
     pool: &PgPool,
     merchant_id: &MerchantId,
     id: &str,
+    by: &By,
 ) -> sqlx::Result<Option<ApiKey>> {
-    sqlx::query_as(&format!(
+    let mut tx = pool.begin().await?;
+    let before: Option<ApiKey> = sqlx::query_as(&format!(
+        "SELECT {KEY_COLUMNS} FROM api_keys WHERE merchant_id = $1 AND id = $2 FOR UPDATE"
+    ))
+    .bind(merchant_id)
+    .bind(id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let revoked: Option<ApiKey> = sqlx::query_as(&format!(
         "UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), now()) \
          WHERE merchant_id = $1 AND id = $2 RETURNING {KEY_COLUMNS}"
     ))
     .bind(merchant_id)
     .bind(id)
-    .fetch_optional(pool)
-    .await
+    .fetch_optional(&mut *tx)
+    .await?;
+    if let Some(key) = &revoked {
+        let entry = Entry::new(merchant_id, by, Action::ApiKeyRevoked, KIND, id);
+        audit::record(&mut tx, &entry.before(&before).after(key)).await?;
+    }
+    tx.commit().await?;
+    Ok(revoked)
 }

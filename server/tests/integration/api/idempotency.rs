@@ -334,6 +334,7 @@ mod costs {
             merchant_id: &merchant.id,
             key: &key,
             request_id: "req_costs",
+            by: &crate::common::test_author(),
         };
         commands::run(state, &caller, &order).await.unwrap()
     }
@@ -423,6 +424,7 @@ mod costs {
             merchant_id: &merchant.id,
             key: &key,
             request_id: "req_render",
+            by: &crate::common::test_author(),
         };
         commands::run(state, &caller, &command).await.unwrap()
     }
@@ -477,11 +479,14 @@ mod costs {
             panic!()
         };
         let endpoint_id = endpoint_created.resource.clone().unwrap().id;
-        assert!(
-            endpoints::delete(&pool, &merchant.id, &endpoint_id.as_str().into())
-                .await
-                .unwrap()
-        );
+        assert!(endpoints::delete(
+            &pool,
+            &merchant.id,
+            &endpoint_id.as_str().into(),
+            &crate::common::test_author()
+        )
+        .await
+        .unwrap());
 
         let (bodies, located): (Option<i64>, i64) = sqlx::query_as(
             "SELECT sum(length(response_body)), count(response_location) FROM idempotency_keys \

@@ -116,6 +116,14 @@ pub fn settings(flags: &[&str]) -> Settings {
     SettingsOnly::parse_from(std::iter::once("kaadxpay").chain(flags.iter().copied())).settings
 }
 
+/// An author for the audit log of a command run without HTTP.
+pub fn test_author() -> server::history::audit::By {
+    server::history::audit::By {
+        actor: server::history::audit::Actor::ApiKey("key_test".to_owned()),
+        address: None,
+    }
+}
+
 #[derive(Clone)]
 pub struct TestMerchant {
     pub id: kaadxpay_types::ids::MerchantId,

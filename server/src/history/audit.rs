@@ -1,0 +1,308 @@
+//! The audit log (API.md §11): who changed what in a merchant's account, when, from which
+//! address, with the object before and after. An entry is written in the transaction of the
+//! change it records ([`record`] on that transaction's connection, or the CTE [`cte`] in a
+//! one-statement command), so there is never a change without its entry nor an entry without
+//! its change, and a replayed request writes none. The table is append-only in the database
+//! (a trigger refuses every `UPDATE`, and every `DELETE` of an entry younger than a year);
+//! [`purge`] deletes what is past the retention.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use kaadxpay_types::ids::{new_id, MerchantId};
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::postgres::PgArguments;
+use sqlx::{PgConnection, PgPool, Postgres};
+
+use crate::contract::error::Error;
+use crate::contract::pagination::{Filters as Days, Page};
+
+/// The shortest retention: the database refuses to delete an entry younger than this.
+pub const MIN_RETENTION: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// Who acted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Actor {
+    /// A merchant's member, by email.
+    User(String),
+    /// An API key, by id (`key_…`).
+    ApiKey(String),
+    /// Support staff, by email.
+    Support(String),
+}
+
+impl Actor {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Actor::User(_) => "user",
+            Actor::ApiKey(_) => "api_key",
+            Actor::Support(_) => "support",
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Actor::User(name) | Actor::ApiKey(name) | Actor::Support(name) => name,
+        }
+    }
+}
+
+/// Who acted, and from which address: what every entry says of its author.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct By {
+    pub actor: Actor,
+    pub address: Option<IpAddr>,
+}
+
+macro_rules! actions {
+    ($($variant:ident => $name:literal,)*) => {
+        /// What was done, named `<object>.<verb>` (API.md §11). Two-factor, approval and
+        /// threshold actions come with those features.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Action {
+            $($variant,)*
+        }
+
+        impl Action {
+            pub const ALL: &'static [Action] = &[$(Action::$variant,)*];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Action::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+actions! {
+    UserSignedIn => "user.signed_in",
+    UserSignInFailed => "user.sign_in_failed",
+    MemberInvited => "member.invited",
+    MemberJoined => "member.joined",
+    MemberRoleChanged => "member.role_changed",
+    MemberRemoved => "member.removed",
+    ApiKeyCreated => "api_key.created",
+    ApiKeyRolled => "api_key.rolled",
+    ApiKeyRevoked => "api_key.revoked",
+    WebhookEndpointCreated => "webhook_endpoint.created",
+    WebhookEndpointUpdated => "webhook_endpoint.updated",
+    WebhookEndpointDeleted => "webhook_endpoint.deleted",
+    WebhookEndpointSecretRotated => "webhook_endpoint.secret_rotated",
+    PayoutCreated => "payout.created",
+    SupportViewed => "support.viewed",
+}
+
+impl Action {
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|action| action.as_str() == text)
+    }
+}
+
+/// One entry, as it is written.
+#[derive(Debug, Clone)]
+pub struct Entry<'a> {
+    pub merchant_id: &'a MerchantId,
+    pub by: &'a By,
+    pub action: Action,
+    pub object_type: &'a str,
+    pub object_id: &'a str,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+}
+
+impl<'a> Entry<'a> {
+    pub fn new(
+        merchant_id: &'a MerchantId,
+        by: &'a By,
+        action: Action,
+        object_type: &'a str,
+        object_id: &'a str,
+    ) -> Self {
+        Self {
+            merchant_id,
+            by,
+            action,
+            object_type,
+            object_id,
+            before: None,
+            after: None,
+        }
+    }
+
+    /// The object before the change.
+    pub fn before(self, before: impl Serialize) -> Self {
+        Self {
+            before: serde_json::to_value(before).ok(),
+            ..self
+        }
+    }
+
+    /// The object after the change.
+    pub fn after(self, after: impl Serialize) -> Self {
+        Self {
+            after: serde_json::to_value(after).ok(),
+            ..self
+        }
+    }
+}
+
+const COLUMNS: &str = "id, merchant_id, actor_kind, actor, action, object_type, object_id, \
+     client_address, before, after";
+
+/// The values of an entry from parameter `$first`, in [`COLUMNS`]' order; `merchant` is the
+/// merchant's own parameter.
+fn values(first: usize, merchant: &str) -> String {
+    let [id, kind, actor, action, object_type, object_id, address, before, after] =
+        std::array::from_fn(|n| format!("${}", first + n));
+    format!(
+        "{id}, {merchant}, {kind}, {actor}, {action}, {object_type}, {object_id}, \
+         {address}::inet, {before}::jsonb, {after}::jsonb"
+    )
+}
+
+/// Binds an entry's values but its merchant, in the order of [`values`].
+pub fn bind<'q>(
+    query: sqlx::query::Query<'q, Postgres, PgArguments>,
+    entry: &Entry<'q>,
+) -> sqlx::query::Query<'q, Postgres, PgArguments> {
+    query
+        .bind(new_id("aud"))
+        .bind(entry.by.actor.kind())
+        .bind(entry.by.actor.name())
+        .bind(entry.action.as_str())
+        .bind(entry.object_type)
+        .bind(entry.object_id)
+        .bind(entry.by.address.map(|address| address.to_string()))
+        .bind(entry.before.clone())
+        .bind(entry.after.clone())
+}
+
+/// How many parameters [`bind`] binds.
+pub const PARAMS: usize = 9;
+
+/// Writes `entry` on `conn`, in the transaction of the change it records.
+pub async fn record(conn: &mut PgConnection, entry: &Entry<'_>) -> sqlx::Result<()> {
+    let sql = format!(
+        "INSERT INTO audit_log ({COLUMNS}) VALUES ({})",
+        values(2, "$1")
+    );
+    bind(sqlx::query(&sql).bind(entry.merchant_id), entry)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The CTE `audited` of a one-statement command (`idempotency::Once::statement`): the entry,
+/// written only with the key's record (a row of `recorded`), for the merchant `$1`, its values
+/// bound by [`bind`] from parameter `$first`.
+pub fn cte(first: usize) -> String {
+    format!(
+        ", audited AS (INSERT INTO audit_log ({COLUMNS}) SELECT {} FROM recorded)",
+        values(first, "$1")
+    )
+}
+
+/// The columns of an [`AuditRow`], the address written as a plain address.
+pub const ROW_COLUMNS: &str = "id, created_at, actor_kind, actor, action, object_type, \
+     object_id, host(client_address) AS client_address, before, after";
+
+/// An entry as the page and the CSV show it.
+#[derive(Debug, Clone, sqlx::FromRow, Serialize)]
+pub struct AuditRow {
+    pub id: String,
+    pub created_at: DateTime<Utc>,
+    pub actor_kind: String,
+    pub actor: String,
+    pub action: String,
+    pub object_type: String,
+    pub object_id: String,
+    pub client_address: Option<String>,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+}
+
+/// Which entries a list shows: one action's, made within a range of UTC days (inclusive).
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    pub action: Option<Action>,
+    pub from: Option<NaiveDate>,
+    pub to: Option<NaiveDate>,
+}
+
+impl Filters {
+    /// The list filters of its days, with its action as the status: what every list's
+    /// period and its export read.
+    pub fn days(&self) -> Days {
+        Days {
+            status: self.action.map(|action| action.as_str().to_owned()),
+            from: self.from,
+            to: self.to,
+        }
+    }
+}
+
+/// The merchant's entries that pass `filters`, newest first, a page at a time (one row beyond
+/// it, for `List::from_rows`); a cursor that names none of the merchant's entries is refused.
+pub async fn list(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    filters: &Filters,
+    page: &Page,
+) -> Result<Vec<AuditRow>, Error> {
+    page.check_cursor(pool, "audit_log", merchant_id).await?;
+    let (start, end) = filters.days().period();
+    Ok(sqlx::query_as(&format!(
+        "SELECT {ROW_COLUMNS} FROM audit_log WHERE merchant_id = $1 \
+           AND ($4::text IS NULL OR action = $4) \
+           AND ($5::timestamptz IS NULL OR created_at >= $5) \
+           AND ($6::timestamptz IS NULL OR created_at < $6) {}",
+        Page::newest_first("audit_log")
+    ))
+    .bind(merchant_id)
+    .bind(page.starting_after.as_deref())
+    .bind(page.fetch_limit())
+    .bind(filters.action.map(Action::as_str))
+    .bind(start)
+    .bind(end)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Deletes the entries older than `retention` (never shorter than [`MIN_RETENTION`]: the
+/// database refuses the younger ones).
+pub async fn purge(pool: &PgPool, retention: Duration) -> sqlx::Result<u64> {
+    Ok(
+        sqlx::query("DELETE FROM audit_log WHERE created_at < now() - make_interval(secs => $1)")
+            .bind(retention.max(MIN_RETENTION).as_secs_f64())
+            .execute(pool)
+            .await?
+            .rows_affected(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_are_object_dot_verb_and_parse_back() {
+        for action in Action::ALL {
+            let (object, verb) = action.as_str().split_once('.').unwrap();
+            assert!(!object.is_empty() && !verb.is_empty());
+            assert_eq!(Action::parse(action.as_str()), Some(*action));
+        }
+        assert_eq!(Action::parse("payout.deleted"), None);
+    }
+
+    #[test]
+    fn the_cte_and_the_insert_bind_every_column() {
+        assert_eq!(COLUMNS.split(',').count(), PARAMS + 1);
+        assert!(cte(20).contains("$28::jsonb FROM recorded"));
+    }
+}
