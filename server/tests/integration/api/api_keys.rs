@@ -556,3 +556,75 @@ async fn last_used_at_follows_use() {
     })
     .await;
 }
+
+/// What each `DELETE` leaves (Schemathesis's `use_after_free` takes every `DELETE` for a
+/// removal, so this says it instead): a deleted webhook endpoint is gone to `GET`, while a
+/// revoked API key stays readable and listed, with the moment it stopped working.
+#[tokio::test]
+async fn a_deleted_endpoint_is_gone_and_a_revoked_key_stays_readable() {
+    let app = spawn_app().await;
+    let api_key = &app.merchant.api_key;
+
+    let endpoint = json(
+        call(
+            &app.base_url,
+            api_key,
+            Method::POST,
+            "/v1/webhook-endpoints",
+            Some("endpoint-to-delete"),
+            Some(r#"{"url": "https://merchant.example/hooks", "events": ["*"]}"#),
+        )
+        .await,
+    )
+    .await;
+    let endpoint_path = format!("/v1/webhook-endpoints/{}", endpoint["id"].as_str().unwrap());
+    let deleted = call(
+        &app.base_url,
+        api_key,
+        Method::DELETE,
+        &endpoint_path,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(deleted.status(), 200);
+    let after = call(
+        &app.base_url,
+        api_key,
+        Method::GET,
+        &endpoint_path,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(after.status(), 404);
+
+    let (created, _) = a_working_key(&app, "key-to-revoke", r#"{"name": "Old"}"#).await;
+    let key_path = format!("/v1/api-keys/{}", created["id"].as_str().unwrap());
+    let revoked = json(
+        call(
+            &app.base_url,
+            api_key,
+            Method::DELETE,
+            &key_path,
+            None,
+            None,
+        )
+        .await,
+    )
+    .await;
+    let read = call(&app.base_url, api_key, Method::GET, &key_path, None, None).await;
+    assert_eq!(read.status(), 200);
+    let read = json(read).await;
+    assert_eq!(read["expires_at"], revoked["expires_at"]);
+    assert!(!read["expires_at"].is_null(), "{read}");
+    let list = listed(&app.base_url, api_key).await;
+    assert!(
+        list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|key| key["id"] == created["id"]),
+        "{list}"
+    );
+}

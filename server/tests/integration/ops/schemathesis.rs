@@ -2,7 +2,11 @@
 //! describe the API well enough that a client generator can trust it. Every check runs
 //! (`--checks all`) in every phase, the stateful one included, as a funded merchant with a real
 //! API key; the goal is no failure and no server error. `schemathesis/schemathesis.toml` says
-//! which refusals a schema-valid request may rightly get, and why; no check is disabled.
+//! which refusals a schema-valid request may rightly get, and why. One check is left out:
+//! `use_after_free`, which takes every `DELETE` for a removal, while `DELETE
+//! /v1/api-keys/{id}` revokes a key that stays readable (API.md §11), and the tool cannot exempt
+//! one operation in its stateful phase; `api::api_keys::a_deleted_endpoint_is_gone_and_a_revoked_key_stays_readable`
+//! asserts what each `DELETE` leaves instead.
 //!
 //! Schemathesis is installed the way the Playwright suite installs its tools: a virtual
 //! environment under `target/`, made by this test from `schemathesis/requirements.txt` (PyPI).
@@ -85,6 +89,7 @@ async fn the_openapi_document_passes_every_schemathesis_check() {
             .arg("--config-file")
             .arg(here().join("schemathesis.toml"))
             .args(["--no-color", "run", &schema, "--checks", "all"])
+            .args(["--exclude-checks", "use_after_free"])
             .args([
                 "--max-examples",
                 "25",
