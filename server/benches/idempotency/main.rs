@@ -245,7 +245,7 @@ fn table(run: &Run) -> Table {
         let share = run.new_keys.throughput() / reference.throughput();
         table.target(
             format!("new-key throughput / {name}"),
-            format!("{:.0} %", share * 100.0),
+            format!("{:.1} %", share * 100.0),
             format!(">= {:.0} %", limit * 100.0),
             share >= limit,
         );
