@@ -248,6 +248,9 @@ pub struct DeliveryRow {
     pub url: String,
     pub status: String,
     pub attempts: Vec<AttemptRow>,
+    /// A `curl` command that sends the delivery again, signed now (for those who manage the
+    /// merchant's integrations).
+    pub curl: Option<String>,
 }
 
 #[derive(Debug, Clone)]

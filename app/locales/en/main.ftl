@@ -281,6 +281,7 @@ webhooks-enable = Enable
 webhooks-disable = Disable
 webhooks-delete = Delete
 webhooks-redeliver = Redeliver
+webhooks-reproduce = Send the delivery to { $url } again with curl (signed now: a verifier accepts it for 5 minutes)
 webhooks-secret-shown = The endpoint's signing secret, shown only now:
 webhooks-recent-events = Recent events
 webhooks-no-events = No events yet: they are written with every order and payout change.

@@ -282,6 +282,7 @@ webhooks-enable = 启用
 webhooks-disable = 停用
 webhooks-delete = 删除
 webhooks-redeliver = 重新投递
+webhooks-reproduce = 用 curl 再次投递到 { $url }（刚刚签名：验证方在 5 分钟内接受）
 webhooks-secret-shown = 该端点的签名密钥（仅显示这一次）：
 webhooks-recent-events = 最近事件
 webhooks-no-events = 暂无事件：每次订单或付款变更时都会生成事件。

@@ -1,7 +1,8 @@
 //! `/webhooks`: the merchant's endpoints (add one, send it a test event, rotate its secret,
 //! disable, enable or delete it: owners, admins and developers), its recent events (filtered by
 //! a delivery's status and their days, in the address) and every delivery attempt, with a
-//! Redeliver button. Every keyed form's key is minted when the page is
+//! Redeliver button and, for those who manage integrations, each delivery as a `curl` command
+//! that sends it again, signed when the page was shown. Every keyed form's key is minted when the page is
 //! rendered, so a double click acts once; a new secret is shown once.
 
 use leptos::prelude::*;
@@ -119,6 +120,17 @@ fn Event(event: EventRow, csrf: String) -> impl IntoView {
             {if event.deliveries.is_empty() {
                 view! { <Empty message=tr!("webhooks-no-deliveries")/> }.into_any()
             } else {
+                let reproductions = may(Permission::ManageIntegrations).then(|| {
+                    event.deliveries.iter().filter_map(|delivery| {
+                        let curl = delivery.curl.clone()?;
+                        Some(view! {
+                            <details class="reproduce">
+                                <summary>{tr!("webhooks-reproduce", {"url" => delivery.url.clone()})}</summary>
+                                <pre><code>{curl}</code></pre>
+                            </details>
+                        })
+                    }).collect_view()
+                });
                 view! {
                     <table>
                         <thead><tr><th>{tr!("webhooks-endpoint-url")}</th><th>{tr!("webhooks-delivery")}</th><th>{tr!("webhooks-attempt")}</th><th>{tr!("webhooks-answer")}</th><th>{tr!("request-latency")}</th><th>{tr!("webhooks-at")}</th></tr></thead>
@@ -138,6 +150,7 @@ fn Event(event: EventRow, csrf: String) -> impl IntoView {
                             }).collect_view()}
                         </tbody>
                     </table>
+                    {reproductions}
                 }.into_any()
             }}
         </section>

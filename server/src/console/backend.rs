@@ -47,7 +47,7 @@ use crate::webhooks::events::RedeliverEvent;
 use crate::webhooks::management::{
     self, Overlap, Recover, RotateSecret, SendTestEvent, TestEventType, UpdateEndpoint,
 };
-use crate::webhooks::{endpoints, events, signature};
+use crate::webhooks::{attempt, endpoints, events, signature};
 use kaadxpay_partner_sim::scenarios::MAGIC_IBANS;
 
 const PAGE_SIZE: i64 = 20;
@@ -486,11 +486,12 @@ impl Console for PgConsole {
             else {
                 continue;
             };
-            let deliveries = detail
-                .deliveries
-                .unwrap_or_default()
-                .into_iter()
-                .map(|delivery| DeliveryRow {
+            let mut deliveries = Vec::new();
+            for delivery in detail.deliveries.unwrap_or_default() {
+                let curl = attempt::reproduce(&mut conn, merchant_id, delivery.id)
+                    .await
+                    .map_err(failed)?;
+                deliveries.push(DeliveryRow {
                     url: delivery.url,
                     status: delivery.status,
                     attempts: delivery
@@ -504,12 +505,14 @@ impl Console for PgConsole {
                             at: attempt.at,
                         })
                         .collect(),
+                    curl,
                 });
+            }
             shown.push(EventRow {
                 id: detail.id.to_string(),
                 event_type: detail.event_type,
                 created_at: detail.created_at,
-                deliveries: deliveries.collect(),
+                deliveries,
             });
         }
         let endpoints = endpoints

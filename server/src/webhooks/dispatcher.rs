@@ -20,7 +20,7 @@ use std::error::Error;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::{SecondsFormat, Utc};
+use chrono::Utc;
 use reqwest::header::{self, HeaderMap};
 use reqwest::StatusCode;
 use reqwest::Url;
@@ -28,10 +28,10 @@ use sqlx::PgPool;
 use tokio::task::JoinSet;
 use uuid::Uuid;
 
+use super::attempt::{self, Signing};
 use super::destination::{self, GuardedResolver, Refusal};
 use super::endpoints;
 use super::schedule::RetrySchedule;
-use super::signature;
 use crate::platform::failpoints;
 
 /// What the dispatcher is configured with.
@@ -274,36 +274,29 @@ impl Dispatcher {
         if self.guarded {
             destination::check_before_send(&url).map_err(|refusal| refused(&refusal))?;
         }
-        let now = Utc::now();
-        let event_id = due.event_id.to_string();
-        let secrets: Vec<&str> = std::iter::once(due.secret.as_str())
-            .chain(due.previous_secret.as_deref())
-            .collect();
-        let signature =
-            signature::sign_with_each(&secrets, &event_id, now.timestamp(), due.body.as_bytes())
-                .map_err(|err| err.to_string())?;
+        let signing = Signing {
+            event_id: due.event_id,
+            event_type: &due.event_type,
+            body: &due.body,
+            secret: &due.secret,
+            previous_secret: due.previous_secret.as_deref(),
+            test: due.test,
+        };
+        let headers =
+            attempt::headers(&signing, attempt_id, Utc::now()).map_err(|err| err.to_string())?;
         let mut request = self.client.post(url);
-        if due.test {
-            request = request.header("kaadxpay-test", "true");
+        for (name, value) in headers {
+            request = request.header(name, value);
         }
-        let response = request
-            .header(header::CONTENT_TYPE, "application/json")
-            .header("webhook-id", &event_id)
-            .header("webhook-timestamp", now.timestamp().to_string())
-            .header("webhook-signature", signature)
-            .header("kaadxpay-event-type", &due.event_type)
-            .header("kaadxpay-delivery-id", attempt_id.to_string())
-            .header(
-                "kaadxpay-delivered-at",
-                now.to_rfc3339_opts(SecondsFormat::Secs, true),
-            )
-            .body(due.body.clone())
-            .send()
-            .await
-            .map_err(|err| match refusal_in(&err) {
-                Some(refusal) => refused(refusal),
-                None => format!("{:#}", anyhow::Error::from(err)),
-            })?;
+        let response =
+            request
+                .body(due.body.clone())
+                .send()
+                .await
+                .map_err(|err| match refusal_in(&err) {
+                    Some(refusal) => refused(refusal),
+                    None => format!("{:#}", anyhow::Error::from(err)),
+                })?;
         Ok(Answer {
             status: response.status(),
             retry_after: retry_after(response.headers()),

@@ -2,8 +2,10 @@
 //! the transaction of the change they report (the outbox), Standard Webhooks signatures, the
 //! dispatcher that drains deliveries with retries, and the guard that keeps them off the
 //! service's own networks (`destination`); managing an endpoint after its creation (`management`:
-//! update, disable, rotate its secret, recover its failed deliveries, send it a test event).
+//! update, disable, rotate its secret, recover its failed deliveries, send it a test event);
+//! what an attempt sends besides its body, and a delivery as a `curl` command (`attempt`).
 
+pub mod attempt;
 pub mod destination;
 pub mod dispatcher;
 pub mod endpoints;

@@ -457,19 +457,26 @@ async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
     }
 }
 
-#[tokio::test]
-async fn webhook_events_filter_by_a_deliverys_status_and_their_days() {
-    // The dispatcher stays idle (its first run finds nothing), so only this test moves deliveries.
+/// An app whose dispatcher stays idle (its first run finds nothing), so that only the test moves
+/// deliveries, and the endpoint it made (at an address that answers nothing), as created.
+async fn idle_app_with_an_endpoint() -> (TestApp, serde_json::Value) {
     let app = common::spawn_app_with(&["--webhook-interval", "1h"]).await;
-    let browser = common::browser::signed_in(&app, false).await;
     let endpoint = app
         .post(
             "/v1/webhook-endpoints",
-            Some("filtered-endpoint"),
+            Some("idle-endpoint"),
             r#"{"url": "http://127.0.0.1:9/hooks"}"#,
         )
         .await;
     assert_eq!(endpoint.status(), 201);
+    let endpoint = common::json(endpoint).await;
+    (app, endpoint)
+}
+
+#[tokio::test]
+async fn webhook_events_filter_by_a_deliverys_status_and_their_days() {
+    let (app, _) = idle_app_with_an_endpoint().await;
+    let browser = common::browser::signed_in(&app, false).await;
     for n in 0..3 {
         app.create_order(
             &format!("filtered-event-{n}"),
@@ -514,4 +521,85 @@ async fn webhook_events_filter_by_a_deliverys_status_and_their_days() {
     );
     let refused = page("/webhooks?from=yesterday".into()).await;
     assert!(refused.contains("Dates are days"), "{refused}");
+}
+
+/// The words of a `curl` command as a POSIX shell reads them (single quotes, `'\''` inside).
+fn shell_words(command: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut in_word) = (Vec::new(), String::new(), false, false);
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => (quoted, in_word) = (!quoted, true),
+            // Outside quotes a backslash keeps the next character (a line break: nothing).
+            '\\' if !quoted => match chars.next() {
+                Some('\n') | None => {}
+                Some(next) => (word, in_word) = (word + &next.to_string(), true),
+            },
+            c if c.is_whitespace() && !quoted => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                }
+                in_word = false;
+            }
+            c => (word, in_word) = (word + &c.to_string(), true),
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
+#[tokio::test]
+async fn a_delivery_shown_as_curl_is_signed_with_the_endpoints_secret() {
+    let (app, endpoint) = idle_app_with_an_endpoint().await;
+    let secret = endpoint["secret"].as_str().unwrap().to_owned();
+    app.create_order(
+        "curl-order",
+        r#"{"amount": 100, "currency": "EUR", "description": "it's"}"#,
+    )
+    .await;
+
+    let owner = common::browser::signed_in(&app, false).await;
+    let html = common::browser::page(&app, &owner, "/webhooks").await;
+    let start = html.find("<pre><code>curl").expect("a curl command") + "<pre><code>".len();
+    let command = html[start..start + html[start..].find("</code>").unwrap()]
+        .replace("&#x27;", "'")
+        .replace("&#39;", "'")
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let words = shell_words(&command);
+    assert_eq!(
+        words[..4],
+        ["curl", "-X", "POST", "http://127.0.0.1:9/hooks"]
+    );
+    let mut headers = axum::http::HeaderMap::new();
+    let mut body = None;
+    for pair in words[4..].chunks(2) {
+        match pair[0].as_str() {
+            "-H" => {
+                let (name, value) = pair[1].split_once(": ").unwrap();
+                headers.insert(
+                    axum::http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                    value.parse().unwrap(),
+                );
+            }
+            "--data-binary" => body = Some(pair[1].clone()),
+            other => panic!("an unexpected word {other} in {command}"),
+        }
+    }
+    let body = body.expect("the body");
+    assert!(body.contains("it's"), "the quote inside survives: {body}");
+    standardwebhooks::Webhook::new(&secret)
+        .unwrap()
+        .verify(body.as_bytes(), &headers)
+        .expect("the command's signature verifies with the endpoint's secret");
+
+    // Only those who manage integrations are shown it.
+    let viewer =
+        common::browser::signed_in_as(&app, "viewer@test", Some(app::console::Role::Viewer)).await;
+    let html = common::browser::page(&app, &viewer, "/webhooks").await;
+    assert!(!html.contains("curl -X POST"), "{html}");
 }
