@@ -10,6 +10,15 @@ use uuid::Uuid;
 use super::signature::{self, InvalidSecret};
 use kaadxpay_types::ids::MerchantId;
 
+/// What an attempt is sent and signed with, selected from a delivery's event `e` and endpoint
+/// `w`: the event's type and body, the endpoint's URL and secrets (the one before the last
+/// rotation while its overlap lasts), and whether it is a test event. The dispatcher's claim and
+/// [`reproduce`] both read it.
+pub const SENT_COLUMNS: &str = "e.event_type, e.payload::text AS body, w.url, w.secret, \
+     CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END \
+       AS previous_secret, \
+     coalesce((e.payload -> 'test')::boolean, false) AS test";
+
 /// One attempt's event, and the endpoint's secrets.
 pub struct Signing<'a> {
     pub event_id: Uuid,
@@ -73,15 +82,12 @@ pub async fn reproduce(
         previous_secret: Option<String>,
         test: bool,
     }
-    let delivery: Option<Delivery> = sqlx::query_as(
-        "SELECT e.id AS event_id, e.event_type, e.payload::text AS body, w.url, w.secret, \
-           CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END \
-             AS previous_secret, \
-           coalesce((e.payload -> 'test')::boolean, false) AS test \
+    let delivery: Option<Delivery> = sqlx::query_as(&format!(
+        "SELECT e.id AS event_id, {SENT_COLUMNS} \
          FROM webhook_deliveries d JOIN events e ON e.id = d.event_id \
            JOIN webhook_endpoints w ON w.id = d.endpoint_id \
-         WHERE d.merchant_id = $1 AND d.id = $2",
-    )
+         WHERE d.merchant_id = $1 AND d.id = $2"
+    ))
     .bind(merchant_id)
     .bind(delivery_id)
     .fetch_optional(conn)

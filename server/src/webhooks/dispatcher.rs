@@ -28,7 +28,7 @@ use sqlx::PgPool;
 use tokio::task::JoinSet;
 use uuid::Uuid;
 
-use super::attempt::{self, Signing};
+use super::attempt::{self, Signing, SENT_COLUMNS};
 use super::destination::{self, GuardedResolver, Refusal};
 use super::endpoints;
 use super::schedule::RetrySchedule;
@@ -156,7 +156,7 @@ impl Dispatcher {
     }
 
     async fn claim(&self) -> sqlx::Result<Vec<Due>> {
-        sqlx::query_as(
+        sqlx::query_as(&format!(
             "WITH due AS ( \
                SELECT d.id, w.disabled_at IS NULL AND w.deleted_at IS NULL AS live \
                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id \
@@ -172,14 +172,11 @@ impl Dispatcher {
                  locked_until = now() + make_interval(secs => $2), updated_at = now() \
                FROM due WHERE d.id = due.id AND due.live \
                RETURNING d.id, d.merchant_id, d.lease_token, d.attempts, d.event_id, d.endpoint_id) \
-             SELECT c.id, c.merchant_id, c.lease_token, c.attempts, c.event_id, e.event_type, \
-               e.payload::text AS body, c.endpoint_id, w.url, w.secret, \
-               CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END \
-                 AS previous_secret, \
-               coalesce((e.payload -> 'test')::boolean, false) AS test \
+             SELECT c.id, c.merchant_id, c.lease_token, c.attempts, c.event_id, c.endpoint_id, \
+               {SENT_COLUMNS} \
              FROM claimed c JOIN events e ON e.id = c.event_id \
                JOIN webhook_endpoints w ON w.id = c.endpoint_id",
-        )
+        ))
         .bind(BATCH)
         .bind(self.lease.as_secs_f64())
         .fetch_all(&self.pool)
