@@ -3,14 +3,15 @@
 //! operation can forget it: the bearer scheme, the error envelope on every `4xx`/`5xx`, `401`,
 //! `500` and `503` (with `Retry-After`) everywhere, `403` on every operation that writes (a
 //! read-only key), `400`/`413` where there is a body, `404` where there is an id, the path
-//! parameters, and for the operations that take an `Idempotency-Key` the key's exact format,
-//! its `409`/`422` and the engine's headers.
+//! parameters, a body that may be left out wherever none of its fields is required (the API
+//! reads no body as `{}`), and for the operations that take an `Idempotency-Key` the key's exact
+//! format, its `409`/`422` and the engine's headers.
 
 use serde::Serialize;
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::{Operation, ParameterBuilder, ParameterIn};
 use utoipa::openapi::response::ResponseBuilder;
-use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, Ref, RefOr, Required, Response};
 use utoipa::{Modify, OpenApi, ToSchema};
@@ -72,6 +73,7 @@ impl Modify for Contract {
                         .build(),
                 ),
             );
+        let optional_bodies = schemas_without_required_fields(openapi);
         for (path, item) in openapi.paths.paths.iter_mut() {
             let operations = [
                 (&mut item.get, false),
@@ -83,9 +85,39 @@ impl Modify for Contract {
             for (operation, writes) in operations {
                 if let Some(operation) = operation {
                     complete(path, operation, writes);
+                    mark_body_optional(operation, &optional_bodies);
                 }
             }
         }
+    }
+}
+
+/// The references (`#/components/schemas/…`) of the object schemas none of whose fields is
+/// required.
+fn schemas_without_required_fields(openapi: &utoipa::openapi::OpenApi) -> Vec<String> {
+    let schemas = openapi
+        .components
+        .iter()
+        .flat_map(|components| &components.schemas);
+    schemas
+        .filter(|(_, schema)| {
+            matches!(schema, RefOr::T(Schema::Object(object)) if object.required.is_empty())
+        })
+        .map(|(name, _)| format!("#/components/schemas/{name}"))
+        .collect()
+}
+
+/// Declares the operation's body optional when it refers to one of `optional_bodies`: the API
+/// reads a request without a body as `{}`, which such a body accepts.
+fn mark_body_optional(operation: &mut Operation, optional_bodies: &[String]) {
+    let Some(body) = operation.request_body.as_mut() else {
+        return;
+    };
+    let refers_to_optional = body.content.values().any(|content| {
+        matches!(&content.schema, Some(RefOr::Ref(reference)) if optional_bodies.contains(&reference.ref_location))
+    });
+    if refers_to_optional {
+        body.required = Some(Required::False);
     }
 }
 

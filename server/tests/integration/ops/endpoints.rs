@@ -64,6 +64,44 @@ async fn the_openapi_document_covers_every_v1_route() {
     }
 }
 
+/// A body none of whose fields is required may be left out, as the API reads no body as `{}`;
+/// one with a required field may not.
+#[tokio::test]
+async fn a_body_without_required_fields_is_declared_optional_and_may_be_left_out() {
+    let app = spawn_app().await;
+    let doc = app.openapi().await;
+    let body_required = |path: &str, method: &str| {
+        doc["paths"][path][method]["requestBody"]["required"]
+            .as_bool()
+            .unwrap_or(false)
+    };
+    assert!(!body_required("/v1/webhook-endpoints/{id}", "patch"));
+    assert!(!body_required("/v1/events/{event_id}/redeliver", "post"));
+    assert!(body_required("/v1/orders", "post"));
+    assert!(body_required("/v1/webhook-endpoints", "post"));
+
+    let created = app
+        .post(
+            "/v1/webhook-endpoints",
+            Some("an-endpoint"),
+            r#"{"url": "https://example.com/hooks"}"#,
+        )
+        .await;
+    assert_eq!(created.status(), 201);
+    let id = json(created).await["id"].as_str().unwrap().to_owned();
+    let unchanged = app
+        .client
+        .patch(format!("{}/v1/webhook-endpoints/{id}", app.base_url))
+        .bearer_auth(&app.merchant.api_key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unchanged.status(), 200);
+    assert_eq!(json(unchanged).await["url"], "https://example.com/hooks");
+    let no_order = app.post("/v1/orders", Some("no-body"), "").await;
+    assert_eq!(no_order.status(), 400);
+}
+
 #[tokio::test]
 async fn unknown_api_routes_answer_in_json() {
     let app = spawn_app().await;

@@ -2,7 +2,9 @@
 //! describe the API well enough that a client generator can trust it. Every check runs
 //! (`--checks all`) in every phase, the stateful one included, as a funded merchant with a real
 //! API key; the goal is no failure and no server error. `schemathesis/schemathesis.toml` says
-//! which refusals a schema-valid request may rightly get, and why. One check is left out:
+//! which refusals a schema-valid request may rightly get, and why; `schemathesis/hooks.py` makes
+//! every valid `Idempotency-Key` unique, so that a sequence the tool runs again executes again
+//! instead of replaying a stored answer. One check is left out:
 //! `use_after_free`, which takes every `DELETE` for a removal, while `DELETE
 //! /v1/api-keys/{id}` revokes a key that stays readable (API.md §11), and the tool cannot exempt
 //! one operation in its stateful phase; `api::api_keys::a_deleted_endpoint_is_gone_and_a_revoked_key_stays_readable`
@@ -99,6 +101,7 @@ async fn the_openapi_document_passes_every_schemathesis_check() {
                 "2",
             ])
             .env("KAADXPAY_API_KEY", &merchant.api_key)
+            .env("SCHEMATHESIS_HOOKS", here().join("hooks.py"))
             .status()
             .expect("st runs")
     })
