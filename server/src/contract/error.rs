@@ -35,6 +35,8 @@ pub enum Error {
     UnknownRoute(String),
     #[error("No such {0}.")]
     ResourceMissing(&'static str),
+    #[error("{method} is not allowed on {path}; the `Allow` header lists the methods that are (see /openapi.json).")]
+    MethodNotAllowed { method: String, path: String },
     #[error("{0}")]
     InvalidStateTransition(String),
     #[error("The available {0} balance is lower than the payout amount.")]
@@ -79,6 +81,7 @@ impl Error {
             Self::IdempotencyKeyReusedBody | Self::IdempotencyKeyReusedEndpoint => 422,
             Self::ResourceMissing(_) | Self::UnknownRoute(_) => 404,
             Self::InsufficientFunds(_) => 402,
+            Self::MethodNotAllowed { .. } => 405,
             Self::RequestTimeout => 408,
             Self::RequestTooLarge(_) => 413,
             Self::ServiceUnavailable => 503,
@@ -109,6 +112,7 @@ impl Error {
             Self::ResourceMissing(_) | Self::UnknownRoute(_) => "resource_missing",
             Self::InvalidStateTransition(_) => "invalid_state_transition",
             Self::InsufficientFunds(_) => "insufficient_funds",
+            Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::RequestTooLarge(_) => "request_too_large",
             Self::RequestTimeout => "request_timeout",
             Self::ServiceUnavailable => "service_unavailable",

@@ -26,6 +26,7 @@ use axum::Router;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
+use crate::contract::error::Error;
 use crate::service::state::AppState;
 
 /// The `/v1` API (with the partner's webhooks), and the operational routes apart, so that
@@ -43,7 +44,17 @@ pub fn api_and_ops_routers(figures: ops::Figures) -> (Router<AppState>, Router<A
         .merge(requests::router())
         .split_for_parts();
     (
-        v1.merge(partner_webhooks::router()),
+        v1.merge(partner_webhooks::router())
+            .method_not_allowed_fallback(method_not_allowed),
         ops::router(openapi::document(openapi), figures),
     )
+}
+
+/// A route that exists, asked with a method it does not take: `405` in the error envelope (the
+/// `Allow` header is axum's, set on the way out).
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> Error {
+    Error::MethodNotAllowed {
+        method: method.to_string(),
+        path: uri.path().to_owned(),
+    }
 }

@@ -112,3 +112,27 @@ async fn unknown_api_routes_answer_in_json() {
         "resource_missing"
     );
 }
+
+#[tokio::test]
+async fn a_method_a_route_does_not_take_answers_405_in_the_error_envelope() {
+    let app = spawn_app().await;
+    let response = app
+        .client
+        .delete(format!("{}/v1/orders", app.base_url))
+        .bearer_auth(&app.merchant.api_key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 405);
+    let allow = response.headers()["allow"].to_str().unwrap().to_owned();
+    assert!(allow.contains("GET") && allow.contains("POST"), "{allow}");
+    let body = json(response).await;
+    assert_eq!(common::error_code(&body), "method_not_allowed");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("DELETE"),
+        "{body}"
+    );
+}
