@@ -502,13 +502,21 @@ pub struct StoredRun {
     pub object: String,
     pub date: NaiveDate,
     pub applied: bool,
-    /// `running`, `completed`, `partial` (a reversal is still unfinished) or `attention` (a
-    /// `status_mismatch` needs a person).
+    #[schema(schema_with = run_statuses)]
     pub status: String,
     pub created_at: DateTime<Utc>,
     #[sqlx(skip)]
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub items: Option<Vec<Item>>,
+}
+
+fn run_statuses() -> utoipa::openapi::schema::Object {
+    crate::contract::schema::one_of(
+        &["running", "completed", "partial", "attention"],
+        "`running`, `completed`, `partial` (a reversal is still unfinished) or `attention` (a \
+         `status_mismatch` needs a person).",
+    )
 }
 
 const RUN_COLUMNS: &str =

@@ -1,6 +1,8 @@
 //! The API contract's shared pieces (API.md §1): every error with its code and status, request
-//! bodies parsed into typed commands, and pages of lists.
+//! bodies parsed into typed commands, pages of lists, and the schemas of text fields that take
+//! one of a few values.
 
 pub mod error;
 pub mod input;
 pub mod pagination;
+pub mod schema;

@@ -14,7 +14,7 @@ use crate::idempotency::record::KeyRecord;
 use crate::service::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(get_key))
+    OpenApiRouter::new().routes(routes!(get_idempotency_key))
 }
 
 /// The record and, in time order, what happened to the key and to what it made.
@@ -28,7 +28,7 @@ struct KeyWithTimeline {
 #[utoipa::path(get, path = "/v1/idempotency-keys/{key}", tag = "idempotency",
     params(("key" = String, Path, description = "The Idempotency-Key, URL-encoded")),
     responses((status = 200, body = KeyWithTimeline), (status = 404)))]
-async fn get_key(
+async fn get_idempotency_key(
     State(state): State<AppState>,
     merchant: Merchant,
     Path(key): Path<String>,

@@ -5,7 +5,11 @@
 //! read-only key), `400`/`413` where there is a body, `404` where there is an id, the path
 //! parameters, a body that may be left out wherever none of its fields is required (the API
 //! reads no body as `{}`), and for the operations that take an `Idempotency-Key` the key's exact
-//! format, its `409`/`422` and the engine's headers.
+//! format, its `409`/`422` and the engine's headers. [`typing`] then tightens the schemas for
+//! client generators, and [`webhooks`] describes what endpoints receive.
+
+mod typing;
+mod webhooks;
 
 use serde::Serialize;
 use utoipa::openapi::header::HeaderBuilder;
@@ -26,11 +30,15 @@ use crate::idempotency::key::MAX_LEN;
 )]
 pub struct ApiDoc;
 
-/// The document of `routes` (the handlers' own declarations), completed by [`Contract`]. (A
-/// modifier on [`ApiDoc`] would run before the routes' operations are merged in.)
-pub fn document(mut routes: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+/// The document of `routes` (the handlers' own declarations), completed by [`Contract`],
+/// tightened by [`typing`] and given its `webhooks`. (A modifier on [`ApiDoc`] would run before the routes' operations
+/// are merged in.)
+pub fn document(mut routes: utoipa::openapi::OpenApi) -> serde_json::Value {
     Contract.modify(&mut routes);
-    routes
+    let mut document = serde_json::to_value(routes).expect("an OpenAPI document is JSON");
+    typing::tighten(&mut document);
+    webhooks::describe_deliveries(&mut document);
+    document
 }
 
 /// Every error answer: `{"error": {"code", "message", "param"?}}`.
@@ -51,6 +59,7 @@ struct ErrorDetail {
     message: String,
     /// The request field at fault, as the API spells it (`destination[iban]`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     param: Option<String>,
 }
 
@@ -170,6 +179,10 @@ fn complete(path: &str, operation: &mut Operation, writes: bool) {
         ));
     }
     if operation.request_body.is_some() {
+        errors.push((
+            "408",
+            "The body did not arrive in time; send it again in full.",
+        ));
         errors.push(("413", "The body is larger than 64 KiB."));
     }
     if path.contains('{') {
@@ -237,7 +250,8 @@ fn describe(status: &str, response: &mut Response, takes_key: bool) {
     if response.description.is_empty() {
         response.description = if is_error { "Refused." } else { "Done." }.to_owned();
     }
-    if status == "409" || status == "503" {
+    // A keyed operation's 409 is the key in progress; another's is a state it cannot leave.
+    if (status == "409" && takes_key) || status == "503" {
         header(
             response,
             "Retry-After",

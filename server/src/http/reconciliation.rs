@@ -14,14 +14,14 @@ use crate::service::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(list_runs))
-        .routes(routes!(get_run))
+        .routes(routes!(list_reconciliation_runs))
+        .routes(routes!(get_reconciliation_run))
 }
 
 /// Reconciliation runs, newest first.
 #[utoipa::path(get, path = "/v1/reconciliation-runs", tag = "reconciliation", params(PageQuery),
     responses((status = 200, body = List<StoredRun>)))]
-async fn list_runs(
+async fn list_reconciliation_runs(
     State(state): State<AppState>,
     _merchant: Merchant,
     page: Page,
@@ -39,7 +39,7 @@ async fn list_runs(
 /// One run, with the items that concern the caller.
 #[utoipa::path(get, path = "/v1/reconciliation-runs/{id}", tag = "reconciliation",
     responses((status = 200, body = StoredRun), (status = 404)))]
-async fn get_run(
+async fn get_reconciliation_run(
     State(state): State<AppState>,
     merchant: Merchant,
     Path(id): Path<String>,

@@ -30,11 +30,15 @@ use crate::webhooks::management::{
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(create_endpoint, list_endpoints))
-        .routes(routes!(get_endpoint, update_endpoint, delete_endpoint))
-        .routes(routes!(rotate_secret))
-        .routes(routes!(recover))
-        .routes(routes!(send_test_event))
+        .routes(routes!(create_webhook_endpoint, list_webhook_endpoints))
+        .routes(routes!(
+            get_webhook_endpoint,
+            update_webhook_endpoint,
+            delete_webhook_endpoint
+        ))
+        .routes(routes!(rotate_webhook_endpoint_secret))
+        .routes(routes!(recover_webhook_deliveries))
+        .routes(routes!(send_webhook_test_event))
 }
 
 /// Creates an endpoint that receives the given event types (all of them when `events` is
@@ -42,7 +46,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(post, path = "/v1/webhook-endpoints", tag = "webhooks",
     params(("Idempotency-Key" = String, Header)), request_body = CreateEndpoint,
     responses((status = 201, description = "The endpoint, with its signing secret (shown only here).", body = Endpoint)))]
-async fn create_endpoint(
+async fn create_webhook_endpoint(
     State(state): State<AppState>,
     merchant: Merchant,
     client: ClientAddress,
@@ -56,7 +60,7 @@ async fn create_endpoint(
 /// The merchant's endpoints, newest first, without their secrets.
 #[utoipa::path(get, path = "/v1/webhook-endpoints", tag = "webhooks", params(PageQuery),
     responses((status = 200, body = List<Endpoint>)))]
-async fn list_endpoints(
+async fn list_webhook_endpoints(
     State(state): State<AppState>,
     merchant: Merchant,
     page: Page,
@@ -67,7 +71,7 @@ async fn list_endpoints(
 
 #[utoipa::path(get, path = "/v1/webhook-endpoints/{id}", tag = "webhooks",
     responses((status = 200, body = Endpoint), (status = 404)))]
-async fn get_endpoint(
+async fn get_webhook_endpoint(
     State(state): State<AppState>,
     merchant: Merchant,
     Path(id): Path<EndpointId>,
@@ -89,7 +93,7 @@ struct Deleted {
 /// Deletes the endpoint: nothing more is sent to it, its pending deliveries stop.
 #[utoipa::path(delete, path = "/v1/webhook-endpoints/{id}", tag = "webhooks",
     responses((status = 200, body = Deleted), (status = 404)))]
-async fn delete_endpoint(
+async fn delete_webhook_endpoint(
     State(state): State<AppState>,
     merchant: Merchant,
     client: ClientAddress,
@@ -112,7 +116,7 @@ async fn delete_endpoint(
 #[utoipa::path(patch, path = "/v1/webhook-endpoints/{id}", tag = "webhooks",
     request_body = UpdateEndpoint,
     responses((status = 200, description = "The endpoint as changed, without its secret.", body = Endpoint)))]
-async fn update_endpoint(
+async fn update_webhook_endpoint(
     State(state): State<AppState>,
     merchant: Merchant,
     client: ClientAddress,
@@ -130,7 +134,7 @@ async fn update_endpoint(
 #[utoipa::path(post, path = "/v1/webhook-endpoints/{id}/rotate-secret", tag = "webhooks",
     params(("Idempotency-Key" = String, Header)), request_body = RotateSecretBody,
     responses((status = 200, description = "The endpoint with its new secret (shown only here) and `previous_secret_expires_at`.", body = Endpoint)))]
-async fn rotate_secret(
+async fn rotate_webhook_endpoint_secret(
     State(state): State<AppState>,
     merchant: Merchant,
     client: ClientAddress,
@@ -152,7 +156,7 @@ async fn rotate_secret(
     params(("Idempotency-Key" = String, Header)), request_body = RecoverBody,
     responses((status = 200, description = "How many deliveries were queued.", body = Recovery),
         (status = 409, description = "The endpoint is disabled: enable it first.")))]
-async fn recover(
+async fn recover_webhook_deliveries(
     State(state): State<AppState>,
     merchant: Merchant,
     client: ClientAddress,
@@ -174,7 +178,7 @@ async fn recover(
     params(("Idempotency-Key" = String, Header)), request_body = SendTestEventBody,
     responses((status = 200, description = "The test event with its delivery, as `GET /v1/events/{event_id}` shows it.", body = Event),
         (status = 409, description = "The endpoint is disabled: enable it first.")))]
-async fn send_test_event(
+async fn send_webhook_test_event(
     State(state): State<AppState>,
     merchant: Merchant,
     client: ClientAddress,

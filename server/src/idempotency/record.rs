@@ -22,9 +22,10 @@ pub struct ResourceLink {
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct KeyRecord {
+    /// Always `idempotency_key`.
     pub object: &'static str,
     pub key: String,
-    /// `in_progress`, `completed`, `failed` or `expired`.
+    #[schema(schema_with = key_statuses)]
     pub status: String,
     pub endpoint: String,
     pub request_hash: String,
@@ -40,6 +41,13 @@ pub struct KeyRecord {
     /// for a `201` of the one-commit path, recorded as a reference to its resource.
     #[serde(skip)]
     pub response_body: Option<Vec<u8>>,
+}
+
+fn key_statuses() -> utoipa::openapi::schema::Object {
+    crate::contract::schema::one_of(
+        &["in_progress", "completed", "failed", "expired"],
+        "`in_progress`, `completed`, `failed` or `expired`.",
+    )
 }
 
 #[derive(sqlx::FromRow)]

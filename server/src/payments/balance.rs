@@ -9,6 +9,7 @@ use sqlx::{PgConnection, PgPool};
 
 #[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Available {
+    #[schema(value_type = crate::payments::money::Currency)]
     pub currency: String,
     pub amount: i64,
 }

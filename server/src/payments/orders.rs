@@ -30,6 +30,7 @@ pub struct Order {
     /// Always `order`.
     pub object: String,
     pub amount: i64,
+    #[schema(value_type = Currency)]
     pub currency: String,
     #[sqlx(try_from = "String")]
     pub status: OrderStatus,

@@ -35,10 +35,11 @@ pub struct Payout {
     /// Always `payout`.
     pub object: String,
     pub amount: i64,
+    #[schema(value_type = Currency)]
     pub currency: String,
     #[sqlx(try_from = "String")]
     pub status: PayoutStatus,
-    #[schema(value_type = Object)]
+    #[schema(value_type = BankAccount)]
     pub destination: Json<Destination>,
     pub description: Option<String>,
     pub idempotency_key: String,

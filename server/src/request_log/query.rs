@@ -16,7 +16,7 @@ pub struct LoggedRequest {
     /// The server's own id for the request, sent in its answer's `X-Request-Id`.
     #[schema(example = "req_6f1Xb2kQ9mZ3pL8sT0vW4yA7")]
     pub id: String,
-    #[schema(example = "request")]
+    /// Always `request`.
     pub object: String,
     pub created_at: DateTime<Utc>,
     pub method: String,

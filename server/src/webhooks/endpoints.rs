@@ -35,16 +35,24 @@ pub struct Endpoint {
     pub url: String,
     /// Event types it receives; `*` is all of them.
     pub events: Vec<String>,
-    /// `enabled`, or `disabled` (by `PATCH` or after it answered `410 Gone`).
+    #[schema(schema_with = endpoint_statuses)]
     pub status: String,
     /// The signing secret, in the answer to its creation or rotation only.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub secret: Option<String>,
     pub created_at: DateTime<Utc>,
     pub disabled_at: Option<DateTime<Utc>>,
     /// Until when deliveries are also signed with the secret before the last rotation; `null`
     /// until the first rotation.
     pub previous_secret_expires_at: Option<DateTime<Utc>>,
+}
+
+fn endpoint_statuses() -> utoipa::openapi::schema::Object {
+    crate::contract::schema::one_of(
+        &["enabled", "disabled"],
+        "`enabled`, or `disabled` (by `PATCH` or after it answered `410 Gone`).",
+    )
 }
 
 impl Endpoint {

@@ -12,6 +12,7 @@ use uuid::Uuid;
 use super::outbox;
 use crate::contract::error::Error;
 use crate::contract::pagination::{Filters, Page};
+use crate::contract::schema::one_of;
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
@@ -22,16 +23,33 @@ pub struct Event {
     pub id: Uuid,
     /// Always `event`.
     pub object: &'static str,
+    #[schema(value_type = super::management::TestEventType)]
     pub event_type: String,
     pub created_at: DateTime<Utc>,
     /// `{"object": {...}}`, as in the body sent to endpoints.
-    #[schema(value_type = Object)]
+    #[schema(value_type = EventData)]
     pub data: Value,
     /// `true` for a test event (`POST /v1/webhook-endpoints/{id}/test`), whose data is made up.
     pub test: bool,
     /// In `GET /v1/events/{event_id}` only.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub deliveries: Option<Vec<Delivery>>,
+}
+
+/// An event's `data`: the object it reports, as the API shows it at the moment of the event.
+#[derive(Serialize, utoipa::ToSchema)]
+#[allow(dead_code)] // a schema only: the data is stored JSON, written by the outbox
+pub struct EventData {
+    object: EventObject,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum EventObject {
+    Order(crate::payments::orders::Order),
+    Payout(crate::payments::payouts::Payout),
 }
 
 #[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
@@ -40,13 +58,20 @@ pub struct Delivery {
     pub id: Uuid,
     pub endpoint_id: String,
     pub url: String,
-    /// `pending`, `delivered`, `failed` (retries exhausted) or `disabled` (endpoint gone).
+    #[schema(schema_with = delivery_statuses)]
     pub status: String,
     pub attempt_count: i32,
     /// When the next attempt is due, while `pending`.
     pub next_attempt_at: Option<DateTime<Utc>>,
     #[sqlx(skip)]
     pub attempts: Vec<Attempt>,
+}
+
+fn delivery_statuses() -> utoipa::openapi::schema::Object {
+    one_of(
+        &["pending", "delivered", "failed", "disabled"],
+        "`pending`, `delivered`, `failed` (retries exhausted) or `disabled` (endpoint gone).",
+    )
 }
 
 #[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]

@@ -389,7 +389,12 @@ impl utoipa::PartialSchema for TestEventType {
     }
 }
 
-impl utoipa::ToSchema for TestEventType {}
+/// Named for what it lists: every event type (an event's `event_type` has the same schema).
+impl utoipa::ToSchema for TestEventType {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "EventType".into()
+    }
+}
 
 /// The body of `POST /v1/webhook-endpoints/{id}/test`.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]

@@ -1,0 +1,175 @@
+//! What a client generator needs to type the answers, done to the finished document: a list's
+//! items refer to their object's schema instead of an inline copy (utoipa inlines a generic's
+//! parameter), an `object` field documented as "Always `x`." admits only `x`, and a field the
+//! server always sends (as `null` when it has no value) is required. A field the server leaves
+//! out when it has no value is declared `nullable = false` on its type, so it stays optional.
+
+use serde_json::{json, Map, Value};
+
+const SCHEMAS: &str = "#/components/schemas/";
+
+/// Applies each rule of the module to `document` (an OpenAPI 3.1 document as JSON).
+pub fn tighten(document: &mut Value) {
+    let request_schemas = request_schemas(document);
+    let Some(schemas) = document
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    let names: Vec<String> = schemas.keys().cloned().collect();
+    for (name, schema) in schemas.iter_mut() {
+        if let Some(item) = name.strip_prefix("List_") {
+            if names.iter().any(|known| known == item) {
+                schema["properties"]["data"]["items"] = json!({"$ref": format!("{SCHEMAS}{item}")});
+            }
+        }
+        let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        if let Some(object) = properties.get_mut("object") {
+            constrain_object_name(object);
+        }
+        if !request_schemas.contains(name) {
+            let always_sent: Vec<Value> = properties
+                .iter()
+                .filter(|(_, property)| is_nullable(property))
+                .map(|(field, _)| Value::from(field.as_str()))
+                .collect();
+            require(schema, always_sent);
+        }
+    }
+}
+
+/// `"Always `x`."` in an `object` field's description becomes the one value it admits.
+fn constrain_object_name(object: &mut Value) {
+    let name = object
+        .get("description")
+        .and_then(Value::as_str)
+        .and_then(|text| text.strip_prefix("Always `"))
+        .and_then(|rest| rest.split('`').next())
+        .map(str::to_owned);
+    if let Some(name) = name {
+        object["enum"] = json!([name]);
+    }
+}
+
+/// Whether a property's schema admits `null`: `"type": [..., "null"]` or a `oneOf` with a null.
+fn is_nullable(property: &Value) -> bool {
+    let null_type = |schema: &Value| match schema.get("type") {
+        Some(Value::String(kind)) => kind == "null",
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "null"),
+        _ => false,
+    };
+    null_type(property)
+        || property
+            .get("oneOf")
+            .and_then(Value::as_array)
+            .is_some_and(|options| options.iter().any(null_type))
+}
+
+fn require(schema: &mut Value, fields: Vec<Value>) {
+    if fields.is_empty() {
+        return;
+    }
+    let required = schema
+        .as_object_mut()
+        .map(|schema| schema.entry("required").or_insert_with(|| json!([])));
+    if let Some(Value::Array(required)) = required {
+        for field in fields {
+            if !required.contains(&field) {
+                required.push(field);
+            }
+        }
+    }
+}
+
+/// The names of the schemas a request body refers to, directly or through other schemas: they
+/// describe what a client may send, where a nullable field may be left out.
+fn request_schemas(document: &Value) -> Vec<String> {
+    let empty = Map::new();
+    let schemas = document
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let mut found: Vec<String> = Vec::new();
+    let mut pending: Vec<String> = Vec::new();
+    for item in document["paths"].as_object().unwrap_or(&empty).values() {
+        for operation in item.as_object().unwrap_or(&empty).values() {
+            collect_references(&operation["requestBody"], &mut pending);
+        }
+    }
+    while let Some(name) = pending.pop() {
+        if found.contains(&name) {
+            continue;
+        }
+        if let Some(schema) = schemas.get(&name) {
+            collect_references(schema, &mut pending);
+        }
+        found.push(name);
+    }
+    found
+}
+
+fn collect_references(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::Object(fields) => {
+            for (field, inner) in fields {
+                match (field.as_str(), inner) {
+                    ("$ref", Value::String(reference)) => {
+                        if let Some(name) = reference.strip_prefix(SCHEMAS) {
+                            into.push(name.to_owned());
+                        }
+                    }
+                    _ => collect_references(inner, into),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_references(item, into)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_response_schema_requires_its_nullable_fields_and_a_request_schema_does_not() {
+        let mut document = json!({
+            "paths": {"/v1/things": {"post": {
+                "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateThing"}}}}
+            }}},
+            "components": {"schemas": {
+                "CreateThing": {"type": "object", "properties": {"note": {"type": ["string", "null"]}}},
+                "Thing": {"type": "object", "required": ["id"], "properties": {
+                    "id": {"type": "string"},
+                    "object": {"type": "string", "description": "Always `thing`."},
+                    "note": {"type": ["string", "null"]},
+                    "link": {"oneOf": [{"type": "null"}, {"$ref": "#/components/schemas/Link"}]},
+                    "extra": {"type": "string"}
+                }},
+                "List_Thing": {"type": "object", "properties": {"data": {"type": "array", "items": {"type": "object"}}}}
+            }}
+        });
+        tighten(&mut document);
+        let schemas = &document["components"]["schemas"];
+        let mut required: Vec<&str> = schemas["Thing"]["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        required.sort();
+        assert_eq!(required, ["id", "link", "note"]);
+        assert_eq!(schemas["CreateThing"].get("required"), None);
+        assert_eq!(
+            schemas["Thing"]["properties"]["object"]["enum"],
+            json!(["thing"])
+        );
+        assert_eq!(
+            schemas["List_Thing"]["properties"]["data"]["items"],
+            json!({"$ref": "#/components/schemas/Thing"})
+        );
+    }
+}
