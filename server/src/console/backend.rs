@@ -45,8 +45,9 @@ use crate::service::state::AppState;
 use crate::webhooks::endpoints::CreateEndpoint;
 use crate::webhooks::events::RedeliverEvent;
 use crate::webhooks::management::{
-    self, Overlap, Recover, RotateSecret, SendTestEvent, TestEventType, UpdateEndpoint,
+    self, Overlap, Recover, RotateSecret, SendTestEvent, UpdateEndpoint,
 };
+use crate::webhooks::outbox::{self, KnownEventType};
 use crate::webhooks::{attempt, endpoints, events, signature};
 use kaadxpay_partner_sim::scenarios::MAGIC_IBANS;
 
@@ -571,7 +572,7 @@ impl Console for PgConsole {
                 self.run(user, merchant_id, &key, &command).await?
             }
             EndpointChange::SendTestEvent { id, event_type } => {
-                let Ok(event_type) = TestEventType::try_from(event_type) else {
+                let Ok(event_type) = KnownEventType::try_from(event_type) else {
                     return Ok(Err(invalid("event_type")));
                 };
                 let command = SendTestEvent {
@@ -622,7 +623,7 @@ impl Console for PgConsole {
     }
 
     fn event_types(&self) -> Vec<String> {
-        endpoints::known_event_names()
+        outbox::known_event_names()
             .into_iter()
             .map(str::to_owned)
             .collect()

@@ -121,6 +121,7 @@ async fn list_api_keys(
     Ok(Json(List::from_rows(rows, &page)))
 }
 
+/// One of the merchant's API keys, without its secret (revoked and expired ones included).
 #[utoipa::path(get, path = "/v1/api-keys/{id}", tag = "api_keys",
     responses((status = 200, body = ApiKey), (status = 404)))]
 async fn get_api_key(

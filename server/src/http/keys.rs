@@ -25,6 +25,7 @@ struct KeyWithTimeline {
     timeline: Vec<Entry>,
 }
 
+/// The live state of an `Idempotency-Key` and its timeline: every request that came with it.
 #[utoipa::path(get, path = "/v1/idempotency-keys/{key}", tag = "idempotency",
     params(("key" = String, Path, description = "The Idempotency-Key, URL-encoded")),
     responses((status = 200, body = KeyWithTimeline), (status = 404)))]

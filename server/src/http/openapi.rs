@@ -25,6 +25,7 @@ use crate::idempotency::key::MAX_LEN;
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Kaadxpay API", description = "Payments whose every POST takes effect at most once per Idempotency-Key. The reference is docs/api.md."),
+    servers((url = "/", description = "This service: the document is served by the API it describes.")),
     components(schemas(ErrorBody)),
     security(("api_key" = []))
 )]

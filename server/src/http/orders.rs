@@ -53,6 +53,7 @@ async fn list_orders(
     Ok(Json(List::from_rows(rows, &page)))
 }
 
+/// One order.
 #[utoipa::path(get, path = "/v1/orders/{id}", tag = "orders",
     responses((status = 200, body = Order), (status = 404)))]
 async fn get_order(

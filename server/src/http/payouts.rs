@@ -55,6 +55,7 @@ async fn list_payouts(
     Ok(Json(List::from_rows(rows, &page)))
 }
 
+/// One payout, with its partner transfer and failure code when it has them.
 #[utoipa::path(get, path = "/v1/payouts/{id}", tag = "payouts",
     responses((status = 200, body = Payout), (status = 404)))]
 async fn get_payout(

@@ -69,6 +69,7 @@ async fn list_webhook_endpoints(
     Ok(Json(List::from_rows(rows, &page)))
 }
 
+/// One webhook endpoint, without its secret.
 #[utoipa::path(get, path = "/v1/webhook-endpoints/{id}", tag = "webhooks",
     responses((status = 200, body = Endpoint), (status = 404)))]
 async fn get_webhook_endpoint(

@@ -14,7 +14,7 @@ use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaFormat,
 use utoipa::openapi::RefOr;
 
 use super::destination;
-use super::outbox::EventType;
+use super::outbox::{known_event_names, EventType};
 use super::signature;
 use crate::contract::error::Error;
 use crate::contract::pagination::Page;
@@ -262,10 +262,6 @@ impl TryFrom<String> for EventName {
         }
         Ok(Self(name))
     }
-}
-
-pub fn known_event_names() -> Vec<&'static str> {
-    EventType::ALL.iter().map(|kind| kind.as_str()).collect()
 }
 
 impl utoipa::PartialSchema for EventName {

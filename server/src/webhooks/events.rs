@@ -23,7 +23,7 @@ pub struct Event {
     pub id: Uuid,
     /// Always `event`.
     pub object: &'static str,
-    #[schema(value_type = super::management::TestEventType)]
+    #[schema(value_type = outbox::KnownEventType)]
     pub event_type: String,
     pub created_at: DateTime<Utc>,
     /// `{"object": {...}}`, as in the body sent to endpoints.

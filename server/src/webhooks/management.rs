@@ -23,9 +23,9 @@ use sqlx::PgConnection;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
 
-use super::endpoints::{self, known_event_names, Endpoint, Subscriptions, WebhookUrl};
+use super::endpoints::{self, Endpoint, Subscriptions, WebhookUrl};
 use super::events;
-use super::outbox::{EventType, NewEvent};
+use super::outbox::{EventType, KnownEventType, NewEvent};
 use super::signature;
 use crate::contract::error::Error;
 use crate::history::audit::{self, Action, By, Entry};
@@ -356,51 +356,11 @@ impl Recover {
     }
 }
 
-/// One of the event types, for a test event.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "&'static str")]
-pub struct TestEventType(EventType);
-
-impl TryFrom<String> for TestEventType {
-    type Error = String;
-
-    fn try_from(name: String) -> Result<Self, String> {
-        EventType::parse(&name).map(Self).ok_or_else(|| {
-            format!(
-                "unknown event type {name}; use one of {}",
-                known_event_names().join(", ")
-            )
-        })
-    }
-}
-
-impl From<TestEventType> for &'static str {
-    fn from(kind: TestEventType) -> Self {
-        kind.0.as_str()
-    }
-}
-
-impl utoipa::PartialSchema for TestEventType {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .enum_values(Some(known_event_names()))
-            .into()
-    }
-}
-
-/// Named for what it lists: every event type (an event's `event_type` has the same schema).
-impl utoipa::ToSchema for TestEventType {
-    fn name() -> std::borrow::Cow<'static, str> {
-        "EventType".into()
-    }
-}
-
 /// The body of `POST /v1/webhook-endpoints/{id}/test`.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SendTestEventBody {
-    pub event_type: TestEventType,
+    pub event_type: KnownEventType,
 }
 
 /// `POST /v1/webhook-endpoints/{id}/test`: an event of the type with made-up data, marked
@@ -408,7 +368,7 @@ pub struct SendTestEventBody {
 #[derive(Debug, Clone, Serialize)]
 pub struct SendTestEvent {
     pub endpoint_id: EndpointId,
-    pub event_type: TestEventType,
+    pub event_type: KnownEventType,
 }
 
 impl Command for SendTestEvent {

@@ -7,9 +7,11 @@ use kaadxpay_types::ids::MerchantId;
 use std::sync::LazyLock;
 
 use chrono::{DateTime, SubsecRound, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sqlx::postgres::PgArguments;
 use sqlx::{PgConnection, Postgres};
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::RefOr;
 use uuid::Uuid;
 
 /// What happened; its name (`order.created`, ...) is the `event_type` merchants see.
@@ -52,6 +54,52 @@ impl EventType {
 
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
+}
+
+/// An event type as a request names it (an unknown name is refused with the list of known ones),
+/// and as the OpenAPI document lists them.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "&'static str")]
+pub struct KnownEventType(pub EventType);
+
+impl TryFrom<String> for KnownEventType {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        EventType::parse(&name).map(Self).ok_or_else(|| {
+            format!(
+                "unknown event type {name}; use one of {}",
+                known_event_names().join(", ")
+            )
+        })
+    }
+}
+
+/// Every event type's name, in the order of [`EventType::ALL`].
+pub fn known_event_names() -> Vec<&'static str> {
+    EventType::ALL.iter().map(|kind| kind.as_str()).collect()
+}
+
+impl From<KnownEventType> for &'static str {
+    fn from(kind: KnownEventType) -> Self {
+        kind.0.as_str()
+    }
+}
+
+impl utoipa::PartialSchema for KnownEventType {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(known_event_names()))
+            .into()
+    }
+}
+
+/// Named for what it lists: every event type (an event's `event_type` has the same schema).
+impl utoipa::ToSchema for KnownEventType {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "EventType".into()
     }
 }
 

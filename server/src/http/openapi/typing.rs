@@ -1,8 +1,10 @@
 //! What a client generator needs to type the answers, done to the finished document: a list's
 //! items refer to their object's schema instead of an inline copy (utoipa inlines a generic's
 //! parameter), an `object` field documented as "Always `x`." admits only `x`, and a field the
-//! server always sends (as `null` when it has no value) is required. A field the server leaves
-//! out when it has no value is declared `nullable = false` on its type, so it stays optional.
+//! server always sends (as `null` when it has no value) is required, and a struct that flattens
+//! a tagged enum is a `oneOf` of objects rather than an `allOf` over a `oneOf`. A field the
+//! server leaves out when it has no value is declared `nullable = false` on its type, so it
+//! stays optional.
 
 use serde_json::{json, Map, Value};
 
@@ -17,6 +19,7 @@ pub fn tighten(document: &mut Value) {
     else {
         return;
     };
+    let unions = distribute_flattened_unions(schemas);
     let names: Vec<String> = schemas.keys().cloned().collect();
     for (name, schema) in schemas.iter_mut() {
         if let Some(item) = name.strip_prefix("List_") {
@@ -39,6 +42,69 @@ pub fn tighten(document: &mut Value) {
             require(schema, always_sent);
         }
     }
+    drop_unreferenced(document, unions);
+}
+
+/// Removes each of the schemas `names` that nothing in `document` refers to any more.
+fn drop_unreferenced(document: &mut Value, names: Vec<String>) {
+    let mut referenced = Vec::new();
+    collect_references(document, &mut referenced);
+    if let Some(schemas) = document
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    {
+        for name in names.iter().filter(|name| !referenced.contains(name)) {
+            schemas.remove(name);
+        }
+    }
+}
+
+/// An `allOf` of a reference to a `oneOf` of objects (what utoipa makes of a struct with a
+/// `#[serde(flatten)]` tagged enum) and of inline objects becomes a `oneOf` with one object per
+/// variant, holding the variant's fields and the struct's: generators take an `allOf` of
+/// objects only. Answers the names of the unions so distributed.
+fn distribute_flattened_unions(schemas: &mut Map<String, Value>) -> Vec<String> {
+    let rewritten: Vec<(String, String, Value)> = schemas
+        .iter()
+        .filter_map(|(name, schema)| {
+            let members = schema.get("allOf")?.as_array()?;
+            let (union, fields) = members.split_first()?;
+            let union_name = union.get("$ref")?.as_str()?.strip_prefix(SCHEMAS)?;
+            let variants = schemas.get(union_name)?.get("oneOf")?.as_array()?;
+            if fields
+                .iter()
+                .any(|member| member.get("properties").is_none())
+            {
+                return None;
+            }
+            let merged = variants
+                .iter()
+                .map(|variant| fields.iter().fold(variant.clone(), merge_fields))
+                .collect::<Vec<_>>();
+            let mut distributed = json!({"oneOf": merged});
+            if let Some(description) = schema.get("description") {
+                distributed["description"] = description.clone();
+            }
+            Some((name.clone(), union_name.to_owned(), distributed))
+        })
+        .collect();
+    rewritten
+        .into_iter()
+        .map(|(name, union_name, schema)| {
+            schemas.insert(name, schema);
+            union_name
+        })
+        .collect()
+}
+
+/// `object` with the properties and required fields of `fields` added.
+fn merge_fields(mut object: Value, fields: &Value) -> Value {
+    for (field, property) in fields["properties"].as_object().into_iter().flatten() {
+        object["properties"][field] = property.clone();
+    }
+    let required: Vec<Value> = fields["required"].as_array().cloned().unwrap_or_default();
+    require(&mut object, required);
+    object
 }
 
 /// `"Always `x`."` in an `object` field's description becomes the one value it admits.
@@ -133,6 +199,30 @@ fn collect_references(value: &Value, into: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_struct_that_flattens_a_tagged_enum_is_a_one_of_its_variants_with_the_struct_fields() {
+        let mut document = json!({"components": {"schemas": {
+            "Moment": {"oneOf": [
+                {"type": "object", "required": ["moment"], "properties": {"moment": {"enum": ["a"]}}},
+                {"type": "object", "required": ["moment", "code"], "properties": {"moment": {"enum": ["b"]}, "code": {"type": "string"}}}
+            ]},
+            "Entry": {"description": "One.", "allOf": [
+                {"$ref": "#/components/schemas/Moment"},
+                {"type": "object", "required": ["at"], "properties": {"at": {"type": "string"}}}
+            ]}
+        }}});
+        tighten(&mut document);
+        let entry = &document["components"]["schemas"]["Entry"];
+        assert_eq!(entry["description"], "One.");
+        assert_eq!(entry.get("allOf"), None);
+        let variants = entry["oneOf"].as_array().unwrap();
+        assert_eq!(variants.len(), 2);
+        assert_eq!(variants[1]["required"], json!(["moment", "code", "at"]));
+        assert_eq!(variants[1]["properties"]["at"], json!({"type": "string"}));
+        assert_eq!(variants[0]["properties"]["moment"], json!({"enum": ["a"]}));
+        assert_eq!(document["components"]["schemas"].get("Moment"), None);
+    }
 
     #[test]
     fn a_response_schema_requires_its_nullable_fields_and_a_request_schema_does_not() {

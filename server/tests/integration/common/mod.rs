@@ -4,6 +4,7 @@
 //! to kill.
 
 pub mod browser;
+pub mod tools;
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};

@@ -13,6 +13,7 @@ use std::process::Command;
 use reqwest::Client;
 use serde_json::{json, Value};
 
+use common::tools::{npm_packages, run};
 use common::{create_merchant, free_port, fresh_database, ServerProcess, TestMerchant};
 
 fn end2end_dir() -> PathBuf {
@@ -22,13 +23,6 @@ fn end2end_dir() -> PathBuf {
 fn chromium_path() -> PathBuf {
     std::env::var_os("CHROMIUM_PATH")
         .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from)
-}
-
-fn run(command: &mut Command, what: &str) {
-    let status = command
-        .status()
-        .unwrap_or_else(|err| panic!("cannot run {what}: {err}"));
-    assert!(status.success(), "{what} failed with {status}");
 }
 
 /// A font Chromium draws Chinese with; without one the zh-CN screenshots show empty boxes.
@@ -62,17 +56,6 @@ fn ensure_chromium() {
     if !install() {
         run(Command::new("apt-get").arg("update"), "apt-get update");
         assert!(install(), "apt-get install {} failed", missing.join(" "));
-    }
-}
-
-fn ensure_npm_packages(dir: &Path) {
-    if !dir.join("node_modules/@playwright/test").exists() {
-        run(
-            Command::new("npm")
-                .args(["ci", "--no-audit", "--no-fund"])
-                .current_dir(dir),
-            "npm ci in end2end/",
-        );
     }
 }
 
@@ -181,7 +164,7 @@ async fn transfer_of(pool: &sqlx::PgPool, payout_id: &str) -> String {
 async fn the_console_passes_its_playwright_suite() {
     let dir = end2end_dir();
     ensure_chromium();
-    ensure_npm_packages(&dir);
+    npm_packages(&dir, "@playwright/test");
 
     let db_url = fresh_database().await;
     let pool = server::platform::db::connect(&db_url, 2, std::time::Duration::from_secs(5))

@@ -1,8 +1,10 @@
 //! Running the service: the command line, settings checked at start, health and metrics,
-//! retention, the OpenAPI document under Schemathesis, and the layering of the sources.
+//! retention, the OpenAPI document under Schemathesis and client generators, and the layering
+//! of the sources.
 
 mod cli;
 mod endpoints;
+mod generated_clients;
 mod layers;
 mod retention;
 mod schemathesis;

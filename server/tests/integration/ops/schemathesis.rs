@@ -18,6 +18,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::tools::python_venv;
 use common::{create_merchant, fresh_database, ServerProcess};
 use kaadxpay_types::CURRENCIES;
 
@@ -27,33 +28,7 @@ fn here() -> PathBuf {
 
 /// The `st` command of a virtual environment that has the pinned Schemathesis.
 fn schemathesis() -> PathBuf {
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/schemathesis-venv");
-    let st = venv.join("bin/st");
-    let requirements = here().join("requirements.txt");
-    let installed = venv.join("installed-requirements.txt");
-    let wanted = std::fs::read_to_string(&requirements).expect("requirements.txt");
-    if st.exists() && std::fs::read_to_string(&installed).ok().as_deref() == Some(&wanted) {
-        return st;
-    }
-    run(
-        Command::new("python3").args(["-m", "venv"]).arg(&venv),
-        "python3 -m venv (Debian: apt-get install python3-venv)",
-    );
-    run(
-        Command::new(venv.join("bin/pip"))
-            .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
-            .arg(&requirements),
-        "pip install schemathesis",
-    );
-    std::fs::write(&installed, wanted).expect("the venv is writable");
-    st
-}
-
-fn run(command: &mut Command, what: &str) {
-    let status = command
-        .status()
-        .unwrap_or_else(|err| panic!("cannot run {what}: {err}"));
-    assert!(status.success(), "{what} failed with {status}");
+    python_venv("schemathesis-venv", &here().join("requirements.txt")).join("st")
 }
 
 #[tokio::test(flavor = "multi_thread")]
