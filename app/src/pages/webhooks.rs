@@ -2,7 +2,8 @@
 //! disable, enable or delete it: owners, admins and developers), its recent events (filtered by
 //! a delivery's status and their days, in the address) and every delivery attempt, with a
 //! Redeliver button and, for those who manage integrations, each delivery as a `curl` command
-//! that sends it again, signed when the page was shown. Every keyed form's key is minted when the page is
+//! that sends it again, signed when the page was shown, beside the code that verifies a delivery
+//! in Python and Node. Every keyed form's key is minted when the page is
 //! rendered, so a double click acts once; a new secret is shown once.
 
 use leptos::prelude::*;
@@ -14,6 +15,25 @@ use crate::components::{
 };
 use crate::console::{EndpointRow, EventRow, Flash, Permission};
 use crate::i18n::when;
+
+/// How an endpoint checks what it receives, by hand: the code docs/api.md prints, which a test
+/// runs on a real delivery.
+const VERIFY_IN_PYTHON: &str = include_str!("../../snippets/verify_webhook.py");
+const VERIFY_IN_NODE: &str = include_str!("../../snippets/verify_webhook.js");
+
+#[component]
+fn Verification() -> impl IntoView {
+    view! {
+        <details class="card reproduce">
+            <summary>{tr!("webhooks-verify-title")}</summary>
+            <p>{tr!("webhooks-verify-intro")}</p>
+            <h3>"Python"</h3>
+            <pre><code>{VERIFY_IN_PYTHON}</code></pre>
+            <h3>"Node.js"</h3>
+            <pre><code>{VERIFY_IN_NODE}</code></pre>
+        </details>
+    }
+}
 
 /// The secret a new endpoint or a rotation made, kept by the server for this page alone.
 fn new_secret() -> Option<String> {
@@ -195,6 +215,7 @@ pub fn Webhooks() -> impl IntoView {
                     Ok(Ok((endpoints, events))) => view! {
                         <h2>{tr!("webhooks-endpoints")}</h2>
                         <Endpoints endpoints=endpoints csrf=csrf.clone() event_types=event_types/>
+                        {may(Permission::ManageIntegrations).then(|| view! { <Verification/> })}
                         <h2>{tr!("webhooks-recent-events")}</h2>
                         <ListFilterForm action="/webhooks" statuses=&["pending", "delivered", "failed"]/>
                         {if events.is_empty() {

@@ -158,6 +158,80 @@ async fn signatures_verify_with_standardwebhooks_and_fail_after_one_byte_changes
     );
 }
 
+/// The by-hand verifiers that docs/api.md prints and the console shows beside test events
+/// (`app/snippets/`), run as an integrator would run them, in Python and in Node, on a real
+/// delivery: it verifies, and the same delivery with one byte changed does not.
+#[tokio::test]
+async fn the_documented_verifiers_accept_a_real_delivery_and_refuse_a_changed_one() {
+    let snippets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../app/snippets");
+    let python = std::fs::read_to_string(snippets.join("verify_webhook.py")).unwrap();
+    let node = std::fs::read_to_string(snippets.join("verify_webhook.js")).unwrap();
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/api.md"),
+    )
+    .unwrap();
+    assert!(
+        docs.contains(&format!("```python\n{python}```")),
+        "docs/api.md prints verify_webhook.py"
+    );
+    assert!(
+        docs.contains(&format!("```javascript\n{node}```")),
+        "docs/api.md prints verify_webhook.js"
+    );
+
+    let app = spawn_app_with(&IDLE_WORKER).await;
+    let receiver = Receiver::start(&[]).await;
+    let endpoint =
+        create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
+    create_order(&app.base_url, &app, "order").await;
+    app.dispatcher("5s").run_once().await.unwrap();
+    let got = &receiver.wait_for(1).await[0];
+    let headers: HashMap<&str, &str> = ["webhook-id", "webhook-timestamp", "webhook-signature"]
+        .into_iter()
+        .map(|name| (name, header(got, name)))
+        .collect();
+    let dir = common::scratch_dir();
+    std::fs::write(
+        dir.join("headers.json"),
+        serde_json::to_vec(&headers).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("body"), &got.body).unwrap();
+    let mut tampered = got.body.to_vec();
+    tampered[5] ^= 0x01;
+    std::fs::write(dir.join("tampered"), tampered).unwrap();
+    std::fs::write(dir.join("verify_webhook.py"), python).unwrap();
+    std::fs::write(dir.join("verify_webhook.js"), node).unwrap();
+    let secret = endpoint["secret"].as_str().unwrap();
+
+    let python_check = "import json, sys\n\
+        from verify_webhook import verify\n\
+        headers = json.load(open('headers.json'))\n\
+        verify(sys.argv[1], headers, open('body', 'rb').read())\n\
+        try:\n    verify(sys.argv[1], headers, open('tampered', 'rb').read())\n    sys.exit('a changed body verified')\n\
+        except ValueError:\n    pass\n";
+    let node_check = "const fs = require('node:fs');\n\
+        eval(fs.readFileSync('verify_webhook.js', 'utf8'));\n\
+        const headers = JSON.parse(fs.readFileSync('headers.json'));\n\
+        verify(process.argv[1], headers, fs.readFileSync('body'));\n\
+        let refused = false;\n\
+        try { verify(process.argv[1], headers, fs.readFileSync('tampered')); } catch { refused = true; }\n\
+        if (!refused) { console.error('a changed body verified'); process.exit(1); }\n";
+    for (program, args) in [
+        ("python3", ["-c", python_check]),
+        ("node", ["-e", node_check]),
+    ] {
+        let status = std::process::Command::new(program)
+            .args(args)
+            .arg(secret)
+            .current_dir(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success(), "{program}'s verifier: {status}");
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
 #[tokio::test]
 async fn three_500s_then_200_make_four_attempts_of_one_body() {
     let app = spawn_app_with(&IDLE_WORKER).await;

@@ -596,10 +596,19 @@ async fn a_delivery_shown_as_curl_is_signed_with_the_endpoints_secret() {
         .unwrap()
         .verify(body.as_bytes(), &headers)
         .expect("the command's signature verifies with the endpoint's secret");
+    // Beside it, the code that verifies a delivery by hand (api::webhooks runs it).
+    let owner_page = html.replace("&quot;", "\"");
+    for verifier in [
+        "def verify(secret: str, headers: dict, body: bytes)",
+        "function verify(secret, headers, body",
+    ] {
+        assert!(owner_page.contains(verifier), "{verifier}");
+    }
 
-    // Only those who manage integrations are shown it.
+    // Only those who manage integrations are shown them.
     let viewer =
         common::browser::signed_in_as(&app, "viewer@test", Some(app::console::Role::Viewer)).await;
     let html = common::browser::page(&app, &viewer, "/webhooks").await;
     assert!(!html.contains("curl -X POST"), "{html}");
+    assert!(!html.contains("def verify("), "{html}");
 }
