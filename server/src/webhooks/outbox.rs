@@ -23,10 +23,13 @@ pub enum EventType {
     PayoutPaid,
     PayoutFailed,
     PayoutReversed,
+    PayoutPendingApproval,
+    PayoutApproved,
+    PayoutRejected,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 8] = [
+    pub const ALL: [EventType; 11] = [
         Self::OrderCreated,
         Self::OrderCaptured,
         Self::OrderCancelled,
@@ -35,6 +38,9 @@ impl EventType {
         Self::PayoutPaid,
         Self::PayoutFailed,
         Self::PayoutReversed,
+        Self::PayoutPendingApproval,
+        Self::PayoutApproved,
+        Self::PayoutRejected,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -47,6 +53,9 @@ impl EventType {
             Self::PayoutPaid => "payout.paid",
             Self::PayoutFailed => "payout.failed",
             Self::PayoutReversed => "payout.reversed",
+            Self::PayoutPendingApproval => "payout.pending_approval",
+            Self::PayoutApproved => "payout.approved",
+            Self::PayoutRejected => "payout.rejected",
         }
     }
 
