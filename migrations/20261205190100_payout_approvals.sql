@@ -31,3 +31,7 @@ CREATE TABLE approval_thresholds (
     updated_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
     PRIMARY KEY (merchant_id, currency)
 );
+
+-- Approve and reject take an Idempotency-Key like every POST.
+ALTER TYPE idempotency_endpoint ADD VALUE 'POST /v1/payouts/{id}/approve';
+ALTER TYPE idempotency_endpoint ADD VALUE 'POST /v1/payouts/{id}/reject';

@@ -11,8 +11,8 @@ mod payouts;
 mod reconciliation;
 mod requests;
 mod support;
-mod thresholds;
 mod team;
+mod thresholds;
 mod timeline;
 mod webhooks;
 
@@ -26,7 +26,7 @@ pub use payouts::{NewPayout, PayoutDetail, Payouts};
 pub use reconciliation::{RunDetail, Runs};
 pub use requests::{RequestDetail, Requests};
 pub use support::Support;
-pub use thresholds::PayoutSettings;
 pub use team::{AcceptInvitation, Team};
+pub use thresholds::PayoutSettings;
 pub use timeline::SupportTimeline;
 pub use webhooks::Webhooks;

@@ -9,9 +9,9 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, csrf_token, current_user, cursor, failure_view, key_href, list_filter, may, merchant_id_or_notice,
-    mint_key, not_found_view, path_id, refusal_notice, refused_filter, Empty, ExportLink,
-    ListFilterForm, Pager, StatusBadge, TestModeNotice,
+    console, csrf_token, current_user, cursor, failure_view, key_href, list_filter, may,
+    merchant_id_or_notice, mint_key, not_found_view, path_id, refusal_notice, refused_filter,
+    Empty, ExportLink, ListFilterForm, Pager, StatusBadge, TestModeNotice,
 };
 use crate::console::{PayoutRow, PayoutView, Permission, Subject};
 use crate::i18n::{money, when};
@@ -171,24 +171,30 @@ fn approval_view(payout: &PayoutView) -> Option<AnyView> {
     }
     let decides = current_user().is_some_and(|user| console().may_decide(&user, payout));
     if !decides {
-        return Some(view! { <p class="notice" role="status">{tr!("approval-awaiting-other")}</p> }.into_any());
+        return Some(
+            view! { <p class="notice" role="status">{tr!("approval-awaiting-other")}</p> }
+                .into_any(),
+        );
     }
     let approve = format!("/payouts/{}/approve", payout.row.id);
     let reject = format!("/payouts/{}/reject", payout.row.id);
-    Some(view! {
-        <section class="card approval">
-            <p>{tr!("approval-awaiting")}</p>
-            <form method="post" action=approve class="inline">
-                <input type="hidden" name="csrf" value=csrf_token()/>
-                <input type="hidden" name="idempotency_key" value=mint_key()/>
-                <button type="submit">{tr!("approval-approve")}</button>
-            </form>
-            " "
-            <form method="post" action=reject class="inline">
-                <input type="hidden" name="csrf" value=csrf_token()/>
-                <input type="hidden" name="idempotency_key" value=mint_key()/>
-                <button type="submit" class="danger">{tr!("approval-reject")}</button>
-            </form>
-        </section>
-    }.into_any())
+    Some(
+        view! {
+            <section class="card approval">
+                <p>{tr!("approval-awaiting")}</p>
+                <form method="post" action=approve class="inline">
+                    <input type="hidden" name="csrf" value=csrf_token()/>
+                    <input type="hidden" name="idempotency_key" value=mint_key()/>
+                    <button type="submit">{tr!("approval-approve")}</button>
+                </form>
+                " "
+                <form method="post" action=reject class="inline">
+                    <input type="hidden" name="csrf" value=csrf_token()/>
+                    <input type="hidden" name="idempotency_key" value=mint_key()/>
+                    <button type="submit" class="danger">{tr!("approval-reject")}</button>
+                </form>
+            </section>
+        }
+        .into_any(),
+    )
 }

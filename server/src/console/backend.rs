@@ -10,11 +10,11 @@ use kaadxpay_types::ids::{EndpointId, MerchantId, OrderId, PayoutId};
 use std::time::Duration;
 
 use app::console::{
-    AttemptRow, AuditEntry, AuditFilter, Console, ConsoleResult, CurrentUser, Decision, DeliveryRow,
-    EndpointChange, EndpointRow, EndpointState, EventRow, HourOutcomes, KeyView, ListFilter,
-    MagicIban, Member, Money, OrderRow, Overview, Page, PayoutForm, PayoutRow, PayoutView,
-    PendingInvitation, Refusal, RequestFilters, RequestView, Role, RunItem, RunRow, Scope,
-    SearchHit, SearchQuery, Subject, Submission, TimelineEntry,
+    AttemptRow, AuditEntry, AuditFilter, Console, ConsoleResult, CurrentUser, Decision,
+    DeliveryRow, EndpointChange, EndpointRow, EndpointState, EventRow, HourOutcomes, KeyView,
+    ListFilter, MagicIban, Member, Money, OrderRow, Overview, Page, PayoutForm, PayoutRow,
+    PayoutView, PendingInvitation, Refusal, RequestFilters, RequestView, Role, RunItem, RunRow,
+    Scope, SearchHit, SearchQuery, Subject, Submission, TimelineEntry,
 };
 use async_trait::async_trait;
 
@@ -291,7 +291,10 @@ impl Console for PgConsole {
             partner_transfer_id: payout.partner_transfer_id.clone(),
             failure_code: payout.failure_code.clone(),
             updated_at: payout.updated_at,
-            created_by: payout.created_by_kind.clone().zip(payout.created_by.clone()),
+            created_by: payout
+                .created_by_kind
+                .clone()
+                .zip(payout.created_by.clone()),
             decided: payout.decided_by.clone().zip(payout.decided_at),
         }))
     }
@@ -349,7 +352,8 @@ impl Console for PgConsole {
             return Ok(Err(refusal(&Error::ResourceMissing("payout"))));
         };
         let actor = by_user(user).actor;
-        if let Err(refused) = approvals::may_decide(user.role, &actor, approvals::creator(&payout)) {
+        if let Err(refused) = approvals::may_decide(user.role, &actor, approvals::creator(&payout))
+        {
             return Ok(Err(refusal(&refused.into())));
         }
         let answer = match decision {

@@ -136,8 +136,10 @@ impl Command for ApprovePayout {
     const ENDPOINT: &'static str = "POST /v1/payouts/{id}/approve";
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        once.transaction(async |conn| decide(conn, caller, &self.payout_id, Decision::Approve).await)
-            .await
+        once.transaction(async |conn| {
+            decide(conn, caller, &self.payout_id, Decision::Approve).await
+        })
+        .await
     }
 }
 
@@ -162,10 +164,10 @@ async fn decide(
     let merchant_id = caller.merchant_id;
     let to = decision.to();
     let decided: Option<Payout> = sqlx::query_as(&format!(
-        "UPDATE payouts SET status = $3, decided_by = $4, decided_at = now(), updated_at = now(), \
-           next_attempt_at = CASE WHEN $3 = 'pending' THEN now() END \
+        "UPDATE payouts SET status = $3::text, decided_by = $4::text, decided_at = now(), \
+           updated_at = now(), next_attempt_at = CASE WHEN $3::text = 'pending' THEN now() END \
          WHERE merchant_id = $1 AND id = $2 AND status = ANY($6) \
-           AND (created_by_kind, created_by) IS DISTINCT FROM ($5, $4) \
+           AND (created_by_kind, created_by) IS DISTINCT FROM ($5::text, $4::text) \
          RETURNING {PAYOUT_COLUMNS}"
     ))
     .bind(merchant_id)
@@ -191,7 +193,9 @@ async fn decide(
         payout.id.as_str(),
     )
     .before(json!({ "status": PayoutStatus::PendingApproval }))
-    .after(json!({ "status": payout.status, "amount": payout.amount, "currency": payout.currency }));
+    .after(
+        json!({ "status": payout.status, "amount": payout.amount, "currency": payout.currency }),
+    );
     audit::record(conn, &entry).await?;
     let resource = Resource {
         kind: "payout".to_owned(),

@@ -207,7 +207,13 @@ pub async fn create(
     .await?;
     publish(&mut *conn, merchant_id, EventType::PayoutCreated, &created).await?;
     if awaits_approval {
-        publish(conn, merchant_id, EventType::PayoutPendingApproval, &created).await?;
+        publish(
+            conn,
+            merchant_id,
+            EventType::PayoutPendingApproval,
+            &created,
+        )
+        .await?;
     }
     Ok(created)
 }
