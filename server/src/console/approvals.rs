@@ -27,36 +27,21 @@ pub struct DecisionForm {
     idempotency_key: String,
 }
 
-pub async fn approve(
+/// "Approve" (`/payouts/{id}/approve`) or "Reject" (`/payouts/{id}/reject`): back to the
+/// payout's page once decided (or already decided by this form); a `403` page for a member
+/// whose role may not, or who created the payout.
+pub async fn decide(
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
-    Path(id): Path<String>,
+    Path((id, verb)): Path<(String, String)>,
     Form(form): Form<DecisionForm>,
 ) -> Response {
-    decide(session, user, console, id, form, Decision::Approve).await
-}
-
-pub async fn reject(
-    session: Session,
-    Extension(user): Extension<CurrentUser>,
-    Extension(console): Extension<Arc<dyn Console>>,
-    Path(id): Path<String>,
-    Form(form): Form<DecisionForm>,
-) -> Response {
-    decide(session, user, console, id, form, Decision::Reject).await
-}
-
-/// Back to the payout's page once decided (or already decided by this form); a `403` page for
-/// a member whose role may not, or who created the payout.
-async fn decide(
-    session: Session,
-    user: CurrentUser,
-    console: Arc<dyn Console>,
-    id: String,
-    form: DecisionForm,
-    decision: Decision,
-) -> Response {
+    let decision = match verb.as_str() {
+        "approve" => Decision::Approve,
+        "reject" => Decision::Reject,
+        _ => return answer(StatusCode::NOT_FOUND, Notice::NotFound),
+    };
     let merchant_id =
         match acting_merchant(&session, &user, &form.csrf, Permission::CreatePayouts).await {
             Ok(merchant_id) => merchant_id,

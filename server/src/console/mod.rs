@@ -87,8 +87,7 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         .route("/logout", post(forms::logout))
         // Not /payouts/new: a POST invalidates the browser's cached form page, which Back reuses.
         .route("/payouts", post(forms::new_payout))
-        .route("/payouts/{id}/approve", post(approvals::approve))
-        .route("/payouts/{id}/reject", post(approvals::reject))
+        .route("/payouts/{id}/{decision}", post(approvals::decide))
         .route("/settings/payouts", post(approvals::set_threshold))
         .route("/orders/{id}/capture", post(forms::capture_order))
         .route("/orders/{id}/cancel", post(forms::cancel_order))

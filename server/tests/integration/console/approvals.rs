@@ -16,7 +16,9 @@ use futures::future::join_all;
 use serde_json::{json, Value};
 
 use common::browser::{get, hidden, page, signed_in_as, submit, Browser};
-use common::{count, error_code, eventually, json, spawn_app_and_partner, TestApp};
+use common::{
+    count, error_code, eventually, json, partner_transfers_of, spawn_app_and_partner, TestApp,
+};
 use kaadxpay_partner_sim::scenarios::{Scenario, MAGIC_IBANS};
 
 const FUNDS: i64 = 1_000_000;
@@ -42,18 +44,7 @@ async fn funded_app() -> (TestApp, String) {
 
 /// The partner's transfers of payout `id`.
 async fn transfers_of(partner_url: &str, id: &str) -> usize {
-    let list: Value = reqwest::get(format!("{partner_url}/v1/transfers"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    list["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|transfer| transfer.to_string().contains(id))
-        .count()
+    partner_transfers_of(partner_url, id).await.len()
 }
 
 async fn status_of(app: &TestApp, id: &str) -> String {
