@@ -318,3 +318,38 @@ pub async fn change_threshold(
     tx.commit().await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_member_who_may_create_payouts_decides_on_anothers_payout_only() {
+        let maker = Actor::User("maker@shop.test".to_owned());
+        let checker = Actor::User("checker@shop.test".to_owned());
+        let made_by_maker = (Some("user"), Some("maker@shop.test"));
+        let made_by_key = (Some("api_key"), Some("key_1"));
+        for role in [Role::Owner, Role::Admin, Role::Finance] {
+            assert_eq!(may_decide(Some(role), &checker, made_by_maker), Ok(()));
+            assert_eq!(may_decide(Some(role), &maker, made_by_key), Ok(()));
+            assert_eq!(
+                may_decide(Some(role), &maker, made_by_maker),
+                Err(NotADecider::OwnPayout)
+            );
+        }
+        for role in [Some(Role::Developer), Some(Role::Viewer), None] {
+            assert_eq!(
+                may_decide(role, &checker, made_by_maker),
+                Err(NotADecider::Role)
+            );
+        }
+        let key = Actor::ApiKey("key_2".to_owned());
+        let support = Actor::Support("support@kaadxpay.test".to_owned());
+        for actor in [key, support] {
+            assert_eq!(
+                may_decide(Some(Role::Owner), &actor, made_by_maker),
+                Err(NotADecider::Role)
+            );
+        }
+    }
+}
