@@ -149,6 +149,9 @@ pub fn Nav() -> impl IntoView {
             if user.may(Permission::ManageTeam) {
                 links.push(("/settings/team", tr!("nav-team")));
             }
+            if user.may(Permission::ManageThresholds) {
+                links.push(("/settings/payouts", tr!("nav-payout-settings")));
+            }
             if user.may(Permission::SeeAuditLog) {
                 links.push(("/settings/audit", tr!("nav-audit")));
             }

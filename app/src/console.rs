@@ -70,6 +70,17 @@ pub struct PayoutView {
     pub partner_transfer_id: Option<String>,
     pub failure_code: Option<String>,
     pub updated_at: DateTime<Utc>,
+    /// Who created it: `(kind, name)`, `user` by email or `api_key` by id.
+    pub created_by: Option<(String, String)>,
+    /// The member who approved or rejected it, and when.
+    pub decided: Option<(String, DateTime<Utc>)>,
+}
+
+/// A decision on a payout awaiting approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Approve,
+    Reject,
 }
 
 #[derive(Debug, Clone)]
@@ -445,6 +456,31 @@ pub trait Console: Send + Sync + 'static {
         merchant_id: &MerchantId,
         form: PayoutForm,
     ) -> ConsoleResult<Submission>;
+    /// Whether `user` may approve or reject `payout` (a member whose role may create payouts,
+    /// and who did not create it); the server checks again when the form comes.
+    fn may_decide(&self, user: &CurrentUser, payout: &PayoutView) -> bool;
+    /// Approves or rejects the merchant's payout `id` under the form's key (any number of
+    /// submits of one form, or two members at once: one outcome); refused with `forbidden` to
+    /// the member who created it.
+    async fn decide_payout(
+        &self,
+        user: &CurrentUser,
+        merchant_id: &MerchantId,
+        id: &str,
+        decision: Decision,
+        idempotency_key: &str,
+    ) -> ConsoleResult<Result<(), Refusal>>;
+    /// The merchant's approval thresholds, one per currency.
+    async fn thresholds(&self, merchant_id: &MerchantId) -> ConsoleResult<Vec<Money>>;
+    /// Sets the threshold of `currency` to `amount` in major units as typed (`500.00`), or
+    /// removes it when `amount` is empty.
+    async fn change_threshold(
+        &self,
+        user: &CurrentUser,
+        merchant_id: &MerchantId,
+        currency: &str,
+        amount: &str,
+    ) -> ConsoleResult<Result<(), Refusal>>;
     /// The merchant's orders that pass `filter`; a refusal names a filter that cannot be read.
     async fn orders(
         &self,

@@ -16,6 +16,8 @@ pub enum Notice {
     FormExpired,
     /// The member's role does not allow what the form asks.
     NotForRole(Permission),
+    /// The member created the payout it asked to approve or reject.
+    OwnPayout,
     /// A form or an export failed on the server's side.
     Failure,
     /// An export's `from` or `to` is not a day.
@@ -54,6 +56,7 @@ pub fn not_for_role(permission: Permission) -> String {
         Permission::ManageIntegrations => tr!("forbidden-manage-integrations"),
         Permission::ManageTeam => tr!("forbidden-manage-team"),
         Permission::SeeAuditLog => tr!("forbidden-see-audit-log"),
+        Permission::ManageThresholds => tr!("forbidden-manage-thresholds"),
     }
 }
 
@@ -72,6 +75,7 @@ impl Notice {
             Notice::NotFound => return view! { <NotFound/> }.into_any(),
             Notice::FormExpired => tr!("notice-form-expired"),
             Notice::NotForRole(permission) => not_for_role(permission),
+            Notice::OwnPayout => tr!("notice-own-payout"),
             Notice::Failure => tr!("notice-failure"),
             Notice::ExportDay => tr!("filter-refused-day"),
             Notice::ExportStatus => tr!("filter-refused-status"),

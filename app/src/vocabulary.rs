@@ -9,6 +9,8 @@ use crate::console::Role;
 /// The word for a status, verdict, reconciliation item kind or action, or reversal state.
 pub fn code_word(code: &str) -> String {
     match code {
+        "pending_approval" => tr!("code-pending_approval"),
+        "rejected" => tr!("code-rejected"),
         "pending" => tr!("code-pending"),
         "in_transit" => tr!("code-in_transit"),
         "paid" => tr!("code-paid"),

@@ -353,3 +353,21 @@ audit-actor-api-key = API key
 audit-actor-support = support staff
 audit-empty = No entry matches. Every change to the account, every sign-in and every look-up by support staff is recorded here.
 audit-hint = Entries are kept for a year and can never be changed.
+
+## Approval of large payouts (/payouts/{id}, /settings/payouts)
+nav-payout-settings = Payout approvals
+code-pending_approval = pending_approval
+code-rejected = rejected
+forbidden-manage-thresholds = Your role may not change the approval thresholds (owners and admins may). Ask an owner or an admin of your team.
+notice-own-payout = You created this payout, so you may not approve or reject it: another member who may create payouts must.
+payout-created-by = Created by
+payout-decided-by = Approved or rejected by
+approval-awaiting = This payout is at or above the approval threshold: no money moves until a second member approves it. Rejecting it gives the amount back to the balance.
+approval-awaiting-other = This payout awaits approval by another member who may create payouts (not the one who created it).
+approval-approve = Approve
+approval-reject = Reject
+threshold-hint = A payout at or above the threshold of its currency waits in pending_approval until another member approves it. No threshold means no approval. Leave the amount empty to remove a currency's threshold.
+threshold-amount = Approval threshold
+threshold-save = Save
+threshold-current = Current thresholds
+threshold-none = No threshold is set: no payout needs approval.

@@ -354,3 +354,21 @@ audit-actor-api-key = API 密钥
 audit-actor-support = 支持人员
 audit-empty = 没有符合条件的记录。账户的每项更改、每次登录以及支持人员的每次查阅都记录在此。
 audit-hint = 记录保留一年，且永远无法更改。
+
+## 大额付款审批（/payouts/{id}、/settings/payouts）
+nav-payout-settings = 付款审批
+code-pending_approval = 待审批
+code-rejected = 已拒绝
+forbidden-manage-thresholds = 您的角色无权修改审批阈值（所有者和管理员可以）。请联系团队的所有者或管理员。
+notice-own-payout = 这笔付款是您创建的，您不能批准或拒绝它：须由另一位有权创建付款的成员处理。
+payout-created-by = 创建者
+payout-decided-by = 批准或拒绝者
+approval-awaiting = 这笔付款达到或超过审批阈值：在另一位成员批准之前不会转出任何资金。拒绝后金额将退回余额。
+approval-awaiting-other = 这笔付款正在等待另一位有权创建付款的成员（而非创建者）审批。
+approval-approve = 批准
+approval-reject = 拒绝
+threshold-hint = 金额达到或超过其币种阈值的付款将处于待审批状态，直到另一位成员批准。未设置阈值则无需审批。金额留空即可删除该币种的阈值。
+threshold-amount = 审批阈值
+threshold-save = 保存
+threshold-current = 当前阈值
+threshold-none = 尚未设置阈值：任何付款都无需审批。

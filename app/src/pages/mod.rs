@@ -12,6 +12,7 @@ mod reconciliation;
 mod requests;
 mod support;
 mod team;
+mod thresholds;
 mod timeline;
 mod webhooks;
 
@@ -26,5 +27,6 @@ pub use reconciliation::{RunDetail, Runs};
 pub use requests::{RequestDetail, Requests};
 pub use support::Support;
 pub use team::{AcceptInvitation, Team};
+pub use thresholds::PayoutSettings;
 pub use timeline::SupportTimeline;
 pub use webhooks::Webhooks;

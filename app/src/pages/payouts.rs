@@ -1,17 +1,19 @@
 //! `/payouts`, `/payouts/new` and `/payouts/{id}`. In test mode the new-payout page says so and
 //! lists the magic IBANs. The new-payout form carries a hidden
 //! `idempotency_key` minted when the page is rendered, so any number of submits of one
-//! rendered form make exactly one payout; a reloaded form is a new intent with a new key.
+//! rendered form make exactly one payout; a reloaded form is a new intent with a new key. A
+//! payout awaiting approval shows "Approve" and "Reject" to the members who may decide it,
+//! each a form with a key of its own minted the same way.
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, csrf_token, cursor, failure_view, key_href, list_filter, may, merchant_id_or_notice,
-    mint_key, not_found_view, path_id, refusal_notice, refused_filter, Empty, ExportLink,
-    ListFilterForm, Pager, StatusBadge, TestModeNotice,
+    console, csrf_token, current_user, cursor, failure_view, key_href, list_filter, may,
+    merchant_id_or_notice, mint_key, not_found_view, path_id, refusal_notice, refused_filter,
+    Empty, ExportLink, ListFilterForm, Pager, StatusBadge, TestModeNotice,
 };
-use crate::console::{PayoutRow, Permission, Subject};
+use crate::console::{PayoutRow, PayoutView, Permission, Subject};
 use crate::i18n::{money, when};
 use crate::notice::refused_page;
 use crate::pages::timeline::Timeline;
@@ -53,7 +55,7 @@ pub fn Payouts() -> impl IntoView {
     let cursor = cursor();
     view! {
         <div class="heading-row"><h1>{tr!("nav-payouts")}</h1><span><ExportLink base="/exports/payouts.csv".to_owned()/>" "{may(Permission::CreatePayouts).then(|| view! { <a class="button" href="/payouts/new">{tr!("payout-new")}</a> })}</span></div>
-        <ListFilterForm action="/payouts" statuses=&["pending", "in_transit", "paid", "failed", "reversed"]/>
+        <ListFilterForm action="/payouts" statuses=&["pending_approval", "rejected", "pending", "in_transit", "paid", "failed", "reversed"]/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.payouts(&merchant_id, &list_filter(), cursor).await {
@@ -115,6 +117,7 @@ pub fn PayoutDetail() -> impl IntoView {
     };
     let id = path_id();
     let console = console();
+    let error = refusal_notice();
     view! {
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
@@ -124,8 +127,17 @@ pub fn PayoutDetail() -> impl IntoView {
                     Ok(Some(payout)) => {
                         let key_href = key_href(&payout.row.idempotency_key);
                         let subject = Subject::Payout(payout.row.id.clone());
+                        let approval = approval_view(&payout);
+                        let created_by = payout.created_by.clone().map(|(_, name)| view! {
+                            <dt>{tr!("payout-created-by")}</dt><dd>{name}</dd>
+                        });
+                        let decided = payout.decided.clone().map(|(by, at)| view! {
+                            <dt>{tr!("payout-decided-by")}</dt><dd>{by}" · "{when(&at)}</dd>
+                        });
                         view! {
                             <h1>{tr!("payout-payout")}" "<code>{payout.row.id.clone()}</code></h1>
+                            {error.clone().map(|message| view! { <p class="alert" role="alert">{message}</p> })}
+                            {approval}
                             <dl class="card facts">
                                 <dt>{tr!("field-status")}</dt><dd><StatusBadge status=payout.row.status/></dd>
                                 <dt>{tr!("field-amount")}</dt><dd>{money(&payout.row.money)}</dd>
@@ -136,6 +148,8 @@ pub fn PayoutDetail() -> impl IntoView {
                                 <dt>{tr!("payout-failure")}</dt><dd>{payout.failure_code.unwrap_or_else(|| tr!("none"))}</dd>
                                 <dt>{tr!("field-created")}</dt><dd>{when(&payout.row.created_at)}</dd>
                                 <dt>{tr!("payout-updated")}</dt><dd>{when(&payout.updated_at)}</dd>
+                                {created_by}
+                                {decided}
                             </dl>
                             <Timeline merchant_id=merchant_id subject=subject/>
                             <p><a href="/payouts">{tr!("payout-all")}</a></p>
@@ -146,4 +160,41 @@ pub fn PayoutDetail() -> impl IntoView {
         </Suspense>
     }
     .into_any()
+}
+
+/// On a payout awaiting approval: "Approve" and "Reject" for a member who may decide it (each
+/// form with a key minted now, so double clicks make one outcome), or a sentence saying that
+/// another member must. Nothing on any other payout.
+fn approval_view(payout: &PayoutView) -> Option<AnyView> {
+    if payout.row.status != "pending_approval" {
+        return None;
+    }
+    let decides = current_user().is_some_and(|user| console().may_decide(&user, payout));
+    if !decides {
+        return Some(
+            view! { <p class="notice" role="status">{tr!("approval-awaiting-other")}</p> }
+                .into_any(),
+        );
+    }
+    let approve = format!("/payouts/{}/approve", payout.row.id);
+    let reject = format!("/payouts/{}/reject", payout.row.id);
+    Some(
+        view! {
+            <section class="card approval">
+                <p>{tr!("approval-awaiting")}</p>
+                <form method="post" action=approve class="inline">
+                    <input type="hidden" name="csrf" value=csrf_token()/>
+                    <input type="hidden" name="idempotency_key" value=mint_key()/>
+                    <button type="submit">{tr!("approval-approve")}</button>
+                </form>
+                " "
+                <form method="post" action=reject class="inline">
+                    <input type="hidden" name="csrf" value=csrf_token()/>
+                    <input type="hidden" name="idempotency_key" value=mint_key()/>
+                    <button type="submit" class="danger">{tr!("approval-reject")}</button>
+                </form>
+            </section>
+        }
+        .into_any(),
+    )
 }

@@ -17,12 +17,14 @@ pub enum Role {
 pub enum Permission {
     /// Capture and cancel orders.
     ManageOrders,
-    /// Create payouts.
+    /// Create payouts, and approve or reject another member's.
     CreatePayouts,
     /// Manage webhook endpoints and API keys.
     ManageIntegrations,
     /// Invite, change and remove members.
     ManageTeam,
+    /// Set the approval thresholds of payouts.
+    ManageThresholds,
     /// See the audit log and export it.
     SeeAuditLog,
 }
@@ -58,7 +60,9 @@ impl Role {
                 matches!(self, Owner | Admin | Finance)
             }
             Permission::ManageIntegrations => matches!(self, Owner | Admin | Developer),
-            Permission::ManageTeam | Permission::SeeAuditLog => matches!(self, Owner | Admin),
+            Permission::ManageTeam | Permission::ManageThresholds | Permission::SeeAuditLog => {
+                matches!(self, Owner | Admin)
+            }
         }
     }
 

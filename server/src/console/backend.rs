@@ -10,11 +10,11 @@ use kaadxpay_types::ids::{EndpointId, MerchantId, OrderId, PayoutId};
 use std::time::Duration;
 
 use app::console::{
-    AttemptRow, AuditEntry, AuditFilter, Console, ConsoleResult, CurrentUser, DeliveryRow,
-    EndpointChange, EndpointRow, EndpointState, EventRow, HourOutcomes, KeyView, ListFilter,
-    MagicIban, Member, Money, OrderRow, Overview, Page, PayoutForm, PayoutRow, PayoutView,
-    PendingInvitation, Refusal, RequestFilters, RequestView, Role, RunItem, RunRow, Scope,
-    SearchHit, SearchQuery, Subject, Submission, TimelineEntry,
+    AttemptRow, AuditEntry, AuditFilter, Console, ConsoleResult, CurrentUser, Decision,
+    DeliveryRow, EndpointChange, EndpointRow, EndpointState, EventRow, HourOutcomes, KeyView,
+    ListFilter, MagicIban, Member, Money, OrderRow, Overview, Page, PayoutForm, PayoutRow,
+    PayoutView, PendingInvitation, Refusal, RequestFilters, RequestView, Role, RunItem, RunRow,
+    Scope, SearchHit, SearchQuery, Subject, Submission, TimelineEntry,
 };
 use async_trait::async_trait;
 
@@ -32,6 +32,7 @@ use crate::history::audit::{self, Action, Entry};
 use crate::history::search::{self, Kind};
 use crate::history::timeline::{self, Resource as TimelineResource};
 use crate::idempotency::{outcomes, IdempotencyKey, Outcome, Resource, StoredResponse};
+use crate::payments::approvals::{self, ApprovePayout, RejectPayout};
 use crate::payments::balance;
 use crate::payments::fields::{AccountHolder, BankAccount, Iban};
 use crate::payments::money::{Amount, Currency};
@@ -64,11 +65,8 @@ pub struct PgConsole {
 /// refusal names the field as the API does.
 fn payout_command(form: PayoutForm) -> Result<CreatePayout, Refusal> {
     let currency = Currency::try_from(form.currency).map_err(|_| invalid("currency"))?;
-    let minor_units = currency
-        .minor_units(&form.amount)
-        .map_err(|_| Refusal::new("invalid_amount"))?;
     Ok(CreatePayout {
-        amount: Amount::try_from(minor_units).map_err(|_| invalid("amount"))?,
+        amount: typed_amount(currency, &form.amount)?,
         currency,
         destination: BankAccount {
             account_holder: AccountHolder::try_from(form.account_holder)
@@ -77,6 +75,14 @@ fn payout_command(form: PayoutForm) -> Result<CreatePayout, Refusal> {
         },
         description: None,
     })
+}
+
+/// An amount typed in major units of `currency` (`12.50`), as the payout form's Amount reads it.
+fn typed_amount(currency: Currency, typed: &str) -> Result<Amount, Refusal> {
+    let minor_units = currency
+        .minor_units(typed)
+        .map_err(|_| Refusal::new("invalid_amount"))?;
+    Amount::try_from(minor_units).map_err(|_| invalid("amount"))
 }
 
 /// What became of a command run from the console: the answer it stored (or replayed), or the
@@ -286,6 +292,11 @@ impl Console for PgConsole {
             partner_transfer_id: payout.partner_transfer_id.clone(),
             failure_code: payout.failure_code.clone(),
             updated_at: payout.updated_at,
+            created_by: payout
+                .created_by_kind
+                .clone()
+                .zip(payout.created_by.clone()),
+            decided: payout.decided_by.clone().zip(payout.decided_at),
         }))
     }
 
@@ -312,6 +323,94 @@ impl Console for PgConsole {
             ),
             Answer::Refused(refusal) => Submission::Refused(refusal),
         })
+    }
+
+    fn may_decide(&self, user: &CurrentUser, payout: &PayoutView) -> bool {
+        let creator = match &payout.created_by {
+            Some((kind, name)) => (Some(kind.as_str()), Some(name.as_str())),
+            None => (None, None),
+        };
+        approvals::may_decide(user.role, &by_user(user).actor, creator).is_ok()
+    }
+
+    async fn decide_payout(
+        &self,
+        user: &CurrentUser,
+        merchant_id: &MerchantId,
+        id: &str,
+        decision: Decision,
+        idempotency_key: &str,
+    ) -> ConsoleResult<Result<(), Refusal>> {
+        let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
+            Ok(key) => key,
+            Err(error) => return Ok(Err(Refusal::new(error.code()))),
+        };
+        let payout_id = PayoutId::from(id);
+        let Some(payout) = payouts::find(&self.state.pool, merchant_id, &payout_id)
+            .await
+            .map_err(failed)?
+        else {
+            return Ok(Err(refusal(&Error::ResourceMissing("payout"))));
+        };
+        let actor = by_user(user).actor;
+        if let Err(refused) = approvals::may_decide(user.role, &actor, approvals::creator(&payout))
+        {
+            return Ok(Err(refusal(&refused.into())));
+        }
+        let answer = match decision {
+            Decision::Approve => {
+                let command = ApprovePayout { payout_id };
+                self.run(user, merchant_id, &key, &command).await?
+            }
+            Decision::Reject => {
+                let command = RejectPayout { payout_id };
+                self.run(user, merchant_id, &key, &command).await?
+            }
+        };
+        Ok(match answer {
+            Answer::Stored(_) => Ok(()),
+            Answer::Refused(refusal) => Err(refusal),
+        })
+    }
+
+    async fn thresholds(&self, merchant_id: &MerchantId) -> ConsoleResult<Vec<Money>> {
+        let thresholds = approvals::thresholds(&self.state.pool, merchant_id)
+            .await
+            .map_err(failed)?;
+        Ok(thresholds
+            .into_iter()
+            .map(|threshold| Money {
+                amount: threshold.amount,
+                currency: threshold.currency,
+            })
+            .collect())
+    }
+
+    async fn change_threshold(
+        &self,
+        user: &CurrentUser,
+        merchant_id: &MerchantId,
+        currency: &str,
+        amount: &str,
+    ) -> ConsoleResult<Result<(), Refusal>> {
+        let Ok(currency) = Currency::try_from(currency.to_owned()) else {
+            return Ok(Err(invalid("currency")));
+        };
+        let amount = match amount.trim() {
+            "" => None,
+            typed => match typed_amount(currency, typed) {
+                Ok(amount) => Some(amount),
+                Err(refused) => return Ok(Err(refused)),
+            },
+        };
+        let by = by_user(user);
+        let pool = &self.state.pool;
+        match approvals::change_threshold(pool, merchant_id, user.role, &by, currency, amount).await
+        {
+            Ok(()) => Ok(Ok(())),
+            Err(error @ Error::Forbidden(_)) => Ok(Err(refusal(&error))),
+            Err(error) => Err(failed(error)),
+        }
     }
 
     async fn orders(

@@ -3,6 +3,7 @@
 //! its CSV exports, its sessions, and its stylesheet, embedded in the binary. It knows nothing
 //! of the JSON API (`http`); both are put side by side by `edge`.
 
+mod approvals;
 mod backend;
 mod exports;
 mod filters;
@@ -86,6 +87,8 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         .route("/logout", post(forms::logout))
         // Not /payouts/new: a POST invalidates the browser's cached form page, which Back reuses.
         .route("/payouts", post(forms::new_payout))
+        .route("/payouts/{id}/{decision}", post(approvals::decide))
+        .route("/settings/payouts", post(approvals::set_threshold))
         .route("/orders/{id}/capture", post(forms::capture_order))
         .route("/orders/{id}/cancel", post(forms::cancel_order))
         .route(

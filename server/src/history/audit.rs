@@ -58,8 +58,8 @@ pub struct By {
 
 macro_rules! actions {
     ($($variant:ident => $name:literal,)*) => {
-        /// What was done, named `<object>.<verb>` (API.md §11). Two-factor, approval and
-        /// threshold actions come with those features.
+        /// What was done, named `<object>.<verb>` (API.md §11). Two-factor actions come
+        /// with that feature.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Action {
             $($variant,)*
@@ -92,6 +92,9 @@ actions! {
     WebhookEndpointDeleted => "webhook_endpoint.deleted",
     WebhookEndpointSecretRotated => "webhook_endpoint.secret_rotated",
     PayoutCreated => "payout.created",
+    PayoutApproved => "payout.approved",
+    PayoutRejected => "payout.rejected",
+    PayoutThresholdChanged => "payout_threshold.changed",
     SupportViewed => "support.viewed",
 }
 

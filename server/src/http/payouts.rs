@@ -1,6 +1,8 @@
 //! `/v1/payouts`: create (idempotent; `402 insufficient_funds` is stored and replayed), read, list.
 //! The request debits the balance and queues the payout in one transaction with its idempotency
-//! record; the payout worker then carries it to the partner.
+//! record; the payout worker then carries it to the partner. At or above the merchant's
+//! approval threshold the payout is created `pending_approval` instead; `approve` and `reject`
+//! are for console members only, and answer an API key `403 forbidden`.
 
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -18,6 +20,7 @@ use crate::contract::error::Error;
 use crate::contract::pagination::{Filters, List, Page};
 use crate::edge::middleware::RequestId;
 use crate::idempotency::IdempotencyKey;
+use crate::payments::approvals;
 use crate::payments::payouts::{self, CreatePayout, Payout};
 use crate::service::state::AppState;
 
@@ -25,12 +28,14 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_payout, list_payouts))
         .routes(routes!(get_payout))
+        .routes(routes!(approve_payout))
+        .routes(routes!(reject_payout))
 }
 
 /// Pays out part of the balance to a bank account.
 #[utoipa::path(post, path = "/v1/payouts", tag = "payouts",
     params(("Idempotency-Key" = String, Header)), request_body = CreatePayout,
-    responses((status = 201, description = "The payout, queued for the partner bank.", body = Payout),
+    responses((status = 201, description = "The payout, queued for the partner bank, or `pending_approval` when its amount is at or above the merchant's approval threshold for its currency.", body = Payout),
         (status = 402, description = "The balance in this currency is lower than the amount (`insufficient_funds`, stored and replayed).")))]
 async fn create_payout(
     State(state): State<AppState>,
@@ -67,4 +72,30 @@ async fn get_payout(
         .await?
         .map(Json)
         .ok_or(Error::ResourceMissing("payout"))
+}
+
+/// Approves a payout awaiting approval. Approvals are made by a second member in the console
+/// (API.md §11): an API key always gets `403 forbidden`.
+#[utoipa::path(post, path = "/v1/payouts/{id}/approve", tag = "payouts",
+    params(("Idempotency-Key" = String, Header)),
+    responses((status = 403, description = "`forbidden`: an API key may not approve a payout; a member does it in the console.")))]
+async fn approve_payout(
+    _merchant: Merchant,
+    _key: IdempotencyKey,
+    Path(_id): Path<PayoutId>,
+) -> ApiResult<Json<Payout>> {
+    Err(Error::Forbidden(approvals::NOT_FOR_API_KEYS))
+}
+
+/// Rejects a payout awaiting approval. Rejections are made by a member in the console
+/// (API.md §11): an API key always gets `403 forbidden`.
+#[utoipa::path(post, path = "/v1/payouts/{id}/reject", tag = "payouts",
+    params(("Idempotency-Key" = String, Header)),
+    responses((status = 403, description = "`forbidden`: an API key may not reject a payout; a member does it in the console.")))]
+async fn reject_payout(
+    _merchant: Merchant,
+    _key: IdempotencyKey,
+    Path(_id): Path<PayoutId>,
+) -> ApiResult<Json<Payout>> {
+    Err(Error::Forbidden(approvals::NOT_FOR_API_KEYS))
 }

@@ -1,5 +1,6 @@
 //! The payments domain: money, orders and the balance.
 
+pub mod approvals;
 pub mod balance;
 pub mod executor;
 pub mod fields;

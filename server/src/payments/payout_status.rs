@@ -1,4 +1,6 @@
-//! Where a payout stands (API.md §4), and the moves between its states: a payout is `pending`
+//! Where a payout stands (API.md §4), and the moves between its states: a payout at or above
+//! its merchant's approval threshold starts `pending_approval` and moves to `pending` when
+//! another member approves it, or to `rejected` (its amount comes back); a payout is `pending`
 //! until the partner accepts its transfer (`in_transit`) or says it is `paid`; it `failed` (its
 //! amount comes back) only before it was paid; it is `reversed` (its amount comes back) when its
 //! own transfer returns, from any state but the final ones. Stored and shown as its snake_case
@@ -9,6 +11,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PayoutStatus {
+    PendingApproval,
+    Rejected,
     Pending,
     InTransit,
     Paid,
@@ -17,7 +21,9 @@ pub enum PayoutStatus {
 }
 
 impl PayoutStatus {
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 7] = [
+        Self::PendingApproval,
+        Self::Rejected,
         Self::Pending,
         Self::InTransit,
         Self::Paid,
@@ -27,6 +33,8 @@ impl PayoutStatus {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            Self::PendingApproval => "pending_approval",
+            Self::Rejected => "rejected",
             Self::Pending => "pending",
             Self::InTransit => "in_transit",
             Self::Paid => "paid",
@@ -40,7 +48,8 @@ impl PayoutStatus {
         use PayoutStatus::*;
         matches!(
             (self, to),
-            (Pending, InTransit | Paid | Failed | Reversed)
+            (PendingApproval, Pending | Rejected)
+                | (Pending, InTransit | Paid | Failed | Reversed)
                 | (InTransit, Paid | Failed | Reversed)
                 | (Paid, Reversed)
         )
@@ -97,8 +106,16 @@ mod tests {
             PayoutStatus::names_of_states_before(Reversed),
             ["pending", "in_transit", "paid"]
         );
-        assert!(PayoutStatus::names_of_states_before(Pending).is_empty());
-        for end in [Failed, Reversed] {
+        assert_eq!(
+            PayoutStatus::names_of_states_before(Pending),
+            ["pending_approval"]
+        );
+        assert_eq!(
+            PayoutStatus::names_of_states_before(Rejected),
+            ["pending_approval"]
+        );
+        assert!(PayoutStatus::names_of_states_before(PendingApproval).is_empty());
+        for end in [Failed, Reversed, Rejected] {
             assert!(PayoutStatus::ALL.iter().all(|to| !end.may_become(*to)));
         }
     }

@@ -1,5 +1,6 @@
 //! Payouts: validated creation that debits the balance in the same transaction (so the balance
-//! never goes negative, whatever races), and the moves `pending → in_transit → paid`, `→ failed`
+//! never goes negative, whatever races), awaiting a second member's approval at or above the
+//! merchant's threshold ([`super::approvals`]), and the moves `pending → in_transit → paid`, `→ failed`
 //! and `→ reversed` (both of which give the amount back). Every move is one conditional `UPDATE`,
 //! so a move made twice (a webhook and a poll, two workers) happens once; the move's webhook
 //! event is published in its transaction, so there is one event per move, never more or less.
@@ -13,6 +14,7 @@ use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
+use super::approvals;
 use super::balance;
 use super::fields::{BankAccount, Description};
 use super::money::{Amount, Currency};
@@ -50,11 +52,25 @@ pub struct Payout {
     pub duplicates_reversed: i32,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// Whether it was created `pending_approval` (at or above the merchant's threshold).
+    #[serde(skip)]
+    pub approval_required: bool,
+    /// Who created it: `user` (by email) or `api_key` (by id); `None` before approvals existed.
+    #[serde(skip)]
+    pub created_by_kind: Option<String>,
+    #[serde(skip)]
+    pub created_by: Option<String>,
+    /// The member who approved or rejected it, and when.
+    #[serde(skip)]
+    pub decided_by: Option<String>,
+    #[serde(skip)]
+    pub decided_at: Option<DateTime<Utc>>,
 }
 
 pub const PAYOUT_COLUMNS: &str =
     "id, merchant_id, 'payout' AS object, amount, currency, status, destination, description, \
-     idempotency_key, partner_transfer_id, failure_code, duplicates_reversed, created_at, updated_at";
+     idempotency_key, partner_transfer_id, failure_code, duplicates_reversed, created_at, updated_at, \
+     approval_required, created_by_kind, created_by, decided_by, decided_at";
 
 /// The end-to-end key of a payout's transfer: the same on every attempt, from any process.
 pub fn partner_key(payout_id: &PayoutId, idempotency_key: &str) -> String {
@@ -77,11 +93,16 @@ impl Command for CreatePayout {
     const ENDPOINT: &'static str = "POST /v1/payouts";
 
     /// A transaction of several statements: the debit (whose refusal is recorded as the
-    /// key's answer), the payout and its event, then the record.
+    /// key's answer), the authorisation (at or above the threshold, the payout awaits
+    /// approval), the payout and its events, then the record.
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
         once.transaction(async |conn| {
-            let payout = create(conn, caller.merchant_id, caller.key.as_str(), self).await?;
-            let made = serde_json::json!({ "amount": payout.amount, "currency": payout.currency });
+            let payout = create(conn, caller, self).await?;
+            let made = serde_json::json!({
+                "amount": payout.amount,
+                "currency": payout.currency,
+                "status": payout.status,
+            });
             let entry = Entry::new(
                 caller.merchant_id,
                 caller.by,
@@ -114,7 +135,10 @@ impl Command for CreatePayout {
         )
         .await?
         .ok_or_else(|| anyhow::anyhow!("the payout {} of a record is gone", resource.id))?;
-        payout.status = PayoutStatus::Pending;
+        payout.status = match payout.approval_required {
+            true => PayoutStatus::PendingApproval,
+            false => PayoutStatus::Pending,
+        };
         payout.partner_transfer_id = None;
         payout.failure_code = None;
         payout.duplicates_reversed = 0;
@@ -128,13 +152,15 @@ impl Command for CreatePayout {
     }
 }
 
-/// Debits the balance and creates the payout, queued for execution, inside `conn`'s transaction.
+/// Debits the balance and creates the payout for `caller`, inside `conn`'s transaction: queued
+/// for execution, or, at or above the merchant's threshold for its currency, awaiting approval
+/// (its amount reserved, and no worker takes it).
 pub async fn create(
     conn: &mut PgConnection,
-    merchant_id: &MerchantId,
-    idempotency_key: &str,
+    caller: &Caller<'_>,
     payout: &CreatePayout,
 ) -> Result<Payout, Error> {
+    let (merchant_id, idempotency_key) = (caller.merchant_id, caller.key.as_str());
     let debited = sqlx::query(
         "UPDATE balances SET available = available - $3, updated_at = now() \
          WHERE merchant_id = $1 AND currency = $2 AND available >= $3",
@@ -147,11 +173,24 @@ pub async fn create(
     if debited.rows_affected() == 0 {
         return Err(Error::InsufficientFunds(payout.currency.code().to_owned()));
     }
+    let awaits_approval = approvals::needs_approval(
+        &mut *conn,
+        merchant_id,
+        payout.currency.code(),
+        payout.amount.minor_units(),
+    )
+    .await?;
+    let status = match awaits_approval {
+        true => PayoutStatus::PendingApproval,
+        false => PayoutStatus::Pending,
+    };
     let id = PayoutId::new();
     let created: Payout = sqlx::query_as(&format!(
         "INSERT INTO payouts (id, merchant_id, amount, currency, status, destination, description, \
-           idempotency_key, partner_key, next_attempt_at) \
-         VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, now()) RETURNING {PAYOUT_COLUMNS}"
+           idempotency_key, partner_key, next_attempt_at, approval_required, created_by_kind, \
+           created_by) \
+         VALUES ($1, $2, $3, $4, $9, $5, $6, $7, $8, CASE WHEN $10 THEN NULL ELSE now() END, $10, \
+           $11, $12) RETURNING {PAYOUT_COLUMNS}"
     ))
     .bind(&id)
     .bind(merchant_id)
@@ -161,9 +200,22 @@ pub async fn create(
     .bind(payout.description.as_ref().map(Description::as_str))
     .bind(idempotency_key)
     .bind(partner_key(&id, idempotency_key))
+    .bind(status.as_str())
+    .bind(awaits_approval)
+    .bind(caller.by.actor.kind())
+    .bind(caller.by.actor.name())
     .fetch_one(&mut *conn)
     .await?;
-    publish(conn, merchant_id, EventType::PayoutCreated, &created).await?;
+    publish(&mut *conn, merchant_id, EventType::PayoutCreated, &created).await?;
+    if awaits_approval {
+        publish(
+            conn,
+            merchant_id,
+            EventType::PayoutPendingApproval,
+            &created,
+        )
+        .await?;
+    }
     Ok(created)
 }
 

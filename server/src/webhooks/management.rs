@@ -447,7 +447,10 @@ fn test_event(kind: EventType) -> NewEvent {
         | EventType::PayoutInTransit
         | EventType::PayoutPaid
         | EventType::PayoutFailed
-        | EventType::PayoutReversed => NewEvent::of(kind, &test_payout(kind)),
+        | EventType::PayoutReversed
+        | EventType::PayoutPendingApproval
+        | EventType::PayoutApproved
+        | EventType::PayoutRejected => NewEvent::of(kind, &test_payout(kind)),
     };
     event.payload["test"] = json!(true);
     event
@@ -480,9 +483,14 @@ fn test_payout(kind: EventType) -> Payout {
         EventType::PayoutPaid => PayoutStatus::Paid,
         EventType::PayoutFailed => PayoutStatus::Failed,
         EventType::PayoutReversed => PayoutStatus::Reversed,
+        EventType::PayoutPendingApproval => PayoutStatus::PendingApproval,
+        EventType::PayoutRejected => PayoutStatus::Rejected,
         _ => PayoutStatus::Pending,
     };
-    let sent = status != PayoutStatus::Pending;
+    let sent = !matches!(
+        status,
+        PayoutStatus::Pending | PayoutStatus::PendingApproval | PayoutStatus::Rejected
+    );
     Payout {
         id: PayoutId::new(),
         merchant_id: String::new().into(),
@@ -501,6 +509,14 @@ fn test_payout(kind: EventType) -> Payout {
         duplicates_reversed: 0,
         created_at: now,
         updated_at: now,
+        approval_required: matches!(
+            status,
+            PayoutStatus::PendingApproval | PayoutStatus::Rejected
+        ),
+        created_by_kind: None,
+        created_by: None,
+        decided_by: None,
+        decided_at: None,
     }
 }
 

@@ -25,10 +25,13 @@ pub enum EventType {
     PayoutPaid,
     PayoutFailed,
     PayoutReversed,
+    PayoutPendingApproval,
+    PayoutApproved,
+    PayoutRejected,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 8] = [
+    pub const ALL: [EventType; 11] = [
         Self::OrderCreated,
         Self::OrderCaptured,
         Self::OrderCancelled,
@@ -37,6 +40,9 @@ impl EventType {
         Self::PayoutPaid,
         Self::PayoutFailed,
         Self::PayoutReversed,
+        Self::PayoutPendingApproval,
+        Self::PayoutApproved,
+        Self::PayoutRejected,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -49,6 +55,9 @@ impl EventType {
             Self::PayoutPaid => "payout.paid",
             Self::PayoutFailed => "payout.failed",
             Self::PayoutReversed => "payout.reversed",
+            Self::PayoutPendingApproval => "payout.pending_approval",
+            Self::PayoutApproved => "payout.approved",
+            Self::PayoutRejected => "payout.rejected",
         }
     }
 

@@ -613,6 +613,23 @@ pub async fn wait_until_answering(url: &str) {
     panic!("{url} did not answer within 30 s");
 }
 
+/// The transfers of payout `id` at the partner simulator at `partner_url`, as it lists them.
+pub async fn partner_transfers_of(partner_url: &str, id: &str) -> Vec<Value> {
+    let list: Value = reqwest::get(format!("{partner_url}/v1/transfers"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|transfer| transfer["reference"] == id)
+        .cloned()
+        .collect()
+}
+
 /// Polls `check` until it holds, for at most `within`.
 pub async fn eventually<F, Fut>(within: Duration, what: &str, check: F)
 where

@@ -176,7 +176,7 @@ async fn every_change_by_a_key_is_recorded_once_with_its_author_address_and_befo
     assert_eq!(entry.object_id, made["id"].as_str().unwrap());
     assert_eq!(
         entry.after.unwrap(),
-        json!({"amount": 1000, "currency": "EUR"})
+        json!({"amount": 1000, "currency": "EUR", "status": "pending"})
     );
 }
 

@@ -56,6 +56,8 @@ async fn the_openapi_document_covers_every_v1_route() {
         ("/v1/events", "get"),
         ("/v1/events/{event_id}", "get"),
         ("/v1/events/{event_id}/redeliver", "post"),
+        ("/v1/payouts/{id}/approve", "post"),
+        ("/v1/payouts/{id}/reject", "post"),
     ] {
         assert!(
             doc["paths"][path][method].is_object(),

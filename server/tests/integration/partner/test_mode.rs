@@ -15,7 +15,7 @@ use chrono::{Days, Utc};
 use serde_json::{json, Value};
 
 use common::browser::{hidden, page, signed_in};
-use common::{eventually, json, spawn_app_and_partner, TestApp};
+use common::{eventually, json, partner_transfers_of, spawn_app_and_partner, TestApp};
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner_sim::scenarios::{Scenario, MAGIC_IBANS};
 use kaadxpay_partner_sim::test_mode::TestMode;
@@ -92,23 +92,6 @@ async fn balance(app: &TestApp) -> i64 {
         .map_or(0, |entry| entry["amount"].as_i64().unwrap())
 }
 
-/// The simulator's transfers for the payout `id`.
-async fn transfers(partner_url: &str, id: &str) -> Vec<Value> {
-    let list: Value = reqwest::get(format!("{partner_url}/v1/transfers"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    list["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|transfer| transfer["reference"] == id)
-        .cloned()
-        .collect()
-}
-
 /// Sets the simulator's global faults: a scenario must not see them.
 async fn every_fault_on(partner_url: &str) {
     let answer = reqwest::Client::new()
@@ -150,7 +133,7 @@ async fn the_paid_iban_is_paid_whatever_the_simulator_is_set_to() {
     every_fault_on(&partner_url).await;
     let id = pay_out(&app, Scenario::Paid).await;
     let paid = wait_for(&app, &id, "paid").await;
-    let made = transfers(&partner_url, &id).await;
+    let made = partner_transfers_of(&partner_url, &id).await;
     assert_eq!(made.len(), 1);
     assert_eq!(paid["partner_transfer_id"], made[0]["id"]);
     assert_eq!(balance(&app).await, FUNDS - AMOUNT);
@@ -162,7 +145,7 @@ async fn the_refused_iban_fails_the_payout_and_credits_it_back_once() {
     let id = pay_out(&app, Scenario::Refused).await;
     let failed = wait_for(&app, &id, "failed").await;
     assert_eq!(failed["failure_code"], "account_closed");
-    assert!(transfers(&partner_url, &id).await.is_empty());
+    assert!(partner_transfers_of(&partner_url, &id).await.is_empty());
     assert_eq!(balance(&app).await, FUNDS);
     assert_eq!(
         payout_events(&app, &id).await,
@@ -178,7 +161,7 @@ async fn the_returned_iban_is_paid_then_reversed_and_credited_back_once() {
     assert_eq!(balance(&app).await, FUNDS - AMOUNT);
     wait_for(&app, &id, "reversed").await;
     assert_eq!(balance(&app).await, FUNDS);
-    let made = transfers(&partner_url, &id).await;
+    let made = partner_transfers_of(&partner_url, &id).await;
     assert_eq!(made.len(), 1);
     assert_eq!(made[0]["status"], "reversed");
     assert_eq!(
@@ -197,7 +180,7 @@ async fn the_slow_iban_times_out_then_the_retry_gets_the_same_transfer() {
     let (app, partner_url) = funded_app().await;
     let id = pay_out(&app, Scenario::Slow).await;
     let paid = wait_for(&app, &id, "paid").await;
-    let made = transfers(&partner_url, &id).await;
+    let made = partner_transfers_of(&partner_url, &id).await;
     assert_eq!(
         made.len(),
         1,
@@ -229,7 +212,10 @@ async fn the_held_iban_stays_in_transit_until_released() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(payout(&app, &id).await["status"], "in_transit");
     let transfer_id = in_transit["partner_transfer_id"].as_str().unwrap();
-    assert_eq!(transfers(&partner_url, &id).await[0]["status"], "accepted");
+    assert_eq!(
+        partner_transfers_of(&partner_url, &id).await[0]["status"],
+        "accepted"
+    );
 
     let release = || async {
         let answer = reqwest::Client::new()
@@ -257,7 +243,7 @@ async fn the_duplicated_iban_is_found_and_reversed_by_a_run_started_now() {
     let (app, partner_url) = funded_app().await;
     let id = pay_out(&app, Scenario::Duplicated).await;
     let paid = wait_for(&app, &id, "paid").await;
-    let made = transfers(&partner_url, &id).await;
+    let made = partner_transfers_of(&partner_url, &id).await;
     assert_eq!(made.len(), 2, "the partner booked it twice");
     let duplicate = made
         .iter()
@@ -265,7 +251,7 @@ async fn the_duplicated_iban_is_found_and_reversed_by_a_run_started_now() {
         .unwrap()["id"]
         .clone();
     eventually(Duration::from_secs(5), "both transfers paid", || async {
-        transfers(&partner_url, &id)
+        partner_transfers_of(&partner_url, &id)
             .await
             .iter()
             .all(|transfer| transfer["status"] == "paid")
@@ -316,7 +302,7 @@ async fn the_duplicated_iban_is_found_and_reversed_by_a_run_started_now() {
     assert_ne!(again.id, first.id);
     assert_eq!(reversal_calls(&partner_url).await, 1);
 
-    let made = transfers(&partner_url, &id).await;
+    let made = partner_transfers_of(&partner_url, &id).await;
     let status_of =
         |id: &Value| made.iter().find(|transfer| &transfer["id"] == id).unwrap()["status"].clone();
     assert_eq!(status_of(&duplicate), "reversed");
@@ -406,7 +392,7 @@ async fn the_console_says_test_mode_and_its_run_now_reverses_the_duplicate() {
     let id = pay_out(&app, Scenario::Duplicated).await;
     wait_for(&app, &id, "paid").await;
     eventually(Duration::from_secs(5), "both transfers paid", || async {
-        let made = transfers(&partner_url, &id).await;
+        let made = partner_transfers_of(&partner_url, &id).await;
         made.len() == 2 && made.iter().all(|transfer| transfer["status"] == "paid")
     })
     .await;

@@ -1,0 +1,85 @@
+//! The forms of payout approvals: "Approve" and "Reject" on a payout awaiting approval (members
+//! whose role may create payouts, never the payout's creator, who gets a `403` page saying why),
+//! and the approval thresholds of `/settings/payouts` (owners and admins). Each answers a `303`
+//! like every form; a decision runs under the key its form was rendered with, so double clicks
+//! and two members at once make one outcome.
+
+use std::sync::Arc;
+
+use axum::extract::Path;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::{Extension, Form};
+use serde::Deserialize;
+use tower_sessions::Session;
+
+use app::console::{Console, CurrentUser, Decision, Permission};
+use app::notice::Notice;
+
+use super::forms::{acting_merchant, back_to};
+use super::notices::answer;
+
+const SETTINGS: &str = "/settings/payouts";
+
+#[derive(Deserialize)]
+pub struct DecisionForm {
+    csrf: String,
+    idempotency_key: String,
+}
+
+/// "Approve" (`/payouts/{id}/approve`) or "Reject" (`/payouts/{id}/reject`): back to the
+/// payout's page once decided (or already decided by this form); a `403` page for a member
+/// whose role may not, or who created the payout.
+pub async fn decide(
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Extension(console): Extension<Arc<dyn Console>>,
+    Path((id, verb)): Path<(String, String)>,
+    Form(form): Form<DecisionForm>,
+) -> Response {
+    let decision = match verb.as_str() {
+        "approve" => Decision::Approve,
+        "reject" => Decision::Reject,
+        _ => return answer(StatusCode::NOT_FOUND, Notice::NotFound),
+    };
+    let merchant_id =
+        match acting_merchant(&session, &user, &form.csrf, Permission::CreatePayouts).await {
+            Ok(merchant_id) => merchant_id,
+            Err(refused) => return refused,
+        };
+    let decided = console
+        .decide_payout(&user, &merchant_id, &id, decision, &form.idempotency_key)
+        .await;
+    match decided {
+        Ok(Err(refusal)) if refusal.code == "forbidden" => {
+            answer(StatusCode::FORBIDDEN, Notice::OwnPayout)
+        }
+        Ok(Ok(())) => Redirect::to(&format!("/payouts/{id}")).into_response(),
+        other => back_to(&format!("/payouts/{id}"), other),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ThresholdForm {
+    csrf: String,
+    currency: String,
+    /// Major units as typed (`500.00`); empty removes the currency's threshold.
+    amount: String,
+}
+
+pub async fn set_threshold(
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Extension(console): Extension<Arc<dyn Console>>,
+    Form(form): Form<ThresholdForm>,
+) -> Response {
+    let merchant_id =
+        match acting_merchant(&session, &user, &form.csrf, Permission::ManageThresholds).await {
+            Ok(merchant_id) => merchant_id,
+            Err(refused) => return refused,
+        };
+    let changed = console
+        .change_threshold(&user, &merchant_id, &form.currency, &form.amount)
+        .await;
+    back_to(SETTINGS, changed)
+}
