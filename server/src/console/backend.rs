@@ -38,6 +38,7 @@ use crate::payments::fields::{AccountHolder, BankAccount, Iban};
 use crate::payments::money::{Amount, Currency};
 use crate::payments::orders::{self, CreateOrder, Target};
 use crate::payments::payouts::{self, CreatePayout};
+use crate::payments::thresholds;
 use crate::reconcile::on_request::{Requester, RunNowError};
 use crate::reconcile::{self, Reconciler};
 use crate::request_log::query as request_log;
@@ -374,7 +375,7 @@ impl Console for PgConsole {
     }
 
     async fn thresholds(&self, merchant_id: &MerchantId) -> ConsoleResult<Vec<Money>> {
-        let thresholds = approvals::thresholds(&self.state.pool, merchant_id)
+        let thresholds = thresholds::thresholds(&self.state.pool, merchant_id)
             .await
             .map_err(failed)?;
         Ok(thresholds
@@ -405,7 +406,8 @@ impl Console for PgConsole {
         };
         let by = by_user(user);
         let pool = &self.state.pool;
-        match approvals::change_threshold(pool, merchant_id, user.role, &by, currency, amount).await
+        match thresholds::change_threshold(pool, merchant_id, user.role, &by, currency, amount)
+            .await
         {
             Ok(()) => Ok(Ok(())),
             Err(error @ Error::Forbidden(_)) => Ok(Err(refusal(&error))),

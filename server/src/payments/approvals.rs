@@ -1,6 +1,6 @@
 //! A second pair of eyes on large payouts (maker-checker, API.md §4 and §11): a merchant's owner
-//! or admin sets a threshold per currency ([`change_threshold`]); a payout at or above it is
-//! created `pending_approval` ([`needs_approval`], in the creation's transaction: its amount is
+//! or admin sets a threshold per currency ([`super::thresholds`]); a payout at or above it is
+//! created `pending_approval` (in the creation's transaction: its amount is
 //! debited, so reserved, and no worker takes it) and moves on only when a member who may create
 //! payouts and did not create this one ([`may_decide`]) approves it (`pending`, and the worker
 //! pays it) or rejects it (`rejected`, the amount credited back). Each decision is a command
@@ -9,19 +9,17 @@
 //! (for a rejection) the credit in the same transaction: two approvers at once, or an approval
 //! racing a rejection, make one outcome. API keys never decide (`403 forbidden`).
 
-use chrono::{DateTime, Utc};
-use kaadxpay_types::ids::{MerchantId, PayoutId};
+use kaadxpay_types::ids::PayoutId;
 use kaadxpay_types::{Permission, Role};
 use serde::Serialize;
 use serde_json::json;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 
 use super::balance;
-use super::money::{Amount, Currency};
 use super::payout_status::PayoutStatus;
 use super::payouts::{Payout, PAYOUT_COLUMNS};
 use crate::contract::error::Error;
-use crate::history::audit::{self, Action, Actor, By, Entry};
+use crate::history::audit::{self, Action, Actor, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::service::commands::{Caller, Command};
 use crate::webhooks::{publish, EventType};
@@ -29,24 +27,6 @@ use crate::webhooks::{publish, EventType};
 /// What an API key is told on `POST /v1/payouts/{id}/approve` and `/reject`.
 pub const NOT_FOR_API_KEYS: &str = "Payouts are approved or rejected by a member in the console, \
      never by an API key: ask a member who may create payouts and did not create this one.";
-
-/// Whether a payout of `amount` minor units of `currency` needs approval: at or above the
-/// merchant's threshold for the currency (no threshold: never).
-pub async fn needs_approval(
-    conn: &mut PgConnection,
-    merchant_id: &MerchantId,
-    currency: &str,
-    amount: i64,
-) -> sqlx::Result<bool> {
-    let threshold: Option<i64> = sqlx::query_scalar(
-        "SELECT amount FROM approval_thresholds WHERE merchant_id = $1 AND currency = $2",
-    )
-    .bind(merchant_id)
-    .bind(currency)
-    .fetch_optional(conn)
-    .await?;
-    Ok(threshold.is_some_and(|threshold| amount >= threshold))
-}
 
 /// Why someone may not approve or reject a payout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,87 +216,6 @@ async fn not_decided(
         "This payout is not awaiting approval: it is {}.",
         payout.status
     )))
-}
-
-/// A merchant's threshold for one currency.
-#[derive(Debug, Clone, sqlx::FromRow)]
-pub struct Threshold {
-    pub currency: String,
-    /// Minor units.
-    pub amount: i64,
-    pub updated_at: DateTime<Utc>,
-}
-
-/// The merchant's thresholds, by currency.
-pub async fn thresholds(pool: &PgPool, merchant_id: &MerchantId) -> sqlx::Result<Vec<Threshold>> {
-    sqlx::query_as(
-        "SELECT currency, amount, updated_at FROM approval_thresholds \
-         WHERE merchant_id = $1 ORDER BY currency",
-    )
-    .bind(merchant_id)
-    .fetch_all(pool)
-    .await
-}
-
-/// Sets the merchant's threshold for `currency` to `amount` (`None`: removes it, and no payout
-/// in the currency needs approval), for a member whose `role` may manage thresholds, with its
-/// `payout_threshold.changed` audit entry (before and after) in the same transaction.
-pub async fn change_threshold(
-    pool: &PgPool,
-    merchant_id: &MerchantId,
-    role: Option<Role>,
-    by: &By,
-    currency: Currency,
-    amount: Option<Amount>,
-) -> Result<(), Error> {
-    if !role.is_some_and(|role| role.may(Permission::ManageThresholds)) {
-        return Err(Error::Forbidden(
-            "Only owners and admins may change the approval thresholds.",
-        ));
-    }
-    let mut tx = pool.begin().await?;
-    let before: Option<i64> = sqlx::query_scalar(
-        "SELECT amount FROM approval_thresholds WHERE merchant_id = $1 AND currency = $2 \
-         FOR UPDATE",
-    )
-    .bind(merchant_id)
-    .bind(currency.code())
-    .fetch_optional(&mut *tx)
-    .await?;
-    let after = amount.map(Amount::minor_units);
-    match after {
-        Some(amount) => {
-            sqlx::query(
-                "INSERT INTO approval_thresholds (merchant_id, currency, amount) VALUES ($1, $2, $3) \
-                 ON CONFLICT (merchant_id, currency) \
-                 DO UPDATE SET amount = EXCLUDED.amount, updated_at = now()",
-            )
-            .bind(merchant_id)
-            .bind(currency.code())
-            .bind(amount)
-            .execute(&mut *tx)
-            .await?;
-        }
-        None => {
-            sqlx::query("DELETE FROM approval_thresholds WHERE merchant_id = $1 AND currency = $2")
-                .bind(merchant_id)
-                .bind(currency.code())
-                .execute(&mut *tx)
-                .await?;
-        }
-    }
-    let entry = Entry::new(
-        merchant_id,
-        by,
-        Action::PayoutThresholdChanged,
-        "payout_threshold",
-        currency.code(),
-    )
-    .before(json!({ "currency": currency.code(), "amount": before }))
-    .after(json!({ "currency": currency.code(), "amount": after }));
-    audit::record(&mut tx, &entry).await?;
-    tx.commit().await?;
-    Ok(())
 }
 
 #[cfg(test)]

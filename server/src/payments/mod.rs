@@ -11,3 +11,4 @@ pub mod partner_calls;
 pub mod partner_events;
 pub mod payout_status;
 pub mod payouts;
+pub mod thresholds;

@@ -1,6 +1,6 @@
 //! Payouts: validated creation that debits the balance in the same transaction (so the balance
 //! never goes negative, whatever races), awaiting a second member's approval at or above the
-//! merchant's threshold ([`super::approvals`]), and the moves `pending → in_transit → paid`, `→ failed`
+//! merchant's threshold ([`super::thresholds`]), and the moves `pending → in_transit → paid`, `→ failed`
 //! and `→ reversed` (both of which give the amount back). Every move is one conditional `UPDATE`,
 //! so a move made twice (a webhook and a poll, two workers) happens once; the move's webhook
 //! event is published in its transaction, so there is one event per move, never more or less.
@@ -14,11 +14,11 @@ use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use super::approvals;
 use super::balance;
 use super::fields::{BankAccount, Description};
 use super::money::{Amount, Currency};
 use super::payout_status::PayoutStatus;
+use super::thresholds;
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
 use crate::history::audit::{self, Action, Entry};
@@ -173,7 +173,7 @@ pub async fn create(
     if debited.rows_affected() == 0 {
         return Err(Error::InsufficientFunds(payout.currency.code().to_owned()));
     }
-    let awaits_approval = approvals::needs_approval(
+    let awaits_approval = thresholds::needs_approval(
         &mut *conn,
         merchant_id,
         payout.currency.code(),

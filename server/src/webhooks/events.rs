@@ -49,7 +49,7 @@ pub struct EventData {
 #[allow(dead_code)]
 enum EventObject {
     Order(crate::payments::orders::Order),
-    Payout(crate::payments::payouts::Payout),
+    Payout(Box<crate::payments::payouts::Payout>),
 }
 
 #[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]

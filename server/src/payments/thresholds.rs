@@ -1,0 +1,112 @@
+//! Approval thresholds (API.md §11): one amount per merchant and currency at or above which a
+//! payout waits for a second member ([`super::approvals`]); set by owners and admins, each change
+//! audited with its before and after.
+
+use chrono::{DateTime, Utc};
+use kaadxpay_types::ids::MerchantId;
+use kaadxpay_types::{Permission, Role};
+use serde_json::json;
+use sqlx::{PgConnection, PgPool};
+
+use super::money::{Amount, Currency};
+use crate::contract::error::Error;
+use crate::history::audit::{self, Action, By, Entry};
+
+/// Whether a payout of `amount` minor units of `currency` needs approval: at or above the
+/// merchant's threshold for the currency (no threshold: never).
+pub async fn needs_approval(
+    conn: &mut PgConnection,
+    merchant_id: &MerchantId,
+    currency: &str,
+    amount: i64,
+) -> sqlx::Result<bool> {
+    let threshold: Option<i64> = sqlx::query_scalar(
+        "SELECT amount FROM approval_thresholds WHERE merchant_id = $1 AND currency = $2",
+    )
+    .bind(merchant_id)
+    .bind(currency)
+    .fetch_optional(conn)
+    .await?;
+    Ok(threshold.is_some_and(|threshold| amount >= threshold))
+}
+
+/// A merchant's threshold for one currency.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Threshold {
+    pub currency: String,
+    /// Minor units.
+    pub amount: i64,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// The merchant's thresholds, by currency.
+pub async fn thresholds(pool: &PgPool, merchant_id: &MerchantId) -> sqlx::Result<Vec<Threshold>> {
+    sqlx::query_as(
+        "SELECT currency, amount, updated_at FROM approval_thresholds \
+         WHERE merchant_id = $1 ORDER BY currency",
+    )
+    .bind(merchant_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// Sets the merchant's threshold for `currency` to `amount` (`None`: removes it, and no payout
+/// in the currency needs approval), for a member whose `role` may manage thresholds, with its
+/// `payout_threshold.changed` audit entry (before and after) in the same transaction.
+pub async fn change_threshold(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    role: Option<Role>,
+    by: &By,
+    currency: Currency,
+    amount: Option<Amount>,
+) -> Result<(), Error> {
+    if !role.is_some_and(|role| role.may(Permission::ManageThresholds)) {
+        return Err(Error::Forbidden(
+            "Only owners and admins may change the approval thresholds.",
+        ));
+    }
+    let mut tx = pool.begin().await?;
+    let before: Option<i64> = sqlx::query_scalar(
+        "SELECT amount FROM approval_thresholds WHERE merchant_id = $1 AND currency = $2 \
+         FOR UPDATE",
+    )
+    .bind(merchant_id)
+    .bind(currency.code())
+    .fetch_optional(&mut *tx)
+    .await?;
+    let after = amount.map(Amount::minor_units);
+    match after {
+        Some(amount) => {
+            sqlx::query(
+                "INSERT INTO approval_thresholds (merchant_id, currency, amount) VALUES ($1, $2, $3) \
+                 ON CONFLICT (merchant_id, currency) \
+                 DO UPDATE SET amount = EXCLUDED.amount, updated_at = now()",
+            )
+            .bind(merchant_id)
+            .bind(currency.code())
+            .bind(amount)
+            .execute(&mut *tx)
+            .await?;
+        }
+        None => {
+            sqlx::query("DELETE FROM approval_thresholds WHERE merchant_id = $1 AND currency = $2")
+                .bind(merchant_id)
+                .bind(currency.code())
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
+    let entry = Entry::new(
+        merchant_id,
+        by,
+        Action::PayoutThresholdChanged,
+        "payout_threshold",
+        currency.code(),
+    )
+    .before(json!({ "currency": currency.code(), "amount": before }))
+    .after(json!({ "currency": currency.code(), "amount": after }));
+    audit::record(&mut tx, &entry).await?;
+    tx.commit().await?;
+    Ok(())
+}
