@@ -146,6 +146,7 @@ pub fn Nav() -> impl IntoView {
                 ("/webhooks", tr!("nav-webhooks")),
                 ("/reconciliation", tr!("nav-reconciliation")),
             ];
+            links.push(("/settings/keys", tr!("nav-api-keys")));
             if user.may(Permission::ManageTeam) {
                 links.push(("/settings/team", tr!("nav-team")));
             }
@@ -325,6 +326,25 @@ pub fn refusal_notice() -> Option<String> {
 }
 
 /// A new key for one rendered form: one form, one intent (a reloaded form is a new one).
+/// How long an old secret keeps working beside its successor, for a rotation or a roll.
+#[component]
+pub fn OverlapOptions() -> impl IntoView {
+    view! {
+        <option value="24h">{tr!("webhooks-overlap-24h")}</option>
+        <option value="1h">{tr!("webhooks-overlap-1h")}</option>
+        <option value="7d">{tr!("webhooks-overlap-7d")}</option>
+        <option value="now">{tr!("webhooks-overlap-now")}</option>
+    }
+}
+
+/// What the server kept for this page alone (a new secret, an invitation link): shown once.
+pub fn flash() -> Option<String> {
+    use_context::<http::request::Parts>()?
+        .extensions
+        .get::<crate::console::Flash>()
+        .map(|flash| flash.0.clone())
+}
+
 pub fn mint_key() -> String {
     format!("console-{}", uuid::Uuid::new_v4())
 }

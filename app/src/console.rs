@@ -244,6 +244,33 @@ pub struct EndpointRow {
     pub status: String,
 }
 
+/// One of the merchant's API keys, never with its secret.
+#[derive(Debug, Clone)]
+pub struct ApiKeyRow {
+    pub id: String,
+    pub name: String,
+    /// The secret's first 12 characters, for recognition.
+    pub prefix: String,
+    /// `read_only` or `read_write`.
+    pub access: String,
+    pub created_at: DateTime<Utc>,
+    pub last_used_at: Option<DateTime<Utc>>,
+    /// Set by a roll or a revocation: when it stops, or stopped, working.
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// A change to the merchant's API keys, made under the form's idempotency key.
+#[derive(Debug, Clone)]
+pub enum ApiKeyChange {
+    /// A new key named `name` with `access` (`read_only` or `read_write`); its secret is shown once.
+    Create { name: String, access: String },
+    /// A successor to key `id` with a new secret, shown once; `id` keeps working for `overlap`
+    /// (`now`, `1h`, `24h`, `7d`).
+    Roll { id: String, overlap: String },
+    /// Key `id` stops working now.
+    Revoke { id: String },
+}
+
 #[derive(Debug, Clone)]
 pub struct AttemptRow {
     pub delivery_id: String,
@@ -525,6 +552,17 @@ pub trait Console: Send + Sync + 'static {
     ) -> ConsoleResult<Result<(), Refusal>>;
     /// The event types an endpoint can receive, or be sent a test of.
     fn event_types(&self) -> Vec<String>;
+    /// The merchant's API keys, expired ones included, newest first.
+    async fn api_keys(&self, merchant_id: &MerchantId) -> ConsoleResult<Vec<ApiKeyRow>>;
+    /// Makes `change` under the form's key (the API's commands: any number of submits of one
+    /// form change it once); the new secret when this submit made the key, to show once.
+    async fn change_api_key(
+        &self,
+        user: &CurrentUser,
+        merchant_id: &MerchantId,
+        change: ApiKeyChange,
+        idempotency_key: &str,
+    ) -> ConsoleResult<Result<Option<String>, Refusal>>;
     /// `POST /v1/events/{id}/redeliver` with the form's key; `Err` text when refused.
     async fn redeliver(
         &self,

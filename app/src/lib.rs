@@ -59,6 +59,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/requests/:id") view=pages::RequestDetail ssr=SsrMode::Async/>
                     <Route path=path!("/support") view=pages::Support ssr=SsrMode::Async/>
                     <Route path=path!("/settings/team") view=pages::Team ssr=SsrMode::Async/>
+                    <Route path=path!("/settings/keys") view=pages::ApiKeys ssr=SsrMode::Async/>
                     <Route path=path!("/settings/audit") view=pages::Audit ssr=SsrMode::Async/>
                     <Route path=path!("/settings/payouts") view=pages::PayoutSettings ssr=SsrMode::Async/>
                     <Route path=path!("/invitations/:token") view=pages::AcceptInvitation ssr=SsrMode::Async/>

@@ -11,6 +11,7 @@ test('every merchant page renders, styled, and is captured', async ({ page }) =>
     ['/keys', 'Idempotency keys', 'keys'],
     ['/requests', 'Requests', 'requests'],
     ['/reconciliation', 'Reconciliation', 'reconciliation'],
+    ['/settings/keys', 'API keys', 'api-keys'],
     ['/settings/audit', 'Audit log', 'audit'],
   ];
   for (const [path, heading, name] of pages) {

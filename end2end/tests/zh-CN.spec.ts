@@ -86,6 +86,7 @@ test('每个商户页面都以中文呈现并截图', async ({ page }) => {
     ['/requests', 'requests'],
     ['/webhooks', 'webhooks'],
     ['/reconciliation', 'reconciliation'],
+    ['/settings/keys', 'api-keys'],
     ['/settings/team', 'team'],
     ['/settings/audit', 'audit'],
   ];

@@ -1,5 +1,6 @@
 //! The console's pages, one module each.
 
+mod api_keys;
 mod audit;
 mod chart;
 mod home;
@@ -16,6 +17,7 @@ mod thresholds;
 mod timeline;
 mod webhooks;
 
+pub use api_keys::ApiKeys;
 pub use audit::Audit;
 pub use home::Home;
 pub use keys::Keys;

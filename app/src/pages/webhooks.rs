@@ -10,10 +10,10 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, csrf_token, failure_view, list_filter, may, merchant_id_or_notice, mint_key,
-    refusal_notice, refused_filter, Empty, ListFilterForm, StatusBadge,
+    console, csrf_token, failure_view, flash, list_filter, may, merchant_id_or_notice, mint_key,
+    refusal_notice, refused_filter, Empty, ListFilterForm, OverlapOptions, StatusBadge,
 };
-use crate::console::{EndpointRow, EventRow, Flash, Permission};
+use crate::console::{EndpointRow, EventRow, Permission};
 use crate::i18n::when;
 
 /// How an endpoint checks what it receives, by hand: the code docs/api.md prints, which a test
@@ -33,14 +33,6 @@ fn Verification() -> impl IntoView {
             <pre><code>{VERIFY_IN_NODE}</code></pre>
         </details>
     }
-}
-
-/// The secret a new endpoint or a rotation made, kept by the server for this page alone.
-fn new_secret() -> Option<String> {
-    use_context::<http::request::Parts>()?
-        .extensions
-        .get::<Flash>()
-        .map(|flash| flash.0.clone())
 }
 
 /// A form posting to `action` with the session's token, a key minted now (so any number of
@@ -83,10 +75,7 @@ fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>
                             </KeyedForm>
                             <KeyedForm action=format!("{base}/rotate") csrf=csrf.clone()>
                                 <select name="overlap" aria-label=overlap_label>
-                                    <option value="24h">{tr!("webhooks-overlap-24h")}</option>
-                                    <option value="1h">{tr!("webhooks-overlap-1h")}</option>
-                                    <option value="7d">{tr!("webhooks-overlap-7d")}</option>
-                                    <option value="now">{tr!("webhooks-overlap-now")}</option>
+                                    <OverlapOptions/>
                                 </select>
                                 <button type="submit" class="secondary">{tr!("webhooks-rotate")}</button>
                             </KeyedForm>
@@ -203,7 +192,7 @@ pub fn Webhooks() -> impl IntoView {
     view! {
         <h1>{tr!("nav-webhooks")}</h1>
         {notice.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
-        {new_secret().map(|secret| view! {
+        {flash().map(|secret| view! {
             <p class="notice" role="status">{tr!("webhooks-secret-shown")}" "<code class="secret">{secret}</code></p>
         })}
         {add}

@@ -10,24 +10,26 @@ use kaadxpay_types::ids::{EndpointId, MerchantId, OrderId, PayoutId};
 use std::time::Duration;
 
 use app::console::{
-    AttemptRow, AuditEntry, AuditFilter, Console, ConsoleResult, CurrentUser, Decision,
-    DeliveryRow, EndpointChange, EndpointRow, EndpointState, EventRow, HourOutcomes, KeyView,
-    ListFilter, MagicIban, Member, Money, OrderRow, Overview, Page, PayoutForm, PayoutRow,
-    PayoutView, PendingInvitation, Refusal, RequestFilters, RequestView, Role, RunItem, RunRow,
-    Scope, SearchHit, SearchQuery, Subject, Submission, TimelineEntry,
+    ApiKeyChange, ApiKeyRow, AttemptRow, AuditEntry, AuditFilter, Console, ConsoleResult,
+    CurrentUser, Decision, DeliveryRow, EndpointChange, EndpointRow, EndpointState, EventRow,
+    HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow, Overview, Page,
+    PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters, RequestView,
+    Role, RunItem, RunRow, Scope, SearchHit, SearchQuery, Subject, Submission, TimelineEntry,
 };
 use async_trait::async_trait;
 
 use super::filters::{audit_filters, day_filter, list_filters, page, paged, request_filters};
 use super::forms::by_user;
 use super::views::{
-    audit_entry, failed, invalid, listed, order_row, payout_row, refusal, request_view, run_row,
-    timeline_entry,
+    api_key_row, audit_entry, failed, invalid, listed, order_row, payout_row, refusal,
+    request_view, run_row, timeline_entry,
 };
+use crate::accounts::auth::keys::{self as api_keys, CreateKey, RollKey};
+use crate::accounts::auth::Secret;
 use crate::accounts::team;
 use crate::contract::error::Error;
 use crate::contract::input;
-use crate::contract::pagination::Filters as ListFilters;
+use crate::contract::pagination::{Filters as ListFilters, MAX_LIMIT};
 use crate::history::audit::{self, Action, Entry};
 use crate::history::search::{self, Kind};
 use crate::history::timeline::{self, Resource as TimelineResource};
@@ -86,11 +88,21 @@ fn typed_amount(currency: Currency, typed: &str) -> Result<Amount, Refusal> {
     Amount::try_from(minor_units).map_err(|_| invalid("amount"))
 }
 
-/// What became of a command run from the console: the answer it stored (or replayed), or the
-/// refusal of a key that was reused or a request that failed validation.
+/// What became of a command run from the console: the answer it stored (`true` when this
+/// submit executed it, `false` for a replay), or the refusal of a key that was reused or a
+/// request that failed validation.
 enum Answer {
-    Stored(StoredResponse),
+    Stored(StoredResponse, bool),
     Refused(Refusal),
+}
+
+impl Answer {
+    fn of(stored: StoredResponse, executed_now: bool) -> Self {
+        match stored.refusal() {
+            Some((code, param)) => Answer::Refused(Refusal { code, param }),
+            None => Answer::Stored(stored, executed_now),
+        }
+    }
 }
 
 impl PgConsole {
@@ -113,12 +125,8 @@ impl PgConsole {
         let deadline = tokio::time::Instant::now() + IN_FLIGHT_WAIT;
         loop {
             match commands::run(&self.state, &caller, command).await {
-                Ok(Outcome::Executed(stored) | Outcome::Replayed(stored)) => {
-                    return Ok(match stored.refusal() {
-                        Some((code, param)) => Answer::Refused(Refusal { code, param }),
-                        None => Answer::Stored(stored),
-                    })
-                }
+                Ok(Outcome::Executed(stored)) => return Ok(Answer::of(stored, true)),
+                Ok(Outcome::Replayed(stored)) => return Ok(Answer::of(stored, false)),
                 Ok(Outcome::InProgress) if tokio::time::Instant::now() < deadline => {
                     tokio::time::sleep(Duration::from_millis(200)).await;
                 }
@@ -316,7 +324,7 @@ impl Console for PgConsole {
             Err(refused) => return Ok(Submission::Refused(refused)),
         };
         Ok(match self.run(user, merchant_id, &key, &command).await? {
-            Answer::Stored(stored) => Submission::Payout(
+            Answer::Stored(stored, _) => Submission::Payout(
                 stored
                     .resource
                     .map(|resource| resource.id)
@@ -369,7 +377,7 @@ impl Console for PgConsole {
             }
         };
         Ok(match answer {
-            Answer::Stored(_) => Ok(()),
+            Answer::Stored(..) => Ok(()),
             Answer::Refused(refusal) => Err(refusal),
         })
     }
@@ -684,9 +692,11 @@ impl Console for PgConsole {
             }
         };
         Ok(match answer {
-            Answer::Stored(stored) => Ok(serde_json::from_slice::<serde_json::Value>(&stored.body)
-                .ok()
-                .and_then(|body| body["secret"].as_str().map(str::to_owned))),
+            Answer::Stored(stored, _) => {
+                Ok(serde_json::from_slice::<serde_json::Value>(&stored.body)
+                    .ok()
+                    .and_then(|body| body["secret"].as_str().map(str::to_owned)))
+            }
             Answer::Refused(refusal) => Err(refusal),
         })
     }
@@ -730,6 +740,66 @@ impl Console for PgConsole {
             .collect()
     }
 
+    async fn api_keys(&self, merchant_id: &MerchantId) -> ConsoleResult<Vec<ApiKeyRow>> {
+        let keys = api_keys::list(&self.state.pool, merchant_id, &page(None, MAX_LIMIT))
+            .await
+            .map_err(failed)?;
+        Ok(keys.into_iter().map(api_key_row).collect())
+    }
+
+    async fn change_api_key(
+        &self,
+        user: &CurrentUser,
+        merchant_id: &MerchantId,
+        change: ApiKeyChange,
+        idempotency_key: &str,
+    ) -> ConsoleResult<Result<Option<String>, Refusal>> {
+        let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
+            Ok(key) => key,
+            Err(error) => return Ok(Err(Refusal::new(error.code()))),
+        };
+        let secret = Secret::generate();
+        let answer = match change {
+            ApiKeyChange::Create { name, access } => {
+                let body = serde_json::json!({ "name": name, "access": access });
+                let key_fields = match input::command(&body) {
+                    Ok(fields) => fields,
+                    Err(error) => return Ok(Err(refusal(&error))),
+                };
+                let command = CreateKey {
+                    key: key_fields,
+                    secret: secret.clone(),
+                };
+                self.run(user, merchant_id, &key, &command).await?
+            }
+            ApiKeyChange::Roll { id, overlap } => {
+                let parameters = match input::command(&serde_json::json!({ "overlap": overlap })) {
+                    Ok(parameters) => parameters,
+                    Err(error) => return Ok(Err(refusal(&error))),
+                };
+                let command = RollKey {
+                    key_id: id,
+                    parameters,
+                    secret: secret.clone(),
+                };
+                self.run(user, merchant_id, &key, &command).await?
+            }
+            ApiKeyChange::Revoke { id } => {
+                let revoked = api_keys::revoke(&self.state.pool, merchant_id, &id, &by_user(user))
+                    .await
+                    .map_err(failed)?;
+                return Ok(revoked
+                    .map(|_| None)
+                    .ok_or_else(|| refusal(&Error::ResourceMissing("API key"))));
+            }
+        };
+        Ok(match answer {
+            Answer::Stored(_, true) => Ok(Some(secret.as_str().to_owned())),
+            Answer::Stored(_, false) => Ok(None),
+            Answer::Refused(refusal) => Err(refusal),
+        })
+    }
+
     async fn redeliver(
         &self,
         user: &CurrentUser,
@@ -749,7 +819,7 @@ impl Console for PgConsole {
                 .run(user, merchant_id, &key, &RedeliverEvent { event_id })
                 .await?
             {
-                Answer::Stored(_) => Ok(()),
+                Answer::Stored(..) => Ok(()),
                 Answer::Refused(refusal) => Err(refusal),
             },
         )

@@ -92,6 +92,27 @@ pub(super) fn back_to(page: &str, done: ConsoleResult<Result<(), Refusal>>) -> R
     }
 }
 
+/// Back to `page` after a change that may have made a secret: the secret is kept for that page
+/// alone to show once (never in an address); a refusal goes in the address.
+pub(super) async fn back_with_secret(
+    session: &Session,
+    page: &str,
+    done: ConsoleResult<Result<Option<String>, Refusal>>,
+) -> Response {
+    match done {
+        Ok(Ok(secret)) => {
+            if let Some(secret) = secret {
+                if let Err(error) = session::flash(session, &secret).await {
+                    return failure(error);
+                }
+            }
+            Redirect::to(page).into_response()
+        }
+        Ok(Err(refusal)) => with_refusal(page, &refusal),
+        Err(error) => failure(error.0),
+    }
+}
+
 #[derive(Deserialize)]
 pub struct LoginForm {
     csrf: String,

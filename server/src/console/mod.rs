@@ -3,6 +3,7 @@
 //! its CSV exports, its sessions, and its stylesheet, embedded in the binary. It knows nothing
 //! of the JSON API (`http`); both are put side by side by `edge`.
 
+mod api_keys;
 mod approvals;
 mod backend;
 mod exports;
@@ -98,6 +99,8 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         .route("/reconciliation/run", post(forms::run_reconciliation))
         .route("/webhooks/endpoints", post(webhooks::add))
         .route("/webhooks/endpoints/{id}/{action}", post(webhooks::act))
+        .route("/settings/keys", post(api_keys::create))
+        .route("/settings/keys/{id}/{action}", post(api_keys::act))
         .route("/settings/team/invitations", post(team::invite))
         .route("/settings/team/members/{id}/role", post(team::change_role))
         .route("/settings/team/members/{id}/remove", post(team::remove))

@@ -112,13 +112,17 @@ pub async fn authenticate(
                 slot.fill(Caller::console_user(merchant_id, &user.email));
             }
             request.extensions_mut().insert(user);
-            match session.remove::<String>(FLASH).await {
-                Ok(Some(notice)) => {
-                    request.extensions_mut().insert(Flash(notice));
-                }
-                Ok(None) => {}
-                Err(err) => {
-                    return crate::contract::error::Error::Internal(err.into()).into_response()
+            // Kept for the next page shown: a form's submit (the second of a double click
+            // included) must not take it from the page the first one leads to.
+            if request.method() == Method::GET {
+                match session.remove::<String>(FLASH).await {
+                    Ok(Some(notice)) => {
+                        request.extensions_mut().insert(Flash(notice));
+                    }
+                    Ok(None) => {}
+                    Err(err) => {
+                        return crate::contract::error::Error::Internal(err.into()).into_response()
+                    }
                 }
             }
         }

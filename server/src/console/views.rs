@@ -3,10 +3,11 @@
 //! page turns into a fixed sentence.
 
 use app::console::{
-    AuditEntry, ConsoleError, ConsoleResult, Money, OrderRow, PayoutRow, Refusal, RequestView,
-    RunRow, TimelineEntry,
+    ApiKeyRow, AuditEntry, ConsoleError, ConsoleResult, Money, OrderRow, PayoutRow, Refusal,
+    RequestView, RunRow, TimelineEntry,
 };
 
+use crate::accounts::auth::keys::ApiKey;
 use crate::contract::error::Error;
 use crate::history::audit::AuditRow;
 use crate::history::timeline::Entry;
@@ -127,5 +128,17 @@ pub(super) fn run_row(run: reconcile::StoredRun) -> RunRow {
         applied: run.applied,
         status: run.status,
         created_at: run.created_at,
+    }
+}
+
+pub(super) fn api_key_row(key: ApiKey) -> ApiKeyRow {
+    ApiKeyRow {
+        id: key.id,
+        name: key.name,
+        prefix: key.prefix,
+        access: key.access.as_str().to_owned(),
+        created_at: key.created_at,
+        last_used_at: key.last_used_at,
+        expires_at: key.expires_at,
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use axum::extract::Path;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Response;
 use axum::{Extension, Form};
 use serde::Deserialize;
 use tower_sessions::Session;
@@ -16,9 +16,8 @@ use tower_sessions::Session;
 use app::console::{Console, CurrentUser, EndpointChange, EndpointState, Permission};
 use app::notice::Notice;
 
-use super::forms::{acting_merchant, back_to, failure, with_refusal};
+use super::forms::{acting_merchant, back_to, back_with_secret};
 use super::notices::answer;
-use super::session;
 
 const WEBHOOKS: &str = "/webhooks";
 
@@ -37,21 +36,10 @@ async fn change(
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
-    match console
+    let done = console
         .change_endpoint(user, &merchant_id, change, idempotency_key)
-        .await
-    {
-        Ok(Ok(secret)) => {
-            if let Some(secret) = secret {
-                if let Err(error) = session::flash(session, &secret).await {
-                    return failure(error);
-                }
-            }
-            Redirect::to(WEBHOOKS).into_response()
-        }
-        Ok(Err(refusal)) => with_refusal(WEBHOOKS, &refusal),
-        Err(error) => failure(error.0),
-    }
+        .await;
+    back_with_secret(session, WEBHOOKS, done).await
 }
 
 #[derive(Deserialize)]

@@ -1,6 +1,7 @@
 //! The console (API.md §9, §11, §12) through real forms and pages, and the Playwright suite in
 //! Debian's Chromium: sign-in, pages, team and roles, the audit log, CSV exports, timelines.
 
+mod api_keys;
 mod approvals;
 mod audit;
 mod end2end;

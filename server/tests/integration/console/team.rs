@@ -92,6 +92,22 @@ async fn each_role_may_do_exactly_what_its_row_of_the_table_allows() {
             allowed(Permission::ManageIntegrations),
             "{role:?} redelivers"
         );
+        let (status, _) = submit(
+            &app,
+            &browser,
+            "/settings/keys",
+            &[
+                ("idempotency_key", &format!("api-key-{}", role.as_str())),
+                ("name", role.as_str()),
+                ("access", "read_only"),
+            ],
+        )
+        .await;
+        assert_eq!(
+            outcome(status),
+            allowed(Permission::ManageIntegrations),
+            "{role:?} makes an API key"
+        );
         let (status, location) = submit(
             &app,
             &browser,
@@ -129,6 +145,8 @@ async fn each_role_may_do_exactly_what_its_row_of_the_table_allows() {
     // Only the allowed roles' forms changed anything.
     assert_eq!(count(&app.pool, "payouts").await, 3);
     assert_eq!(count(&app.pool, "invitations").await, 2);
+    // The merchant's own key, and one for each of owner, admin and developer.
+    assert_eq!(count(&app.pool, "api_keys").await, 4);
     let support = signed_in_as(&app, "support@team.test", None).await;
     assert_eq!(get_status(&app, &support, "/settings/team").await, 200);
     let (status, _) = submit(
