@@ -92,15 +92,43 @@ pub async fn invite(
     };
     match team::invite(&state.pool, &manager.actor(), &form.email, invited_role).await {
         Ok((_, token)) => {
-            // Shown once, on the next page: only the token's hash is kept.
             let link = format!("/invitations/{token}");
+            let mut after = TEAM.to_owned();
+            if let Some(mail) = &state.mail {
+                let text = invitation_text(&user.email, invited_role, &mail.public_url, &link);
+                let to = form.email.trim();
+                match mail
+                    .mailer
+                    .send(to, "Your invitation to Kaadxpay", text)
+                    .await
+                {
+                    Ok(()) => {
+                        return Redirect::to(&format!("{TEAM}?invitation=mailed")).into_response()
+                    }
+                    Err(error) => {
+                        tracing::warn!(error = %error, "an invitation could not be mailed; its link is shown instead");
+                        after = format!("{TEAM}?invitation=unsent");
+                    }
+                }
+            }
+            // Shown once, on the next page: only the token's hash is kept.
             if let Err(error) = session::flash(&session, &link).await {
                 return failure(error);
             }
-            Redirect::to(TEAM).into_response()
+            Redirect::to(&after).into_response()
         }
         Err(error) => refused(TEAM, error),
     }
+}
+
+/// The mail an invitee gets: who invited them, as what, and the link that works once.
+fn invitation_text(inviter: &str, role: Role, public_url: &str, link: &str) -> String {
+    format!(
+        "{inviter} invites you to their team on Kaadxpay, as {role}.\n\n\
+         Choose your password here within 7 days (the link works once):\n{public_url}{link}\n\n\
+         If you did not expect this, ignore this mail.\n",
+        role = role.as_str()
+    )
 }
 
 #[derive(Deserialize)]

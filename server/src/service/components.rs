@@ -4,8 +4,10 @@
 //! [`problems`] gathers them with the flags' own.
 
 use crate::history::retention::Retention;
+use crate::platform::mail::Mailer;
 use crate::request_log;
 use crate::service::config::{Settings, Switch, WEBHOOK_TIMEOUT};
+use crate::service::state::InvitationMail;
 use crate::webhooks::dispatcher::DispatcherSettings;
 use crate::webhooks::schedule::RetrySchedule;
 use kaadxpay_partner::client::PartnerClient;
@@ -48,6 +50,18 @@ pub fn dispatcher(settings: &Settings) -> DispatcherSettings {
         send_timeout: WEBHOOK_TIMEOUT,
         allow_private_networks: settings.webhook_allow_private_networks,
     }
+}
+
+/// The invitations' mail, when `KAADXPAY_SMTP_URL` is set (`serve_problems` makes sure the
+/// public URL is too).
+pub fn invitation_mail(settings: &Settings) -> anyhow::Result<Option<InvitationMail>> {
+    let (Some(smtp_url), Some(public_url)) = (&settings.smtp_url, &settings.public_url) else {
+        return Ok(None);
+    };
+    Ok(Some(InvitationMail {
+        mailer: Mailer::new(smtp_url, &settings.mail_from)?,
+        public_url: public_url.trim_end_matches('/').to_owned(),
+    }))
 }
 
 pub fn partner_client(settings: &Settings, partner_url: &str) -> PartnerClient {

@@ -148,6 +148,22 @@ pub struct Settings {
     #[arg(long, env = "KAADXPAY_PUBLIC_URL", global = true)]
     pub public_url: Option<String>,
 
+    /// Where invitations are mailed from: `smtp://user:password@host:587?tls=required`
+    /// (STARTTLS), `smtps://user:password@host` (TLS) or, on a trusted network only,
+    /// `smtp://host:25` (no TLS). Unset, the console shows an invitation's link for the inviter
+    /// to pass on (the embedded mode's way).
+    #[arg(long, env = "KAADXPAY_SMTP_URL", global = true)]
+    pub smtp_url: Option<String>,
+
+    /// The sender of the invitations mailed through `KAADXPAY_SMTP_URL`.
+    #[arg(
+        long,
+        env = "KAADXPAY_MAIL_FROM",
+        default_value = "Kaadxpay <no-reply@kaadxpay.invalid>",
+        global = true
+    )]
+    pub mail_from: String,
+
     #[command(flatten)]
     pub retention: RetentionSettings,
 
@@ -241,6 +257,11 @@ impl Settings {
     /// trusted with a secret of its own, never the simulator's published one.
     pub fn serve_problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
+        if self.smtp_url.is_some() && self.public_url.is_none() {
+            problems.push(
+                "KAADXPAY_PUBLIC_URL must be set when KAADXPAY_SMTP_URL is: a mailed invitation links to it.".to_owned(),
+            );
+        }
         if self.partner_url.is_some() && self.partner_webhook_secret.is_none() {
             problems.push(
                 "KAADXPAY_PARTNER_WEBHOOK_SECRET must be set when KAADXPAY_PARTNER_URL is: it is how the partner's webhooks are told from forgeries.".to_owned(),

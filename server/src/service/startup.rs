@@ -87,6 +87,7 @@ impl Application {
             webhook_allow_private_networks: settings.webhook_allow_private_networks,
             request_log,
             exports_pool: db::reserve(&pool, exports::CONNECTIONS),
+            mail: components::invitation_mail(settings)?.map(Arc::new),
         };
         let outcomes = state.idempotency.outcomes().clone();
         let key_usage = state.key_usage.clone();

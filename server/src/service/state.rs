@@ -10,6 +10,7 @@ use sqlx::PgPool;
 use crate::accounts::auth::cache::ApiKeyCache;
 use crate::accounts::auth::usage::KeyUsage;
 use crate::idempotency::Idempotency;
+use crate::platform::mail::Mailer;
 use crate::request_log::RequestLog;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner_sim::test_mode::TestMode;
@@ -35,4 +36,12 @@ pub struct AppState {
     pub webhook_allow_private_networks: bool,
     /// Where served `/v1` requests are recorded.
     pub request_log: RequestLog,
+    /// Mails invitations when `KAADXPAY_SMTP_URL` is set, with links under `public_url`.
+    pub mail: Option<Arc<InvitationMail>>,
+}
+
+/// How the console mails invitations: the mailer, and the address people reach the console at.
+pub struct InvitationMail {
+    pub mailer: Mailer,
+    pub public_url: String,
 }

@@ -324,6 +324,7 @@ mod costs {
             webhook_allow_private_networks: true,
             request_log: server::request_log::RequestLog::new(&components::request_log(&settings))
                 .0,
+            mail: None,
         }
     }
 

@@ -376,3 +376,115 @@ async fn an_invitation_link_works_once_before_it_expires() {
         .unwrap();
     assert_eq!(gone.status(), 410);
 }
+
+/// A real SMTP server (aiosmtpd, from PyPI) on `port`, keeping what it accepts in the maildir
+/// `dir`; killed when dropped.
+struct SmtpServer(std::process::Child);
+
+impl SmtpServer {
+    fn start(port: u16, dir: &std::path::Path) -> Self {
+        let requirements =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/smtp/requirements.txt");
+        let python = common::tools::python_venv("smtp-venv", &requirements).join("python");
+        let child = std::process::Command::new(python)
+            .args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")])
+            .args(["-c", "aiosmtpd.handlers.Mailbox"])
+            .arg(dir)
+            .spawn()
+            .expect("aiosmtpd starts");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(std::time::Instant::now() < deadline, "aiosmtpd listens");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        Self(child)
+    }
+}
+
+impl Drop for SmtpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The messages a maildir holds.
+fn mails(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir.join("new"))
+        .map(|entries| {
+            entries
+                .map(|entry| std::fs::read_to_string(entry.unwrap().path()).unwrap())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_an_smtp_server_an_invitation_is_mailed_and_without_one_its_link_is_shown() {
+    let port = common::free_port();
+    let maildir = common::scratch_dir().join("maildir");
+    let smtp = {
+        let maildir = maildir.clone();
+        tokio::task::spawn_blocking(move || SmtpServer::start(port, &maildir))
+            .await
+            .unwrap()
+    };
+    let smtp_url = format!("smtp://127.0.0.1:{port}");
+    let app = common::spawn_app_with(&[
+        "--smtp-url",
+        &smtp_url,
+        "--public-url",
+        "http://console.example",
+        "--mail-from",
+        "Kaadxpay <team@console.example>",
+    ])
+    .await;
+    let owner = signed_in_as(&app, "owner@mail.test", Some(Role::Owner)).await;
+    let (status, location) = submit(
+        &app,
+        &owner,
+        "/settings/team/invitations",
+        &[("email", "New.Member@Mail.Test "), ("role", "finance")],
+    )
+    .await;
+    assert_eq!((status, location.as_str()), (303, "/settings/team?invitation=mailed"));
+    let page_after = page(&app, &owner, &location).await;
+    assert!(page_after.contains("Invitation mailed"), "{page_after}");
+    assert!(!page_after.contains("/invitations/"), "the link is not shown when mailed");
+
+    let mail = mails(&maildir).pop().expect("aiosmtpd received the invitation");
+    assert!(mail.contains("To: New.Member@Mail.Test"), "{mail}");
+    assert!(mail.contains("From: Kaadxpay <team@console.example>"), "{mail}");
+    assert!(mail.contains("owner@mail.test invites you"), "{mail}");
+    let link = mail
+        .split("http://console.example")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("the link")
+        .to_owned();
+    assert!(link.starts_with("/invitations/"), "{link}");
+    // The mailed link is the invitation's: it opens the join form here.
+    let visitor = Client::new();
+    let form = visitor
+        .get(format!("{}{link}", app.base_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(form.status(), 200);
+    assert!(form.text().await.unwrap().contains("new.member@mail.test"));
+    drop(smtp);
+
+    // The server gone, the mail fails: the link is shown instead, and the page says why.
+    let (status, location) = submit(
+        &app,
+        &owner,
+        "/settings/team/invitations",
+        &[("email", "second@mail.test"), ("role", "viewer")],
+    )
+    .await;
+    assert_eq!((status, location.as_str()), (303, "/settings/team?invitation=unsent"));
+    let page_after = page(&app, &owner, &location).await;
+    assert!(page_after.contains("could not be mailed"), "{page_after}");
+    assert!(page_after.contains("class=\"invitation-link\""), "{page_after}");
+    assert_eq!(count(&app.pool, "invitations").await, 2);
+}

@@ -58,6 +58,18 @@ async fn a_real_partner_without_its_webhook_secret_is_refused_at_start() {
 }
 
 #[tokio::test]
+async fn mail_without_the_public_url_its_links_need_is_refused_at_start() {
+    let output = serve_expecting_exit(&[("KAADXPAY_SMTP_URL", "smtp://127.0.0.1:9")]).await;
+    assert!(!output.status.success(), "it must exit with an error");
+    assert_eq!(
+        lines_naming(&output, "KAADXPAY_PUBLIC_URL"),
+        1,
+        "one line names the missing URL: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[tokio::test]
 async fn bad_settings_stop_the_start_with_one_line_each() {
     let output = serve_expecting_exit(&[
         ("KAADXPAY_SWEEP_INTERVAL", "0s"),
