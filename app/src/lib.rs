@@ -60,6 +60,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/support") view=pages::Support ssr=SsrMode::Async/>
                     <Route path=path!("/settings/team") view=pages::Team ssr=SsrMode::Async/>
                     <Route path=path!("/settings/audit") view=pages::Audit ssr=SsrMode::Async/>
+                    <Route path=path!("/settings/security") view=pages::SecurityPage ssr=SsrMode::Async/>
+                    <Route path=path!("/step-up") view=pages::StepUp ssr=SsrMode::Async/>
                     <Route path=path!("/invitations/:token") view=pages::AcceptInvitation ssr=SsrMode::Async/>
                     <Route path=path!("/support/timeline") view=pages::SupportTimeline ssr=SsrMode::Async/>
                     <Route path=path!("/webhooks") view=pages::Webhooks ssr=SsrMode::Async/>

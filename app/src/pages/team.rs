@@ -8,9 +8,10 @@ use leptos_fluent::tr;
 use leptos_router::hooks::use_params_map;
 
 use crate::components::{
-    console, csrf_token, current_user, failure_view, merchant_id_or_notice, query_param, Empty,
+    console, csrf_token, current_user, failure_view, flash, merchant_id_or_notice, query_param,
+    Empty,
 };
-use crate::console::{Flash, Permission, Role};
+use crate::console::{Permission, Role};
 use crate::i18n::when;
 use crate::notice::refused_page;
 use crate::vocabulary::role_word;
@@ -28,13 +29,6 @@ fn refusal() -> Option<String> {
         "short_password" => tr!("team-refusal-password"),
         _ => tr!("refusal-other"),
     })
-}
-
-fn flash() -> Option<String> {
-    use_context::<http::request::Parts>()?
-        .extensions
-        .get::<Flash>()
-        .map(|flash| flash.0.clone())
 }
 
 fn role_options(roles: Vec<Role>, selected: Role) -> impl IntoView {

@@ -2,6 +2,11 @@
 //! each holding its signed-in user and a token against cross-site request forgery that every
 //! form must send back. Pages other than `/login` and an invitation's need a signed-in user;
 //! a notice kept for the next page (a new invitation's link) is handed to that page once.
+//!
+//! Two-step sign-in: after a right password, a user with a second factor is only *pending*
+//! (for [`PENDING_FOR_SECS`]), not signed in, until its code is given; the session then
+//! remembers when a second factor was last given, for step-ups (`step_up`). A member whose
+//! merchant requires two-step sign-in and who has none may reach only `/settings/security`.
 
 use std::net::{IpAddr, SocketAddr};
 
@@ -12,7 +17,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use subtle::ConstantTimeEq;
 use tower_sessions::Session;
 
-use app::console::{CsrfToken, CurrentUser, Flash};
+use app::console::{CsrfToken, CurrentUser, Flash, SecondStep};
 
 use crate::accounts::users;
 use crate::edge::request_log::{Caller, CallerSlot};
@@ -22,6 +27,21 @@ use kaadxpay_types::ids::random_token;
 const USER_ID: &str = "user_id";
 const CSRF: &str = "csrf";
 const FLASH: &str = "flash";
+/// The user whose password was right, awaiting its second factor, and since when (unix seconds).
+const PENDING_USER_ID: &str = "pending_user_id";
+const PENDING_SINCE: &str = "pending_since";
+/// When the session's user last gave a second factor (unix seconds).
+const SECOND_FACTOR_AT: &str = "second_factor_at";
+
+/// How long a right password waits for its second factor.
+pub const PENDING_FOR_SECS: i64 = 5 * 60;
+
+/// Where a member sets up two-step sign-in, the only page a member who must do so may reach.
+pub const SECURITY: &str = "/settings/security";
+
+fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
 
 /// The signed-in user's id, if any.
 pub async fn user_id(session: &Session) -> anyhow::Result<Option<String>> {
@@ -34,9 +54,15 @@ pub async fn flash(session: &Session, notice: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Pages a visitor may see before signing in: the sign-in form, and an invitation's.
+/// Pages a visitor may see before signing in: the sign-in form (both steps), and an
+/// invitation's.
 fn open_to_visitors(path: &str) -> bool {
-    path == "/login" || path.starts_with("/invitations/")
+    path == "/login" || path == "/login/code" || path.starts_with("/invitations/")
+}
+
+/// What a member who must set up two-step sign-in may still reach.
+fn open_while_enrolling(path: &str) -> bool {
+    path == SECURITY || path == "/settings/security/confirm" || path == "/logout"
 }
 
 /// The session's CSRF token, made on first use.
@@ -59,9 +85,45 @@ pub async fn csrf_matches(session: &Session, submitted: &str) -> bool {
 /// Signs `user_id` in under a new session id (so a session fixed before sign-in is worthless).
 pub async fn sign_in(session: &Session, user_id: &str) -> anyhow::Result<()> {
     session.cycle_id().await?;
+    session.remove_value(PENDING_USER_ID).await?;
+    session.remove_value(PENDING_SINCE).await?;
     session.insert(USER_ID, user_id).await?;
     session.insert(CSRF, random_token(32)).await?;
     Ok(())
+}
+
+/// Keeps `user_id`, whose password was right, waiting for its second factor, under a new
+/// session id; nobody is signed in meanwhile.
+pub async fn await_second_factor(session: &Session, user_id: &str) -> anyhow::Result<()> {
+    session.cycle_id().await?;
+    session.remove_value(USER_ID).await?;
+    session.insert(PENDING_USER_ID, user_id).await?;
+    session.insert(PENDING_SINCE, now()).await?;
+    session.insert(CSRF, random_token(32)).await?;
+    Ok(())
+}
+
+/// The user awaiting its second factor in this session, if it has not waited too long.
+pub async fn pending_user_id(session: &Session) -> anyhow::Result<Option<String>> {
+    let since = session.get::<i64>(PENDING_SINCE).await?;
+    if !since.is_some_and(|since| (0..=PENDING_FOR_SECS).contains(&(now() - since))) {
+        return Ok(None);
+    }
+    Ok(session.get::<String>(PENDING_USER_ID).await?)
+}
+
+/// Notes that the session's user gave a second factor now.
+pub async fn second_factor_given(session: &Session) -> anyhow::Result<()> {
+    session.insert(SECOND_FACTOR_AT, now()).await?;
+    Ok(())
+}
+
+/// How many seconds ago the session's user last gave a second factor, if it did.
+pub async fn second_factor_age(session: &Session) -> anyhow::Result<Option<i64>> {
+    Ok(session
+        .get::<i64>(SECOND_FACTOR_AT)
+        .await?
+        .map(|at| now() - at))
 }
 
 /// The signed-in user, acting from `address`.
@@ -78,10 +140,13 @@ pub async fn current_user(
     };
     Ok(Some(CurrentUser {
         role: user.member_role(),
+        id: user.id,
         email: user.email,
         merchant_id: user.merchant_id,
         csrf_token: csrf_token(session).await?,
         address,
+        two_factor: user.two_factor,
+        two_factor_required: user.two_factor_required,
     }))
 }
 
@@ -102,6 +167,9 @@ pub async fn authenticate(
         Err(err) => return crate::contract::error::Error::Internal(err).into_response(),
     };
     match user {
+        Some(user) if user.must_enrol() && !open_while_enrolling(request.uri().path()) => {
+            return Redirect::to(SECURITY).into_response();
+        }
         Some(user) => {
             // A member's change is recorded in the merchant's request log, by the member.
             if let (true, Some(merchant_id), Some(slot)) = (
@@ -122,12 +190,21 @@ pub async fn authenticate(
                 }
             }
         }
-        None if open_to_visitors(request.uri().path()) => match csrf_token(&session).await {
-            Ok(token) => {
-                request.extensions_mut().insert(CsrfToken(token));
+        None if open_to_visitors(request.uri().path()) => {
+            let visitor = async {
+                let token = csrf_token(&session).await?;
+                anyhow::Ok((token, pending_user_id(&session).await?.is_some()))
+            };
+            match visitor.await {
+                Ok((token, pending)) => {
+                    request.extensions_mut().insert(CsrfToken(token));
+                    if pending {
+                        request.extensions_mut().insert(SecondStep);
+                    }
+                }
+                Err(err) => return crate::contract::error::Error::Internal(err).into_response(),
             }
-            Err(err) => return crate::contract::error::Error::Internal(err).into_response(),
-        },
+        }
         None => return Redirect::to("/login").into_response(),
     }
     next.run(request).await

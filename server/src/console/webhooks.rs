@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::Path;
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
@@ -19,12 +19,29 @@ use app::notice::Notice;
 use super::forms::{acting_merchant, back_to, failure, with_refusal};
 use super::notices::answer;
 use super::session;
+use super::step_up::recent_second_factor;
+use crate::service::state::AppState;
+use kaadxpay_types::ids::MerchantId;
 
 const WEBHOOKS: &str = "/webhooks";
+
+/// The merchant whose endpoints the member changes, once the form checks out, the member's
+/// role may manage integrations and it gave a second factor recently (when it has one).
+async fn manager(
+    state: &AppState,
+    session: &Session,
+    user: &CurrentUser,
+    csrf: &str,
+) -> Result<MerchantId, Response> {
+    let merchant_id = acting_merchant(session, user, csrf, Permission::ManageIntegrations).await?;
+    recent_second_factor(state, session, user, WEBHOOKS).await?;
+    Ok(merchant_id)
+}
 
 /// Makes `change` for the member's merchant and goes back to the page, with the new secret
 /// kept for it to show once, or the refusal.
 async fn change(
+    state: &AppState,
     session: &Session,
     user: &CurrentUser,
     console: &Arc<dyn Console>,
@@ -32,11 +49,10 @@ async fn change(
     idempotency_key: &str,
     change: EndpointChange,
 ) -> Response {
-    let merchant_id =
-        match acting_merchant(session, user, csrf, Permission::ManageIntegrations).await {
-            Ok(merchant_id) => merchant_id,
-            Err(refused) => return refused,
-        };
+    let merchant_id = match manager(state, session, user, csrf).await {
+        Ok(merchant_id) => merchant_id,
+        Err(refused) => return refused,
+    };
     match console
         .change_endpoint(user, &merchant_id, change, idempotency_key)
         .await
@@ -65,6 +81,7 @@ pub struct AddForm {
 }
 
 pub async fn add(
+    State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
@@ -81,6 +98,7 @@ pub async fn add(
         events,
     };
     change(
+        &state,
         &session,
         &user,
         &console,
@@ -108,6 +126,7 @@ pub struct EndpointForm {
 /// `rotate`, `test` and `recover` act under the form's key; `disable`, `enable` and `delete` ask for a
 /// state, so asking twice changes nothing more and needs no key.
 pub async fn act(
+    State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
@@ -127,27 +146,25 @@ pub async fn act(
             id,
             since: form.since,
         },
-        state => {
-            let state = match state {
+        asked => {
+            let asked = match asked {
                 "disable" => EndpointState::Disabled,
                 "enable" => EndpointState::Enabled,
                 "delete" => EndpointState::Deleted,
                 _ => return answer(StatusCode::NOT_FOUND, Notice::NotFound),
             };
-            let merchant_id =
-                match acting_merchant(&session, &user, &form.csrf, Permission::ManageIntegrations)
-                    .await
-                {
-                    Ok(merchant_id) => merchant_id,
-                    Err(refused) => return refused,
-                };
+            let merchant_id = match manager(&state, &session, &user, &form.csrf).await {
+                Ok(merchant_id) => merchant_id,
+                Err(refused) => return refused,
+            };
             let done = console
-                .set_endpoint_state(&user, &merchant_id, &id, state)
+                .set_endpoint_state(&user, &merchant_id, &id, asked)
                 .await;
             return back_to(WEBHOOKS, done);
         }
     };
     change(
+        &state,
         &session,
         &user,
         &console,

@@ -4,6 +4,7 @@
 //! [`problems`] gathers them with the flags' own.
 
 use crate::history::retention::Retention;
+use crate::platform::sealing::Sealer;
 use crate::request_log;
 use crate::service::config::{Settings, Switch, WEBHOOK_TIMEOUT};
 use crate::webhooks::dispatcher::DispatcherSettings;
@@ -65,5 +66,16 @@ pub fn partner_webhook_secret(settings: &Settings) -> anyhow::Result<&str> {
                 "KAADXPAY_PARTNER_WEBHOOK_SECRET must be set when KAADXPAY_PARTNER_URL is"
             )
         }
+    }
+}
+
+/// What seals secrets at rest, under the configured key (the embedded mode's `serve` sets it
+/// from its key file before start-up).
+pub fn sealer(settings: &Settings) -> anyhow::Result<Sealer> {
+    match settings.secrets_key() {
+        Some(key) => Ok(Sealer::new(&key?)),
+        None => anyhow::bail!(
+            "KAADXPAY_SECRETS_KEY must be set: it seals two-step sign-in secrets at rest"
+        ),
     }
 }

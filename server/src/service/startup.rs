@@ -87,6 +87,8 @@ impl Application {
             webhook_allow_private_networks: settings.webhook_allow_private_networks,
             request_log,
             exports_pool: db::reserve(&pool, exports::CONNECTIONS),
+            sealer: components::sealer(settings)?,
+            step_up_window: settings.step_up_window,
         };
         let outcomes = state.idempotency.outcomes().clone();
         let key_usage = state.key_usage.clone();

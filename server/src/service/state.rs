@@ -3,6 +3,7 @@
 //! knows neither adapter, so both can hold it without a loop through `startup`.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use metrics_exporter_prometheus::PrometheusHandle;
 use sqlx::PgPool;
@@ -10,6 +11,7 @@ use sqlx::PgPool;
 use crate::accounts::auth::cache::ApiKeyCache;
 use crate::accounts::auth::usage::KeyUsage;
 use crate::idempotency::Idempotency;
+use crate::platform::sealing::Sealer;
 use crate::request_log::RequestLog;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner_sim::test_mode::TestMode;
@@ -35,4 +37,8 @@ pub struct AppState {
     pub webhook_allow_private_networks: bool,
     /// Where served `/v1` requests are recorded.
     pub request_log: RequestLog,
+    /// Seals and opens secrets kept at rest (TOTP secrets).
+    pub sealer: Sealer,
+    /// How long a console session's second factor counts for a step-up.
+    pub step_up_window: Duration,
 }
