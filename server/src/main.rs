@@ -11,10 +11,10 @@ use server::accounts::auth::{self, NewMerchant};
 use server::accounts::{two_factor, users};
 use server::idempotency::maintenance;
 use server::platform::db::Database;
+use server::platform::sealing::SecretsKey;
 use server::platform::telemetry::{self, LogTarget};
 use server::reconcile::{reversals, Reconciler};
 use server::service::components;
-use server::platform::sealing::SecretsKey;
 use server::service::config::{Hidden, ServeArgs, Settings};
 use server::service::startup::Application;
 

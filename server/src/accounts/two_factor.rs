@@ -204,6 +204,30 @@ pub async fn enrolment(
     Ok(Some(Enrolment::of(&secret, email)?))
 }
 
+/// The time step `code` is a code of, for the user's secret, confirmed or not as `confirmed`
+/// says (its row locked until the end of the transaction `conn` is in, if any).
+async fn step_of(
+    conn: impl sqlx::PgExecutor<'_>,
+    sealer: &Sealer,
+    user_id: &str,
+    code: &str,
+    confirmed: bool,
+) -> anyhow::Result<Option<i64>> {
+    let sealed: Option<Vec<u8>> = sqlx::query_scalar(
+        "SELECT secret_sealed FROM two_factor \
+         WHERE user_id = $1 AND (confirmed_at IS NOT NULL) = $2 FOR UPDATE",
+    )
+    .bind(user_id)
+    .bind(confirmed)
+    .fetch_optional(conn)
+    .await?;
+    let Some(sealed) = sealed else {
+        return Ok(None);
+    };
+    let secret = sealer.open(&sealed, user_id)?;
+    Ok(matching_step(&secret, code))
+}
+
 /// Confirms the user's enrolment with a code of its secret: two-step sign-in is on from now,
 /// and the ten recovery codes are returned, to show once. `None` when the code is not right
 /// (or there is no enrolment to confirm). A member's enrolment is audited
@@ -221,18 +245,7 @@ pub async fn confirm(
         return Ok(None);
     }
     let mut tx = pool.begin().await?;
-    let sealed: Option<Vec<u8>> = sqlx::query_scalar(
-        "SELECT secret_sealed FROM two_factor WHERE user_id = $1 AND confirmed_at IS NULL \
-         FOR UPDATE",
-    )
-    .bind(user_id)
-    .fetch_optional(&mut *tx)
-    .await?;
-    let Some(sealed) = sealed else {
-        return Ok(None);
-    };
-    let secret = sealer.open(&sealed, user_id)?;
-    let Some(step) = matching_step(&secret, &code) else {
+    let Some(step) = step_of(&mut *tx, sealer, user_id, &code, false).await? else {
         return Ok(None);
     };
     sqlx::query("UPDATE two_factor SET confirmed_at = now(), last_step = $2 WHERE user_id = $1")
@@ -268,17 +281,7 @@ async fn verify(
 ) -> anyhow::Result<Option<Factor>> {
     let code = normalised(code);
     if is_totp_code(&code) {
-        let sealed: Option<Vec<u8>> = sqlx::query_scalar(
-            "SELECT secret_sealed FROM two_factor WHERE user_id = $1 AND confirmed_at IS NOT NULL",
-        )
-        .bind(user_id)
-        .fetch_optional(pool)
-        .await?;
-        let Some(sealed) = sealed else {
-            return Ok(None);
-        };
-        let secret = sealer.open(&sealed, user_id)?;
-        let Some(step) = matching_step(&secret, &code) else {
+        let Some(step) = step_of(pool, sealer, user_id, &code, true).await? else {
             return Ok(None);
         };
         let accepted = sqlx::query(

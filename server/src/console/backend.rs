@@ -10,12 +10,11 @@ use kaadxpay_types::ids::{EndpointId, MerchantId, OrderId, PayoutId};
 use std::time::Duration;
 
 use app::console::{
-    AttemptRow, AuditEntry, AuditFilter, Console, ConsoleResult, CurrentUser,
-    DeliveryRow, EndpointChange, EndpointRow, EndpointState, Enrolment, EventRow, HourOutcomes,
-    KeyView, ListFilter, MagicIban, Member, Money, OrderRow, Overview, Page, PayoutForm,
-    PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters, RequestView, Role,
-    RunItem, RunRow, Scope, SearchHit, SearchQuery, Security, Subject, Submission,
-    TimelineEntry,
+    AttemptRow, AuditEntry, AuditFilter, Console, ConsoleResult, CurrentUser, DeliveryRow,
+    EndpointChange, EndpointRow, EndpointState, Enrolment, EventRow, HourOutcomes, KeyView,
+    ListFilter, MagicIban, Member, Money, OrderRow, Overview, Page, PayoutForm, PayoutRow,
+    PayoutView, PendingInvitation, Refusal, RequestFilters, RequestView, Role, RunItem, RunRow,
+    Scope, SearchHit, SearchQuery, Security, Subject, Submission, TimelineEntry,
 };
 use async_trait::async_trait;
 

@@ -22,7 +22,7 @@ use app::notice::Notice;
 
 use super::notices::answer;
 use super::session;
-use super::step_up::recent_second_factor;
+use super::step_up::{recent_second_factor, CodeForm};
 use crate::accounts::two_factor::{self, Checked};
 use crate::accounts::users::{self, SignIn};
 use crate::history::audit::{Actor, By};
@@ -134,12 +134,6 @@ async fn signed_in(state: &AppState, session: &Session, user_id: &str) -> Respon
         _ => "/",
     };
     Redirect::to(home).into_response()
-}
-
-#[derive(Deserialize)]
-pub struct CodeForm {
-    csrf: String,
-    code: String,
 }
 
 /// The second step of a sign-in (`POST /login/code`): the code of the user whose password was

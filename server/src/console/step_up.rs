@@ -60,10 +60,12 @@ pub async fn recent_second_factor(
     }
 }
 
+/// A form that gives an authentication code (or a recovery code): the second step of a
+/// sign-in, or a step-up, which also says the page to go back to.
 #[derive(Deserialize)]
 pub struct CodeForm {
-    csrf: String,
-    code: String,
+    pub(super) csrf: String,
+    pub(super) code: String,
     #[serde(default)]
     back: String,
 }

@@ -47,9 +47,10 @@ impl Actor {
 
     pub fn name(&self) -> &str {
         match self {
-            Actor::User(name) | Actor::ApiKey(name) | Actor::Support(name) | Actor::Operator(name) => {
-                name
-            }
+            Actor::User(name)
+            | Actor::ApiKey(name)
+            | Actor::Support(name)
+            | Actor::Operator(name) => name,
         }
     }
 }

@@ -76,9 +76,8 @@ impl SecretsKey {
             Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
                 let text = std::fs::read_to_string(&path)
                     .with_context(|| format!("cannot read the key file {}", path.display()))?;
-                Self::from_hex(&text).with_context(|| {
-                    format!("the key file {} does not hold a key", path.display())
-                })
+                Self::from_hex(&text)
+                    .with_context(|| format!("the key file {} does not hold a key", path.display()))
             }
             Err(err) => Err(err).with_context(|| format!("cannot create {}", path.display())),
         }
@@ -158,7 +157,11 @@ mod tests {
         let mut altered = sealed.clone();
         *altered.last_mut().unwrap() ^= 1;
         assert!(sealer.open(&altered, "usr_1").is_err(), "altered");
-        assert_ne!(sealer.seal(b"the secret", "usr_1"), sealed, "a new nonce each time");
+        assert_ne!(
+            sealer.seal(b"the secret", "usr_1"),
+            sealed,
+            "a new nonce each time"
+        );
     }
 
     #[test]

@@ -153,7 +153,12 @@ pub struct Settings {
     /// The key two-step sign-in's TOTP secrets are sealed with at rest: 64 hexadecimal
     /// characters (32 bytes, e.g. `openssl rand -hex 32`), the same on every replica. Required
     /// by `serve` with DATABASE_URL; the embedded mode keeps one in `<data dir>/secrets.key`.
-    #[arg(long, env = "KAADXPAY_SECRETS_KEY", hide_env_values = true, global = true)]
+    #[arg(
+        long,
+        env = "KAADXPAY_SECRETS_KEY",
+        hide_env_values = true,
+        global = true
+    )]
     pub secrets_key: Option<Hidden>,
 
     /// How long a second factor given in a console session counts for a step-up (creating a

@@ -325,10 +325,8 @@ mod costs {
             request_log: server::request_log::RequestLog::new(&components::request_log(&settings))
                 .0,
             sealer: server::platform::sealing::Sealer::new(
-                &server::platform::sealing::SecretsKey::from_hex(
-                    crate::common::TEST_SECRETS_KEY,
-                )
-                .unwrap(),
+                &server::platform::sealing::SecretsKey::from_hex(crate::common::TEST_SECRETS_KEY)
+                    .unwrap(),
             ),
             step_up_window: settings.step_up_window,
         }

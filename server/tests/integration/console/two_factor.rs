@@ -13,14 +13,17 @@ use reqwest::Client;
 use serde_json::{json, Value};
 use totp_rs::{Algorithm, Secret, TOTP};
 
-use common::browser::{get, hidden, page, signed_in_as, Browser};
+use common::browser::{get, hidden, page, signed_in_as, submit_from, Browser};
 use common::{count, first_cookie, spawn_app, spawn_app_with, TestApp, Visitor};
 
 /// The code an authenticator app shows for `secret` (base32) `offset` seconds from now.
 fn code(secret: &str, offset: i64) -> String {
     let bytes = Secret::Encoded(secret.to_owned()).to_bytes().unwrap();
     let totp = TOTP::new(Algorithm::SHA1, 6, 1, 30, bytes).unwrap();
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
     totp.generate((now + offset) as u64)
 }
 
@@ -35,43 +38,19 @@ fn text_after<'a>(html: &'a str, marker: &str) -> Option<&'a str> {
     html.split(marker).nth(1)?.split('<').next()
 }
 
-/// Posts a console form at `path` with the CSRF token of the page at `csrf_from`.
-async fn post_form(
-    app: &TestApp,
-    browser: &Browser,
-    csrf_from: &str,
-    path: &str,
-    fields: &[(&str, &str)],
-) -> (u16, String) {
-    let csrf = hidden(&page(app, browser, csrf_from).await, "csrf");
-    let (client, cookie) = browser;
-    let mut form = vec![("csrf", csrf.as_str())];
-    form.extend_from_slice(fields);
-    let answer = client
-        .post(format!("{}{path}", app.base_url))
-        .header("cookie", cookie)
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
-    let location = answer
-        .headers()
-        .get("location")
-        .map(|at| at.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    (answer.status().as_u16(), location)
-}
-
 /// Sets two-step sign-in up for the signed-in `browser`: its secret (base32) and the ten
 /// recovery codes, as the pages show them.
 async fn enrol(app: &TestApp, browser: &Browser) -> (String, Vec<String>) {
     let html = page(app, browser, "/settings/security").await;
-    assert!(html.contains("<svg"), "a QR code drawn on the server: {html}");
+    assert!(
+        html.contains("<svg"),
+        "a QR code drawn on the server: {html}"
+    );
     let secret = text_after(&html, r#"class="totp-secret">"#)
         .unwrap_or_else(|| panic!("the secret is shown: {html}"))
         .to_owned();
     assert_eq!(secret.len(), 32, "160 bits in base32: {secret}");
-    let (status, location) = post_form(
+    let (status, location) = submit_from(
         app,
         browser,
         "/settings/security",
@@ -186,7 +165,10 @@ async fn an_enrolled_member_signs_in_with_a_code_which_works_once_and_its_secret
     let (secret, _) = enrol(&app, &browser).await;
     let enrolled = audited(&app, "two_factor.enrolled").await;
     assert_eq!(enrolled.len(), 1, "{enrolled:?}");
-    assert_eq!((enrolled[0].0.as_str(), enrolled[0].1.as_str()), ("user", email));
+    assert_eq!(
+        (enrolled[0].0.as_str(), enrolled[0].1.as_str()),
+        ("user", email)
+    );
 
     // At rest, the secret is sealed: neither its base32 nor its bytes are in the row.
     let sealed: Vec<u8> = sqlx::query_scalar(
@@ -289,7 +271,7 @@ async fn a_payout_endpoint_or_team_change_needs_a_recent_code() {
         let browser = browser.clone();
         let app = &app;
         async move {
-            post_form(
+            submit_from(
                 app,
                 &browser,
                 "/payouts/new",
@@ -319,7 +301,7 @@ async fn a_payout_endpoint_or_team_change_needs_a_recent_code() {
         "asked for a code"
     );
     assert_eq!(count(&app.pool, "payouts").await, 1, "no payout without it");
-    let (_, location) = post_form(
+    let (_, location) = submit_from(
         &app,
         &browser,
         "/webhooks",
@@ -331,7 +313,7 @@ async fn a_payout_endpoint_or_team_change_needs_a_recent_code() {
     )
     .await;
     assert_eq!(location, "/step-up?back=%2Fwebhooks");
-    let (_, location) = post_form(
+    let (_, location) = submit_from(
         &app,
         &browser,
         "/settings/team",
@@ -346,7 +328,7 @@ async fn a_payout_endpoint_or_team_change_needs_a_recent_code() {
     let asked = page(&app, &browser, "/step-up?back=%2Fpayouts%2Fnew").await;
     assert!(asked.contains("Authentication code"), "{asked}");
     assert!(asked.contains(">Verify</button>"), "{asked}");
-    let (_, location) = post_form(
+    let (_, location) = submit_from(
         &app,
         &browser,
         "/step-up?back=%2Fpayouts%2Fnew",
@@ -355,7 +337,7 @@ async fn a_payout_endpoint_or_team_change_needs_a_recent_code() {
     )
     .await;
     assert_eq!(location, "/step-up?back=%2Fpayouts%2Fnew&error=code");
-    let (_, location) = post_form(
+    let (_, location) = submit_from(
         &app,
         &browser,
         "/step-up?back=%2Fpayouts%2Fnew",
@@ -370,7 +352,7 @@ async fn a_payout_endpoint_or_team_change_needs_a_recent_code() {
 
     // A member without two-step sign-in is not asked (unless the merchant requires it).
     let plain = signed_in_as(&app, "plain@2fa.test", Some(Role::Finance)).await;
-    let (_, location) = post_form(
+    let (_, location) = submit_from(
         &app,
         &plain,
         "/payouts/new",
@@ -395,7 +377,7 @@ async fn a_merchant_that_requires_two_step_sign_in_lets_members_only_enrol() {
     assert_eq!(get(&app, &viewer, "/").await.status(), 200);
 
     // A viewer may not require it; an owner may.
-    let (status, _) = post_form(
+    let (status, _) = submit_from(
         &app,
         &viewer,
         "/settings/security",
@@ -404,7 +386,7 @@ async fn a_merchant_that_requires_two_step_sign_in_lets_members_only_enrol() {
     )
     .await;
     assert_eq!(status, 403);
-    let (status, location) = post_form(
+    let (status, location) = submit_from(
         &app,
         &owner,
         "/settings/security",
@@ -436,6 +418,18 @@ async fn a_merchant_that_requires_two_step_sign_in_lets_members_only_enrol() {
     );
 }
 
+/// `kaadxpay users reset-two-factor --email <email>` on the app's database, by the operator
+/// `ops-alice`.
+fn reset_two_factor(app: &TestApp, email: &str) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+        .args(["users", "reset-two-factor", "--email", email])
+        .env("DATABASE_URL", &app.db_url)
+        .env("USER", "ops-alice")
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap()
+}
+
 #[tokio::test]
 async fn an_operator_resets_a_lost_phone_from_the_command_line() {
     let app = spawn_app().await;
@@ -444,13 +438,7 @@ async fn an_operator_resets_a_lost_phone_from_the_command_line() {
     enrol(&app, &browser).await;
     password_step(&app, email).await;
 
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
-        .args(["users", "reset-two-factor", "--email", "Lost-Phone@2fa.test"])
-        .env("DATABASE_URL", &app.db_url)
-        .env("USER", "ops-alice")
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
+    let output = reset_two_factor(&app, "Lost-Phone@2fa.test");
     assert!(
         output.status.success(),
         "{}",
@@ -460,7 +448,10 @@ async fn an_operator_resets_a_lost_phone_from_the_command_line() {
     assert_eq!(count(&app.pool, "two_factor_recovery_codes").await, 0);
     let reset = audited(&app, "two_factor.reset").await;
     assert_eq!(reset.len(), 1);
-    assert_eq!((reset[0].0.as_str(), reset[0].1.as_str()), ("operator", "ops-alice"));
+    assert_eq!(
+        (reset[0].0.as_str(), reset[0].1.as_str()),
+        ("operator", "ops-alice")
+    );
 
     let landing = Visitor::arrive(&app.base_url)
         .await
@@ -472,11 +463,6 @@ async fn an_operator_resets_a_lost_phone_from_the_command_line() {
         Some(&json!("none"))
     );
 
-    let unknown = std::process::Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
-        .args(["users", "reset-two-factor", "--email", "nobody@2fa.test"])
-        .env("DATABASE_URL", &app.db_url)
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
+    let unknown = reset_two_factor(&app, "nobody@2fa.test");
     assert!(!unknown.status.success(), "an unknown email is an error");
 }

@@ -142,7 +142,11 @@ async fn the_published_demo_merchant_exists_only_with_demo() {
 async fn a_secrets_key_that_is_not_32_bytes_in_hex_is_refused_at_start() {
     let short = "00112233445566778899aabbccddeeff";
     let not_hex = "zz".repeat(32);
-    for (key, what) in [(short, "16 bytes"), (not_hex.as_str(), "not hex"), ("", "empty")] {
+    for (key, what) in [
+        (short, "16 bytes"),
+        (not_hex.as_str(), "not hex"),
+        ("", "empty"),
+    ] {
         let output = serve_expecting_exit(&[("KAADXPAY_SECRETS_KEY", key)]).await;
         assert_eq!(output.status.code(), Some(2), "{what}: a usage error");
         let stderr = String::from_utf8_lossy(&output.stderr);
