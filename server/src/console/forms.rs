@@ -41,15 +41,7 @@ fn encode(text: &str) -> String {
     utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()
 }
 
-/// A form whose CSRF token does not match: `403`.
-pub(super) fn forbidden() -> Response {
-    answer(StatusCode::FORBIDDEN, Notice::FormExpired)
-}
-
-pub(super) fn failure(error: impl std::fmt::Display) -> Response {
-    tracing::error!(error = %error, "console form failed");
-    answer(StatusCode::INTERNAL_SERVER_ERROR, Notice::Failure)
-}
+pub(super) use super::notices::{failure, forbidden};
 
 /// The merchant a form acts for, once its CSRF token checks out and the member's role allows
 /// `permission` (support staff change nothing).

@@ -15,7 +15,7 @@ use tower_sessions::Session;
 
 use app::console::CurrentUser;
 
-use super::forms::{failure, forbidden};
+use super::notices::{failure, forbidden};
 use super::session::{self, SECURITY};
 use crate::accounts::two_factor::{self, Checked};
 use crate::service::state::AppState;

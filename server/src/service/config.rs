@@ -7,8 +7,6 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use crate::platform::sealing::{NotAKey, SecretsKey};
-
 /// How long a merchant's webhook endpoint has to answer.
 pub const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -245,9 +243,6 @@ impl Settings {
                 humantime::format_duration(WEBHOOK_TIMEOUT)
             ));
         }
-        if let Some(Err(not_a_key)) = self.secrets_key() {
-            problems.push(format!("{not_a_key}."));
-        }
         if let Some(url) = &self.public_url {
             let parsed = reqwest::Url::parse(url).ok();
             if !parsed.is_some_and(|url| matches!(url.scheme(), "http" | "https")) {
@@ -274,13 +269,6 @@ impl Settings {
             );
         }
         problems
-    }
-
-    /// The key secrets are sealed with, if one is set: read, or why it cannot be.
-    pub fn secrets_key(&self) -> Option<Result<SecretsKey, NotAKey>> {
-        self.secrets_key
-            .as_ref()
-            .map(|text| SecretsKey::from_hex(&text.0))
     }
 
     /// Whether people reach the service over `https://` (its public URL says so).
