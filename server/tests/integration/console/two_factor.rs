@@ -261,40 +261,31 @@ async fn wrong_codes_count_in_the_sign_in_throttle() {
     assert_eq!(password, "/login?error=throttled", "nor is the password");
 }
 
+/// Submits the new-payout form of 1.00 EUR under `key`.
+async fn pay_out(app: &TestApp, browser: &Browser, key: &str) -> (u16, String) {
+    let fields = [
+        ("idempotency_key", key),
+        ("amount", "1.00"),
+        ("currency", "EUR"),
+        ("account_holder", "Ada Lovelace"),
+        ("iban", "DE89370400440532013000"),
+    ];
+    submit_from(app, browser, "/payouts/new", "/payouts", &fields).await
+}
+
 #[tokio::test]
 async fn a_payout_endpoint_or_team_change_needs_a_recent_code() {
     let app = spawn_app_with(&["--step-up-window", "3s"]).await;
     app.fund(10_000).await;
     let browser = signed_in_as(&app, "owner@2fa.test", Some(Role::Owner)).await;
     let (secret, _) = enrol(&app, &browser).await;
-    let payout = |key: &'static str| {
-        let browser = browser.clone();
-        let app = &app;
-        async move {
-            submit_from(
-                app,
-                &browser,
-                "/payouts/new",
-                "/payouts",
-                &[
-                    ("idempotency_key", key),
-                    ("amount", "1.00"),
-                    ("currency", "EUR"),
-                    ("account_holder", "Ada Lovelace"),
-                    ("iban", "DE89370400440532013000"),
-                ],
-            )
-            .await
-        }
-    };
-
     // The code that confirmed the enrolment is recent: the payout goes through.
-    let (status, location) = payout("step-up-1").await;
+    let (status, location) = pay_out(&app, &browser, "step-up-1").await;
     assert_eq!(status, 303);
     assert!(location.starts_with("/payouts/po_"), "{location}");
 
     tokio::time::sleep(Duration::from_millis(3_500)).await;
-    let (status, location) = payout("step-up-2").await;
+    let (status, location) = pay_out(&app, &browser, "step-up-2").await;
     assert_eq!(
         (status, location.as_str()),
         (303, "/step-up?back=%2Fpayouts%2Fnew"),
@@ -346,26 +337,13 @@ async fn a_payout_endpoint_or_team_change_needs_a_recent_code() {
     )
     .await;
     assert_eq!(location, "/payouts/new", "back to the form");
-    let (status, location) = payout("step-up-3").await;
+    let (status, location) = pay_out(&app, &browser, "step-up-3").await;
     assert_eq!(status, 303);
     assert!(location.starts_with("/payouts/po_"), "{location}");
 
     // A member without two-step sign-in is not asked (unless the merchant requires it).
     let plain = signed_in_as(&app, "plain@2fa.test", Some(Role::Finance)).await;
-    let (_, location) = submit_from(
-        &app,
-        &plain,
-        "/payouts/new",
-        "/payouts",
-        &[
-            ("idempotency_key", "no-step-up"),
-            ("amount", "1.00"),
-            ("currency", "EUR"),
-            ("account_holder", "Ada Lovelace"),
-            ("iban", "DE89370400440532013000"),
-        ],
-    )
-    .await;
+    let (_, location) = pay_out(&app, &plain, "no-step-up").await;
     assert!(location.starts_with("/payouts/po_"), "{location}");
 }
 
