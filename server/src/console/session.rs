@@ -9,6 +9,7 @@
 //! merchant requires two-step sign-in and who has none may reach only `/settings/security`.
 
 use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::Method;
@@ -30,7 +31,7 @@ const FLASH: &str = "flash";
 /// The user whose password was right, awaiting its second factor, and since when (unix seconds).
 const PENDING_USER_ID: &str = "pending_user_id";
 const PENDING_SINCE: &str = "pending_since";
-/// When the session's user last gave a second factor (unix seconds).
+/// When the session's user last gave a second factor (unix milliseconds).
 const SECOND_FACTOR_AT: &str = "second_factor_at";
 
 /// How long a right password waits for its second factor.
@@ -82,11 +83,13 @@ pub async fn csrf_matches(session: &Session, submitted: &str) -> bool {
         if !submitted.is_empty() && bool::from(token.as_bytes().ct_eq(submitted.as_bytes())))
 }
 
-/// Signs `user_id` in under a new session id (so a session fixed before sign-in is worthless).
+/// Signs `user_id` in under a new session id (so a session fixed before sign-in is worthless),
+/// with no second factor given yet (whatever an earlier user of the session gave).
 pub async fn sign_in(session: &Session, user_id: &str) -> anyhow::Result<()> {
     session.cycle_id().await?;
-    session.remove_value(PENDING_USER_ID).await?;
-    session.remove_value(PENDING_SINCE).await?;
+    for key in [PENDING_USER_ID, PENDING_SINCE, SECOND_FACTOR_AT] {
+        session.remove_value(key).await?;
+    }
     session.insert(USER_ID, user_id).await?;
     session.insert(CSRF, random_token(32)).await?;
     Ok(())
@@ -96,7 +99,9 @@ pub async fn sign_in(session: &Session, user_id: &str) -> anyhow::Result<()> {
 /// session id; nobody is signed in meanwhile.
 pub async fn await_second_factor(session: &Session, user_id: &str) -> anyhow::Result<()> {
     session.cycle_id().await?;
-    session.remove_value(USER_ID).await?;
+    for key in [USER_ID, SECOND_FACTOR_AT] {
+        session.remove_value(key).await?;
+    }
     session.insert(PENDING_USER_ID, user_id).await?;
     session.insert(PENDING_SINCE, now()).await?;
     session.insert(CSRF, random_token(32)).await?;
@@ -114,16 +119,18 @@ pub async fn pending_user_id(session: &Session) -> anyhow::Result<Option<String>
 
 /// Notes that the session's user gave a second factor now.
 pub async fn second_factor_given(session: &Session) -> anyhow::Result<()> {
-    session.insert(SECOND_FACTOR_AT, now()).await?;
+    session
+        .insert(SECOND_FACTOR_AT, chrono::Utc::now().timestamp_millis())
+        .await?;
     Ok(())
 }
 
-/// How many seconds ago the session's user last gave a second factor, if it did.
-pub async fn second_factor_age(session: &Session) -> anyhow::Result<Option<i64>> {
-    Ok(session
-        .get::<i64>(SECOND_FACTOR_AT)
-        .await?
-        .map(|at| now() - at))
+/// How long ago the session's user last gave a second factor, if it did (`None` too for a
+/// time in the future: a clock set back).
+pub async fn second_factor_age(session: &Session) -> anyhow::Result<Option<Duration>> {
+    let at = session.get::<i64>(SECOND_FACTOR_AT).await?;
+    let age = at.map(|at| chrono::Utc::now().timestamp_millis() - at);
+    Ok(age.and_then(|ms| u64::try_from(ms).ok().map(Duration::from_millis)))
 }
 
 /// The signed-in user, acting from `address`.

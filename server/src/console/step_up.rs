@@ -52,9 +52,8 @@ pub async fn recent_second_factor(
             false => Ok(()),
         };
     }
-    let window = state.step_up_window.as_secs() as i64;
     match session::second_factor_age(session).await {
-        Ok(Some(age)) if (0..=window).contains(&age) => Ok(()),
+        Ok(Some(age)) if age <= state.step_up_window => Ok(()),
         Ok(_) => Err(ask_for_code(back, None)),
         Err(error) => Err(failure(error)),
     }

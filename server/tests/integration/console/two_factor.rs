@@ -209,6 +209,26 @@ async fn an_enrolled_member_signs_in_with_a_code_which_works_once_and_its_secret
 }
 
 #[tokio::test]
+async fn one_code_given_twice_at_once_signs_in_once() {
+    let app = spawn_app().await;
+    let email = "race@2fa.test";
+    let browser = signed_in_as(&app, email, Some(Role::Owner)).await;
+    let (secret, _) = enrol(&app, &browser).await;
+    let code = next_code(&secret);
+    let (first, second) = (
+        password_step(&app, email).await,
+        password_step(&app, email).await,
+    );
+    let (first, second) = tokio::join!(
+        code_step(&app, &first, &code),
+        code_step(&app, &second, &code)
+    );
+    let mut landings = [first.0, second.0];
+    landings.sort();
+    assert_eq!(landings, ["/", "/login?error=code"], "accepted once");
+}
+
+#[tokio::test]
 async fn a_recovery_code_signs_in_once() {
     let app = spawn_app().await;
     let email = "finance@2fa.test";
