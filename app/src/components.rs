@@ -7,7 +7,9 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
-use crate::console::{Console, ConsoleError, CsrfToken, CurrentUser, MagicIban, Permission, Scope};
+use crate::console::{
+    Console, ConsoleError, CsrfToken, CurrentUser, Flash, MagicIban, Permission, Scope,
+};
 use crate::i18n::Lang;
 use crate::vocabulary::code_word;
 
@@ -28,6 +30,15 @@ pub fn csrf_token() -> String {
         .and_then(|parts| parts.extensions.get::<CsrfToken>().cloned())
         .map(|token| token.0)
         .unwrap_or_default()
+}
+
+/// The notice the session kept for this page only (a new invitation's link, a new secret, new
+/// recovery codes), if any: shown once.
+pub fn flash() -> Option<String> {
+    use_context::<http::request::Parts>()?
+        .extensions
+        .get::<Flash>()
+        .map(|flash| flash.0.clone())
 }
 
 pub fn console() -> Arc<dyn Console> {
@@ -132,9 +143,11 @@ pub fn cursor() -> Option<String> {
 pub fn Nav() -> impl IntoView {
     let links: Vec<(&str, String)> = match current_user() {
         None => vec![],
+        Some(user) if user.must_enrol() => vec![("/settings/security", tr!("nav-security"))],
         Some(user) if user.is_support() => vec![
             ("/support", tr!("nav-support")),
             ("/reconciliation", tr!("nav-reconciliation")),
+            ("/settings/security", tr!("nav-security")),
         ],
         Some(user) => {
             let mut links = vec![
@@ -156,6 +169,7 @@ pub fn Nav() -> impl IntoView {
             if user.may(Permission::SeeAuditLog) {
                 links.push(("/settings/audit", tr!("nav-audit")));
             }
+            links.push(("/settings/security", tr!("nav-security")));
             links
         }
     };
@@ -335,14 +349,6 @@ pub fn OverlapOptions() -> impl IntoView {
         <option value="7d">{tr!("webhooks-overlap-7d")}</option>
         <option value="now">{tr!("webhooks-overlap-now")}</option>
     }
-}
-
-/// What the server kept for this page alone (a new secret, an invitation link): shown once.
-pub fn flash() -> Option<String> {
-    use_context::<http::request::Parts>()?
-        .extensions
-        .get::<crate::console::Flash>()
-        .map(|flash| flash.0.clone())
 }
 
 pub fn mint_key() -> String {

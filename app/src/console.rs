@@ -10,6 +10,8 @@ pub use kaadxpay_types::{Moment, Money, Permission, Role};
 /// Who is signed in, put into the request by the server's session layer.
 #[derive(Debug, Clone)]
 pub struct CurrentUser {
+    /// The user's id (`usr_…`).
+    pub id: String,
     pub email: String,
     /// `Some` for a merchant user; `None` for support staff, who see every merchant.
     pub merchant_id: Option<MerchantId>,
@@ -19,6 +21,10 @@ pub struct CurrentUser {
     pub csrf_token: String,
     /// The address the request came from, for the audit log.
     pub address: Option<std::net::IpAddr>,
+    /// Whether the user has two-step sign-in.
+    pub two_factor: bool,
+    /// Whether the user's merchant requires two-step sign-in of every member.
+    pub two_factor_required: bool,
 }
 
 impl CurrentUser {
@@ -29,6 +35,12 @@ impl CurrentUser {
     /// Whether this member's role allows `permission` (support staff: never).
     pub fn may(&self, permission: Permission) -> bool {
         self.role.is_some_and(|role| role.may(permission))
+    }
+
+    /// Whether the user must set up two-step sign-in before anything else (its merchant
+    /// requires it and it has none).
+    pub fn must_enrol(&self) -> bool {
+        self.two_factor_required && !self.two_factor
     }
 
     /// Whose data this user may see.
@@ -52,6 +64,31 @@ pub enum Scope {
 /// The console's own CSRF token before sign-in (the login form), put into the request too.
 #[derive(Debug, Clone)]
 pub struct CsrfToken(pub String);
+
+/// Put into the request of a visitor whose password was right and who has two-step sign-in:
+/// the sign-in page asks for the code.
+#[derive(Debug, Clone, Copy)]
+pub struct SecondStep;
+
+/// Two-step sign-in being set up: the secret in base32 and as a QR code (an `<svg>` element
+/// drawn by the server from the `otpauth://` URL).
+#[derive(Debug, Clone)]
+pub struct Enrolment {
+    pub secret: String,
+    pub qr_svg: String,
+}
+
+/// The signed-in user's two-step sign-in, for `/settings/security`.
+#[derive(Debug, Clone)]
+pub struct Security {
+    /// Since when it is on; `None` while it is not.
+    pub enrolled_at: Option<DateTime<Utc>>,
+    pub recovery_codes_left: i64,
+    /// While it is not on: what to set it up with.
+    pub enrolment: Option<Enrolment>,
+    /// Whether the merchant requires it of every member.
+    pub required: bool,
+}
 
 #[derive(Debug, Clone)]
 pub struct PayoutRow {
@@ -621,6 +658,8 @@ pub trait Console: Send + Sync + 'static {
         merchant_id: &MerchantId,
         subject: &Subject,
     ) -> ConsoleResult<()>;
+    /// The user's two-step sign-in; an enrolment is begun (its secret made) while it is off.
+    async fn security(&self, user: &CurrentUser) -> ConsoleResult<Security>;
     /// The actions an audit log entry can name, for the page's filter.
     fn audit_actions(&self) -> Vec<String>;
     /// The merchant's audit log, newest first, filtered; a refusal names a filter that cannot

@@ -62,6 +62,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/settings/keys") view=pages::ApiKeys ssr=SsrMode::Async/>
                     <Route path=path!("/settings/audit") view=pages::Audit ssr=SsrMode::Async/>
                     <Route path=path!("/settings/payouts") view=pages::PayoutSettings ssr=SsrMode::Async/>
+                    <Route path=path!("/settings/security") view=pages::SecurityPage ssr=SsrMode::Async/>
+                    <Route path=path!("/step-up") view=pages::StepUp ssr=SsrMode::Async/>
                     <Route path=path!("/invitations/:token") view=pages::AcceptInvitation ssr=SsrMode::Async/>
                     <Route path=path!("/support/timeline") view=pages::SupportTimeline ssr=SsrMode::Async/>
                     <Route path=path!("/webhooks") view=pages::Webhooks ssr=SsrMode::Async/>

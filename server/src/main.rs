@@ -1,4 +1,5 @@
-//! The `kaadxpay` command line: serve (the default), migrate, merchants, users, partner-sim,
+//! The `kaadxpay` command line: serve (the default), migrate, merchants, users (create,
+//! reset-two-factor), partner-sim,
 //! reconcile, reversals, sweep, purge.
 
 use anyhow::Context;
@@ -7,13 +8,14 @@ use clap::{Parser, Subcommand};
 use kaadxpay_partner_sim::{self as sim, SimArgs};
 use kaadxpay_types::Role;
 use server::accounts::auth::{self, NewMerchant};
-use server::accounts::users;
+use server::accounts::{two_factor, users};
 use server::idempotency::maintenance;
 use server::platform::db::Database;
+use server::platform::sealing::SecretsKey;
 use server::platform::telemetry::{self, LogTarget};
 use server::reconcile::{reversals, Reconciler};
 use server::service::components;
-use server::service::config::{ServeArgs, Settings};
+use server::service::config::{Hidden, ServeArgs, Settings};
 use server::service::startup::Application;
 
 #[derive(Parser)]
@@ -112,6 +114,12 @@ enum UsersCommand {
         #[arg(long)]
         support: bool,
     },
+    /// Take away a user's two-step sign-in (a lost phone, say), after checking who asks: the
+    /// user then signs in with the password alone and enrols again. Recorded in the audit log.
+    ResetTwoFactor {
+        #[arg(long)]
+        email: String,
+    },
 }
 
 /// The demo merchant of the embedded mode: a fixed, published test key.
@@ -198,6 +206,17 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
             println!("user {id} created");
             Ok(())
         }
+        Command::Users {
+            command: UsersCommand::ResetTwoFactor { email },
+        } => {
+            let operator = std::env::var("USER").unwrap_or_else(|_| "operator".to_owned());
+            anyhow::ensure!(
+                two_factor::reset(&db.pool, &email, &operator).await?,
+                "{email} has no account"
+            );
+            println!("two-step sign-in of {email} reset: the password alone signs in until it is set up again");
+            Ok(())
+        }
         Command::PartnerSim(_) => unreachable!("the simulator needs no database and is run first"),
         Command::Reconcile { date, apply } => {
             let partner_url = settings.partner_url_or_local();
@@ -249,6 +268,11 @@ async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::R
     if db.embedded.is_some() {
         // A laptop's own receivers are what local development registers.
         settings.webhook_allow_private_networks = true;
+        // The key that seals secrets at rest stays with the data it seals.
+        if settings.secrets_key.is_none() {
+            let key = SecretsKey::from_file_in(&settings.data_dir)?;
+            settings.secrets_key = Some(Hidden(key.to_hex()));
+        }
     }
     let app = Application::build(&settings, db.pool.clone(), args.addr).await?;
     let addr = app.local_addr();

@@ -20,6 +20,7 @@ nav-reconciliation = Reconciliation
 nav-team = Team
 nav-api-keys = API keys
 nav-audit = Audit log
+nav-security = Security
 nav-support = Support
 nav-sign-out = Sign out
 nav-language = Language
@@ -37,6 +38,7 @@ field-description = Description
 field-error = Error
 field-email = Email
 field-password = Password
+field-authentication-code = Authentication code
 
 ## List filters
 filter-any = any
@@ -147,6 +149,9 @@ login-submit = Sign in
 login-invalid = Those credentials are not right. Check them and try again.
 login-throttled = Too many failed sign-ins. Wait 15 minutes, then try again.
 login-expired = The form had expired. Please sign in again.
+login-verify = Verify
+login-code-hint = Enter the 6-digit code from your authenticator app, or one of your recovery codes.
+login-code-invalid = That code is not right, or it was already used. Enter the current code from your app, or an unused recovery code.
 
 ## Overview
 home-balance = Balance
@@ -369,6 +374,7 @@ audit-change = Before → after
 audit-actor-user = member
 audit-actor-api-key = API key
 audit-actor-support = support staff
+audit-actor-operator = operator
 audit-empty = No entry matches. Every change to the account, every sign-in and every look-up by support staff is recorded here.
 audit-hint = Entries are kept for a year and can never be changed.
 
@@ -389,3 +395,16 @@ threshold-amount = Approval threshold
 threshold-save = Save
 threshold-current = Current thresholds
 threshold-none = No threshold is set: no payout needs approval.
+## Two-step sign-in (/settings/security) and step-up (/step-up)
+security-set-up = Set up two-step sign-in
+security-scan = Scan this QR code with an authenticator app (such as Google Authenticator, 1Password or Authy), then enter the code it shows.
+security-qr = QR code of the secret, for an authenticator app
+security-or-type = Or type this secret into the app:
+security-turn-on = Turn on two-step sign-in
+security-recovery-codes = Two-step sign-in is on. Keep these recovery codes somewhere safe: each signs you in once without your phone, and they are shown only now.
+security-on = Two-step sign-in is on since { $since }; { $left } recovery codes left. If you lose your phone, sign in with a recovery code, or ask an operator to reset it.
+security-required-notice = Your team requires two-step sign-in: set it up to continue.
+security-require-all = Require two-step sign-in for every member
+security-save = Save
+step-up-title = Confirm it is you
+step-up-body = This change needs a recent authentication code. Enter the current code from your app (or a recovery code), then submit the form again.

@@ -21,6 +21,7 @@ nav-reconciliation = 对账
 nav-api-keys = API 密钥
 nav-team = 团队
 nav-audit = 审计日志
+nav-security = 安全
 nav-support = 客服
 nav-sign-out = 退出登录
 nav-language = 语言
@@ -38,6 +39,7 @@ field-description = 描述
 field-error = 错误
 field-email = 邮箱
 field-password = 密码
+field-authentication-code = 验证码
 
 ## List filters
 filter-any = 全部
@@ -148,6 +150,9 @@ login-submit = 登录
 login-invalid = 登录凭据不正确，请检查后重试。
 login-throttled = 登录失败次数过多，请 15 分钟后再试。
 login-expired = 表单已过期，请重新登录。
+login-verify = 验证
+login-code-hint = 请输入身份验证器应用显示的 6 位验证码，或一个恢复码。
+login-code-invalid = 验证码不正确或已被使用。请输入应用当前显示的验证码，或一个未用过的恢复码。
 
 ## Overview
 home-balance = 余额
@@ -370,6 +375,7 @@ audit-change = 之前 → 之后
 audit-actor-user = 成员
 audit-actor-api-key = API 密钥
 audit-actor-support = 支持人员
+audit-actor-operator = 运维人员
 audit-empty = 没有符合条件的记录。账户的每项更改、每次登录以及支持人员的每次查阅都记录在此。
 audit-hint = 记录保留一年，且永远无法更改。
 
@@ -390,3 +396,16 @@ threshold-amount = 审批阈值
 threshold-save = 保存
 threshold-current = 当前阈值
 threshold-none = 尚未设置阈值：任何付款都无需审批。
+# 两步登录 (/settings/security) 与二次验证 (/step-up)
+security-set-up = 设置两步登录
+security-scan = 用身份验证器应用（如 Google Authenticator、1Password 或 Authy）扫描此二维码，然后输入它显示的验证码。
+security-qr = 供身份验证器应用扫描的密钥二维码
+security-or-type = 或在应用中手动输入此密钥：
+security-turn-on = 开启两步登录
+security-recovery-codes = 两步登录已开启。请把这些恢复码保存在安全的地方：每个恢复码可在没有手机时登录一次，且只显示这一次。
+security-on = 两步登录自 { $since } 起已开启；剩余 { $left } 个恢复码。如果丢失手机，请用恢复码登录，或请运维人员重置。
+security-required-notice = 您的团队要求开启两步登录：请先完成设置。
+security-require-all = 要求所有成员开启两步登录
+security-save = 保存
+step-up-title = 确认是您本人
+step-up-body = 此操作需要最近输入过的验证码。请输入应用当前显示的验证码（或一个恢复码），然后重新提交表单。

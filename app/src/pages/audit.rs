@@ -26,6 +26,7 @@ fn who(entry: &AuditEntry) -> String {
     let kind = match entry.actor_kind.as_str() {
         "api_key" => tr!("audit-actor-api-key"),
         "support" => tr!("audit-actor-support"),
+        "operator" => tr!("audit-actor-operator"),
         _ => tr!("audit-actor-user"),
     };
     format!("{} ({kind})", entry.actor)

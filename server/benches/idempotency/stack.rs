@@ -43,6 +43,8 @@ impl Server {
         let child = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
             .args(["serve", "--addr", &addr])
             .env("DATABASE_URL", db_url)
+            // Any key: the benchmark seals no secret, but `serve` on a database needs one.
+            .env("KAADXPAY_SECRETS_KEY", "42".repeat(32))
             .env("RUST_LOG", "warn")
             .envs(env.iter().copied())
             .stdout(Stdio::null())

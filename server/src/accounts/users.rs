@@ -91,8 +91,11 @@ pub const THROTTLE_WINDOW_MINUTES: i32 = 15;
 
 /// The outcome of a sign-in attempt.
 pub enum SignIn {
-    /// The user's id.
+    /// The user's id: signed in.
     Accepted(String),
+    /// The user's id: the password was right, and the user has two-step sign-in, whose code
+    /// is asked next (`two_factor::sign_in`); not signed in until it is given.
+    SecondFactor(String),
     Refused,
     /// Too many recent failures for this account or from this address; the password was not
     /// even checked.
@@ -106,6 +109,10 @@ pub struct User {
     pub merchant_id: Option<MerchantId>,
     /// A member's role (`owner`, `admin`, `developer`, `finance`, `viewer`), or `support`.
     pub role: String,
+    /// Whether the user has two-step sign-in (confirmed).
+    pub two_factor: bool,
+    /// Whether the user's merchant requires two-step sign-in of every member.
+    pub two_factor_required: bool,
 }
 
 impl User {
@@ -115,29 +122,21 @@ impl User {
     }
 }
 
-/// Checks a password against the stored Argon2id hash, throttled per account and per client
-/// address in the database, so that every app server throttles alike.
+/// Records an attempt at one of `email`'s secrets (a password, a code) from `client` as a
+/// failure, unless there were too many recent failures for the account or from the address:
+/// then `None`, and the secret must not be checked. An attempt that turns out right is
+/// [`forgive`]n.
 ///
 /// The throttle is atomic: under advisory locks on the account and the address, the recent
-/// failures are counted and this attempt is recorded as one before the password is checked
-/// (a success takes it back), so a burst of parallel guesses counts every guess and at most
-/// [`MAX_FAILURES`] of them are ever checked. An unknown email is checked against a dummy hash,
-/// so it costs the same Argon2 verification and its answer comes as late. Argon2 runs on the
-/// blocking pool. A member's sign-in, and a member's failed one, write an audit entry (an
-/// unknown email has no merchant to write it for; support staff have none either).
-pub async fn sign_in(
-    pool: &PgPool,
-    email: &str,
-    password: &str,
-    client: IpAddr,
-) -> anyhow::Result<SignIn> {
-    let email = email.trim().to_lowercase();
+/// failures are counted and this attempt is recorded before its secret is checked, so a burst
+/// of parallel guesses counts every guess and at most [`MAX_FAILURES`] of them are ever checked.
+pub async fn attempt(pool: &PgPool, email: &str, client: IpAddr) -> anyhow::Result<Option<i64>> {
     let client = client.to_string();
     let mut tx = pool.begin().await?;
     sqlx::query(
         "SELECT pg_advisory_xact_lock(1, hashtext($1)), pg_advisory_xact_lock(2, hashtext($2))",
     )
-    .bind(&email)
+    .bind(email)
     .bind(&client)
     .execute(&mut *tx)
     .await?;
@@ -146,7 +145,7 @@ pub async fn sign_in(
          FROM login_failures \
          WHERE (email = $1 OR client_addr = $2) AND failed_at > now() - make_interval(mins => $3)",
     )
-    .bind(&email)
+    .bind(email)
     .bind(&client)
     .bind(THROTTLE_WINDOW_MINUTES)
     .fetch_one(&mut *tx)
@@ -154,21 +153,64 @@ pub async fn sign_in(
     let attempt: i64 = sqlx::query_scalar(
         "INSERT INTO login_failures (email, client_addr) VALUES ($1, $2) RETURNING id",
     )
-    .bind(&email)
+    .bind(email)
     .bind(&client)
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
     if by_account >= MAX_FAILURES || by_address >= MAX_FAILURES_PER_ADDRESS {
-        return Ok(SignIn::Throttled);
+        return Ok(None);
     }
+    Ok(Some(attempt))
+}
 
-    let stored: Option<(String, String, Option<MerchantId>)> =
-        sqlx::query_as("SELECT id, password_hash, merchant_id FROM users WHERE email = $1")
-            .bind(&email)
-            .fetch_optional(pool)
-            .await?;
-    let hash = stored.as_ref().map(|(_, hash, _)| hash.clone());
+/// Takes back an [`attempt`] that was right: it no longer counts as a failure.
+pub async fn forgive(conn: impl sqlx::PgExecutor<'_>, attempt: i64) -> sqlx::Result<()> {
+    sqlx::query("DELETE FROM login_failures WHERE id = $1")
+        .bind(attempt)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The audit entry of a member's sign-in, saying which second factor it took (`none`, `totp`,
+/// `recovery_code`).
+pub fn signed_in_entry<'a>(
+    merchant_id: &'a MerchantId,
+    by: &'a By,
+    user_id: &'a str,
+    second_factor: &str,
+) -> Entry<'a> {
+    Entry::new(merchant_id, by, Action::UserSignedIn, "user", user_id)
+        .after(serde_json::json!({ "second_factor": second_factor }))
+}
+
+/// Checks a password against the stored Argon2id hash, throttled per account and per client
+/// address in the database ([`attempt`]), so that every app server throttles alike. An
+/// unknown email is checked against a dummy hash, so it costs the same Argon2 verification and
+/// its answer comes as late. Argon2 runs on the blocking pool. A member's sign-in, and a
+/// member's failed one, write an audit entry (an unknown email has no merchant to write it for;
+/// support staff have none either); a user with two-step sign-in is not signed in yet
+/// ([`SignIn::SecondFactor`]), and its sign-in is recorded with the second step.
+pub async fn sign_in(
+    pool: &PgPool,
+    email: &str,
+    password: &str,
+    client: IpAddr,
+) -> anyhow::Result<SignIn> {
+    let email = email.trim().to_lowercase();
+    let Some(attempt) = attempt(pool, &email, client).await? else {
+        return Ok(SignIn::Throttled);
+    };
+
+    let stored: Option<(String, String, Option<MerchantId>, bool)> = sqlx::query_as(
+        "SELECT u.id, u.password_hash, u.merchant_id, t.confirmed_at IS NOT NULL \
+         FROM users u LEFT JOIN two_factor t ON t.user_id = u.id WHERE u.email = $1",
+    )
+    .bind(&email)
+    .fetch_optional(pool)
+    .await?;
+    let hash = stored.as_ref().map(|(_, hash, _, _)| hash.clone());
     let password = password.to_owned();
     let verified = tokio::task::spawn_blocking(move || {
         verify(&password, hash.as_deref().unwrap_or_else(|| dummy_hash()))
@@ -176,22 +218,22 @@ pub async fn sign_in(
     .await?;
     let by = By {
         actor: Actor::User(email.clone()),
-        address: client.parse().ok(),
+        address: Some(client),
     };
     let mut tx = pool.begin().await?;
     let signed_in = match stored {
-        Some((id, _, merchant_id)) if verified => {
-            sqlx::query("DELETE FROM login_failures WHERE id = $1")
-                .bind(attempt)
-                .execute(&mut *tx)
-                .await?;
+        Some((id, _, _, true)) if verified => {
+            forgive(&mut *tx, attempt).await?;
+            SignIn::SecondFactor(id)
+        }
+        Some((id, _, merchant_id, false)) if verified => {
+            forgive(&mut *tx, attempt).await?;
             if let Some(merchant_id) = &merchant_id {
-                let entry = Entry::new(merchant_id, &by, Action::UserSignedIn, "user", &id);
-                audit::record(&mut tx, &entry).await?;
+                audit::record(&mut tx, &signed_in_entry(merchant_id, &by, &id, "none")).await?;
             }
             SignIn::Accepted(id)
         }
-        Some((id, _, Some(merchant_id))) => {
+        Some((id, _, Some(merchant_id), _)) => {
             let entry = Entry::new(&merchant_id, &by, Action::UserSignInFailed, "user", &id);
             audit::record(&mut tx, &entry).await?;
             SignIn::Refused
@@ -226,11 +268,19 @@ fn hash_password(password: &str) -> anyhow::Result<String> {
         .to_string())
 }
 
+/// The user `id`, with its two-step sign-in and whether its merchant requires it.
 pub async fn find(pool: &PgPool, id: &str) -> sqlx::Result<Option<User>> {
-    sqlx::query_as("SELECT id, email, merchant_id, role FROM users WHERE id = $1")
-        .bind(id)
-        .fetch_optional(pool)
-        .await
+    sqlx::query_as(
+        "SELECT u.id, u.email, u.merchant_id, u.role, \
+           t.confirmed_at IS NOT NULL AS two_factor, \
+           coalesce(m.require_two_factor, false) AS two_factor_required \
+         FROM users u LEFT JOIN two_factor t ON t.user_id = u.id \
+           LEFT JOIN merchants m ON m.id = u.merchant_id \
+         WHERE u.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await
 }
 
 pub async fn exists(pool: &PgPool, email: &str) -> sqlx::Result<bool> {

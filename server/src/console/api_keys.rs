@@ -1,13 +1,13 @@
 //! The API keys' forms (`/settings/keys`): create a key, roll one with an overlap for the old
 //! secret (each under the form's idempotency key, minted when the page was rendered, through the
 //! API's commands, so a double click makes one key), and revoke one (a state: asking twice
-//! changes nothing). Owners, admins and developers only. A new secret is shown once, on the
+//! changes nothing). Owners, admins and developers only, with a recent second factor. A new secret is shown once, on the
 //! next page, and only to the submit that made it: the API stores no secret, so a replay has
 //! none to show, and the first submit's page shows it.
 
 use std::sync::Arc;
 
-use axum::extract::Path;
+use axum::extract::{Path, State};
 use axum::response::Response;
 use axum::{Extension, Form};
 use serde::Deserialize;
@@ -15,8 +15,9 @@ use tower_sessions::Session;
 
 use app::console::{ApiKeyChange, Console, CurrentUser, Permission};
 
-use super::forms::{acting_merchant, back_with_secret};
+use super::forms::{back_with_secret, stepped_up_merchant};
 use super::notices::answer;
+use crate::service::state::AppState;
 use app::notice::Notice;
 
 const API_KEYS: &str = "/settings/keys";
@@ -36,6 +37,7 @@ pub struct KeyForm {
 
 /// `POST /settings/keys`: a new key.
 pub async fn create(
+    State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
@@ -45,11 +47,12 @@ pub async fn create(
         name: form.name.clone(),
         access: form.access.clone(),
     };
-    change_key(&session, &user, &console, &form, change).await
+    change_key(&state, &session, &user, &console, &form, change).await
 }
 
 /// `POST /settings/keys/{id}/roll` and `/revoke`.
 pub async fn act(
+    State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
@@ -64,23 +67,25 @@ pub async fn act(
         "revoke" => ApiKeyChange::Revoke { id },
         _ => return answer(axum::http::StatusCode::NOT_FOUND, Notice::NotFound),
     };
-    change_key(&session, &user, &console, &form, change).await
+    change_key(&state, &session, &user, &console, &form, change).await
 }
 
 async fn change_key(
+    state: &AppState,
     session: &Session,
     user: &CurrentUser,
     console: &Arc<dyn Console>,
     form: &KeyForm,
     change: ApiKeyChange,
 ) -> Response {
+    let permission = Permission::ManageIntegrations;
     let merchant_id =
-        match acting_merchant(session, user, &form.csrf, Permission::ManageIntegrations).await {
+        match stepped_up_merchant(state, session, user, &form.csrf, permission, API_KEYS).await {
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
     let done = console
         .change_api_key(user, &merchant_id, change, &form.idempotency_key)
         .await;
-    back_with_secret(session, API_KEYS, done).await
+    back_with_secret(state, session, API_KEYS, done).await
 }

@@ -1,12 +1,13 @@
 //! The forms of payout approvals: "Approve" and "Reject" on a payout awaiting approval (members
 //! whose role may create payouts, never the payout's creator, who gets a `403` page saying why),
-//! and the approval thresholds of `/settings/payouts` (owners and admins). Each answers a `303`
+//! and the approval thresholds of `/settings/payouts` (owners and admins), each with a recent
+//! second factor when the member has one. Each answers a `303`
 //! like every form; a decision runs under the key its form was rendered with, so double clicks
 //! and two members at once make one outcome.
 
 use std::sync::Arc;
 
-use axum::extract::Path;
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
@@ -16,8 +17,9 @@ use tower_sessions::Session;
 use app::console::{Console, CurrentUser, Decision, Permission};
 use app::notice::Notice;
 
-use super::forms::{acting_merchant, back_to};
+use super::forms::{back_to, stepped_up_merchant};
 use super::notices::answer;
+use crate::service::state::AppState;
 
 const SETTINGS: &str = "/settings/payouts";
 
@@ -31,6 +33,7 @@ pub struct DecisionForm {
 /// payout's page once decided (or already decided by this form); a `403` page for a member
 /// whose role may not, or who created the payout.
 pub async fn decide(
+    State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
@@ -42,8 +45,10 @@ pub async fn decide(
         "reject" => Decision::Reject,
         _ => return answer(StatusCode::NOT_FOUND, Notice::NotFound),
     };
+    let page = format!("/payouts/{id}");
+    let permission = Permission::CreatePayouts;
     let merchant_id =
-        match acting_merchant(&session, &user, &form.csrf, Permission::CreatePayouts).await {
+        match stepped_up_merchant(&state, &session, &user, &form.csrf, permission, &page).await {
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
@@ -68,16 +73,21 @@ pub struct ThresholdForm {
 }
 
 pub async fn set_threshold(
+    State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
     Form(form): Form<ThresholdForm>,
 ) -> Response {
-    let merchant_id =
-        match acting_merchant(&session, &user, &form.csrf, Permission::ManageThresholds).await {
-            Ok(merchant_id) => merchant_id,
-            Err(refused) => return refused,
-        };
+    let permission = Permission::ManageThresholds;
+    let merchant_id = match stepped_up_merchant(
+        &state, &session, &user, &form.csrf, permission, SETTINGS,
+    )
+    .await
+    {
+        Ok(merchant_id) => merchant_id,
+        Err(refused) => return refused,
+    };
     let changed = console
         .change_threshold(&user, &merchant_id, &form.currency, &form.amount)
         .await;

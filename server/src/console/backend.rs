@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use app::console::{
     ApiKeyChange, ApiKeyRow, AttemptRow, AuditEntry, AuditFilter, Console, ConsoleResult,
-    CurrentUser, Decision, DeliveryRow, EndpointChange, EndpointRow, EndpointState, EventRow,
-    HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow, Overview, Page,
-    PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters, RequestView,
-    Role, RunItem, RunRow, Scope, SearchHit, SearchQuery, Subject, Submission, TimelineEntry,
+    CurrentUser, Decision, DeliveryRow, EndpointChange, EndpointRow, EndpointState, Enrolment,
+    EventRow, HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow, Overview,
+    Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters,
+    RequestView, Role, RunItem, RunRow, Scope, SearchHit, SearchQuery, Security, Subject,
+    Submission, TimelineEntry,
 };
 use async_trait::async_trait;
 
@@ -26,7 +27,7 @@ use super::views::{
 };
 use crate::accounts::auth::keys::{self as api_keys, CreateKey, RollKey};
 use crate::accounts::auth::Secret;
-use crate::accounts::team;
+use crate::accounts::{team, two_factor};
 use crate::contract::error::Error;
 use crate::contract::input;
 use crate::contract::pagination::{Filters as ListFilters, MAX_LIMIT};
@@ -900,6 +901,35 @@ impl Console for PgConsole {
         let entry = Entry::new(merchant_id, &by, Action::SupportViewed, kind, id);
         let mut conn = self.state.pool.acquire().await.map_err(failed)?;
         audit::record(&mut conn, &entry).await.map_err(failed)
+    }
+
+    async fn security(&self, user: &CurrentUser) -> ConsoleResult<Security> {
+        let state = &self.state;
+        let status = two_factor::status(&state.pool, &user.id)
+            .await
+            .map_err(failed)?;
+        let enrolment = match status.confirmed_at {
+            Some(_) => None,
+            None => two_factor::enrolment(&state.pool, &state.sealer, &user.id, &user.email)
+                .await
+                .map_err(failed)?
+                .map(|enrolment| Enrolment {
+                    secret: enrolment.secret,
+                    qr_svg: enrolment.qr_svg,
+                }),
+        };
+        let required = match &user.merchant_id {
+            Some(merchant_id) => two_factor::required(&state.pool, merchant_id)
+                .await
+                .map_err(failed)?,
+            None => false,
+        };
+        Ok(Security {
+            enrolled_at: status.confirmed_at,
+            recovery_codes_left: status.recovery_codes_left,
+            enrolment,
+            required,
+        })
     }
 
     fn audit_actions(&self) -> Vec<String> {

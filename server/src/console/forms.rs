@@ -22,6 +22,8 @@ use app::notice::Notice;
 
 use super::notices::answer;
 use super::session;
+use super::step_up::{recent_second_factor, CodeForm};
+use crate::accounts::two_factor::{self, Checked};
 use crate::accounts::users::{self, SignIn};
 use crate::history::audit::{Actor, By};
 use crate::service::state::AppState;
@@ -39,14 +41,22 @@ fn encode(text: &str) -> String {
     utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()
 }
 
-/// A form whose CSRF token does not match: `403`.
-pub(super) fn forbidden() -> Response {
-    answer(StatusCode::FORBIDDEN, Notice::FormExpired)
-}
+pub(super) use super::notices::{failure, forbidden};
 
-pub(super) fn failure(error: impl std::fmt::Display) -> Response {
-    tracing::error!(error = %error, "console form failed");
-    answer(StatusCode::INTERNAL_SERVER_ERROR, Notice::Failure)
+/// [`acting_merchant`], for a change that also needs a second factor given recently (when the
+/// member has one, or the merchant requires one): else the answer asks for a code and comes
+/// back to `back`.
+pub(super) async fn stepped_up_merchant(
+    state: &AppState,
+    session: &Session,
+    user: &CurrentUser,
+    csrf: &str,
+    permission: Permission,
+    back: &str,
+) -> Result<MerchantId, Response> {
+    let merchant_id = acting_merchant(session, user, csrf, permission).await?;
+    recent_second_factor(state, session, user, back).await?;
+    Ok(merchant_id)
 }
 
 /// The merchant a form acts for, once its CSRF token checks out and the member's role allows
@@ -95,6 +105,7 @@ pub(super) fn back_to(page: &str, done: ConsoleResult<Result<(), Refusal>>) -> R
 /// Back to `page` after a change that may have made a secret: the secret is kept for that page
 /// alone to show once (never in an address); a refusal goes in the address.
 pub(super) async fn back_with_secret(
+    state: &AppState,
     session: &Session,
     page: &str,
     done: ConsoleResult<Result<Option<String>, Refusal>>,
@@ -102,7 +113,7 @@ pub(super) async fn back_with_secret(
     match done {
         Ok(Ok(secret)) => {
             if let Some(secret) = secret {
-                if let Err(error) = session::flash(session, &secret).await {
+                if let Err(error) = session::flash(&state.sealer, session, &secret).await {
                     return failure(error);
                 }
             }
@@ -130,18 +141,63 @@ pub async fn login(
         return Redirect::to("/login?error=expired").into_response();
     }
     match users::sign_in(&state.pool, &form.email, &form.password, client.ip()).await {
-        Ok(SignIn::Accepted(user_id)) => {
-            if let Err(err) = session::sign_in(&session, &user_id).await {
-                return failure(err);
+        Ok(SignIn::Accepted(user_id)) => signed_in(&state, &session, &user_id).await,
+        Ok(SignIn::SecondFactor(user_id)) => {
+            match session::await_second_factor(&session, &user_id).await {
+                Ok(()) => Redirect::to("/login").into_response(),
+                Err(err) => failure(err),
             }
-            let home = match users::find(&state.pool, &user_id).await {
-                Ok(Some(user)) if user.merchant_id.is_none() => "/support",
-                _ => "/",
-            };
-            Redirect::to(home).into_response()
         }
         Ok(SignIn::Refused) => Redirect::to("/login?error=invalid").into_response(),
         Ok(SignIn::Throttled) => Redirect::to("/login?error=throttled").into_response(),
+        Err(err) => failure(err),
+    }
+}
+
+/// Signs `user_id` in and sends it to its start page.
+async fn signed_in(state: &AppState, session: &Session, user_id: &str) -> Response {
+    if let Err(err) = session::sign_in(session, user_id).await {
+        return failure(err);
+    }
+    let home = match users::find(&state.pool, user_id).await {
+        Ok(Some(user)) if user.merchant_id.is_none() => "/support",
+        _ => "/",
+    };
+    Redirect::to(home).into_response()
+}
+
+/// The second step of a sign-in (`POST /login/code`): the code of the user whose password was
+/// right, or one of its recovery codes (once). Wrong codes count in the sign-in throttle.
+pub async fn login_code(
+    State(state): State<AppState>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    session: Session,
+    Form(form): Form<CodeForm>,
+) -> Response {
+    if !session::csrf_matches(&session, &form.csrf).await {
+        return Redirect::to("/login?error=expired").into_response();
+    }
+    let user = match session::pending_user_id(&session).await {
+        Ok(Some(user_id)) => users::find(&state.pool, &user_id).await,
+        Ok(None) => return Redirect::to("/login?error=expired").into_response(),
+        Err(err) => return failure(err),
+    };
+    let user = match user {
+        Ok(Some(user)) => user,
+        Ok(None) => return Redirect::to("/login?error=expired").into_response(),
+        Err(err) => return failure(err),
+    };
+    let checked = two_factor::sign_in(&state.pool, &state.sealer, &user, &form.code, client.ip());
+    match checked.await {
+        Ok(Checked::Accepted(_)) => {
+            let answer = signed_in(&state, &session, &user.id).await;
+            match session::second_factor_given(&session).await {
+                Ok(()) => answer,
+                Err(err) => failure(err),
+            }
+        }
+        Ok(Checked::Refused) => Redirect::to("/login?error=code").into_response(),
+        Ok(Checked::Throttled) => Redirect::to("/login?error=throttled").into_response(),
         Err(err) => failure(err),
     }
 }
@@ -174,6 +230,7 @@ pub struct NewPayoutForm {
 /// Every submit of one rendered form (double clicks, Enter twice, a resubmit after Back or
 /// while the first is in flight) lands on the same payout's page.
 pub async fn new_payout(
+    State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
@@ -184,6 +241,9 @@ pub async fn new_payout(
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
+    if let Err(ask) = recent_second_factor(&state, &session, &user, "/payouts/new").await {
+        return ask;
+    }
     let submitted = PayoutForm {
         idempotency_key: form.idempotency_key,
         amount: form.amount,

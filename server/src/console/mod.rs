@@ -10,7 +10,9 @@ mod exports;
 mod filters;
 mod forms;
 mod notices;
+mod security;
 mod session;
+pub mod step_up;
 mod team;
 mod views;
 mod webhooks;
@@ -85,6 +87,10 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         ));
     let forms = Router::new()
         .route("/login", post(forms::login))
+        .route("/login/code", post(forms::login_code))
+        .route(step_up::STEP_UP, post(step_up::give_code))
+        .route("/settings/security/confirm", post(security::confirm))
+        .route("/settings/security/required", post(security::set_required))
         .route("/logout", post(forms::logout))
         // Not /payouts/new: a POST invalidates the browser's cached form page, which Back reuses.
         .route("/payouts", post(forms::new_payout))

@@ -16,6 +16,17 @@ pub(super) fn answer(status: StatusCode, notice: Notice) -> Response {
     (status, Extension(notice)).into_response()
 }
 
+/// A form whose CSRF token does not match: `403`.
+pub(super) fn forbidden() -> Response {
+    answer(StatusCode::FORBIDDEN, Notice::FormExpired)
+}
+
+/// A form that failed on our side: `500`, the cause in the logs.
+pub(super) fn failure(error: impl std::fmt::Display) -> Response {
+    tracing::error!(error = %error, "console form failed");
+    answer(StatusCode::INTERNAL_SERVER_ERROR, Notice::Failure)
+}
+
 /// The layer over the console's routes that writes an [`answer`]'s notice in the language of
 /// the request it answers.
 pub(super) async fn write(request: Request, next: Next) -> Response {

@@ -15,6 +15,7 @@ use app::console::{CurrentUser, Permission, Role};
 
 use super::forms::{acting_merchant, by_user, failure, forbidden};
 use super::session;
+use super::step_up::recent_second_factor;
 use crate::accounts::team::{self, Actor, TeamError};
 use crate::history::audit::By;
 use crate::service::state::AppState;
@@ -55,9 +56,16 @@ impl Manager {
     }
 }
 
-/// The acting member, once the form checks out and its role may manage the team.
-async fn manager(session: &Session, user: &CurrentUser, csrf: &str) -> Result<Manager, Response> {
+/// The acting member, once the form checks out, its role may manage the team and it gave a
+/// second factor recently (when it has one).
+async fn manager(
+    state: &AppState,
+    session: &Session,
+    user: &CurrentUser,
+    csrf: &str,
+) -> Result<Manager, Response> {
     let merchant_id = acting_merchant(session, user, csrf, Permission::ManageTeam).await?;
+    recent_second_factor(state, session, user, TEAM).await?;
     let user_id = session::user_id(session)
         .await
         .map_err(failure)?
@@ -83,7 +91,7 @@ pub async fn invite(
     Extension(user): Extension<CurrentUser>,
     Form(form): Form<InviteForm>,
 ) -> Response {
-    let manager = match manager(&session, &user, &form.csrf).await {
+    let manager = match manager(&state, &session, &user, &form.csrf).await {
         Ok(manager) => manager,
         Err(refused) => return refused,
     };
@@ -112,7 +120,7 @@ pub async fn invite(
                 }
             }
             // Shown once, on the next page: only the token's hash is kept.
-            if let Err(error) = session::flash(&session, &link).await {
+            if let Err(error) = session::flash(&state.sealer, &session, &link).await {
                 return failure(error);
             }
             Redirect::to(&after).into_response()
@@ -144,7 +152,7 @@ pub async fn change_role(
     Path(member_id): Path<String>,
     Form(form): Form<RoleForm>,
 ) -> Response {
-    let manager = match manager(&session, &user, &form.csrf).await {
+    let manager = match manager(&state, &session, &user, &form.csrf).await {
         Ok(manager) => manager,
         Err(refused) => return refused,
     };
@@ -169,7 +177,7 @@ pub async fn remove(
     Path(member_id): Path<String>,
     Form(form): Form<CsrfForm>,
 ) -> Response {
-    let manager = match manager(&session, &user, &form.csrf).await {
+    let manager = match manager(&state, &session, &user, &form.csrf).await {
         Ok(manager) => manager,
         Err(refused) => return refused,
     };

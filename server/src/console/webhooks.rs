@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::Path;
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::{Extension, Form};
@@ -16,14 +16,16 @@ use tower_sessions::Session;
 use app::console::{Console, CurrentUser, EndpointChange, EndpointState, Permission};
 use app::notice::Notice;
 
-use super::forms::{acting_merchant, back_to, back_with_secret};
+use super::forms::{back_to, back_with_secret, stepped_up_merchant};
 use super::notices::answer;
+use crate::service::state::AppState;
 
 const WEBHOOKS: &str = "/webhooks";
 
 /// Makes `change` for the member's merchant and goes back to the page, with the new secret
 /// kept for it to show once, or the refusal.
 async fn change(
+    state: &AppState,
     session: &Session,
     user: &CurrentUser,
     console: &Arc<dyn Console>,
@@ -31,15 +33,23 @@ async fn change(
     idempotency_key: &str,
     change: EndpointChange,
 ) -> Response {
-    let merchant_id =
-        match acting_merchant(session, user, csrf, Permission::ManageIntegrations).await {
-            Ok(merchant_id) => merchant_id,
-            Err(refused) => return refused,
-        };
+    let merchant_id = match stepped_up_merchant(
+        state,
+        session,
+        user,
+        csrf,
+        Permission::ManageIntegrations,
+        WEBHOOKS,
+    )
+    .await
+    {
+        Ok(merchant_id) => merchant_id,
+        Err(refused) => return refused,
+    };
     let done = console
         .change_endpoint(user, &merchant_id, change, idempotency_key)
         .await;
-    back_with_secret(session, WEBHOOKS, done).await
+    back_with_secret(state, session, WEBHOOKS, done).await
 }
 
 #[derive(Deserialize)]
@@ -53,6 +63,7 @@ pub struct AddForm {
 }
 
 pub async fn add(
+    State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
@@ -69,6 +80,7 @@ pub async fn add(
         events,
     };
     change(
+        &state,
         &session,
         &user,
         &console,
@@ -96,6 +108,7 @@ pub struct EndpointForm {
 /// `rotate`, `test` and `recover` act under the form's key; `disable`, `enable` and `delete` ask for a
 /// state, so asking twice changes nothing more and needs no key.
 pub async fn act(
+    State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
@@ -115,27 +128,28 @@ pub async fn act(
             id,
             since: form.since,
         },
-        state => {
-            let state = match state {
+        asked => {
+            let asked = match asked {
                 "disable" => EndpointState::Disabled,
                 "enable" => EndpointState::Enabled,
                 "delete" => EndpointState::Deleted,
                 _ => return answer(StatusCode::NOT_FOUND, Notice::NotFound),
             };
-            let merchant_id =
-                match acting_merchant(&session, &user, &form.csrf, Permission::ManageIntegrations)
-                    .await
-                {
-                    Ok(merchant_id) => merchant_id,
-                    Err(refused) => return refused,
-                };
+            let permission = Permission::ManageIntegrations;
+            let stepped_up =
+                stepped_up_merchant(&state, &session, &user, &form.csrf, permission, WEBHOOKS);
+            let merchant_id = match stepped_up.await {
+                Ok(merchant_id) => merchant_id,
+                Err(refused) => return refused,
+            };
             let done = console
-                .set_endpoint_state(&user, &merchant_id, &id, state)
+                .set_endpoint_state(&user, &merchant_id, &id, asked)
                 .await;
             return back_to(WEBHOOKS, done);
         }
     };
     change(
+        &state,
         &session,
         &user,
         &console,

@@ -31,6 +31,8 @@ pub enum Actor {
     ApiKey(String),
     /// Support staff, by email.
     Support(String),
+    /// An operator at the command line (`kaadxpay users reset-two-factor`), by login name.
+    Operator(String),
 }
 
 impl Actor {
@@ -39,12 +41,16 @@ impl Actor {
             Actor::User(_) => "user",
             Actor::ApiKey(_) => "api_key",
             Actor::Support(_) => "support",
+            Actor::Operator(_) => "operator",
         }
     }
 
     pub fn name(&self) -> &str {
         match self {
-            Actor::User(name) | Actor::ApiKey(name) | Actor::Support(name) => name,
+            Actor::User(name)
+            | Actor::ApiKey(name)
+            | Actor::Support(name)
+            | Actor::Operator(name) => name,
         }
     }
 }
@@ -58,8 +64,7 @@ pub struct By {
 
 macro_rules! actions {
     ($($variant:ident => $name:literal,)*) => {
-        /// What was done, named `<object>.<verb>` (API.md §11). Two-factor actions come
-        /// with that feature.
+        /// What was done, named `<object>.<verb>` (API.md §11).
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Action {
             $($variant,)*
@@ -91,6 +96,9 @@ actions! {
     WebhookEndpointUpdated => "webhook_endpoint.updated",
     WebhookEndpointDeleted => "webhook_endpoint.deleted",
     WebhookEndpointSecretRotated => "webhook_endpoint.secret_rotated",
+    TwoFactorEnrolled => "two_factor.enrolled",
+    TwoFactorReset => "two_factor.reset",
+    TwoFactorRequirementChanged => "two_factor.requirement_changed",
     PayoutCreated => "payout.created",
     PayoutApproved => "payout.approved",
     PayoutRejected => "payout.rejected",

@@ -1,6 +1,6 @@
 //! What the request log may keep of a body, path or query: every `whsec_…` webhook secret and
-//! `sk_…` API key replaced by its prefix and `[redacted]`, the values of a console form's `csrf`
-//! and `password` fields replaced by `[redacted]`, and every IBAN masked but its last 4
+//! `sk_…` API key replaced by its prefix and `[redacted]`, the values of a console form's `csrf`,
+//! `password` and `code` (an authentication or recovery code) fields replaced by `[redacted]`, and every IBAN masked but its last 4
 //! (`****3000`): the value of any `iban` field (JSON or form), whatever its shape, and anything
 //! else shaped like an IBAN (a country code, two check digits, 11 to 30 letters or digits, in one
 //! piece or in groups of four). Text PostgreSQL cannot store (U+0000) becomes U+FFFD. Runs in
@@ -36,7 +36,7 @@ pub fn redact(text: &str) -> String {
 }
 
 /// The console form fields whose values are never kept (`name=`, URL-encoded form bodies).
-const FORM_SECRETS: [&[u8]; 2] = [b"csrf=", b"password="];
+const FORM_SECRETS: [&[u8]; 3] = [b"csrf=", b"password=", b"code="];
 
 /// Replaces the value of every [`FORM_SECRETS`] field of a URL-encoded form, up to the next `&`.
 fn form_secrets(bytes: &[u8]) -> Vec<u8> {
@@ -266,6 +266,10 @@ mod tests {
         assert_eq!(
             redact("csrf=Ab3dE&amount=12.50&password=hunter2%26x&xcsrf=kept"),
             "csrf=[redacted]&amount=12.50&password=[redacted]&xcsrf=kept"
+        );
+        assert_eq!(
+            redact("csrf=x&code=abcde-12345&back=%2Fpayouts%2Fnew&postcode=kept"),
+            "csrf=[redacted]&code=[redacted]&back=%2Fpayouts%2Fnew&postcode=kept"
         );
     }
 

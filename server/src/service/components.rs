@@ -5,6 +5,7 @@
 
 use crate::history::retention::Retention;
 use crate::platform::mail::Mailer;
+use crate::platform::sealing::{NotAKey, Sealer, SecretsKey};
 use crate::request_log;
 use crate::service::config::{Settings, Switch, WEBHOOK_TIMEOUT};
 use crate::service::state::InvitationMail;
@@ -18,7 +19,18 @@ pub fn problems(settings: &Settings) -> Vec<String> {
     let mut problems = settings.problems();
     problems.extend(retention(settings).problems());
     problems.extend(request_log(settings).problems());
+    if let Some(Err(not_a_key)) = secrets_key(settings) {
+        problems.push(format!("{not_a_key}."));
+    }
     problems
+}
+
+/// The key secrets are sealed with, if one is set: read, or why it cannot be.
+pub fn secrets_key(settings: &Settings) -> Option<Result<SecretsKey, NotAKey>> {
+    settings
+        .secrets_key
+        .as_ref()
+        .map(|text| SecretsKey::from_hex(&text.0))
 }
 
 pub fn retention(settings: &Settings) -> Retention {
@@ -79,5 +91,16 @@ pub fn partner_webhook_secret(settings: &Settings) -> anyhow::Result<&str> {
                 "KAADXPAY_PARTNER_WEBHOOK_SECRET must be set when KAADXPAY_PARTNER_URL is"
             )
         }
+    }
+}
+
+/// What seals secrets at rest, under the configured key (the embedded mode's `serve` sets it
+/// from its key file before start-up).
+pub fn sealer(settings: &Settings) -> anyhow::Result<Sealer> {
+    match secrets_key(settings) {
+        Some(key) => Ok(Sealer::new(&key?)),
+        None => anyhow::bail!(
+            "KAADXPAY_SECRETS_KEY must be set: it seals two-step sign-in secrets at rest"
+        ),
     }
 }

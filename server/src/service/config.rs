@@ -163,6 +163,21 @@ pub struct Settings {
         global = true
     )]
     pub mail_from: String,
+    /// The key two-step sign-in's TOTP secrets are sealed with at rest: 64 hexadecimal
+    /// characters (32 bytes, e.g. `openssl rand -hex 32`), the same on every replica. Required
+    /// by `serve` with DATABASE_URL; the embedded mode keeps one in `<data dir>/secrets.key`.
+    #[arg(
+        long,
+        env = "KAADXPAY_SECRETS_KEY",
+        hide_env_values = true,
+        global = true
+    )]
+    pub secrets_key: Option<Hidden>,
+
+    /// How long a second factor given in a console session counts for a step-up (creating a
+    /// payout, changing webhook endpoints or the team) before another code is asked for.
+    #[arg(long, env = "KAADXPAY_STEP_UP_WINDOW", default_value = "10m", value_parser = humantime::parse_duration, global = true)]
+    pub step_up_window: Duration,
 
     #[command(flatten)]
     pub retention: RetentionSettings,
@@ -207,6 +222,7 @@ impl Settings {
             ("KAADXPAY_RECONCILE_INTERVAL", self.reconcile_interval),
             ("KAADXPAY_WEBHOOK_INTERVAL", self.webhook_interval),
             ("KAADXPAY_WEBHOOK_LEASE", self.webhook_lease),
+            ("KAADXPAY_STEP_UP_WINDOW", self.step_up_window),
         ];
         for (name, value) in positive {
             if value.is_zero() {
@@ -267,6 +283,11 @@ impl Settings {
                 "KAADXPAY_PARTNER_WEBHOOK_SECRET must be set when KAADXPAY_PARTNER_URL is: it is how the partner's webhooks are told from forgeries.".to_owned(),
             );
         }
+        if self.database_url.is_some() && self.secrets_key.is_none() {
+            problems.push(
+                "KAADXPAY_SECRETS_KEY must be set when DATABASE_URL is: it seals two-step sign-in secrets at rest. Make one with `openssl rand -hex 32` and give every replica the same.".to_owned(),
+            );
+        }
         problems
     }
 
@@ -294,6 +315,24 @@ impl Settings {
         self.partner_url
             .clone()
             .unwrap_or_else(|| format!("http://{LOCAL_PARTNER_ADDR}"))
+    }
+}
+
+/// A setting's text that is never printed (`Debug` hides it), such as a key.
+#[derive(Clone)]
+pub struct Hidden(pub String);
+
+impl std::fmt::Debug for Hidden {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Hidden(…)")
+    }
+}
+
+impl std::str::FromStr for Hidden {
+    type Err = std::convert::Infallible;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(Self(text.to_owned()))
     }
 }
 

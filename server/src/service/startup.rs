@@ -88,6 +88,8 @@ impl Application {
             request_log,
             exports_pool: db::reserve(&pool, exports::CONNECTIONS),
             mail: components::invitation_mail(settings)?.map(Arc::new),
+            sealer: components::sealer(settings)?,
+            step_up_window: settings.step_up_window,
         };
         let outcomes = state.idempotency.outcomes().clone();
         let key_usage = state.key_usage.clone();

@@ -3,6 +3,7 @@
 //! knows neither adapter, so both can hold it without a loop through `startup`.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use metrics_exporter_prometheus::PrometheusHandle;
 use sqlx::PgPool;
@@ -11,6 +12,7 @@ use crate::accounts::auth::cache::ApiKeyCache;
 use crate::accounts::auth::usage::KeyUsage;
 use crate::idempotency::Idempotency;
 use crate::platform::mail::Mailer;
+use crate::platform::sealing::Sealer;
 use crate::request_log::RequestLog;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner_sim::test_mode::TestMode;
@@ -36,6 +38,10 @@ pub struct AppState {
     pub webhook_allow_private_networks: bool,
     /// Where served `/v1` requests are recorded.
     pub request_log: RequestLog,
+    /// Seals and opens secrets kept at rest (TOTP secrets).
+    pub sealer: Sealer,
+    /// How long a console session's second factor counts for a step-up.
+    pub step_up_window: Duration,
     /// Mails invitations when `KAADXPAY_SMTP_URL` is set, with links under `public_url`.
     pub mail: Option<Arc<InvitationMail>>,
 }

@@ -325,6 +325,11 @@ mod costs {
             request_log: server::request_log::RequestLog::new(&components::request_log(&settings))
                 .0,
             mail: None,
+            sealer: server::platform::sealing::Sealer::new(
+                &server::platform::sealing::SecretsKey::from_hex(crate::common::TEST_SECRETS_KEY)
+                    .unwrap(),
+            ),
+            step_up_window: settings.step_up_window,
         }
     }
 

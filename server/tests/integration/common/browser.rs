@@ -82,7 +82,19 @@ pub async fn submit(
     path: &str,
     fields: &[(&str, &str)],
 ) -> (u16, String) {
-    let csrf = hidden(&page(app, browser, "/keys").await, "csrf");
+    submit_from(app, browser, "/keys", path, fields).await
+}
+
+/// [`submit`] with the CSRF token of the page at `form_page` (for a user who may not reach
+/// `/keys`, such as one who must set up two-step sign-in first).
+pub async fn submit_from(
+    app: &TestApp,
+    browser: &Browser,
+    form_page: &str,
+    path: &str,
+    fields: &[(&str, &str)],
+) -> (u16, String) {
+    let csrf = hidden(&page(app, browser, form_page).await, "csrf");
     let (client, cookie) = browser;
     let mut form = vec![("csrf", csrf.as_str())];
     form.extend_from_slice(fields);

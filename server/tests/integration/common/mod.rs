@@ -25,6 +25,11 @@ use server::service::config::Settings;
 use server::service::startup::Application;
 use server::webhooks::Dispatcher;
 
+/// The key the tests' servers seal secrets with (`KAADXPAY_SECRETS_KEY`): every `serve` with a
+/// `DATABASE_URL` needs one.
+pub const TEST_SECRETS_KEY: &str =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+
 struct Cluster {
     admin_url: String,
     template: String,
@@ -169,6 +174,9 @@ pub async fn spawn_app_and_partner(port: u16, flags: &[&str]) -> (TestApp, Strin
     // A real partner's webhooks need a secret; the tests' simulators sign with the test one.
     if !flags.contains(&"--partner-webhook-secret") {
         all_flags.extend(["--partner-webhook-secret", TEST_WEBHOOK_SECRET]);
+    }
+    if !flags.contains(&"--secrets-key") {
+        all_flags.extend(["--secrets-key", TEST_SECRETS_KEY]);
     }
     // The tests' webhook receivers listen on 127.0.0.1.
     if !flags.contains(&"--webhook-allow-private-networks") {
@@ -504,6 +512,7 @@ impl ServerProcess {
             .env("RUST_LOG", "warn")
             .env("KAADXPAY_PARTNER_WEBHOOK_SECRET", TEST_WEBHOOK_SECRET)
             .env("KAADXPAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true")
+            .env("KAADXPAY_SECRETS_KEY", TEST_SECRETS_KEY)
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .spawn()

@@ -92,6 +92,10 @@ async fn a_double_submitted_form_makes_one_key_whose_secret_is_shown_once_and_wo
         join_all((0..2).map(|_| post(&app, &owner, "/settings/keys", &form, &fields))).await;
     assert_eq!(statuses, [303, 303]);
     assert_eq!(count(&app.pool, "api_keys").await, before + 1, "one key");
+    let sessions: Vec<Vec<u8>> = sqlx::query_scalar("SELECT data FROM tower_sessions.session")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
 
     let html = page(&app, &owner, "/settings/keys").await;
     let secret = shown_secret(&html).expect("the new secret is shown");
@@ -100,6 +104,14 @@ async fn a_double_submitted_form_makes_one_key_whose_secret_is_shown_once_and_wo
     assert_eq!(status_with(&app, &secret, "POST").await, 201);
     let again = page(&app, &owner, "/settings/keys").await;
     assert_eq!(shown_secret(&again), None, "shown once");
+    // While it waits to be shown, the secret is kept sealed: the database never holds it.
+    let random_part = secret.trim_start_matches("sk_test_").as_bytes();
+    assert!(
+        sessions.iter().all(|data| !data
+            .windows(random_part.len())
+            .any(|window| window == random_part)),
+        "a session holds the secret in the clear"
+    );
 
     // A slow double click: the second submit replays after the first finished, and the page
     // it leads to still shows the first one's secret.

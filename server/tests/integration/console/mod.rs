@@ -1,5 +1,6 @@
 //! The console (API.md §9, §11, §12) through real forms and pages, and the Playwright suite in
-//! Debian's Chromium: sign-in, pages, team and roles, the audit log, CSV exports, timelines.
+//! Debian's Chromium: sign-in, pages, team and roles, two-step sign-in, the audit log, CSV
+//! exports, timelines.
 
 mod api_keys;
 mod approvals;
@@ -9,3 +10,4 @@ mod exports;
 mod sign_in_and_pages;
 mod team;
 mod timeline;
+mod two_factor;

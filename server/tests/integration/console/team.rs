@@ -447,14 +447,25 @@ async fn with_an_smtp_server_an_invitation_is_mailed_and_without_one_its_link_is
         &[("email", "New.Member@Mail.Test "), ("role", "finance")],
     )
     .await;
-    assert_eq!((status, location.as_str()), (303, "/settings/team?invitation=mailed"));
+    assert_eq!(
+        (status, location.as_str()),
+        (303, "/settings/team?invitation=mailed")
+    );
     let page_after = page(&app, &owner, &location).await;
     assert!(page_after.contains("Invitation mailed"), "{page_after}");
-    assert!(!page_after.contains("/invitations/"), "the link is not shown when mailed");
+    assert!(
+        !page_after.contains("/invitations/"),
+        "the link is not shown when mailed"
+    );
 
-    let mail = mails(&maildir).pop().expect("aiosmtpd received the invitation");
+    let mail = mails(&maildir)
+        .pop()
+        .expect("aiosmtpd received the invitation");
     assert!(mail.contains("To: New.Member@Mail.Test"), "{mail}");
-    assert!(mail.contains("From: Kaadxpay <team@console.example>"), "{mail}");
+    assert!(
+        mail.contains("From: Kaadxpay <team@console.example>"),
+        "{mail}"
+    );
     assert!(mail.contains("owner@mail.test invites you"), "{mail}");
     let link = mail
         .split("http://console.example")
@@ -482,9 +493,15 @@ async fn with_an_smtp_server_an_invitation_is_mailed_and_without_one_its_link_is
         &[("email", "second@mail.test"), ("role", "viewer")],
     )
     .await;
-    assert_eq!((status, location.as_str()), (303, "/settings/team?invitation=unsent"));
+    assert_eq!(
+        (status, location.as_str()),
+        (303, "/settings/team?invitation=unsent")
+    );
     let page_after = page(&app, &owner, &location).await;
     assert!(page_after.contains("could not be mailed"), "{page_after}");
-    assert!(page_after.contains("class=\"invitation-link\""), "{page_after}");
+    assert!(
+        page_after.contains("class=\"invitation-link\""),
+        "{page_after}"
+    );
     assert_eq!(count(&app.pool, "invitations").await, 2);
 }

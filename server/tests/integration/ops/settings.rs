@@ -1,14 +1,15 @@
 //! Settings are checked at start: `serve` with a real partner refuses to run without that
 //! partner's webhook secret (the simulator's published one would let anyone forge
-//! `transfer.failed`), bad values stop the process with one line each instead of a panic later,
-//! and the published demo merchant exists only when asked for.
+//! `transfer.failed`), with a database of its own without a key to seal secrets with (or with
+//! a key that is not one), bad values stop the process with one line each instead of a panic
+//! later, and the published demo merchant exists only when asked for.
 
 use crate::common;
 
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{free_port, fresh_database, wait_until_answering, ServerProcess};
+use common::{free_port, fresh_database, wait_until_answering, ServerProcess, TEST_SECRETS_KEY};
 
 /// Runs `kaadxpay serve` on a fresh database with `env`, expecting it to exit on its own.
 async fn serve_expecting_exit(env: &[(&str, &str)]) -> Output {
@@ -17,6 +18,7 @@ async fn serve_expecting_exit(env: &[(&str, &str)]) -> Output {
         .args(["serve", "--addr", &format!("127.0.0.1:{}", free_port())])
         .env("DATABASE_URL", &db_url)
         .env_remove("KAADXPAY_PARTNER_WEBHOOK_SECRET")
+        .env("KAADXPAY_SECRETS_KEY", TEST_SECRETS_KEY)
         .env("RUST_LOG", "warn")
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
@@ -135,6 +137,7 @@ async fn the_published_demo_merchant_exists_only_with_demo() {
     let mut demo = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
         .args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}")])
         .env("DATABASE_URL", &db_url)
+        .env("KAADXPAY_SECRETS_KEY", TEST_SECRETS_KEY)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .spawn()
@@ -145,4 +148,49 @@ async fn the_published_demo_merchant_exists_only_with_demo() {
     demo.kill().unwrap();
     demo.wait().unwrap();
     assert_eq!(status, 200, "--demo creates the demo merchant");
+}
+
+#[tokio::test]
+async fn a_secrets_key_that_is_not_32_bytes_in_hex_is_refused_at_start() {
+    let short = "00112233445566778899aabbccddeeff";
+    let not_hex = "zz".repeat(32);
+    for (key, what) in [
+        (short, "16 bytes"),
+        (not_hex.as_str(), "not hex"),
+        ("", "empty"),
+    ] {
+        let output = serve_expecting_exit(&[("KAADXPAY_SECRETS_KEY", key)]).await;
+        assert_eq!(output.status.code(), Some(2), "{what}: a usage error");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{what}: no panic: {stderr}");
+        assert_eq!(
+            stderr
+                .lines()
+                .filter(|line| line.starts_with("kaadxpay: KAADXPAY_SECRETS_KEY"))
+                .count(),
+            1,
+            "{what}: one line names the key: {stderr}"
+        );
+        assert!(
+            key.is_empty() || !stderr.contains(key),
+            "{what}: the key is never printed: {stderr}"
+        );
+    }
+
+    // With a database of its own and no key at all, `serve` says so instead of starting.
+    let db_url = fresh_database().await;
+    let output = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+        .args(["serve", "--addr", &format!("127.0.0.1:{}", free_port())])
+        .env("DATABASE_URL", &db_url)
+        .env_remove("KAADXPAY_SECRETS_KEY")
+        .env("KAADXPAY_PARTNER_WEBHOOK_SECRET", "whsec_test")
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("kaadxpay: KAADXPAY_SECRETS_KEY must be set when DATABASE_URL is"),
+        "{stderr}"
+    );
 }

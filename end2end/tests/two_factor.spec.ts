@@ -1,0 +1,91 @@
+import { test, expect } from '@playwright/test';
+import { createHmac } from 'node:crypto';
+import { ConsolePage, merchantEmail } from '../fixtures/console';
+
+// An authenticator app in a few lines (RFC 6238 over RFC 4226: HMAC-SHA-1, 6 digits, 30 s), so
+// the journey computes its codes from the secret the page shows, as a person's phone would.
+function base32Bytes(text: string): Buffer {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const char of text.replace(/=+$/, '').toUpperCase()) {
+    const value = alphabet.indexOf(char);
+    if (value < 0) throw new Error(`not base32: ${char}`);
+    bits += value.toString(2).padStart(5, '0');
+  }
+  const bytes = bits.match(/.{8}/g) ?? [];
+  return Buffer.from(bytes.map((byte) => parseInt(byte, 2)));
+}
+
+function totp(secret: string, offsetSeconds = 0): string {
+  const counter = Math.floor((Date.now() / 1000 + offsetSeconds) / 30);
+  const message = Buffer.alloc(8);
+  message.writeBigUInt64BE(BigInt(counter));
+  const digest = createHmac('sha1', base32Bytes(secret)).update(message).digest();
+  const offset = digest[digest.length - 1] & 0x0f;
+  return ((digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).toString().padStart(6, '0');
+}
+
+test('a new member turns on two-step sign-in, then signs in with a code and once with a recovery code', async ({ page, browser }) => {
+  // The owner invites a member, who joins in a browser of its own.
+  const owner = new ConsolePage(page);
+  await owner.login(merchantEmail());
+  await page.goto('/settings/team');
+  const email = `two-step-${Date.now()}@shop.test`;
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Role', { exact: true }).selectOption('finance');
+  await page.getByRole('button', { name: 'Invite' }).click();
+  const link = await page.locator('a.invitation-link').getAttribute('href');
+  const context = await browser.newContext();
+  const member = await context.newPage();
+  await member.goto(link!);
+  await member.getByLabel('Password').fill('a good password');
+  await member.getByRole('button', { name: 'Join' }).click();
+
+  // Enrolment: a QR code drawn by the server, the secret, a code; ten recovery codes, once.
+  await member.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Security' }).click();
+  await expect(member.locator('figure.qr svg')).toBeVisible();
+  const secret = (await member.getByTestId('totp-secret').textContent())!.trim();
+  expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+  const shot = new ConsolePage(member);
+  await shot.screenshot('two-factor-enrol');
+  await member.getByLabel('Authentication code').fill(totp(secret));
+  await member.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
+  const codes = await member.getByTestId('recovery-codes').locator('code').allTextContents();
+  expect(codes).toHaveLength(10);
+  await member.reload();
+  await expect(member.getByTestId('two-factor-on')).toContainText('10 recovery codes left');
+  await expect(member.getByTestId('recovery-codes')).toHaveCount(0);
+
+  // Sign-in: the password, then the code of the next step (the current one was used).
+  const signIn = async (code: string) => {
+    await member.getByRole('button', { name: 'Sign out' }).click();
+    await member.getByLabel('Email').fill(email);
+    await member.getByLabel('Password').fill('a good password');
+    await member.getByRole('button', { name: 'Sign in' }).click();
+    await member.getByLabel('Authentication code').fill(code);
+    await member.getByRole('button', { name: 'Verify' }).click();
+  };
+  await signIn(totp(secret, 30));
+  await expect(member.getByText(email)).toBeVisible();
+  await signIn(codes[0]);
+  await expect(member.getByText(email)).toBeVisible();
+  await member.goto('/settings/security');
+  await expect(member.getByTestId('two-factor-on')).toContainText('9 recovery codes left');
+
+  // A recovery code works once.
+  await member.getByRole('button', { name: 'Sign out' }).click();
+  await member.getByLabel('Email').fill(email);
+  await member.getByLabel('Password').fill('a good password');
+  await member.getByRole('button', { name: 'Sign in' }).click();
+  await member.getByLabel('Authentication code').fill(codes[0]);
+  await member.getByRole('button', { name: 'Verify' }).click();
+  await expect(member.getByRole('alert')).toContainText('That code is not right');
+  await context.close();
+
+  // The owner's audit log shows the enrolment and each second factor used.
+  await page.goto('/settings/audit?action=two_factor.enrolled');
+  await expect(page.getByRole('row', { name: /two_factor\.enrolled/ }).first()).toContainText(email);
+  await page.goto('/settings/audit?action=user.signed_in');
+  await expect(page.getByRole('row', { name: /recovery_code/ }).first()).toContainText(email);
+  await expect(page.getByRole('row', { name: /"totp"/ }).first()).toContainText(email);
+});

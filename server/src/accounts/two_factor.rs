@@ -1,0 +1,479 @@
+//! Two-step sign-in (issue 19 item 2, API.md §11): TOTP as authenticator apps expect it
+//! (RFC 6238: 6 digits, 30 s steps, HMAC-SHA-1, computed by `totp-rs`), and ten single-use
+//! recovery codes.
+//!
+//! - Enrolment: a secret of 160 random bits is made for the user and kept sealed
+//!   (`platform::sealing`, the user's id as associated data); while unconfirmed it is shown to
+//!   its user (base32, and as a QR code of its `otpauth://` URL drawn as SVG on the server).
+//!   A code confirms it; then the ten recovery codes are shown once (only their SHA-256 kept) and
+//!   the secret is never shown again.
+//! - A code is accepted once: its time step must be later than the last one accepted, which a
+//!   conditional `UPDATE` moves forward (so two replicas cannot both accept one code). Codes of
+//!   the previous and next step are accepted too, for clocks a little apart.
+//! - A recovery code is consumed by a conditional `UPDATE`: it works once.
+//! - Every code checked at sign-in or for a step-up counts in the sign-in throttle
+//!   ([`users::attempt`]) until it is accepted.
+//! - An operator resets a user's second factor when its phone is lost ([`reset`]).
+
+use std::net::IpAddr;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::Context;
+use chrono::{DateTime, Utc};
+use kaadxpay_types::ids::MerchantId;
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
+use qrcode::render::svg;
+use qrcode::QrCode;
+use rand::RngCore;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use sqlx::PgPool;
+use subtle::ConstantTimeEq;
+use totp_rs::{Algorithm, TOTP};
+
+use super::users;
+use crate::history::audit::{self, Action, Actor, By, Entry};
+use crate::platform::sealing::Sealer;
+
+/// Digits of a code, and seconds of a time step (RFC 6238's defaults, what apps expect).
+pub const DIGITS: usize = 6;
+pub const STEP_SECONDS: u64 = 30;
+/// How many recovery codes an enrolment gives.
+pub const RECOVERY_CODES: usize = 10;
+/// The issuer an authenticator app shows beside the account.
+const ISSUER: &str = "Kaadxpay";
+/// Bytes of a new secret: 160 bits, as RFC 4226 recommends.
+const SECRET_BYTES: usize = 20;
+
+/// The second factor a sign-in or a step-up was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Factor {
+    Totp,
+    RecoveryCode,
+}
+
+impl Factor {
+    /// As the audit log names it (`user.signed_in`'s `second_factor`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Factor::Totp => "totp",
+            Factor::RecoveryCode => "recovery_code",
+        }
+    }
+}
+
+/// What became of a code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checked {
+    Accepted(Factor),
+    /// Wrong, or already used.
+    Refused,
+    /// Too many recent failures for the account or the address: not even checked.
+    Throttled,
+}
+
+/// An enrolment begun and not confirmed: what its user sets the app up with.
+pub struct Enrolment {
+    /// The secret in base32, to type into an app.
+    pub secret: String,
+    /// The `otpauth://` URL an app scans.
+    pub url: String,
+    /// The URL as a QR code: an `<svg>` element.
+    pub qr_svg: String,
+}
+
+/// A user's two-step sign-in, as the security page shows it.
+pub struct Status {
+    /// When it was confirmed; `None` while the user has none.
+    pub confirmed_at: Option<DateTime<Utc>>,
+    pub recovery_codes_left: i64,
+}
+
+fn totp(secret: &[u8]) -> TOTP {
+    TOTP::new_unchecked(Algorithm::SHA1, DIGITS, 1, STEP_SECONDS, secret.to_vec())
+}
+
+fn current_step() -> i64 {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("the clock is after 1970")
+        .as_secs();
+    (now / STEP_SECONDS) as i64
+}
+
+/// The time step `code` is the code of, among the current one and its neighbours.
+fn matching_step(secret: &[u8], code: &str) -> Option<i64> {
+    let totp = totp(secret);
+    let now = current_step();
+    (now - 1..=now + 1).find(|step| {
+        let expected = totp.generate(*step as u64 * STEP_SECONDS);
+        bool::from(expected.as_bytes().ct_eq(code.as_bytes()))
+    })
+}
+
+/// `code` without the spaces and dashes people type into it, in lower case.
+fn normalised(code: &str) -> String {
+    code.chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+fn is_totp_code(code: &str) -> bool {
+    code.len() == DIGITS && code.bytes().all(|byte| byte.is_ascii_digit())
+}
+
+fn recovery_hash(code: &str) -> Vec<u8> {
+    Sha256::digest(normalised(code).as_bytes()).to_vec()
+}
+
+/// A new recovery code: ten lower-case letters and digits, written `xxxxx-xxxxx`.
+fn new_recovery_code() -> String {
+    let text = kaadxpay_types::ids::random_token(10).to_lowercase();
+    format!("{}-{}", &text[..5], &text[5..])
+}
+
+impl Enrolment {
+    fn of(secret: &[u8], email: &str) -> anyhow::Result<Self> {
+        let base32 = totp(secret).get_secret_base32();
+        let label = format!("{ISSUER}:{email}");
+        let url = format!(
+            "otpauth://totp/{}?secret={base32}&issuer={ISSUER}&algorithm=SHA1&digits={DIGITS}&period={STEP_SECONDS}",
+            utf8_percent_encode(&label, NON_ALPHANUMERIC)
+        );
+        let svg = QrCode::new(url.as_bytes())
+            .context("the otpauth URL fits in a QR code")?
+            .render::<svg::Color>()
+            .min_dimensions(200, 200)
+            .build();
+        // Inline in a page: the element alone, without the XML declaration.
+        let qr_svg = svg
+            .find("<svg")
+            .map_or(svg.clone(), |start| svg[start..].to_owned());
+        Ok(Self {
+            secret: base32,
+            url,
+            qr_svg,
+        })
+    }
+}
+
+/// The user's status.
+pub async fn status(pool: &PgPool, user_id: &str) -> sqlx::Result<Status> {
+    let (confirmed_at, recovery_codes_left) = sqlx::query_as(
+        "SELECT (SELECT confirmed_at FROM two_factor WHERE user_id = $1), \
+           (SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1 AND used_at IS NULL)",
+    )
+    .bind(user_id)
+    .fetch_one(pool)
+    .await?;
+    Ok(Status {
+        confirmed_at,
+        recovery_codes_left,
+    })
+}
+
+/// The user's enrolment, begun now if it was not (the same secret on every visit until it is
+/// confirmed); `None` once two-step sign-in is on, when the secret is never shown again.
+pub async fn enrolment(
+    pool: &PgPool,
+    sealer: &Sealer,
+    user_id: &str,
+    email: &str,
+) -> anyhow::Result<Option<Enrolment>> {
+    let mut secret = [0u8; SECRET_BYTES];
+    rand::rngs::OsRng.fill_bytes(&mut secret);
+    sqlx::query(
+        "INSERT INTO two_factor (user_id, secret_sealed) VALUES ($1, $2) \
+         ON CONFLICT (user_id) DO NOTHING",
+    )
+    .bind(user_id)
+    .bind(sealer.seal(&secret, user_id))
+    .execute(pool)
+    .await?;
+    let (sealed, confirmed): (Vec<u8>, bool) = sqlx::query_as(
+        "SELECT secret_sealed, confirmed_at IS NOT NULL FROM two_factor WHERE user_id = $1",
+    )
+    .bind(user_id)
+    .fetch_one(pool)
+    .await?;
+    if confirmed {
+        return Ok(None);
+    }
+    let secret = sealer.open(&sealed, user_id)?;
+    Ok(Some(Enrolment::of(&secret, email)?))
+}
+
+/// The time step `code` is a code of, for the user's secret, confirmed or not as `confirmed`
+/// says (its row locked until the end of the transaction `conn` is in, if any).
+async fn step_of(
+    conn: impl sqlx::PgExecutor<'_>,
+    sealer: &Sealer,
+    user_id: &str,
+    code: &str,
+    confirmed: bool,
+) -> anyhow::Result<Option<i64>> {
+    let sealed: Option<Vec<u8>> = sqlx::query_scalar(
+        "SELECT secret_sealed FROM two_factor \
+         WHERE user_id = $1 AND (confirmed_at IS NOT NULL) = $2 FOR UPDATE",
+    )
+    .bind(user_id)
+    .bind(confirmed)
+    .fetch_optional(conn)
+    .await?;
+    let Some(sealed) = sealed else {
+        return Ok(None);
+    };
+    let secret = sealer.open(&sealed, user_id)?;
+    Ok(matching_step(&secret, code))
+}
+
+/// Confirms the user's enrolment with a code of its secret: two-step sign-in is on from now,
+/// and the ten recovery codes are returned, to show once. `None` when the code is not right
+/// (or there is no enrolment to confirm). A member's enrolment is audited
+/// (`two_factor.enrolled`).
+pub async fn confirm(
+    pool: &PgPool,
+    sealer: &Sealer,
+    user_id: &str,
+    merchant_id: Option<&MerchantId>,
+    by: &By,
+    code: &str,
+) -> anyhow::Result<Option<Vec<String>>> {
+    let code = normalised(code);
+    if !is_totp_code(&code) {
+        return Ok(None);
+    }
+    let mut tx = pool.begin().await?;
+    let Some(step) = step_of(&mut *tx, sealer, user_id, &code, false).await? else {
+        return Ok(None);
+    };
+    sqlx::query("UPDATE two_factor SET confirmed_at = now(), last_step = $2 WHERE user_id = $1")
+        .bind(user_id)
+        .bind(step)
+        .execute(&mut *tx)
+        .await?;
+    let codes: Vec<String> = (0..RECOVERY_CODES).map(|_| new_recovery_code()).collect();
+    let hashes: Vec<Vec<u8>> = codes.iter().map(|code| recovery_hash(code)).collect();
+    sqlx::query(
+        "INSERT INTO two_factor_recovery_codes (user_id, code_hash) SELECT $1, unnest($2::bytea[])",
+    )
+    .bind(user_id)
+    .bind(&hashes)
+    .execute(&mut *tx)
+    .await?;
+    if let Some(merchant_id) = merchant_id {
+        let entry = Entry::new(merchant_id, by, Action::TwoFactorEnrolled, "user", user_id)
+            .after(json!({"second_factor": "totp", "recovery_codes": RECOVERY_CODES}));
+        audit::record(&mut tx, &entry).await?;
+    }
+    tx.commit().await?;
+    Ok(Some(codes))
+}
+
+/// Whether `code` is a code of the user's confirmed secret not used before, or one of its
+/// unused recovery codes; either is spent by this check.
+async fn verify(
+    pool: &PgPool,
+    sealer: &Sealer,
+    user_id: &str,
+    code: &str,
+) -> anyhow::Result<Option<Factor>> {
+    let code = normalised(code);
+    if is_totp_code(&code) {
+        let Some(step) = step_of(pool, sealer, user_id, &code, true).await? else {
+            return Ok(None);
+        };
+        let accepted = sqlx::query(
+            "UPDATE two_factor SET last_step = $2 WHERE user_id = $1 \
+               AND confirmed_at IS NOT NULL AND (last_step IS NULL OR last_step < $2)",
+        )
+        .bind(user_id)
+        .bind(step)
+        .execute(pool)
+        .await?;
+        return Ok((accepted.rows_affected() == 1).then_some(Factor::Totp));
+    }
+    let spent = sqlx::query(
+        "UPDATE two_factor_recovery_codes SET used_at = now() \
+         WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL",
+    )
+    .bind(user_id)
+    .bind(recovery_hash(&code))
+    .execute(pool)
+    .await?;
+    Ok((spent.rows_affected() == 1).then_some(Factor::RecoveryCode))
+}
+
+/// Checks `code` for the user `user_id` (`email`), from `client`, counted in the sign-in
+/// throttle until accepted.
+pub async fn check(
+    pool: &PgPool,
+    sealer: &Sealer,
+    user_id: &str,
+    email: &str,
+    code: &str,
+    client: IpAddr,
+) -> anyhow::Result<Checked> {
+    let Some(attempt) = users::attempt(pool, email, client).await? else {
+        return Ok(Checked::Throttled);
+    };
+    match verify(pool, sealer, user_id, code).await? {
+        Some(factor) => {
+            users::forgive(pool, attempt).await?;
+            Ok(Checked::Accepted(factor))
+        }
+        None => Ok(Checked::Refused),
+    }
+}
+
+/// The second step of a sign-in: [`check`], and the sign-in (`user.signed_in`, with the factor)
+/// or its failure (`user.sign_in_failed`) in a member's audit log.
+pub async fn sign_in(
+    pool: &PgPool,
+    sealer: &Sealer,
+    user: &users::User,
+    code: &str,
+    client: IpAddr,
+) -> anyhow::Result<Checked> {
+    let checked = check(pool, sealer, &user.id, &user.email, code, client).await?;
+    if let Some(merchant_id) = &user.merchant_id {
+        let by = By {
+            actor: Actor::User(user.email.clone()),
+            address: Some(client),
+        };
+        let entry = match checked {
+            Checked::Accepted(factor) => {
+                users::signed_in_entry(merchant_id, &by, &user.id, factor.as_str())
+            }
+            Checked::Refused => {
+                Entry::new(merchant_id, &by, Action::UserSignInFailed, "user", &user.id)
+                    .after(json!({"second_factor": "wrong_code"}))
+            }
+            Checked::Throttled => return Ok(checked),
+        };
+        let mut conn = pool.acquire().await?;
+        audit::record(&mut conn, &entry).await?;
+    }
+    Ok(checked)
+}
+
+/// Takes away the second factor of the user with `email` (its secret and recovery codes), for an
+/// operator at the command line (`operator`, by login name); recorded as `two_factor.reset` in
+/// a member's audit log. `false` when no user has that email.
+pub async fn reset(pool: &PgPool, email: &str, operator: &str) -> anyhow::Result<bool> {
+    let mut tx = pool.begin().await?;
+    let user: Option<(String, Option<MerchantId>)> =
+        sqlx::query_as("SELECT id, merchant_id FROM users WHERE email = lower($1) FOR UPDATE")
+            .bind(email.trim())
+            .fetch_optional(&mut *tx)
+            .await?;
+    let Some((user_id, merchant_id)) = user else {
+        return Ok(false);
+    };
+    let removed: Option<Option<DateTime<Utc>>> =
+        sqlx::query_scalar("DELETE FROM two_factor WHERE user_id = $1 RETURNING confirmed_at")
+            .bind(&user_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    sqlx::query("DELETE FROM two_factor_recovery_codes WHERE user_id = $1")
+        .bind(&user_id)
+        .execute(&mut *tx)
+        .await?;
+    if let Some(merchant_id) = &merchant_id {
+        let by = By {
+            actor: Actor::Operator(operator.to_owned()),
+            address: None,
+        };
+        let enrolled = matches!(removed, Some(Some(_)));
+        let entry = Entry::new(merchant_id, &by, Action::TwoFactorReset, "user", &user_id)
+            .before(json!({"enrolled": enrolled}))
+            .after(json!({"enrolled": false}));
+        audit::record(&mut tx, &entry).await?;
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Whether the merchant requires two-step sign-in of every member.
+pub async fn required(pool: &PgPool, merchant_id: &MerchantId) -> sqlx::Result<bool> {
+    sqlx::query_scalar("SELECT require_two_factor FROM merchants WHERE id = $1")
+        .bind(merchant_id)
+        .fetch_one(pool)
+        .await
+}
+
+/// Requires two-step sign-in of every member of the merchant, or stops requiring it; a change
+/// is audited (`two_factor.requirement_changed`).
+pub async fn set_required(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+    by: &By,
+    required: bool,
+) -> sqlx::Result<()> {
+    let mut tx = pool.begin().await?;
+    let before: bool =
+        sqlx::query_scalar("SELECT require_two_factor FROM merchants WHERE id = $1 FOR UPDATE")
+            .bind(merchant_id)
+            .fetch_one(&mut *tx)
+            .await?;
+    if before == required {
+        return Ok(());
+    }
+    sqlx::query("UPDATE merchants SET require_two_factor = $2 WHERE id = $1")
+        .bind(merchant_id)
+        .bind(required)
+        .execute(&mut *tx)
+        .await?;
+    let entry = Entry::new(
+        merchant_id,
+        by,
+        Action::TwoFactorRequirementChanged,
+        "merchant",
+        merchant_id.as_str(),
+    )
+    .before(json!({"required": before}))
+    .after(json!({"required": required}));
+    audit::record(&mut tx, &entry).await?;
+    tx.commit().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_code_of_the_current_or_a_neighbouring_step_matches_that_step() {
+        let secret = [7u8; SECRET_BYTES];
+        let now = current_step();
+        for step in [now - 1, now, now + 1] {
+            let code = totp(&secret).generate(step as u64 * STEP_SECONDS);
+            assert_eq!(matching_step(&secret, &code), Some(step));
+        }
+        let old = totp(&secret).generate((now - 3) as u64 * STEP_SECONDS);
+        assert_ne!(matching_step(&secret, &old), Some(now - 3));
+    }
+
+    #[test]
+    fn recovery_codes_are_read_as_people_type_them() {
+        let code = new_recovery_code();
+        assert_eq!(code.len(), 11);
+        assert_eq!(
+            recovery_hash(&code),
+            recovery_hash(&code.to_uppercase().replace('-', " "))
+        );
+        assert!(is_totp_code(&normalised("123 456")));
+        assert!(!is_totp_code(&normalised(&code)));
+    }
+
+    #[test]
+    fn the_enrolment_url_is_what_authenticator_apps_read() {
+        let enrolment = Enrolment::of(&[1u8; SECRET_BYTES], "ada@example.com").unwrap();
+        assert!(enrolment
+            .url
+            .starts_with("otpauth://totp/Kaadxpay%3Aada%40example%2Ecom?secret="));
+        assert!(enrolment.url.contains(&enrolment.secret));
+        assert!(enrolment.qr_svg.starts_with("<svg"), "{}", enrolment.qr_svg);
+        assert_eq!(enrolment.secret.len(), 32);
+    }
+}

@@ -1,0 +1,90 @@
+//! The forms of `/settings/security`: confirm an enrolment in two-step sign-in with a code
+//! (the ten recovery codes are then kept for the next page only, which shows them once), and,
+//! for members who manage the team, require it of every member (a change that needs a recent
+//! second factor). Each answers a `303` like every form.
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::{Extension, Form};
+use serde::Deserialize;
+use tower_sessions::Session;
+
+use app::console::{CurrentUser, Permission};
+
+use super::forms::{acting_merchant, by_user, failure, forbidden};
+use super::session::{self, SECURITY};
+use super::step_up::recent_second_factor;
+use crate::accounts::two_factor;
+use crate::service::state::AppState;
+
+#[derive(Deserialize)]
+pub struct ConfirmForm {
+    csrf: String,
+    code: String,
+}
+
+/// Turns two-step sign-in on with a code of the secret shown; the recovery codes are shown
+/// on the next page, once. A session that confirms has just given a second factor.
+pub async fn confirm(
+    State(state): State<AppState>,
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Form(form): Form<ConfirmForm>,
+) -> Response {
+    if !session::csrf_matches(&session, &form.csrf).await {
+        return forbidden();
+    }
+    let confirmed = two_factor::confirm(
+        &state.pool,
+        &state.sealer,
+        &user.id,
+        user.merchant_id.as_ref(),
+        &by_user(&user),
+        &form.code,
+    )
+    .await;
+    match confirmed {
+        Ok(Some(codes)) => {
+            let kept = async {
+                session::second_factor_given(&session).await?;
+                session::flash(&state.sealer, &session, &codes.join(" ")).await
+            };
+            match kept.await {
+                Ok(()) => Redirect::to(SECURITY).into_response(),
+                Err(error) => failure(error),
+            }
+        }
+        Ok(None) => Redirect::to(&format!("{SECURITY}?error=code")).into_response(),
+        Err(error) => failure(error),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct RequiredForm {
+    csrf: String,
+    /// A checkbox: `on` when ticked, absent when not.
+    #[serde(default)]
+    required: String,
+}
+
+/// Requires two-step sign-in of every member, or stops requiring it (owners and admins).
+pub async fn set_required(
+    State(state): State<AppState>,
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Form(form): Form<RequiredForm>,
+) -> Response {
+    let merchant_id =
+        match acting_merchant(&session, &user, &form.csrf, Permission::ManageTeam).await {
+            Ok(merchant_id) => merchant_id,
+            Err(refused) => return refused,
+        };
+    if let Err(ask) = recent_second_factor(&state, &session, &user, SECURITY).await {
+        return ask;
+    }
+    let required = form.required == "on";
+    match two_factor::set_required(&state.pool, &merchant_id, &by_user(&user), required).await {
+        Ok(()) => Redirect::to(SECURITY).into_response(),
+        Err(error) => failure(error),
+    }
+}
