@@ -1,10 +1,13 @@
 import { test, expect } from '@playwright/test';
 import { ConsolePage, merchantEmail } from '../fixtures/console';
+import { totp } from '../fixtures/totp';
 
-// Maker-checker (API.md §4, §11): the owner sets a threshold, a finance member makes a payout
-// above it and cannot approve it, the owner approves it, and the payout is paid. The threshold
-// is removed at the end, so that the other journeys' payouts need no approval.
-test('a payout above the threshold waits for a second member, who approves it, and is paid', async ({ page, browser }) => {
+// Maker-checker (API.md §4, §11), issue 19's journey: the owner sets a threshold and invites a
+// finance member, who turns on two-step sign-in (codes computed from the secret the page shows),
+// makes a payout above the threshold and cannot approve it; the owner approves it, the payout
+// is paid, and the audit log shows every step in order. The threshold is removed at the end, so
+// that the other journeys' payouts need no approval.
+test('a finance member with two-step sign-in makes a large payout that waits for the owner, who approves it, and it is paid', async ({ page, browser }) => {
   const owner = new ConsolePage(page);
   await owner.login(merchantEmail());
   const nav = page.getByRole('navigation', { name: 'Main' });
@@ -30,6 +33,13 @@ test('a payout above the threshold waits for a second member, who approves it, a
   await maker.getByRole('button', { name: 'Join' }).click();
   await expect(maker.getByText(email)).toBeVisible();
 
+  // The member turns on two-step sign-in.
+  await maker.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Security' }).click();
+  const secret = (await maker.getByTestId('totp-secret').textContent())!.trim();
+  await maker.getByLabel('Authentication code').fill(totp(secret));
+  await maker.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
+  await expect(maker.getByTestId('recovery-codes').locator('code')).toHaveCount(10);
+
   // The member pays out more than the threshold: the payout waits, and it offers no Approve.
   const makerConsole = new ConsolePage(maker);
   await makerConsole.fillPayout('2500.00');
@@ -53,10 +63,17 @@ test('a payout above the threshold waits for a second member, who approves it, a
   }).toPass({ timeout: 30_000 });
   await owner.screenshot('payout-approved-and-paid');
 
-  // The audit log has the threshold and the approval; then the threshold is removed.
+  // The audit log has every step, newest first: the order is the journey's, read backwards.
   await nav.getByRole('link', { name: 'Audit log' }).click();
   await expect(page.getByRole('row', { name: /payout\.approved/ }).first()).toBeVisible();
-  await expect(page.getByRole('row', { name: /payout_threshold\.changed/ }).first()).toBeVisible();
+  const rows = await page.locator('table tbody tr').allTextContents();
+  const byOwner = ['payout.approved', 'payout_threshold.changed'];
+  const newest = (action: string) => rows.findIndex((row) => row.includes(action) && (byOwner.includes(action) || row.includes(email)));
+  const steps = ['member.invited', 'member.joined', 'two_factor.enrolled', 'payout.created', 'payout.approved'].map(newest);
+  expect(steps.every((index) => index >= 0), `${steps} in ${rows.join('\n')}`).toBe(true);
+  expect([...steps].sort((a, b) => b - a)).toEqual(steps);
+  expect(newest('payout_threshold.changed')).toBeGreaterThan(steps[0]);
+  await owner.screenshot('audit-after-approval');
   await nav.getByRole('link', { name: 'Payout approvals' }).click();
   await page.getByLabel('Approval threshold').fill('');
   await page.getByRole('button', { name: 'Save' }).click();

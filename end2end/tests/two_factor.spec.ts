@@ -1,29 +1,6 @@
 import { test, expect } from '@playwright/test';
-import { createHmac } from 'node:crypto';
 import { ConsolePage, merchantEmail } from '../fixtures/console';
-
-// An authenticator app in a few lines (RFC 6238 over RFC 4226: HMAC-SHA-1, 6 digits, 30 s), so
-// the journey computes its codes from the secret the page shows, as a person's phone would.
-function base32Bytes(text: string): Buffer {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const char of text.replace(/=+$/, '').toUpperCase()) {
-    const value = alphabet.indexOf(char);
-    if (value < 0) throw new Error(`not base32: ${char}`);
-    bits += value.toString(2).padStart(5, '0');
-  }
-  const bytes = bits.match(/.{8}/g) ?? [];
-  return Buffer.from(bytes.map((byte) => parseInt(byte, 2)));
-}
-
-function totp(secret: string, offsetSeconds = 0): string {
-  const counter = Math.floor((Date.now() / 1000 + offsetSeconds) / 30);
-  const message = Buffer.alloc(8);
-  message.writeBigUInt64BE(BigInt(counter));
-  const digest = createHmac('sha1', base32Bytes(secret)).update(message).digest();
-  const offset = digest[digest.length - 1] & 0x0f;
-  return ((digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).toString().padStart(6, '0');
-}
+import { totp } from '../fixtures/totp';
 
 test('a new member turns on two-step sign-in, then signs in with a code and once with a recovery code', async ({ page, browser }) => {
   // The owner invites a member, who joins in a browser of its own.
