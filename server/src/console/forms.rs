@@ -236,14 +236,13 @@ pub async fn new_payout(
     Extension(console): Extension<Arc<dyn Console>>,
     Form(form): Form<NewPayoutForm>,
 ) -> Response {
+    let permission = Permission::CreatePayouts;
+    let back = "/payouts/new";
     let merchant_id =
-        match acting_merchant(&session, &user, &form.csrf, Permission::CreatePayouts).await {
+        match stepped_up_merchant(&state, &session, &user, &form.csrf, permission, back).await {
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
-    if let Err(ask) = recent_second_factor(&state, &session, &user, "/payouts/new").await {
-        return ask;
-    }
     let submitted = PayoutForm {
         idempotency_key: form.idempotency_key,
         amount: form.amount,

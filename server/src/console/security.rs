@@ -11,9 +11,8 @@ use tower_sessions::Session;
 
 use app::console::{CurrentUser, Permission};
 
-use super::forms::{acting_merchant, by_user, failure, forbidden};
+use super::forms::{by_user, failure, forbidden, stepped_up_merchant};
 use super::session::{self, SECURITY};
-use super::step_up::recent_second_factor;
 use crate::accounts::two_factor;
 use crate::service::state::AppState;
 
@@ -74,14 +73,15 @@ pub async fn set_required(
     Extension(user): Extension<CurrentUser>,
     Form(form): Form<RequiredForm>,
 ) -> Response {
-    let merchant_id =
-        match acting_merchant(&session, &user, &form.csrf, Permission::ManageTeam).await {
-            Ok(merchant_id) => merchant_id,
-            Err(refused) => return refused,
-        };
-    if let Err(ask) = recent_second_factor(&state, &session, &user, SECURITY).await {
-        return ask;
-    }
+    let permission = Permission::ManageTeam;
+    let merchant_id = match stepped_up_merchant(
+        &state, &session, &user, &form.csrf, permission, SECURITY,
+    )
+    .await
+    {
+        Ok(merchant_id) => merchant_id,
+        Err(refused) => return refused,
+    };
     let required = form.required == "on";
     match two_factor::set_required(&state.pool, &merchant_id, &by_user(&user), required).await {
         Ok(()) => Redirect::to(SECURITY).into_response(),

@@ -13,9 +13,8 @@ use tower_sessions::Session;
 
 use app::console::{CurrentUser, Permission, Role};
 
-use super::forms::{acting_merchant, by_user, failure, forbidden};
+use super::forms::{by_user, failure, forbidden, stepped_up_merchant};
 use super::session;
-use super::step_up::recent_second_factor;
 use crate::accounts::team::{self, Actor, TeamError};
 use crate::history::audit::By;
 use crate::service::state::AppState;
@@ -64,8 +63,8 @@ async fn manager(
     user: &CurrentUser,
     csrf: &str,
 ) -> Result<Manager, Response> {
-    let merchant_id = acting_merchant(session, user, csrf, Permission::ManageTeam).await?;
-    recent_second_factor(state, session, user, TEAM).await?;
+    let merchant_id =
+        stepped_up_merchant(state, session, user, csrf, Permission::ManageTeam, TEAM).await?;
     let user_id = session::user_id(session)
         .await
         .map_err(failure)?
