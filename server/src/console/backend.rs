@@ -28,13 +28,13 @@ use super::views::{
 use crate::accounts::auth::keys::{self as api_keys, CreateKey, RollKey};
 use crate::accounts::auth::Secret;
 use crate::accounts::{team, two_factor};
-use crate::contract::error::Error;
+use crate::contract::error::{stored_refusal, Error};
 use crate::contract::input;
 use crate::contract::pagination::{Filters as ListFilters, MAX_LIMIT};
 use crate::history::audit::{self, Action, Entry};
 use crate::history::search::{self, Kind};
 use crate::history::timeline::{self, Resource as TimelineResource};
-use crate::idempotency::{outcomes, IdempotencyKey, Outcome, Resource, StoredResponse};
+use crate::idempotency::{outcomes, record, IdempotencyKey, Outcome, Resource, StoredResponse};
 use crate::payments::approvals::{self, ApprovePayout, RejectPayout};
 use crate::payments::balance;
 use crate::payments::fields::{AccountHolder, BankAccount, Iban};
@@ -99,7 +99,7 @@ enum Answer {
 
 impl Answer {
     fn of(stored: StoredResponse, executed_now: bool) -> Self {
-        match stored.refusal() {
+        match stored_refusal(&stored) {
             Some((code, param)) => Answer::Refused(Refusal { code, param }),
             None => Answer::Stored(stored, executed_now),
         }
@@ -137,7 +137,7 @@ impl PgConsole {
                     )))
                 }
                 Ok(Outcome::KeyReused(reuse)) => {
-                    return Ok(Answer::Refused(refusal(&reuse.error())))
+                    return Ok(Answer::Refused(refusal(&Error::from(reuse))))
                 }
                 Ok(Outcome::Interrupted(error)) | Err(error) if error.is_definitive() => {
                     return Ok(Answer::Refused(refusal(&error)))
@@ -318,7 +318,7 @@ impl Console for PgConsole {
     ) -> ConsoleResult<Submission> {
         let key = match IdempotencyKey::parse(form.idempotency_key.as_bytes()) {
             Ok(key) => key,
-            Err(error) => return Ok(Submission::Refused(Refusal::new(error.code()))),
+            Err(error) => return Ok(Submission::Refused(Refusal::new(Error::from(error).code()))),
         };
         let command = match payout_command(form) {
             Ok(command) => command,
@@ -353,7 +353,7 @@ impl Console for PgConsole {
     ) -> ConsoleResult<Result<(), Refusal>> {
         let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
             Ok(key) => key,
-            Err(error) => return Ok(Err(Refusal::new(error.code()))),
+            Err(error) => return Ok(Err(Refusal::new(Error::from(error).code()))),
         };
         let payout_id = PayoutId::from(id);
         let Some(payout) = payouts::find(&self.state.pool, merchant_id, &payout_id)
@@ -467,10 +467,7 @@ impl Console for PgConsole {
     }
 
     async fn key(&self, merchant_id: &MerchantId, key: &str) -> ConsoleResult<Option<KeyView>> {
-        let Some(found) = self
-            .state
-            .idempotency
-            .record(merchant_id, key)
+        let Some(found) = record::find(&self.state.idempotency, merchant_id, key)
             .await
             .map_err(failed)?
         else {
@@ -536,10 +533,7 @@ impl Console for PgConsole {
         let pool = &self.state.pool;
         let entries = match subject {
             Subject::Key(key) => {
-                match self
-                    .state
-                    .idempotency
-                    .record(merchant_id, key)
+                match record::find(&self.state.idempotency, merchant_id, key)
                     .await
                     .map_err(failed)?
                 {
@@ -647,7 +641,7 @@ impl Console for PgConsole {
     ) -> ConsoleResult<Result<Option<String>, Refusal>> {
         let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
             Ok(key) => key,
-            Err(error) => return Ok(Err(Refusal::new(error.code()))),
+            Err(error) => return Ok(Err(Refusal::new(Error::from(error).code()))),
         };
         let answer = match change {
             EndpointChange::Add { url, events } => {
@@ -757,7 +751,7 @@ impl Console for PgConsole {
     ) -> ConsoleResult<Result<Option<String>, Refusal>> {
         let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
             Ok(key) => key,
-            Err(error) => return Ok(Err(Refusal::new(error.code()))),
+            Err(error) => return Ok(Err(Refusal::new(Error::from(error).code()))),
         };
         let secret = Secret::generate();
         let answer = match change {
@@ -810,7 +804,7 @@ impl Console for PgConsole {
     ) -> ConsoleResult<Result<(), Refusal>> {
         let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
             Ok(key) => key,
-            Err(error) => return Ok(Err(Refusal::new(error.code()))),
+            Err(error) => return Ok(Err(Refusal::new(Error::from(error).code()))),
         };
         let Ok(event_id) = events::parse_id(event_id) else {
             return Ok(Err(refusal(&Error::ResourceMissing("event"))));
@@ -849,7 +843,7 @@ impl Console for PgConsole {
         };
         let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
             Ok(key) => key,
-            Err(error) => return Ok(Err(Refusal::new(error.code()))),
+            Err(error) => return Ok(Err(Refusal::new(Error::from(error).code()))),
         };
         let requester = match scope {
             Scope::Merchant(merchant_id) => Requester::Merchant(merchant_id),
@@ -992,7 +986,7 @@ impl Console for PgConsole {
 async fn recorded_answer(
     state: &AppState,
     merchant_id: &MerchantId,
-    record: &crate::idempotency::record::KeyRecord,
+    record: &record::KeyRecord,
 ) -> Result<Option<Vec<u8>>, Error> {
     if let Some(bytes) = &record.response_body {
         return Ok(Some(bytes.clone()));

@@ -3,7 +3,10 @@
 //! The domain and the engine return it; the adapters render it (the HTTP adapter as a response,
 //! the console as a page). Internal causes are logged, never sent to clients.
 
-use serde_json::json;
+use kaadxpay_idempotency::engine::Reuse;
+use kaadxpay_idempotency::key::InvalidKey;
+use kaadxpay_idempotency::{Failure, StoredResponse};
+use serde_json::{json, Value};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -167,6 +170,53 @@ impl From<anyhow::Error> for Error {
     fn from(err: anyhow::Error) -> Self {
         Self::Internal(err)
     }
+}
+
+impl From<InvalidKey> for Error {
+    fn from(InvalidKey(why): InvalidKey) -> Self {
+        Self::IdempotencyKeyInvalid(why)
+    }
+}
+
+impl From<Reuse> for Error {
+    fn from(reuse: Reuse) -> Self {
+        match reuse {
+            Reuse::Endpoint => Self::IdempotencyKeyReusedEndpoint,
+            Reuse::Body => Self::IdempotencyKeyReusedBody,
+        }
+    }
+}
+
+/// What the idempotency engine keeps of an error: a definitive one is the key's answer for
+/// good, replayed byte for byte; a fault keeps nothing.
+impl Failure for Error {
+    fn refusal(&self) -> Option<StoredResponse> {
+        self.is_definitive().then(|| StoredResponse {
+            status: self.status(),
+            location: None,
+            body: self.body_bytes(),
+            resource: None,
+            renders_again: false,
+        })
+    }
+
+    fn is_internal(&self) -> bool {
+        matches!(self, Self::Internal(_))
+    }
+
+    fn unavailable() -> Self {
+        Self::ServiceUnavailable
+    }
+}
+
+/// The code and `param` of a stored refusal (a `4xx` answer), read from its error body.
+pub fn stored_refusal(stored: &StoredResponse) -> Option<(String, Option<String>)> {
+    if !(400..500).contains(&stored.status) {
+        return None;
+    }
+    let body: Value = serde_json::from_slice(&stored.body).ok()?;
+    let code = body["error"]["code"].as_str()?.to_owned();
+    Some((code, body["error"]["param"].as_str().map(str::to_owned)))
 }
 
 /// Whether `err` is the database refusing text it cannot store: 22021 (a NUL in text), 22P05

@@ -10,11 +10,11 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, Utc};
+use kaadxpay_idempotency::{Param, Statement};
 use kaadxpay_types::ids::{new_id, MerchantId};
 use serde::Serialize;
 use serde_json::Value;
-use sqlx::postgres::PgArguments;
-use sqlx::{PgConnection, PgPool, Postgres};
+use sqlx::{PgConnection, PgPool};
 
 use crate::contract::error::Error;
 use crate::contract::pagination::{Filters as Days, Page};
@@ -166,57 +166,44 @@ impl<'a> Entry<'a> {
 const COLUMNS: &str = "id, merchant_id, actor_kind, actor, action, object_type, object_id, \
      client_address, before, after";
 
-/// The values of an entry from parameter `$first`, in [`COLUMNS`]' order; `merchant` is the
-/// merchant's own parameter.
-fn values(first: usize, merchant: &str) -> String {
-    let [id, kind, actor, action, object_type, object_id, address, before, after] =
-        std::array::from_fn(|n| format!("${}", first + n));
+/// The values of `entry` in [`COLUMNS`]' order, bound in `statement`; `merchant` is the param
+/// of the merchant's id.
+fn values(statement: &mut Statement, merchant: Param, entry: &Entry<'_>) -> String {
+    let id = statement.bind(new_id("aud"));
+    let kind = statement.bind(entry.by.actor.kind());
+    let actor = statement.bind(entry.by.actor.name());
+    let action = statement.bind(entry.action.as_str());
+    let object_type = statement.bind(entry.object_type);
+    let object_id = statement.bind(entry.object_id);
+    let address = statement.bind(entry.by.address.map(|address| address.to_string()));
+    let before = statement.bind(&entry.before);
+    let after = statement.bind(&entry.after);
     format!(
         "{id}, {merchant}, {kind}, {actor}, {action}, {object_type}, {object_id}, \
          {address}::inet, {before}::jsonb, {after}::jsonb"
     )
 }
 
-/// Binds an entry's values but its merchant, in the order of [`values`].
-pub fn bind<'q>(
-    query: sqlx::query::Query<'q, Postgres, PgArguments>,
-    entry: &Entry<'q>,
-) -> sqlx::query::Query<'q, Postgres, PgArguments> {
-    query
-        .bind(new_id("aud"))
-        .bind(entry.by.actor.kind())
-        .bind(entry.by.actor.name())
-        .bind(entry.action.as_str())
-        .bind(entry.object_type)
-        .bind(entry.object_id)
-        .bind(entry.by.address.map(|address| address.to_string()))
-        .bind(entry.before.clone())
-        .bind(entry.after.clone())
-}
-
-/// How many parameters [`bind`] binds.
-pub const PARAMS: usize = 9;
-
 /// Writes `entry` on `conn`, in the transaction of the change it records.
 pub async fn record(conn: &mut PgConnection, entry: &Entry<'_>) -> sqlx::Result<()> {
-    let sql = format!(
-        "INSERT INTO audit_log ({COLUMNS}) VALUES ({})",
-        values(2, "$1")
-    );
-    bind(sqlx::query(&sql).bind(entry.merchant_id), entry)
-        .execute(conn)
-        .await?;
+    let mut statement = Statement::new();
+    let merchant = statement.bind(entry.merchant_id);
+    let values = values(&mut statement, merchant, entry);
+    statement.push(format_args!(
+        "INSERT INTO audit_log ({COLUMNS}) VALUES ({values})"
+    ));
+    statement.query()?.execute(conn).await?;
     Ok(())
 }
 
-/// The CTE `audited` of a one-statement command (`idempotency::Once::statement`): the entry,
-/// written only with the key's record (a row of `recorded`), for the merchant `$1`, its values
-/// bound by [`bind`] from parameter `$first`.
-pub fn cte(first: usize) -> String {
-    format!(
-        ", audited AS (INSERT INTO audit_log ({COLUMNS}) SELECT {} FROM recorded)",
-        values(first, "$1")
-    )
+/// The CTE `audited` (preceded by `, `) of a one-statement command
+/// (`kaadxpay_idempotency::Once::run`): `entry`, written only with the key's record (a row of
+/// `recorded`), for the merchant whose id is `merchant`.
+pub fn audited(statement: &mut Statement, merchant: Param, entry: &Entry<'_>) {
+    let values = values(statement, merchant, entry);
+    statement.push(format_args!(
+        ", audited AS (INSERT INTO audit_log ({COLUMNS}) SELECT {values} FROM recorded)"
+    ));
 }
 
 /// The columns of an [`AuditRow`], the address written as a plain address.
@@ -313,7 +300,18 @@ mod tests {
 
     #[test]
     fn the_cte_and_the_insert_bind_every_column() {
-        assert_eq!(COLUMNS.split(',').count(), PARAMS + 1);
-        assert!(cte(20).contains("$28::jsonb FROM recorded"));
+        let by = By {
+            actor: Actor::User("ada@example.com".into()),
+            address: None,
+        };
+        let merchant_id = MerchantId::from("mer_1");
+        let entry = Entry::new(&merchant_id, &by, Action::PayoutCreated, "payout", "po_1");
+        let mut statement = Statement::new();
+        statement.push("WITH recorded AS (SELECT 1)");
+        let merchant = statement.bind(&merchant_id);
+        audited(&mut statement, merchant, &entry);
+        let values = values(&mut Statement::new(), merchant, &entry);
+        assert_eq!(values.split(',').count(), COLUMNS.split(',').count());
+        assert!(statement.sql().contains("$10::jsonb FROM recorded"));
     }
 }

@@ -41,10 +41,10 @@ impl FromRequestParts<AppState> for Merchant {
     }
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
+impl FromRequestParts<AppState> for IdempotencyKey {
     type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Error> {
+    async fn from_request_parts(parts: &mut Parts, _state: &AppState) -> Result<Self, Error> {
         let raw = parts
             .headers
             .get(HEADER)

@@ -10,7 +10,7 @@ use super::error::ApiResult;
 use crate::accounts::auth::Merchant;
 use crate::contract::error::Error;
 use crate::history::timeline::{self, Entry};
-use crate::idempotency::record::KeyRecord;
+use crate::idempotency::record::{self, KeyRecord};
 use crate::service::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -34,9 +34,7 @@ async fn get_idempotency_key(
     merchant: Merchant,
     Path(key): Path<String>,
 ) -> ApiResult<Json<KeyWithTimeline>> {
-    let record = state
-        .idempotency
-        .record(&merchant.id, &key)
+    let record = record::find(&state.idempotency, &merchant.id, &key)
         .await?
         .ok_or(Error::ResourceMissing("idempotency key"))?;
     let timeline = timeline::of_key(&state.pool, &merchant.id, &record).await?;

@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use super::author::{by_key, ClientAddress};
 use super::error::status_code;
 use crate::accounts::auth::Merchant;
+use crate::contract::error::Error;
 use crate::idempotency::{IdempotencyKey, Outcome, StoredResponse};
 use crate::service::commands::{self, Caller, Command};
 use crate::service::state::AppState;
@@ -51,7 +52,9 @@ fn render(outcome: Outcome) -> Response {
             crate::contract::error::Error::IdempotencyRequestInProgress.into_response(),
             "in_progress",
         ),
-        Outcome::KeyReused(reuse) => with_key_status(reuse.error().into_response(), "mismatch"),
+        Outcome::KeyReused(reuse) => {
+            with_key_status(Error::from(reuse).into_response(), "mismatch")
+        }
         Outcome::Interrupted(error) => with_key_status(error.into_response(), "new"),
     }
 }

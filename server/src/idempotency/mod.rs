@@ -1,19 +1,14 @@
-//! The idempotency engine: every `POST` under `/v1` has its effect at most once per
-//! `(merchant, Idempotency-Key)`. See `engine` for the claim / execute / complete protocol.
+//! The idempotency engine, a crate of its own ([`kaadxpay_idempotency`]): every `POST` under
+//! `/v1` has its effect at most once per `(merchant, Idempotency-Key)`. This module gives it
+//! the contract's error ([`crate::contract::error::Error`], the engine's `Failure`) and keeps
+//! the key's record as the API shows it ([`record`]).
 
-pub mod cache;
-pub mod engine;
-pub mod fingerprint;
-pub mod key;
-pub mod maintenance;
-pub mod once;
-pub mod outcomes;
 pub mod record;
-pub mod request;
-pub mod response;
 
-pub use engine::{Effected, EngineError, Idempotency, Lease, Outcome, Reuse};
-pub use key::IdempotencyKey;
-pub use once::{Once, Ran};
-pub use request::IdempotentRequest;
-pub use response::{Resource, StoredResponse};
+pub use kaadxpay_idempotency::{
+    cache, fingerprint, key, maintenance, once, outcomes, Idempotency, IdempotencyKey,
+    IdempotentRequest, Once, Ran, Resource, StoredResponse,
+};
+
+/// What became of a request that carried a key, its faults as the contract's errors.
+pub type Outcome = kaadxpay_idempotency::Outcome<crate::contract::error::Error>;

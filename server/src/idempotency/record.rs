@@ -69,17 +69,16 @@ struct Row {
     response_body: Option<Vec<u8>>,
 }
 
-impl super::Idempotency {
-    /// The caller's record of `key`, or the request executing it; `None` when there is neither.
-    pub async fn record(
-        &self,
-        merchant_id: &MerchantId,
-        key: &str,
-    ) -> sqlx::Result<Option<KeyRecord>> {
-        match recorded(&self.pool, merchant_id, key, self.ttl).await? {
-            Some(record) => Ok(Some(record)),
-            None => executing(&self.pool, merchant_id, key).await,
-        }
+/// The caller's record of `key` in `engine`, or the request executing it; `None` when there is
+/// neither.
+pub async fn find(
+    engine: &super::Idempotency,
+    merchant_id: &MerchantId,
+    key: &str,
+) -> sqlx::Result<Option<KeyRecord>> {
+    match recorded(engine.pool(), merchant_id, key, engine.ttl()).await? {
+        Some(record) => Ok(Some(record)),
+        None => executing(engine.pool(), merchant_id, key).await,
     }
 }
 

@@ -4,7 +4,6 @@
 
 use kaadxpay_types::ids::{MerchantId, OrderId};
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
 
 use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
@@ -68,31 +67,23 @@ impl Command for CreateOrder {
         let event = NewEvent::of(EventType::OrderCreated, &order);
         let response = StoredResponse::created("/v1/orders", "order", &order.id, &order);
         failpoints::check("order.before_commit")?;
-        static STATEMENT: LazyLock<String> = LazyLock::new(|| {
-            let [id, amount, currency, description, metadata, at, event] =
-                std::array::from_fn(|n| Once::FIRST_PARAM + n);
-            Once::statement(
-                None,
-                &format!(
-                    ", new_order AS ( \
-                       INSERT INTO orders (id, merchant_id, amount, currency, status, description, \
-                         metadata, created_at, updated_at) \
-                       SELECT ${id}, $1, ${amount}, ${currency}, 'pending', ${description}, \
-                         ${metadata}, ${at}, ${at} FROM recorded RETURNING 1), {}",
-                    outbox::publishing("new_order", 1, event)
-                ),
-            )
-        });
-        let query = once
-            .bind(sqlx::query(&STATEMENT), &response)
-            .bind(&order.id)
-            .bind(order.amount)
-            .bind(&order.currency)
-            .bind(&order.description)
-            .bind(&order.metadata)
-            .bind(order.created_at);
-        let query = outbox::bind_event(query, &event);
-        once.run(query, |_| response.clone()).await
+        once.run(&response, |statement, merchant| {
+            let id = statement.bind(&order.id);
+            let amount = statement.bind(order.amount);
+            let currency = statement.bind(&order.currency);
+            let description = statement.bind(&order.description);
+            let metadata = statement.bind(&order.metadata);
+            let at = statement.bind(order.created_at);
+            statement.push(format_args!(
+                ", new_order AS ( \
+                   INSERT INTO orders (id, merchant_id, amount, currency, status, description, \
+                     metadata, created_at, updated_at) \
+                   SELECT {id}, {merchant}, {amount}, {currency}, 'pending', {description}, \
+                     {metadata}, {at}, {at} FROM recorded RETURNING 1)"
+            ));
+            outbox::publishing(statement, "new_order", merchant, &event);
+        })
+        .await
     }
 
     async fn render(

@@ -114,11 +114,6 @@ fn connections_breaking() -> bool {
     last != 0 && since < PING_AFTER_BREAKAGE.as_millis() as u64
 }
 
-/// Whether `err` is a connection that broke under a statement (not a pool that had none free).
-pub fn is_broken_connection(err: &sqlx::Error) -> bool {
-    matches!(err, sqlx::Error::Io(_) | sqlx::Error::Protocol(_))
-}
-
 /// The URL without its password, for messages.
 fn redact(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {

@@ -34,6 +34,9 @@ use crate::{console, edge};
 use kaadxpay_partner_sim::test_mode::TestMode;
 use kaadxpay_partner_sim::{self as sim, Mode, SimArgs};
 
+/// Connections the idempotency engine keeps in reserve for marking claimed keys failed.
+const SETTLE_CONNECTIONS: u32 = 2;
+
 /// How often the idempotency outcome counts reach the database.
 const OUTCOMES_FLUSH_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -74,9 +77,11 @@ impl Application {
         let state = AppState {
             idempotency: Idempotency::new(
                 pool.clone(),
+                db::reserve(&pool, SETTLE_CONNECTIONS),
                 settings.idempotency_ttl,
                 settings.idempotency_lease,
-            ),
+            )
+            .on_broken_connection(db::connection_broke),
             pool: pool.clone(),
             api_keys: Arc::default(),
             key_usage: Arc::default(),

@@ -4,7 +4,6 @@
 //! stop with it, its history stays.
 
 use kaadxpay_types::ids::{EndpointId, MerchantId};
-use std::sync::LazyLock;
 
 use chrono::{DateTime, SubsecRound, Utc};
 use reqwest::Url;
@@ -109,18 +108,6 @@ impl Command for CreateEndpoint {
             &endpoint,
         )
         .recorded_verbatim();
-        static STATEMENT: LazyLock<String> = LazyLock::new(|| {
-            let [id, url, events, secret, at] = std::array::from_fn(|n| Once::FIRST_PARAM + n);
-            Once::statement(
-                None,
-                &format!(
-                    ", new_endpoint AS ( \
-                       INSERT INTO webhook_endpoints (id, merchant_id, url, events, secret, created_at) \
-                       SELECT ${id}, $1, ${url}, ${events}, ${secret}, ${at} FROM recorded RETURNING 1){}",
-                    audit::cte(at + 1)
-                ),
-            )
-        });
         let entry = Entry::new(
             caller.merchant_id,
             caller.by,
@@ -129,15 +116,21 @@ impl Command for CreateEndpoint {
             endpoint.id.as_str(),
         )
         .after(endpoint.without_secret());
-        let query = once
-            .bind(sqlx::query(&STATEMENT), &response)
-            .bind(&endpoint.id)
-            .bind(&endpoint.url)
-            .bind(&endpoint.events)
-            .bind(&endpoint.secret)
-            .bind(endpoint.created_at);
-        once.run(audit::bind(query, &entry), |_| response.clone())
-            .await
+        once.run(&response, |statement, merchant| {
+            let id = statement.bind(&endpoint.id);
+            let url = statement.bind(&endpoint.url);
+            let events = statement.bind(&endpoint.events);
+            let secret = statement.bind(&endpoint.secret);
+            let at = statement.bind(endpoint.created_at);
+            statement.push(format_args!(
+                ", new_endpoint AS ( \
+                   INSERT INTO webhook_endpoints (id, merchant_id, url, events, secret, created_at) \
+                   SELECT {id}, {merchant}, {url}, {events}, {secret}, {at} FROM recorded \
+                   RETURNING 1)"
+            ));
+            audit::audited(statement, merchant, &entry);
+        })
+        .await
     }
 }
 

@@ -7,9 +7,9 @@ use kaadxpay_types::ids::MerchantId;
 use std::sync::LazyLock;
 
 use chrono::{DateTime, SubsecRound, Utc};
+use kaadxpay_idempotency::{Param, Statement};
 use serde::{Deserialize, Serialize};
-use sqlx::postgres::PgArguments;
-use sqlx::{PgConnection, Postgres};
+use sqlx::PgConnection;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
 use uuid::Uuid;
@@ -155,32 +155,22 @@ impl NewEvent {
     }
 }
 
-/// The end of a statement that publishes a [`NewEvent`] once for each row of the CTE `gate`
-/// (none when `gate` is empty): the CTE `new_event` writes the event from the parameters
-/// `$merchant` (the merchant's id) and `$first` to `$first + 3` (id, type, payload, instant),
-/// and `new_deliveries` its pending deliveries. Bind them with [`bind_event`].
-pub fn publishing(gate: &str, merchant: usize, first: usize) -> String {
-    let [id, kind, payload, at] = [first, first + 1, first + 2, first + 3];
-    format!(
-        "new_event AS ( \
+/// The CTEs (preceded by `, `) that publish `event` once for each row of the CTE `gate` (none
+/// when `gate` is empty) for the merchant whose id is `merchant`: `new_event` writes the event,
+/// and `new_deliveries` its pending deliveries.
+pub fn publishing(statement: &mut Statement, gate: &str, merchant: Param, event: &NewEvent) {
+    let id = statement.bind(event.id);
+    let kind = statement.bind(event.event_type.as_str());
+    let payload = statement.bind(&event.payload);
+    let at = statement.bind(event.created_at);
+    statement.push(format_args!(
+        ", new_event AS ( \
            INSERT INTO events (id, merchant_id, event_type, payload, created_at) \
-           SELECT ${id}, ${merchant}, ${kind}, ${payload}, ${at} FROM {gate} \
+           SELECT {id}, {merchant}, {kind}, {payload}, {at} FROM {gate} \
            RETURNING id, merchant_id, event_type), \
-         new_deliveries AS ({}) ",
+         new_deliveries AS ({})",
         deliveries_of("new_event e")
-    )
-}
-
-/// Binds a [`NewEvent`] to the four parameters of [`publishing`].
-pub fn bind_event<'q>(
-    query: sqlx::query::Query<'q, Postgres, PgArguments>,
-    event: &'q NewEvent,
-) -> sqlx::query::Query<'q, Postgres, PgArguments> {
-    query
-        .bind(event.id)
-        .bind(event.event_type.as_str())
-        .bind(&event.payload)
-        .bind(event.created_at)
+    ));
 }
 
 /// A pending delivery of each event of `events` (a relation aliased `e`) to each live endpoint
@@ -206,15 +196,12 @@ pub async fn publish(
     object: &impl Serialize,
 ) -> sqlx::Result<Uuid> {
     let event = NewEvent::of(event_type, object);
-    static STATEMENT: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "WITH one AS (SELECT 1), {} SELECT 1",
-            publishing("one", 1, 2)
-        )
-    });
-    bind_event(sqlx::query(&STATEMENT).bind(merchant_id), &event)
-        .execute(conn)
-        .await?;
+    let mut statement = Statement::new();
+    let merchant = statement.bind(merchant_id);
+    statement.push("WITH one AS (SELECT 1)");
+    publishing(&mut statement, "one", merchant, &event);
+    statement.push(" SELECT 1");
+    statement.query()?.execute(conn).await?;
     Ok(event.id)
 }
 

@@ -312,7 +312,12 @@ mod costs {
             kaadxpay_partner::TEST_WEBHOOK_SECRET,
         ]);
         AppState {
-            idempotency: Idempotency::new(pool.clone(), ttl, settings.idempotency_lease),
+            idempotency: Idempotency::new(
+                pool.clone(),
+                pool.clone(),
+                ttl,
+                settings.idempotency_lease,
+            ),
             exports_pool: pool.clone(),
             pool,
             api_keys: Arc::default(),

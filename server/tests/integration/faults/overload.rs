@@ -32,9 +32,8 @@ async fn key_status(
     key: &str,
 ) -> Option<String> {
     let day = std::time::Duration::from_secs(24 * 3600);
-    let engine = server::idempotency::Idempotency::new(pool.clone(), day, day);
-    engine
-        .record(&merchant.id, key)
+    let engine = server::idempotency::Idempotency::new(pool.clone(), pool.clone(), day, day);
+    server::idempotency::record::find(&engine, &merchant.id, key)
         .await
         .unwrap()
         .map(|record| record.status)

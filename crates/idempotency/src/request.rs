@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::key::IdempotencyKey;
+use crate::key::IdempotencyKey;
 
 /// What one POST asks of the engine.
 pub struct IdempotentRequest<'a> {
@@ -38,7 +38,7 @@ pub struct FoundRecord {
 }
 
 impl FoundRecord {
-    pub(super) fn existing(self) -> Option<ExistingRecord> {
+    pub(crate) fn existing(self) -> Option<ExistingRecord> {
         Some(ExistingRecord {
             endpoint: self.endpoint?,
             request_hash: self.request_hash?,
@@ -56,18 +56,18 @@ impl FoundRecord {
 }
 
 pub struct ExistingRecord {
-    pub(super) endpoint: String,
-    pub(super) request_hash: Vec<u8>,
-    pub(super) status: String,
+    pub(crate) endpoint: String,
+    pub(crate) request_hash: Vec<u8>,
+    pub(crate) status: String,
     /// The two-phase path's lease, which a take-over must still find; none on a record of
     /// the one-commit path.
-    pub(super) lease_token: Option<Uuid>,
-    pub(super) lease_live: bool,
-    pub(super) expired: bool,
-    pub(super) remaining: Duration,
-    pub(super) response_status: Option<i16>,
-    pub(super) response_location: Option<String>,
-    pub(super) response_body: Option<Vec<u8>>,
+    pub(crate) lease_token: Option<Uuid>,
+    pub(crate) lease_live: bool,
+    pub(crate) expired: bool,
+    pub(crate) remaining: Duration,
+    pub(crate) response_status: Option<i16>,
+    pub(crate) response_location: Option<String>,
+    pub(crate) response_body: Option<Vec<u8>>,
     /// The kind and id of the resource the completed request made or acted on.
-    pub(super) resource: Option<(String, String)>,
+    pub(crate) resource: Option<(String, String)>,
 }

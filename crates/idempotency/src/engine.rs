@@ -7,38 +7,40 @@
 
 use kaadxpay_types::ids::MerchantId;
 use std::future::Future;
-use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use sqlx::postgres::PgArguments;
 use sqlx::{PgPool, Postgres, Transaction};
 use tracing::Instrument;
 use uuid::Uuid;
 
-use super::cache::{Answers, Remembered};
-use super::fingerprint::fingerprint;
-use super::once::{Once, Ran, RanRow};
-use super::outcomes::Outcomes;
-use super::request::{ExistingRecord, FoundRecord, IdempotentRequest};
-use super::response::{Resource, StoredResponse};
-use crate::contract::error::Error;
+use crate::cache::{Answers, Remembered};
+use crate::failure::Failure;
+use crate::fingerprint::fingerprint;
+use crate::once::{Once, Ran, RanRow};
+use crate::outcomes::Outcomes;
+use crate::request::{ExistingRecord, FoundRecord, IdempotentRequest};
+use crate::response::{Resource, StoredResponse};
+use crate::statement::Statement;
 
 #[derive(Clone)]
 pub struct Idempotency {
-    pub(super) pool: PgPool,
+    pool: PgPool,
     /// A reserve of connections for marking claimed keys failed, so that a request timed out
     /// on an exhausted `pool` still frees its key at once.
     settle_pool: PgPool,
     /// How long a record answers for its key after it was made.
-    pub(super) ttl: Duration,
+    ttl: Duration,
     lease: Duration,
     outcomes: Outcomes,
     answers: Answers,
+    /// Told when a connection broke under a statement (the pool may then check connections
+    /// before lending them).
+    on_broken_connection: fn(),
 }
 
 /// What became of a request that carried a key.
 #[derive(Debug)]
-pub enum Outcome {
+pub enum Outcome<E> {
     /// This request ran the command; its answer (a success or a definitive refusal) is stored.
     Executed(StoredResponse),
     /// An earlier request with this key ran it; this is the answer it stored, byte for byte.
@@ -47,9 +49,9 @@ pub enum Outcome {
     InProgress,
     /// The key was first used for another endpoint or another body.
     KeyReused(Reuse),
-    /// This request claimed the key but stopped with `Error` (a fault, not a refusal): nothing
+    /// This request claimed the key but stopped with `E` (a fault, not a refusal): nothing
     /// it did was kept, and a retry with the key executes it again.
-    Interrupted(Error),
+    Interrupted(E),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,39 +60,12 @@ pub enum Reuse {
     Body,
 }
 
-impl Reuse {
-    pub fn error(self) -> Error {
-        match self {
-            Self::Endpoint => Error::IdempotencyKeyReusedEndpoint,
-            Self::Body => Error::IdempotencyKeyReusedBody,
-        }
-    }
-}
-
-/// Why the engine could not take a request in hand at all (its key was not claimed).
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    #[error("the database is out of reach")]
-    Unavailable,
-    #[error(transparent)]
-    Internal(#[from] anyhow::Error),
-}
-
-impl From<sqlx::Error> for EngineError {
-    fn from(err: sqlx::Error) -> Self {
-        match Error::from(err) {
-            Error::Internal(cause) => Self::Internal(cause),
-            _ => Self::Unavailable,
-        }
-    }
-}
-
-impl From<EngineError> for Error {
-    fn from(err: EngineError) -> Self {
-        match err {
-            EngineError::Unavailable => Self::ServiceUnavailable,
-            EngineError::Internal(cause) => Self::Internal(cause),
-        }
+impl std::fmt::Display for Reuse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Endpoint => "the key was first used for another endpoint",
+            Self::Body => "the key was first used with another request body",
+        })
     }
 }
 
@@ -100,7 +75,7 @@ pub enum Effected {
     /// that transaction and commits both.
     InTransaction(Transaction<'static, Postgres>, StoredResponse),
     /// The effect completed the record itself, in the statement that made its changes
-    /// ([`Lease::COMPLETING`]), and committed: one statement for all of it.
+    /// ([`Lease::completing`]), and committed: one statement for all of it.
     Completed(StoredResponse),
     /// The effect's statement found the lease gone (another attempt took the key over) and
     /// changed nothing; its transaction is rolled back.
@@ -115,45 +90,37 @@ pub struct Lease {
 }
 
 impl Lease {
-    /// The CTE `completed`, which completes the record with the answer if this lease still holds
-    /// it, from the parameters `$1` to `$8` ([`Lease::bind`]); a statement that begins with it
-    /// goes on from `$9`, makes each of its writes depend on a row of `completed`, and so changes
-    /// nothing when the lease is gone. `$1` is the merchant's id.
-    pub const COMPLETING: &'static str =
-        "completed AS (UPDATE idempotency_keys SET status = 'completed', \
-           recovery_point = NULL, response_status = $4, response_location = $5, \
-           response_body = $6, resource_type = coalesce($7, resource_type), \
-           resource_id = coalesce($8, resource_id), locked_until = NULL, updated_at = now() \
-         WHERE merchant_id = $1 AND key = $2 AND lease_token = $3 AND status = 'in_progress' \
-         RETURNING 1)";
-
-    /// Binds `$1` to `$8` of [`Lease::COMPLETING`] for completing with `response`.
-    pub fn bind<'q>(
-        &'q self,
-        query: sqlx::query::Query<'q, Postgres, PgArguments>,
-        response: &'q StoredResponse,
-    ) -> sqlx::query::Query<'q, Postgres, PgArguments> {
-        let (resource_type, resource_id) = match &response.resource {
-            Some(resource) => (Some(resource.kind.as_str()), Some(resource.id.as_str())),
-            None => (None, None),
-        };
-        query
-            .bind(&self.merchant_id)
-            .bind(&self.key)
-            .bind(self.token)
-            .bind(response.status as i16)
-            .bind(response.location.as_deref())
-            .bind(&response.body)
-            .bind(resource_type)
-            .bind(resource_id)
+    /// Writes the CTE `completed`, which completes the record with `response` if this lease
+    /// still holds it. A statement that begins with it (`WITH completed AS …`) makes each of its
+    /// writes depend on a row of `completed`, and so changes nothing when the lease is gone.
+    pub fn completing(&self, statement: &mut Statement, response: &StoredResponse) {
+        let resource = response.resource.as_ref();
+        let merchant = statement.bind(&self.merchant_id);
+        let key = statement.bind(&self.key);
+        let token = statement.bind(self.token);
+        let status = statement.bind(response.status as i16);
+        let location = statement.bind(response.location.as_deref());
+        let body = statement.bind(&response.body);
+        let resource_type = statement.bind(resource.map(|resource| resource.kind.as_str()));
+        let resource_id = statement.bind(resource.map(|resource| resource.id.as_str()));
+        statement.push(format_args!(
+            "completed AS (UPDATE idempotency_keys SET status = 'completed', \
+               recovery_point = NULL, response_status = {status}, response_location = {location}, \
+               response_body = {body}, resource_type = coalesce({resource_type}, resource_type), \
+               resource_id = coalesce({resource_id}, resource_id), locked_until = NULL, \
+               updated_at = now() \
+             WHERE merchant_id = {merchant} AND key = {key} AND lease_token = {token} \
+               AND status = 'in_progress' \
+             RETURNING 1)"
+        ));
     }
 }
 
 /// The outcome of a claim: either this request now owns the key and must execute, or the
 /// engine has already answered (replay, conflict, mismatch).
-enum Claim {
+enum Claim<E> {
     Owned(ClaimedKey),
-    Answered(Outcome),
+    Answered(Outcome<E>),
 }
 
 /// The claim statement's answer: whether it inserted the record, else the record it found
@@ -166,15 +133,32 @@ struct ClaimRow {
 }
 
 impl Idempotency {
-    pub fn new(pool: PgPool, ttl: Duration, lease: Duration) -> Self {
+    /// An engine on `pool`, marking claimed keys failed on `settle_pool` (a small reserve of
+    /// connections of its own), whose records answer for `ttl` and whose two-phase claims hold
+    /// their key for `lease`.
+    pub fn new(pool: PgPool, settle_pool: PgPool, ttl: Duration, lease: Duration) -> Self {
         Self {
-            settle_pool: crate::platform::db::reserve(&pool, SETTLE_CONNECTIONS),
             pool,
+            settle_pool,
             ttl,
             lease,
             outcomes: Outcomes::default(),
             answers: Answers::default(),
+            on_broken_connection: || {},
         }
+    }
+
+    /// Calls `hook` each time a connection breaks under one of the engine's statements.
+    pub fn on_broken_connection(self, hook: fn()) -> Self {
+        Self {
+            on_broken_connection: hook,
+            ..self
+        }
+    }
+
+    /// The pool the engine's records are read and written on.
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
     }
 
     /// How long a record answers for its key after it was made.
@@ -187,25 +171,26 @@ impl Idempotency {
         &self.outcomes
     }
 
-    /// Runs `effect` on the one-commit path ([`super::once`]): the record is made completed in
+    /// Runs `effect` on the one-commit path ([`crate::once`]): the record is made completed in
     /// the effect's transaction; or, when the key is not ours to execute, answers for it
     /// (replay, conflict, mismatch).
     /// A `201` is recorded as a reference to the resource it created; `render` gives its answer
     /// again, byte for byte, from the resource.
-    pub async fn execute_once<F, Fut, R, RFut>(
+    pub async fn execute_once<E, F, Fut, R, RFut>(
         &self,
         request: &IdempotentRequest<'_>,
         request_hash: &[u8],
         effect: F,
         render: R,
-    ) -> Result<Outcome, EngineError>
+    ) -> Result<Outcome<E>, E>
     where
+        E: Failure,
         F: Fn(Once) -> Fut,
-        Fut: Future<Output = Result<Ran, Error>>,
+        Fut: Future<Output = Result<Ran, E>>,
         R: Fn(Resource) -> RFut,
-        RFut: Future<Output = Result<StoredResponse, Error>>,
+        RFut: Future<Output = Result<StoredResponse, E>>,
     {
-        let once = || Once::new(&self.pool, request, request_hash, self.ttl);
+        let once = || self.once(request, request_hash);
         // A record made by another request between our look and our insert is seen on the
         // next pass, and a connection that broke is retried once; three passes settle these.
         let mut connection_lost = false;
@@ -215,13 +200,13 @@ impl Idempotency {
             let asked = Instant::now();
             let ran = match effect(once()).await {
                 Ok(ran) => ran,
-                Err(error) if error.is_definitive() => {
-                    match once().refuse(&StoredResponse::from_error(&error)).await {
+                Err(error) => match error.refusal() {
+                    Some(refusal) => match once().refuse(&refusal).await {
                         Ok(ran) => ran,
                         Err(error) => return Ok(Outcome::Interrupted(error)),
-                    }
-                }
-                Err(error) => return Ok(Outcome::Interrupted(error)),
+                    },
+                    None => return Ok(Outcome::Interrupted(error)),
+                },
             };
             let row = match ran {
                 Ran::Recorded(response) => {
@@ -234,7 +219,7 @@ impl Idempotency {
                     connection_lost = true;
                     continue;
                 }
-                Ran::ConnectionLost => return Ok(Outcome::Interrupted(Error::ServiceUnavailable)),
+                Ran::ConnectionLost => return Ok(Outcome::Interrupted(E::unavailable())),
             };
             if let Some(answered) = self
                 .answer_for(request, request_hash, row, asked, &render)
@@ -251,36 +236,41 @@ impl Idempotency {
 
     /// The answer a record or a running request already gives for the key, if any: a request
     /// refused before execution asks first, so that a replay never turns into a refusal.
-    pub async fn answered<R, RFut>(
+    pub async fn answered<E, R, RFut>(
         &self,
         request: &IdempotentRequest<'_>,
         request_hash: &[u8],
         render: R,
-    ) -> Result<Option<Outcome>, EngineError>
+    ) -> Result<Option<Outcome<E>>, E>
     where
+        E: Failure,
         R: Fn(Resource) -> RFut,
-        RFut: Future<Output = Result<StoredResponse, Error>>,
+        RFut: Future<Output = Result<StoredResponse, E>>,
     {
         let asked = Instant::now();
-        let row = Once::new(&self.pool, request, request_hash, self.ttl)
-            .look()
-            .await
-            .map_err(|error| match error {
-                Error::Internal(cause) => EngineError::Internal(cause),
-                _ => EngineError::Unavailable,
-            })?;
+        let row = self.once(request, request_hash).look().await?;
         Ok(self
             .answer_for(request, request_hash, row, asked, &render)
             .await)
     }
 
-    /// The answer this process remembers for the key ([`super::cache`]): a replay, or a
+    fn once(&self, request: &IdempotentRequest<'_>, request_hash: &[u8]) -> Once {
+        Once::new(
+            &self.pool,
+            request,
+            request_hash,
+            self.ttl,
+            self.on_broken_connection,
+        )
+    }
+
+    /// The answer this process remembers for the key ([`crate::cache`]): a replay, or a
     /// mismatch, with no round trip.
-    pub fn remembered(
+    pub fn remembered<E>(
         &self,
         request: &IdempotentRequest<'_>,
         request_hash: &[u8],
-    ) -> Option<Outcome> {
+    ) -> Option<Outcome<E>> {
         let remembered = self
             .answers
             .get(request.merchant_id, request.key.as_str())?;
@@ -312,17 +302,17 @@ impl Idempotency {
 
     /// What the key's record, or the lock of a request executing it, answers; `None` when the
     /// key is free for this request (no record, or an expired or failed one, and no lock).
-    async fn answer_for<R, RFut>(
+    async fn answer_for<E, R, RFut>(
         &self,
         request: &IdempotentRequest<'_>,
         request_hash: &[u8],
         row: RanRow,
         asked: Instant,
         render: &R,
-    ) -> Option<Outcome>
+    ) -> Option<Outcome<E>>
     where
         R: Fn(Resource) -> RFut,
-        RFut: Future<Output = Result<StoredResponse, Error>>,
+        RFut: Future<Output = Result<StoredResponse, E>>,
     {
         let held = row.held;
         if let Some(existing) = row.found.existing().filter(|existing| !existing.expired) {
@@ -352,21 +342,22 @@ impl Idempotency {
     /// Claims the key, runs `effect` under the claim's [`Lease`] and completes the record with
     /// it (see [`Effected`]); or, when the key is not ours to execute, answers for it (replay,
     /// conflict, mismatch).
-    pub async fn execute<F, Fut>(
+    pub async fn execute<E, F, Fut>(
         &self,
         request: &IdempotentRequest<'_>,
         effect: F,
-    ) -> Result<Outcome, EngineError>
+    ) -> Result<Outcome<E>, E>
     where
+        E: Failure + Send + 'static,
         F: FnOnce(Lease) -> Fut,
-        Fut: Future<Output = Result<Effected, Error>>,
+        Fut: Future<Output = Result<Effected, E>>,
     {
         let mut claimed = match self.claim_to_the_end(request).await? {
             Claim::Owned(claimed) => claimed,
             Claim::Answered(outcome) => return Ok(outcome),
         };
-        if let Err(error) = crate::platform::failpoints::check("idempotency.after_claim") {
-            return Ok(claimed.fail(error).await);
+        if let Err(error) = crate::failpoints::check("idempotency.after_claim") {
+            return Ok(claimed.fail(E::from(error)).await);
         }
         Ok(match effect(claimed.lease()).await {
             Ok(Effected::InTransaction(tx, response)) => claimed.complete(tx, response).await,
@@ -381,10 +372,10 @@ impl Idempotency {
     /// would otherwise be left `in_progress` for the whole lease. Run as a task of its own, the
     /// claim finishes; when nobody awaits it any more, its result is dropped, and so is the
     /// [`ClaimedKey`] it made, which marks the record failed at once.
-    async fn claim_to_the_end(
+    async fn claim_to_the_end<E: Failure + Send + 'static>(
         &self,
         request: &IdempotentRequest<'_>,
-    ) -> Result<Claim, EngineError> {
+    ) -> Result<Claim<E>, E> {
         let (engine, merchant_id, key, endpoint, body, request_id) = (
             self.clone(),
             request.merchant_id.to_owned(),
@@ -413,7 +404,7 @@ impl Idempotency {
 
     /// Claims the key for this request, or answers for it.
     #[tracing::instrument(skip_all, fields(endpoint = request.endpoint))]
-    async fn claim(&self, request: &IdempotentRequest<'_>) -> Result<Claim, EngineError> {
+    async fn claim<E: Failure>(&self, request: &IdempotentRequest<'_>) -> Result<Claim<E>, E> {
         let request_hash = fingerprint(request.endpoint, request.body);
         // A record can vanish (purge) or change (another claim) between our statements;
         // each pass re-reads it, and three passes settle any such race.
@@ -493,7 +484,7 @@ impl Idempotency {
         request_hash: &[u8],
         seen_token: Option<Uuid>,
         fresh: bool,
-    ) -> Result<Option<ClaimedKey>, EngineError> {
+    ) -> sqlx::Result<Option<ClaimedKey>> {
         let lease_token = Uuid::new_v4();
         let taken: Option<String> = sqlx::query_scalar(
             "UPDATE idempotency_keys SET \
@@ -549,11 +540,11 @@ impl Idempotency {
         }
     }
 
-    fn replay(&self, request: &IdempotentRequest<'_>, existing: ExistingRecord) -> Outcome {
+    fn replay<E>(&self, request: &IdempotentRequest<'_>, existing: ExistingRecord) -> Outcome<E> {
         self.replayed(request, stored_response(existing))
     }
 
-    fn replayed(&self, request: &IdempotentRequest<'_>, response: StoredResponse) -> Outcome {
+    fn replayed<E>(&self, request: &IdempotentRequest<'_>, response: StoredResponse) -> Outcome<E> {
         self.outcomes.count(request.merchant_id, "replayed");
         tracing::info!(
             event = "idempotency.replayed",
@@ -566,7 +557,7 @@ impl Idempotency {
         Outcome::Replayed(response)
     }
 
-    fn in_progress(&self, request: &IdempotentRequest<'_>) -> Outcome {
+    fn in_progress<E>(&self, request: &IdempotentRequest<'_>) -> Outcome<E> {
         self.outcomes.count(request.merchant_id, "in_progress");
         tracing::info!(
             event = "idempotency.conflict",
@@ -579,12 +570,16 @@ impl Idempotency {
         Outcome::InProgress
     }
 
-    fn mismatch(&self, request: &IdempotentRequest<'_>, existing: &ExistingRecord) -> Outcome {
+    fn mismatch<E>(
+        &self,
+        request: &IdempotentRequest<'_>,
+        existing: &ExistingRecord,
+    ) -> Outcome<E> {
         self.mismatched(request, &existing.endpoint)
     }
 
     /// The key was first used for `first_endpoint`, or for another body.
-    fn mismatched(&self, request: &IdempotentRequest<'_>, first_endpoint: &str) -> Outcome {
+    fn mismatched<E>(&self, request: &IdempotentRequest<'_>, first_endpoint: &str) -> Outcome<E> {
         self.outcomes.count(request.merchant_id, "mismatch");
         let reuse = if first_endpoint != request.endpoint {
             Reuse::Endpoint
@@ -598,8 +593,7 @@ impl Idempotency {
             route = request.endpoint,
             first_route = first_endpoint,
             request_id = request.request_id,
-            "{}",
-            reuse.error()
+            "{reuse}"
         );
         Outcome::KeyReused(reuse)
     }
@@ -618,9 +612,6 @@ fn stored_response(existing: ExistingRecord) -> StoredResponse {
         resource: existing.resource.map(|(kind, id)| Resource { kind, id }),
     }
 }
-
-/// Connections each process keeps in reserve for marking claimed keys failed.
-const SETTLE_CONNECTIONS: u32 = 2;
 
 /// What a record's `error` says when the attempt failed on our side.
 const INTERNAL_FAILURE: &str =
@@ -696,18 +687,18 @@ impl ClaimedKey {
     }
 
     /// The effect completed the record in its own committed statement.
-    fn completed(mut self, response: StoredResponse) -> Outcome {
+    fn completed<E>(mut self, response: StoredResponse) -> Outcome<E> {
         self.settled = true;
         Outcome::Executed(response)
     }
 
     /// Stores `response` as the record's outcome inside `tx`, the transaction that holds the
     /// effect, and commits both together.
-    async fn complete(
+    async fn complete<E: Failure>(
         mut self,
         mut tx: Transaction<'_, Postgres>,
         response: StoredResponse,
-    ) -> Outcome {
+    ) -> Outcome<E> {
         match self.store_outcome(&mut tx, &response).await {
             Ok(true) => {}
             Ok(false) => return self.lost_lease(),
@@ -722,9 +713,8 @@ impl ClaimedKey {
 
     /// Ends the attempt with an error. A definitive answer (validation, `402`, ...) is stored and
     /// replayed like a success; a fault leaves the record `failed`, so a retry executes again.
-    async fn fail(mut self, error: Error) -> Outcome {
-        if error.is_definitive() {
-            let stored = StoredResponse::from_error(&error);
+    async fn fail<E: Failure>(mut self, error: E) -> Outcome<E> {
+        if let Some(stored) = error.refusal() {
             let result = async {
                 let mut tx = self.pool.begin().await?;
                 let owned = self.store_outcome(&mut tx, &stored).await?;
@@ -738,18 +728,19 @@ impl ClaimedKey {
                     Outcome::Executed(stored)
                 }
                 Ok(false) => self.lost_lease(),
-                Err(err) => self.mark_failed(Error::from(err)).await,
+                Err(err) => self.mark_failed(E::from(err)).await,
             };
         }
         self.mark_failed(error).await
     }
 
-    async fn mark_failed(mut self, error: Error) -> Outcome {
+    async fn mark_failed<E: Failure>(mut self, error: E) -> Outcome<E> {
         // A sentence for people: the internal cause goes to the log (with the request id, from
         // the request's span) when the error is rendered, never into the record.
-        let cause = match &error {
-            Error::Internal(_) => INTERNAL_FAILURE.to_owned(),
-            other => other.to_string(),
+        let cause = if error.is_internal() {
+            INTERNAL_FAILURE.to_owned()
+        } else {
+            error.to_string()
         };
         self.settled = true;
         let marked = record_failure(
@@ -772,19 +763,17 @@ impl ClaimedKey {
         tx: &mut Transaction<'_, Postgres>,
         response: &StoredResponse,
     ) -> sqlx::Result<bool> {
-        static STATEMENT: LazyLock<String> =
-            LazyLock::new(|| format!("WITH {} SELECT 1 FROM completed", Lease::COMPLETING));
-        let lease = self.lease();
-        let completed = lease
-            .bind(sqlx::query(&STATEMENT), response)
-            .fetch_optional(&mut **tx)
-            .await?;
+        let mut statement = Statement::new();
+        statement.push("WITH ");
+        self.lease().completing(&mut statement, response);
+        statement.push(" SELECT 1 FROM completed");
+        let completed = statement.query()?.fetch_optional(&mut **tx).await?;
         Ok(completed.is_some())
     }
 
     /// Our lease ran out and another attempt took the key over: our effect is rolled back
     /// (the transaction is dropped) and the client is told to retry, which replays theirs.
-    fn lost_lease(&mut self) -> Outcome {
+    fn lost_lease<E>(&mut self) -> Outcome<E> {
         self.settled = true;
         tracing::warn!(
             event = "idempotency.lease_lost",

@@ -1,9 +1,5 @@
 //! An answer as the engine stores and replays it, and the resource it links to.
 
-use serde_json::Value;
-
-use crate::contract::error::Error;
-
 /// The resource a request created or acted on, linked from its record.
 #[derive(Debug, Clone)]
 pub struct Resource {
@@ -63,31 +59,11 @@ impl StoredResponse {
         }
     }
 
-    pub fn from_error(error: &Error) -> Self {
-        Self {
-            status: error.status(),
-            location: None,
-            body: error.body_bytes(),
-            resource: None,
-            renders_again: false,
-        }
-    }
-
     /// The resource a `201` of the one-commit path was recorded as, without its bytes: its
     /// answer is rendered again from the resource.
     pub fn reference(&self) -> Option<Resource> {
         (self.status == 201 && self.body.is_empty())
             .then(|| self.resource.clone())
             .flatten()
-    }
-
-    /// The code and `param` of a stored refusal (a `4xx` answer), read from its error body.
-    pub fn refusal(&self) -> Option<(String, Option<String>)> {
-        if !(400..500).contains(&self.status) {
-            return None;
-        }
-        let body: Value = serde_json::from_slice(&self.body).ok()?;
-        let code = body["error"]["code"].as_str()?.to_owned();
-        Some((code, body["error"]["param"].as_str().map(str::to_owned)))
     }
 }

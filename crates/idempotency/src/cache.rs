@@ -10,7 +10,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::response::StoredResponse;
+use crate::response::StoredResponse;
 
 /// How many answers a process keeps (each about the size of its body, a few hundred bytes).
 pub const ENTRIES: usize = 10_000;

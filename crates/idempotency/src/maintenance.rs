@@ -1,6 +1,6 @@
 //! The sweeper, which marks `in_progress` records whose lease ran out (their process died) as
 //! `failed` so that a retry takes them over, and the purge, which deletes records past their
-//! expiry (the TTL after `created_at`). Both run as workers inside `serve` (see `crate::platform::workers`) and as one-shot
+//! expiry (the TTL after `created_at`). Both run as workers inside the server and as one-shot
 //! commands.
 
 use std::time::Duration;

@@ -1,0 +1,38 @@
+-- The tables the engine reads and writes, for a database of your own (the Kaadxpay server
+-- creates them in its migrations). `idempotency_endpoint` names your keyed endpoints: an enum
+-- of their method and route templates (as the server has), or a domain over text. The scope of
+-- a key is a merchant (`merchant_id`); reference your own table of them if you have one.
+
+CREATE TYPE idempotency_status AS ENUM ('in_progress', 'completed', 'failed');
+
+CREATE TABLE idempotency_keys (
+    created_at timestamptz NOT NULL DEFAULT now(),
+    locked_until timestamptz,
+    lease_token uuid,
+    updated_at timestamptz,
+    endpoint idempotency_endpoint NOT NULL,
+    status idempotency_status NOT NULL,
+    attempts integer,
+    response_status smallint,
+    merchant_id text NOT NULL,
+    key text NOT NULL,
+    request_hash bytea NOT NULL,
+    resource_type text,
+    resource_id text,
+    recovery_point text,
+    error text,
+    response_location text,
+    response_body bytea,
+    PRIMARY KEY (merchant_id, key)
+);
+CREATE INDEX idempotency_keys_created_idx ON idempotency_keys (created_at);
+CREATE INDEX idempotency_keys_lease_idx ON idempotency_keys (locked_until)
+    WHERE status = 'in_progress';
+
+CREATE TABLE idempotency_outcomes (
+    merchant_id text NOT NULL,
+    hour timestamptz NOT NULL,
+    outcome text NOT NULL CHECK (outcome IN ('new', 'replayed', 'in_progress', 'mismatch')),
+    count bigint NOT NULL,
+    PRIMARY KEY (merchant_id, hour, outcome)
+);

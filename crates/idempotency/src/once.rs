@@ -1,0 +1,356 @@
+//! The one-commit path, for commands whose whole effect is local SQL (every command of the API
+//! today: orders, payouts, webhook endpoints, redeliveries). The key's record is inserted
+//! already completed, in the transaction that makes the effect, so a new key costs one commit
+//! and a request that stops before it (a fault, a killed process, a client gone) leaves neither
+//! effect nor record: its retry executes once.
+//!
+//! While it executes, the transaction holds a transaction-scoped advisory lock on
+//! `(merchant, key)` ([`lock_key`]), taken without waiting: a duplicate that cannot take it gets
+//! `409` at once, and `GET /v1/idempotency-keys/{key}` reads the lock from `pg_locks` to show
+//! `in_progress`. A record found instead answers for the key (replay, `422`), unless it expired
+//! or failed (left by the two-phase path), when the new record takes its place.
+//!
+//! Two shapes, one protocol: [`Once::run`], where the lock, the look-up, the record and the
+//! effect are one statement (one round trip: orders, webhook endpoints), and
+//! [`Once::transaction`], for effects that need several statements (payouts, redeliveries).
+
+use kaadxpay_types::ids::MerchantId;
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use sqlx::{FromRow, PgPool, Postgres, Transaction};
+
+use crate::failure::Failure;
+use crate::request::{FoundRecord, IdempotentRequest};
+use crate::response::StoredResponse;
+use crate::statement::{Param, Statement};
+
+/// The fail point at which a one-commit effect pauses with its lock held (`return(ms)`).
+const PAUSE: &str = "idempotency.in_transaction";
+
+/// The advisory lock of `(merchant, key)`: 64 bits of SHA-256 over both. (Other advisory locks
+/// of the application use the two-integer form, a space of its own in `pg_locks`.)
+pub fn lock_key(merchant_id: &MerchantId, key: &str) -> i64 {
+    let digest = Sha256::new()
+        .chain_update(merchant_id.as_bytes())
+        .chain_update([0])
+        .chain_update(key.as_bytes())
+        .finalize();
+    i64::from_be_bytes(digest[..8].try_into().expect("eight bytes"))
+}
+
+/// The request's values, bound once in each statement that names them.
+struct Bound {
+    merchant: Param,
+    key: Param,
+    endpoint: Param,
+    request_hash: Param,
+    ttl: Param,
+}
+
+/// `WITH` the record as it stood before the statement, and the lock: the CTEs `found` and
+/// `lock` (empty when a record answers for the key, so a replay takes no lock), then `go`, one
+/// row when this request holds the key and may execute (after the fail point's pause).
+fn lock_and_look(statement: &mut Statement, once: &Once) -> Bound {
+    let bound = once.bind_request(statement);
+    let Bound {
+        merchant,
+        key,
+        endpoint,
+        request_hash,
+        ttl,
+    } = bound;
+    let lock = statement.bind(lock_key(&once.merchant_id, &once.key));
+    let pause = statement.bind(crate::failpoints::pause(PAUSE).as_secs_f64());
+    statement.push(format_args!(
+        "WITH found AS MATERIALIZED ( \
+           SELECT endpoint::text AS endpoint, request_hash, status::text AS status, lease_token, \
+             coalesce(locked_until > now(), false) AS lease_live, \
+             created_at + make_interval(secs => {ttl}) <= now() AS expired, \
+             extract(epoch FROM created_at + make_interval(secs => {ttl}) - now())::float8 AS remaining, \
+             response_status, response_location, response_body, resource_type, resource_id \
+           FROM idempotency_keys WHERE merchant_id = {merchant} AND key = {key}), \
+         lock AS MATERIALIZED ( \
+           SELECT pg_try_advisory_xact_lock({lock}) AS held \
+           WHERE NOT EXISTS (SELECT 1 FROM found WHERE NOT expired \
+             AND NOT (status = 'failed' AND endpoint = {endpoint} AND request_hash = {request_hash}))), \
+         go AS MATERIALIZED (SELECT 1 AS go FROM lock WHERE held AND pg_sleep({pause})::text = '')"
+    ));
+    bound
+}
+
+/// `, answer AS (…)`: the answer recorded when the effect is made, `planned`, one row for each
+/// row of `go`. An answer that [renders again](StoredResponse::renders_again) is recorded as a
+/// reference to the resource it created (no location, no body), and rendered again from it on
+/// replay.
+fn planned_answer(statement: &mut Statement, planned: &StoredResponse) {
+    let resource = planned.resource.as_ref();
+    let by_reference = planned.renders_again && resource.is_some();
+    let status = statement.bind(planned.status as i16);
+    let location = statement.bind(planned.location.as_deref().filter(|_| !by_reference));
+    let body = statement.bind((!by_reference).then_some(&planned.body));
+    let resource_type = statement.bind(resource.map(|resource| resource.kind.as_str()));
+    let resource_id = statement.bind(resource.map(|resource| resource.id.as_str()));
+    statement.push(format_args!(
+        ", answer AS (SELECT {status}::int2 AS status, {location}::text AS location, \
+           {body}::bytea AS body, {resource_type}::text AS resource_type, \
+           {resource_id}::text AS resource_id FROM go)"
+    ));
+}
+
+/// `, recorded AS (…)`: the record, completed with the CTE `answer`, in place of none, of an
+/// expired one or of a failed one of the same request; empty when another took the key first.
+fn recording(statement: &mut Statement, bound: &Bound) {
+    let Bound {
+        merchant,
+        key,
+        endpoint,
+        request_hash,
+        ttl,
+    } = bound;
+    statement.push(format_args!(
+        ", recorded AS ( \
+           INSERT INTO idempotency_keys AS k (merchant_id, key, endpoint, request_hash, status, \
+             response_status, response_location, response_body, resource_type, resource_id) \
+           SELECT {merchant}, {key}, {endpoint}::idempotency_endpoint, {request_hash}, 'completed', \
+             a.status, a.location, a.body, a.resource_type, a.resource_id FROM answer a \
+           ON CONFLICT (merchant_id, key) DO UPDATE SET endpoint = EXCLUDED.endpoint, \
+             request_hash = EXCLUDED.request_hash, status = 'completed', recovery_point = NULL, \
+             lease_token = NULL, locked_until = NULL, \
+             response_status = EXCLUDED.response_status, response_location = EXCLUDED.response_location, \
+             response_body = EXCLUDED.response_body, resource_type = EXCLUDED.resource_type, \
+             resource_id = EXCLUDED.resource_id, error = NULL, \
+             attempts = CASE WHEN k.created_at + make_interval(secs => {ttl}) <= now() THEN NULL \
+               ELSE coalesce(k.attempts, 1) + 1 END, \
+             updated_at = CASE WHEN k.created_at + make_interval(secs => {ttl}) <= now() THEN NULL \
+               ELSE now() END, \
+             created_at = CASE WHEN k.created_at + make_interval(secs => {ttl}) <= now() THEN now() \
+               ELSE k.created_at END \
+           WHERE k.created_at + make_interval(secs => {ttl}) <= now() \
+             OR (k.status = 'failed' AND k.endpoint = EXCLUDED.endpoint AND k.request_hash = {request_hash}) \
+           RETURNING response_status)"
+    ));
+}
+
+/// What every shape's statement answers: the recorded status (none when it recorded nothing),
+/// whether it held the lock, and the record it found.
+const ANSWER: &str = " SELECT (SELECT response_status FROM recorded) AS recorded, \
+       coalesce((SELECT held FROM lock), false) AS held, f.* \
+     FROM (SELECT 1) AS one LEFT JOIN found f ON true";
+
+/// The lock and the look-up alone, recording nothing.
+fn looking(once: &Once) -> Statement {
+    let mut statement = Statement::new();
+    lock_and_look(&mut statement, once);
+    statement.push(", recorded AS (SELECT NULL::int2 AS response_status)");
+    statement.push(ANSWER);
+    statement
+}
+
+/// A request on the one-commit path.
+pub struct Once {
+    pool: PgPool,
+    merchant_id: MerchantId,
+    key: String,
+    endpoint: &'static str,
+    request_hash: Vec<u8>,
+    ttl: Duration,
+    on_broken_connection: fn(),
+}
+
+/// What a one-commit statement did: recorded this request's answer, or found the key held or
+/// answered for (which the engine turns into a replay, a `409` or a `422`).
+pub enum Ran {
+    Recorded(StoredResponse),
+    NotRecorded(RanRow),
+    /// The connection broke under the statement: whether it committed is unknown, and a retry
+    /// finds out (it replays if it did).
+    ConnectionLost,
+}
+
+/// Whether `err` is a connection that broke under a statement (not a pool that had none free).
+pub fn is_broken_connection(err: &sqlx::Error) -> bool {
+    matches!(err, sqlx::Error::Io(_) | sqlx::Error::Protocol(_))
+}
+
+/// A one-commit statement's answer ([`ANSWER`]); the record's columns are all `NULL` when it
+/// found none.
+#[derive(sqlx::FromRow)]
+pub struct RanRow {
+    recorded: Option<i16>,
+    pub(crate) held: bool,
+    #[sqlx(flatten)]
+    pub(crate) found: FoundRecord,
+}
+
+impl Once {
+    pub(crate) fn new(
+        pool: &PgPool,
+        request: &IdempotentRequest<'_>,
+        request_hash: &[u8],
+        ttl: Duration,
+        on_broken_connection: fn(),
+    ) -> Self {
+        Self {
+            pool: pool.clone(),
+            merchant_id: request.merchant_id.to_owned(),
+            key: request.key.as_str().to_owned(),
+            endpoint: request.endpoint,
+            request_hash: request_hash.to_owned(),
+            ttl,
+            on_broken_connection,
+        }
+    }
+
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// A statement that failed on a connection that broke under it is [`Ran::ConnectionLost`],
+    /// which the engine retries once; any other failure is an error.
+    fn broken<E: Failure>(&self, err: sqlx::Error) -> Result<Ran, E> {
+        if is_broken_connection(&err) {
+            (self.on_broken_connection)();
+            return Ok(Ran::ConnectionLost);
+        }
+        Err(err.into())
+    }
+
+    /// Binds the request's values.
+    fn bind_request(&self, statement: &mut Statement) -> Bound {
+        Bound {
+            merchant: statement.bind(&self.merchant_id),
+            key: statement.bind(&self.key),
+            endpoint: statement.bind(self.endpoint),
+            request_hash: statement.bind(&self.request_hash),
+            ttl: statement.bind(self.ttl.as_secs_f64()),
+        }
+    }
+
+    /// Runs the whole request as one statement in a transaction of its own: the key's lock and
+    /// look-up, its record completed with `planned`, and the effect's writes, which `writes`
+    /// appends as CTEs (each preceded by `, `) given the param of the merchant's id. Each write
+    /// must depend on a row of the CTE `recorded` (`… FROM recorded`), so that nothing is
+    /// written unless the record was.
+    pub async fn run<E: Failure>(
+        &self,
+        planned: &StoredResponse,
+        writes: impl FnOnce(&mut Statement, Param),
+    ) -> Result<Ran, E> {
+        let mut statement = Statement::new();
+        let bound = lock_and_look(&mut statement, self);
+        planned_answer(&mut statement, planned);
+        recording(&mut statement, &bound);
+        writes(&mut statement, bound.merchant);
+        statement.push(ANSWER);
+        match statement.query()?.fetch_one(&self.pool).await {
+            Ok(row) => Ok(RanRow::from_row(&row)?.into_ran(planned)),
+            Err(err) => self.broken(err),
+        }
+    }
+
+    /// Records a definitive refusal as the key's answer, with no effect.
+    pub(crate) async fn refuse<E: Failure>(&self, refusal: &StoredResponse) -> Result<Ran, E> {
+        self.run(refusal, |_, _| {}).await
+    }
+
+    /// Runs an effect of several statements in one transaction with the key's record: opens it
+    /// holding the key's lock, runs `effect` on its connection, records the effect's answer and
+    /// commits ([`OnceTransaction::finish`]); or, when the key is held or answered for, answers
+    /// what was found without running `effect`.
+    pub async fn transaction<E: Failure>(
+        &self,
+        effect: impl AsyncFnOnce(&mut sqlx::PgConnection) -> Result<StoredResponse, E>,
+    ) -> Result<Ran, E> {
+        let mut tx = match self.begin::<E>().await? {
+            Ok(tx) => tx,
+            Err(found) => return Ok(found),
+        };
+        let answer = effect(tx.conn()).await;
+        tx.finish(answer).await
+    }
+
+    /// Opens the transaction of an effect of several statements, holding the key's lock; or,
+    /// when the key is held or answered for, what was found.
+    async fn begin<E: Failure>(&self) -> Result<Result<OnceTransaction<'_>, Ran>, E> {
+        let mut tx = match self.pool.begin().await {
+            Ok(tx) => tx,
+            Err(err) => return self.broken(err).map(Err),
+        };
+        let row = match looking(self).query()?.fetch_one(&mut *tx).await {
+            Ok(row) => row,
+            Err(err) => return self.broken(err).map(Err),
+        };
+        let row = RanRow::from_row(&row)?;
+        if !row.held {
+            return Ok(Err(Ran::NotRecorded(row)));
+        }
+        Ok(Ok(OnceTransaction { once: self, tx }))
+    }
+}
+
+/// The transaction of a one-commit effect of several statements, holding the key's lock.
+pub struct OnceTransaction<'o> {
+    once: &'o Once,
+    tx: Transaction<'static, Postgres>,
+}
+
+impl OnceTransaction<'_> {
+    fn conn(&mut self) -> &mut sqlx::PgConnection {
+        &mut self.tx
+    }
+
+    /// Records the effect's answer and commits both; a definitive refusal is recorded without
+    /// the effect's writes, and any other error leaves nothing.
+    async fn finish<E: Failure>(mut self, effect: Result<StoredResponse, E>) -> Result<Ran, E> {
+        let response = match effect {
+            Ok(response) => response,
+            Err(error) => {
+                let Some(refusal) = error.refusal() else {
+                    return Err(error);
+                };
+                // Rolled back, and so unlocked, before the refusal's statement takes the key's
+                // lock on another connection: a dropped transaction only rolls back when its
+                // connection is next used, and the refusal would find the key still held (409).
+                if let Err(err) = self.tx.rollback().await {
+                    return self.once.broken(err);
+                }
+                return self.once.refuse(&refusal).await;
+            }
+        };
+        let mut statement = Statement::new();
+        statement.push("WITH go AS (SELECT 1 AS go)");
+        let bound = self.once.bind_request(&mut statement);
+        planned_answer(&mut statement, &response);
+        recording(&mut statement, &bound);
+        statement.push(" SELECT response_status FROM recorded");
+        let recorded = statement.query()?.fetch_optional(&mut *self.tx).await?;
+        if recorded.is_none() {
+            // Another request recorded the key after this one looked (the record was made
+            // between our look and our lock): ours is rolled back, theirs answers.
+            if let Err(err) = self.tx.rollback().await {
+                return self.once.broken(err);
+            }
+            return Ok(Ran::NotRecorded(self.once.look().await?));
+        }
+        self.tx.commit().await?;
+        Ok(Ran::Recorded(response))
+    }
+}
+
+impl Once {
+    /// The key as it now stands: its record, and whether it was free of any lock.
+    pub(crate) async fn look(&self) -> sqlx::Result<RanRow> {
+        let row = looking(self).query()?.fetch_one(&self.pool).await?;
+        RanRow::from_row(&row)
+    }
+}
+
+impl RanRow {
+    fn into_ran(self, planned: &StoredResponse) -> Ran {
+        match self.recorded {
+            Some(_) => Ran::Recorded(planned.clone()),
+            None => Ran::NotRecorded(self),
+        }
+    }
+}

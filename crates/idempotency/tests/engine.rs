@@ -1,0 +1,417 @@
+//! The engine's promises, on a real PostgreSQL with the crate's own `schema.sql` and a table of
+//! `things` as the effect: whatever the concurrency, the fault or the refusal, a key has its
+//! effect at most once, and every later request gets the first answer byte for byte.
+
+use std::path::Path;
+use std::time::Duration;
+
+use kaadxpay_embedded_pg::{Durability, EmbeddedPostgres};
+use kaadxpay_idempotency::{
+    fingerprint::fingerprint, Effected, Failure, Idempotency, IdempotencyKey, IdempotentRequest,
+    Once, Outcome, Resource, Reuse, Statement, StoredResponse,
+};
+use kaadxpay_types::ids::MerchantId;
+use serde_json::{json, Value};
+use sqlx::{Connection, PgConnection, PgPool};
+use tokio::sync::OnceCell;
+
+/// An effect's error, as an application of the crate would define it.
+#[derive(Debug, thiserror::Error)]
+enum TestError {
+    /// A refusal a retry would get again: kept as the key's answer (`422`).
+    #[error("refused: {0}")]
+    Refused(&'static str),
+    #[error("the database is out of reach")]
+    Unavailable,
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+impl From<sqlx::Error> for TestError {
+    fn from(err: sqlx::Error) -> Self {
+        Self::Internal(err.into())
+    }
+}
+
+impl Failure for TestError {
+    fn refusal(&self) -> Option<StoredResponse> {
+        match self {
+            Self::Refused(why) => Some(StoredResponse {
+                status: 422,
+                location: None,
+                body: json!({ "refused": why }).to_string().into_bytes(),
+                resource: None,
+                renders_again: false,
+            }),
+            _ => None,
+        }
+    }
+
+    fn is_internal(&self) -> bool {
+        matches!(self, Self::Internal(_))
+    }
+
+    fn unavailable() -> Self {
+        Self::Unavailable
+    }
+}
+
+const MAKE_THING: &str = "POST /things";
+const OTHER: &str = "POST /other";
+
+/// One cluster for the whole test binary; each test has a database of its own.
+async fn cluster() -> &'static EmbeddedPostgres {
+    static CLUSTER: OnceCell<EmbeddedPostgres> = OnceCell::const_new();
+    CLUSTER
+        .get_or_init(|| async {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../.data")
+                .join(format!("idempotency-tests-{}", std::process::id()));
+            EmbeddedPostgres::start(&dir, Durability::Ephemeral)
+                .expect("the embedded PostgreSQL starts")
+        })
+        .await
+}
+
+/// A new database holding the crate's schema and the `things` the effects make.
+async fn database(name: &str) -> PgPool {
+    let cluster = cluster().await;
+    let mut admin = PgConnection::connect(&cluster.url("postgres"))
+        .await
+        .unwrap();
+    // The cluster is the test binary's own: each test's database is new.
+    sqlx::raw_sql(&format!("CREATE DATABASE {name}"))
+        .execute(&mut admin)
+        .await
+        .unwrap();
+    let pool = PgPool::connect(&cluster.url(name)).await.unwrap();
+    sqlx::raw_sql(&format!(
+        "CREATE TYPE idempotency_endpoint AS ENUM ('{MAKE_THING}', '{OTHER}'); {} \
+         CREATE TABLE things (id text PRIMARY KEY, merchant_id text NOT NULL, name text NOT NULL);",
+        include_str!("../schema.sql")
+    ))
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool
+}
+
+fn engine(pool: &PgPool) -> Idempotency {
+    let day = Duration::from_secs(24 * 3600);
+    Idempotency::new(pool.clone(), pool.clone(), day, Duration::from_secs(60))
+}
+
+async fn count(pool: &PgPool, table: &str) -> i64 {
+    sqlx::query_scalar(&format!("SELECT count(*) FROM {table}"))
+        .fetch_one(pool)
+        .await
+        .unwrap()
+}
+
+/// A request to make a thing named `name` under `key`.
+struct Ask {
+    merchant: MerchantId,
+    key: IdempotencyKey,
+    endpoint: &'static str,
+    body: Value,
+}
+
+impl Ask {
+    fn new(key: &str, name: &str) -> Self {
+        Self {
+            merchant: MerchantId::from("mer_test"),
+            key: IdempotencyKey::parse(key.as_bytes()).unwrap(),
+            endpoint: MAKE_THING,
+            body: json!({ "name": name }),
+        }
+    }
+
+    fn request(&self) -> IdempotentRequest<'_> {
+        IdempotentRequest {
+            merchant_id: &self.merchant,
+            key: &self.key,
+            endpoint: self.endpoint,
+            body: &self.body,
+            request_id: "req_test",
+        }
+    }
+
+    fn hash(&self) -> Vec<u8> {
+        fingerprint(self.endpoint, &self.body)
+    }
+
+    fn name(&self) -> &str {
+        self.body["name"].as_str().unwrap()
+    }
+}
+
+/// The thing's answer: `201` with its id and name, which a replay renders again from the row.
+fn created(id: &str, name: &str) -> StoredResponse {
+    StoredResponse::created("/things", "thing", id, &json!({ "id": id, "name": name }))
+}
+
+async fn render(pool: &PgPool, resource: Resource) -> Result<StoredResponse, TestError> {
+    let name: String = sqlx::query_scalar("SELECT name FROM things WHERE id = $1")
+        .bind(&resource.id)
+        .fetch_one(pool)
+        .await?;
+    Ok(created(&resource.id, &name))
+}
+
+/// Makes the thing in one statement with the key's record ([`Once::run`]).
+async fn make_in_one_statement(
+    engine: &Idempotency,
+    pool: &PgPool,
+    ask: &Ask,
+) -> Outcome<TestError> {
+    let hash = ask.hash();
+    let effect = |once: Once| async move {
+        let id = format!("thing_{}", uuid_like());
+        let response = created(&id, ask.name());
+        once.run::<TestError>(&response, |statement: &mut Statement, merchant| {
+            let id = statement.bind(&id);
+            let name = statement.bind(ask.name());
+            statement.push(format_args!(
+                ", new_thing AS (INSERT INTO things (id, merchant_id, name) \
+                   SELECT {id}, {merchant}, {name} FROM recorded RETURNING 1)"
+            ));
+        })
+        .await
+    };
+    engine
+        .execute_once(&ask.request(), &hash, effect, |resource| {
+            render(pool, resource)
+        })
+        .await
+        .unwrap()
+}
+
+/// Makes the thing in a transaction of several statements with the key's record
+/// ([`Once::transaction`]); `then` decides how the effect ends.
+async fn make_in_a_transaction(
+    engine: &Idempotency,
+    pool: &PgPool,
+    ask: &Ask,
+    then: fn() -> Result<(), TestError>,
+) -> Outcome<TestError> {
+    let hash = ask.hash();
+    let effect = |once: Once| async move {
+        once.transaction(async |conn| {
+            let id = format!("thing_{}", uuid_like());
+            sqlx::query("INSERT INTO things (id, merchant_id, name) VALUES ($1, $2, $3)")
+                .bind(&id)
+                .bind(&ask.merchant)
+                .bind(ask.name())
+                .execute(&mut *conn)
+                .await?;
+            then()?;
+            Ok(created(&id, ask.name()))
+        })
+        .await
+    };
+    engine
+        .execute_once(&ask.request(), &hash, effect, |resource| {
+            render(pool, resource)
+        })
+        .await
+        .unwrap()
+}
+
+fn uuid_like() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+fn body(outcome: &Outcome<TestError>) -> Option<&[u8]> {
+    match outcome {
+        Outcome::Executed(response) | Outcome::Replayed(response) => Some(&response.body),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_hundred_parallel_duplicates_make_one_thing_and_all_get_its_answer() {
+    let pool = database("parallel").await;
+    let engine = engine(&pool);
+    let ask = Ask::new("same-key", "one");
+    let outcomes =
+        futures::future::join_all((0..100).map(|_| make_in_one_statement(&engine, &pool, &ask)))
+            .await;
+
+    let executed: Vec<_> = outcomes
+        .iter()
+        .filter(|outcome| matches!(outcome, Outcome::Executed(_)))
+        .collect();
+    assert_eq!(executed.len(), 1, "exactly one request executes");
+    let first = body(executed[0]).unwrap();
+    for outcome in &outcomes {
+        match outcome {
+            Outcome::Executed(_) | Outcome::InProgress => {}
+            Outcome::Replayed(response) => assert_eq!(response.body, first, "byte for byte"),
+            other => panic!("a duplicate got {other:?}"),
+        }
+    }
+    assert_eq!(count(&pool, "things").await, 1);
+    assert_eq!(count(&pool, "idempotency_keys").await, 1);
+
+    // Later, from a process that never saw the answer: rendered again from the thing.
+    let replayed = make_in_one_statement(&self::engine(&pool), &pool, &ask).await;
+    assert!(matches!(replayed, Outcome::Replayed(_)), "{replayed:?}");
+    assert_eq!(body(&replayed).unwrap(), first);
+}
+
+#[tokio::test]
+async fn a_key_reused_for_another_body_or_endpoint_is_refused_and_makes_nothing() {
+    let pool = database("reuse").await;
+    let engine = engine(&pool);
+    let first = make_in_one_statement(&engine, &pool, &Ask::new("k", "first")).await;
+    assert!(matches!(first, Outcome::Executed(_)));
+
+    let other_body = make_in_one_statement(&engine, &pool, &Ask::new("k", "second")).await;
+    assert!(
+        matches!(other_body, Outcome::KeyReused(Reuse::Body)),
+        "{other_body:?}"
+    );
+    let mut other_endpoint = Ask::new("k", "first");
+    other_endpoint.endpoint = OTHER;
+    let other_endpoint = make_in_one_statement(&engine, &pool, &other_endpoint).await;
+    assert!(
+        matches!(other_endpoint, Outcome::KeyReused(Reuse::Endpoint)),
+        "{other_endpoint:?}"
+    );
+    assert_eq!(count(&pool, "things").await, 1);
+}
+
+#[tokio::test]
+async fn a_refusal_is_the_keys_answer_for_good_and_its_writes_are_undone() {
+    let pool = database("refusal").await;
+    let engine = engine(&pool);
+    let ask = Ask::new("refused", "nope");
+    let refused = make_in_a_transaction(&engine, &pool, &ask, || {
+        Err(TestError::Refused("no such thing"))
+    })
+    .await;
+    let Outcome::Executed(answer) = &refused else {
+        panic!("a refusal is executed and kept: {refused:?}")
+    };
+    assert_eq!(answer.status, 422);
+    assert_eq!(
+        count(&pool, "things").await,
+        0,
+        "the refused effect's insert is undone"
+    );
+
+    // A retry that would now succeed still gets the refusal: the key has answered.
+    let again = make_in_a_transaction(&engine, &pool, &ask, || Ok(())).await;
+    assert!(matches!(again, Outcome::Replayed(_)), "{again:?}");
+    assert_eq!(body(&again), body(&refused));
+    assert_eq!(count(&pool, "things").await, 0);
+}
+
+#[tokio::test]
+async fn a_fault_keeps_nothing_and_the_retry_executes_once() {
+    let pool = database("fault").await;
+    let engine = engine(&pool);
+    let ask = Ask::new("faulty", "later");
+    let interrupted = make_in_a_transaction(&engine, &pool, &ask, || {
+        Err(anyhow::anyhow!("the disk is on fire").into())
+    })
+    .await;
+    assert!(
+        matches!(interrupted, Outcome::Interrupted(TestError::Internal(_))),
+        "{interrupted:?}"
+    );
+    assert_eq!(count(&pool, "things").await, 0);
+    assert_eq!(
+        count(&pool, "idempotency_keys").await,
+        0,
+        "no record, no effect"
+    );
+
+    let retried = make_in_a_transaction(&engine, &pool, &ask, || Ok(())).await;
+    assert!(matches!(retried, Outcome::Executed(_)), "{retried:?}");
+    let replayed = make_in_a_transaction(&engine, &pool, &ask, || Ok(())).await;
+    assert!(matches!(replayed, Outcome::Replayed(_)), "{replayed:?}");
+    assert_eq!(count(&pool, "things").await, 1);
+}
+
+/// The two-phase path: the key is claimed in its own commit, and the effect completes the
+/// record in its statement with [`kaadxpay_idempotency::Lease::completing`].
+#[tokio::test]
+async fn a_claimed_key_is_completed_in_the_effects_own_statement() {
+    let pool = database("two_phase").await;
+    let engine = engine(&pool);
+    let ask = Ask::new("claimed", "leased");
+    let make = |lease: kaadxpay_idempotency::Lease| {
+        let pool = pool.clone();
+        let name = ask.name().to_owned();
+        async move {
+            let id = format!("thing_{}", uuid_like());
+            let response = created(&id, &name).recorded_verbatim();
+            let mut statement = Statement::new();
+            statement.push("WITH ");
+            lease.completing(&mut statement, &response);
+            let id = statement.bind(&id);
+            let name = statement.bind(&name);
+            statement.push(format_args!(
+                " INSERT INTO things (id, merchant_id, name) \
+                  SELECT {id}, 'mer_test', {name} FROM completed"
+            ));
+            let made = statement.query()?.execute(&pool).await?.rows_affected();
+            Ok::<_, TestError>(if made == 1 {
+                Effected::Completed(response)
+            } else {
+                Effected::LeaseLost
+            })
+        }
+    };
+    let first = engine.execute(&ask.request(), make).await.unwrap();
+    assert!(matches!(first, Outcome::Executed(_)), "{first:?}");
+    let second = engine.execute(&ask.request(), make).await.unwrap();
+    assert!(matches!(second, Outcome::Replayed(_)), "{second:?}");
+    assert_eq!(body(&second), body(&first));
+    assert_eq!(count(&pool, "things").await, 1);
+}
+
+/// A request abandoned after its claim (its client went away) frees the key at once: the
+/// claim's guard marks the record failed, and the retry takes it over and executes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_claim_is_marked_failed_and_the_retry_takes_it_over() {
+    let pool = database("abandoned").await;
+    let engine = engine(&pool);
+    let ask = Ask::new("abandoned", "again");
+    let stuck = {
+        let (engine, pool) = (engine.clone(), pool.clone());
+        let ask = Ask::new("abandoned", "again");
+        tokio::spawn(async move {
+            engine
+                .execute(&ask.request(), |_lease| async move {
+                    // The effect waits on the database until the request is dropped.
+                    sqlx::query("SELECT pg_sleep(60)").execute(&pool).await?;
+                    Ok::<_, TestError>(Effected::LeaseLost)
+                })
+                .await
+        })
+    };
+    let status = || async {
+        sqlx::query_scalar::<_, String>("SELECT status::text FROM idempotency_keys")
+            .fetch_optional(&pool)
+            .await
+            .unwrap()
+    };
+    while status().await.as_deref() != Some("in_progress") {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stuck.abort();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while status().await.as_deref() != Some("failed") {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the record was not freed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    let retried = make_in_a_transaction(&engine, &pool, &ask, || Ok(())).await;
+    assert!(matches!(retried, Outcome::Executed(_)), "{retried:?}");
+    assert_eq!(count(&pool, "things").await, 1);
+}
