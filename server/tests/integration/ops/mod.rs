@@ -1,9 +1,10 @@
 //! Running the service: the command line, settings checked at start, health and metrics,
-//! retention, the OpenAPI document under Schemathesis and client generators, and the layering
+//! retention, the idempotency engine's schema beside the migrations, the OpenAPI document under Schemathesis and client generators, and the layering
 //! of the sources.
 
 mod cli;
 mod endpoints;
+mod engine_schema;
 mod generated_clients;
 mod layers;
 mod retention;
