@@ -13,6 +13,8 @@ test('every merchant page renders, styled, and is captured', async ({ page }) =>
     ['/reconciliation', 'Reconciliation', 'reconciliation'],
     ['/settings/keys', 'API keys', 'api-keys'],
     ['/settings/audit', 'Audit log', 'audit'],
+    ['/settings/security', 'Security', 'security'],
+    ['/settings/payouts', 'Payout approvals', 'payout-settings'],
   ];
   for (const [path, heading, name] of pages) {
     await page.goto(path);

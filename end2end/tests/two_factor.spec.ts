@@ -1,6 +1,8 @@
-import { test, expect } from '@playwright/test';
+import { test, expect, type Page } from '@playwright/test';
 import { ConsolePage, merchantEmail } from '../fixtures/console';
 import { totp } from '../fixtures/totp';
+
+const shot = (page: Page) => new ConsolePage(page);
 
 test('a new member turns on two-step sign-in, then signs in with a code and once with a recovery code', async ({ page, browser }) => {
   // The owner invites a member, who joins in a browser of its own.
@@ -16,6 +18,7 @@ test('a new member turns on two-step sign-in, then signs in with a code and once
   const member = await context.newPage();
   await member.goto(link!);
   await member.getByLabel('Password').fill('a good password');
+  await shot(member).screenshot('join');
   await member.getByRole('button', { name: 'Join' }).click();
 
   // Enrolment: a QR code drawn by the server, the secret, a code; ten recovery codes, once.
@@ -23,8 +26,7 @@ test('a new member turns on two-step sign-in, then signs in with a code and once
   await expect(member.locator('figure.qr svg')).toBeVisible();
   const secret = (await member.getByTestId('totp-secret').textContent())!.trim();
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);
-  const shot = new ConsolePage(member);
-  await shot.screenshot('two-factor-enrol');
+  await shot(member).screenshot('two-factor-enrol');
   await member.getByLabel('Authentication code').fill(totp(secret));
   await member.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
   const codes = await member.getByTestId('recovery-codes').locator('code').allTextContents();
@@ -39,6 +41,7 @@ test('a new member turns on two-step sign-in, then signs in with a code and once
     await member.getByLabel('Email').fill(email);
     await member.getByLabel('Password').fill('a good password');
     await member.getByRole('button', { name: 'Sign in' }).click();
+    await shot(member).screenshot('sign-in-code');
     await member.getByLabel('Authentication code').fill(code);
     await member.getByRole('button', { name: 'Verify' }).click();
   };
@@ -48,6 +51,9 @@ test('a new member turns on two-step sign-in, then signs in with a code and once
   await expect(member.getByText(email)).toBeVisible();
   await member.goto('/settings/security');
   await expect(member.getByTestId('two-factor-on')).toContainText('9 recovery codes left');
+  await member.goto('/step-up?back=%2Fpayouts%2Fnew');
+  await expect(member.getByRole('heading', { name: 'Confirm it is you' })).toBeVisible();
+  await shot(member).screenshot('step-up');
 
   // A recovery code works once.
   await member.getByRole('button', { name: 'Sign out' }).click();

@@ -2,6 +2,7 @@
 // finding what they use by id, name and data-testid. (The nav's switch: language.spec.ts.)
 import { test, expect } from '@playwright/test';
 import { ConsolePage, env, merchantEmail, supportEmail } from '../fixtures/console';
+import { totp } from '../fixtures/totp';
 
 const chinese = async (console: ConsolePage) => {
   await expect(console.page.locator('html')).toHaveAttribute('lang', 'zh-CN');
@@ -89,6 +90,8 @@ test('每个商户页面都以中文呈现并截图', async ({ page }) => {
     ['/settings/keys', 'api-keys'],
     ['/settings/team', 'team'],
     ['/settings/audit', 'audit'],
+    ['/settings/security', 'security'],
+    ['/settings/payouts', 'payout-settings'],
   ];
   for (const [path, name] of pages) {
     const response = await page.goto(path);
@@ -129,4 +132,55 @@ test('客服：搜索任意商户的幂等键，落在其时间线', async ({ pa
   await expect(console.heading(`付款 ${env('KAADXPAY_OTHER_PAYOUT')}`)).toBeVisible();
   await expect(page.locator('ol.timeline .timeline-request').first()).toContainText('POST /v1/payouts 返回 201 新请求，耗时');
   await console.screenshot('zh-CN/support-payout-timeline');
+});
+
+test('团队与两步登录：受邀成员以中文加入、开启两步登录并确认身份', async ({ page, browser }) => {
+  const owner = new ConsolePage(page);
+  await owner.loginInAnyLanguage(merchantEmail());
+  await page.goto('/settings/team');
+  await chinese(owner);
+  const email = `zh-${Date.now()}@shop.test`;
+  await page.locator('#invite-email').fill(email);
+  await page.locator('#invite-role').selectOption('finance');
+  await page.locator('form[action="/settings/team/invitations"] button[type="submit"]').click();
+  const link = await page.locator('a.invitation-link').getAttribute('href');
+  expect(link).toMatch(/^\/invitations\//);
+
+  const context = await browser.newContext({
+    locale: 'zh-CN',
+    extraHTTPHeaders: { 'Accept-Language': 'zh-CN,zh;q=0.9' },
+  });
+  const member = new ConsolePage(await context.newPage());
+  await member.page.goto(link!);
+  await chinese(member);
+  await member.screenshot('zh-CN/join');
+  await member.page.locator('#password').fill('a good password');
+  await member.page.locator('form:has(#password) button[type="submit"]').click();
+  await expect(member.page.getByText(email)).toBeVisible();
+
+  await member.page.goto('/settings/security');
+  await chinese(member);
+  const secret = (await member.page.getByTestId('totp-secret').textContent())!.trim();
+  await member.page.locator('#code').fill(totp(secret));
+  await member.page.locator('form[action="/settings/security/confirm"] button[type="submit"]').click();
+  await expect(member.page.getByTestId('recovery-codes')).toBeVisible();
+  await member.screenshot('zh-CN/recovery-codes');
+
+  // Signing in again asks for the code after the password.
+  await member.page.locator('form[action="/logout"] button[type="submit"]').click();
+  await member.page.locator('#email').fill(email);
+  await member.page.locator('#password').fill('a good password');
+  await member.page.locator('form[action="/login"] button[type="submit"]').click();
+  await expect(member.page.locator('form[action="/login/code"] #code')).toBeVisible();
+  await chinese(member);
+  await member.screenshot('zh-CN/sign-in-code');
+  await member.page.locator('#code').fill(totp(secret, 30));
+  await member.page.locator('form[action="/login/code"] button[type="submit"]').click();
+  await expect(member.page.getByText(email)).toBeVisible();
+
+  await member.page.goto('/step-up?back=%2Fpayouts%2Fnew');
+  await chinese(member);
+  await expect(member.page.locator('form[action="/step-up"] #code')).toBeVisible();
+  await member.screenshot('zh-CN/step-up');
+  await context.close();
 });
