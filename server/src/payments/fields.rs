@@ -139,20 +139,21 @@ impl From<AccountHolder> for String {
     }
 }
 
-/// An IBAN's shape (spaces removed): a country code, two check digits, and up to 30 letters
-/// or digits. The partner checks the checksum.
+/// An IBAN's shape: a country code, two check digits, and 11 to 30 letters or digits, written
+/// together or with spaces anywhere (as printed, `DE89 3704 …`); it is kept without the spaces.
+/// The schema's pattern says exactly that (and no length, which the pattern implies: a length
+/// beside it leaves a generator few strings to offer). The partner checks the checksum.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Iban(String);
 
 impl PartialSchema for Iban {
     fn schema() -> RefOr<Schema> {
-        text_schema(
-            15,
-            34,
-            Some("^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$"),
-            "DE89370400440532013000",
-        )
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some("^( *[A-Z]){2}( *[0-9]){2}( *[A-Za-z0-9]){11,30} *$"))
+            .examples(["DE89370400440532013000", "DE89 3704 0044 0532 0130 00"])
+            .into()
     }
 }
 
@@ -162,7 +163,7 @@ impl TryFrom<String> for Iban {
     type Error = String;
 
     fn try_from(text: String) -> Result<Self, String> {
-        let iban: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let iban: String = text.chars().filter(|c| *c != ' ').collect();
         // ASCII first: the slices below are byte offsets, which must fall between characters.
         let well_formed = iban.chars().all(|c| c.is_ascii_alphanumeric())
             && (15..=34).contains(&iban.len())
@@ -170,7 +171,7 @@ impl TryFrom<String> for Iban {
             && iban[2..4].chars().all(|c| c.is_ascii_digit());
         if !well_formed {
             return Err(
-                "must be an IBAN: a country code, two check digits and up to 30 letters or digits"
+                "must be an IBAN: a country code, two check digits and up to 30 letters or digits, together or with spaces"
                     .to_owned(),
             );
         }
@@ -213,6 +214,32 @@ mod tests {
                 "{}",
                 magic.iban
             );
+        }
+    }
+
+    /// What the schema's pattern allows, and nothing else: spaces anywhere (kept out), no other
+    /// white space.
+    #[test]
+    fn an_iban_is_taken_together_or_with_spaces_and_kept_without_them() {
+        for written in [
+            "DE89370400440532013000",
+            "DE89 3704 0044 0532 0130 00",
+            " D E 8 9 370400440532013000 ",
+        ] {
+            assert_eq!(
+                String::from(Iban::try_from(written.to_owned()).unwrap()),
+                "DE89370400440532013000"
+            );
+        }
+        let longest = "MT84 MALT 0110 0001 2345 MTLC AST0 01S";
+        assert!(Iban::try_from(longest.to_owned()).is_ok());
+        for refused in [
+            "DE89\t3704 0044 0532 0130 00",
+            "DE89\n370400440532013000",
+            "DE89\u{a0}370400440532013000",
+            "de89370400440532013000",
+        ] {
+            assert!(Iban::try_from(refused.to_owned()).is_err(), "{refused:?}");
         }
     }
 }
