@@ -169,7 +169,7 @@ pub enum Ran {
 }
 
 /// Whether `err` is a connection that broke under a statement (not a pool that had none free).
-pub fn is_broken_connection(err: &sqlx::Error) -> bool {
+fn is_broken_connection(err: &sqlx::Error) -> bool {
     matches!(err, sqlx::Error::Io(_) | sqlx::Error::Protocol(_))
 }
 
