@@ -20,29 +20,17 @@ pub enum PayoutStatus {
     Reversed,
 }
 
+status_names!(PayoutStatus, "a payout status", {
+    PendingApproval => "pending_approval",
+    Rejected => "rejected",
+    Pending => "pending",
+    InTransit => "in_transit",
+    Paid => "paid",
+    Failed => "failed",
+    Reversed => "reversed",
+});
+
 impl PayoutStatus {
-    pub const ALL: [Self; 7] = [
-        Self::PendingApproval,
-        Self::Rejected,
-        Self::Pending,
-        Self::InTransit,
-        Self::Paid,
-        Self::Failed,
-        Self::Reversed,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::PendingApproval => "pending_approval",
-            Self::Rejected => "rejected",
-            Self::Pending => "pending",
-            Self::InTransit => "in_transit",
-            Self::Paid => "paid",
-            Self::Failed => "failed",
-            Self::Reversed => "reversed",
-        }
-    }
-
     /// Whether a payout in this state may move to `to`.
     pub fn may_become(self, to: Self) -> bool {
         use PayoutStatus::*;
@@ -67,23 +55,6 @@ impl PayoutStatus {
     /// Whether the partner may have been sent the payout's money by now.
     pub fn may_have_left(self) -> bool {
         matches!(self, Self::InTransit | Self::Paid | Self::Reversed)
-    }
-}
-
-impl TryFrom<String> for PayoutStatus {
-    type Error = String;
-
-    fn try_from(name: String) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|status| status.as_str() == name)
-            .ok_or_else(|| format!("{name:?} is not a payout status"))
-    }
-}
-
-impl std::fmt::Display for PayoutStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -124,6 +95,7 @@ mod tests {
     fn names_read_back_as_their_status() {
         for status in PayoutStatus::ALL {
             assert_eq!(PayoutStatus::try_from(status.to_string()), Ok(status));
+            assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
         }
         assert!(PayoutStatus::try_from("lost".to_owned()).is_err());
     }
