@@ -5,107 +5,20 @@
 
 use crate::common;
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
 use futures::future::join_all;
 use serde_json::Value;
 use server::webhooks::{publish, EventType};
 use standardwebhooks::Webhook;
 
+use common::webhooks::{create_endpoint, Receiver, IDLE_WORKER};
 use common::{
     create_merchant, error_code, fresh_database, json, spawn_app_with, ServerProcess, TestApp,
 };
 
-/// The in-process app's own dispatcher stays idle: the tests step theirs.
-const IDLE_WORKER: [&str; 2] = ["--webhook-interval", "1h"];
 const ORDER: &str = r#"{"amount": 1200, "currency": "EUR"}"#;
-
-#[derive(Clone)]
-struct Received {
-    headers: HeaderMap,
-    body: Bytes,
-}
-
-/// A local endpoint that records every request and answers the planned statuses, then `200`.
-#[derive(Clone, Default)]
-struct Receiver {
-    url: String,
-    received: Arc<Mutex<Vec<Received>>>,
-    plan: Arc<Mutex<VecDeque<u16>>>,
-}
-
-impl Receiver {
-    async fn start(plan: &[u16]) -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let receiver = Self {
-            url: format!("http://{}/hooks", listener.local_addr().unwrap()),
-            plan: Arc::new(Mutex::new(plan.iter().copied().collect())),
-            ..Self::default()
-        };
-        let router = axum::Router::new()
-            .route("/hooks", axum::routing::post(record))
-            .with_state(receiver.clone());
-        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-        receiver
-    }
-
-    fn received(&self) -> Vec<Received> {
-        self.received.lock().unwrap().clone()
-    }
-
-    async fn wait_for(&self, requests: usize) -> Vec<Received> {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while self.received.lock().unwrap().len() < requests {
-            assert!(
-                Instant::now() < deadline,
-                "the receiver got fewer than {requests} requests"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        self.received()
-    }
-}
-
-/// Records the request; a planned `429` comes with `Retry-After: 3600`.
-async fn record(
-    State(receiver): State<Receiver>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> (StatusCode, [(&'static str, &'static str); 1]) {
-    receiver
-        .received
-        .lock()
-        .unwrap()
-        .push(Received { headers, body });
-    let planned = receiver.plan.lock().unwrap().pop_front();
-    let status = planned.map_or(StatusCode::OK, |status| {
-        StatusCode::from_u16(status).unwrap()
-    });
-    let retry_after = if status == StatusCode::TOO_MANY_REQUESTS {
-        "3600"
-    } else {
-        "0"
-    };
-    (status, [("retry-after", retry_after)])
-}
-
-fn header<'a>(received: &'a Received, name: &str) -> &'a str {
-    received.headers[name].to_str().unwrap()
-}
-
-/// Creates an endpoint over HTTP; returns it as answered (with its secret).
-async fn create_endpoint(app: &TestApp, key: &str, body: Value) -> Value {
-    let response = app
-        .post("/v1/webhook-endpoints", Some(key), &body.to_string())
-        .await;
-    assert_eq!(response.status(), 201);
-    json(response).await
-}
 
 async fn create_order(base_url: &str, app: &TestApp, key: &str) -> Value {
     let response = app
@@ -141,12 +54,14 @@ async fn signatures_verify_with_standardwebhooks_and_fail_after_one_byte_changes
     tampered[5] ^= 0x01;
     assert!(webhook.verify(&tampered, &got.headers).is_err());
 
-    let body: Value = serde_json::from_slice(&got.body).unwrap();
+    let body: Value = got.json();
     assert_eq!(body["event_type"], "order.created");
     assert_eq!(body["data"]["object"], order);
-    assert_eq!(header(got, "webhook-id"), body["event_id"]);
-    assert_eq!(header(got, "kaadxpay-event-type"), "order.created");
-    assert!(chrono::DateTime::parse_from_rfc3339(header(got, "kaadxpay-delivered-at")).is_ok());
+    assert_eq!(got.header("webhook-id").unwrap(), body["event_id"]);
+    assert_eq!(got.header("kaadxpay-event-type").unwrap(), "order.created");
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(got.header("kaadxpay-delivered-at").unwrap()).is_ok()
+    );
     let stored: String = sqlx::query_scalar("SELECT payload::text FROM events")
         .fetch_one(&app.pool)
         .await
@@ -188,7 +103,7 @@ async fn the_documented_verifiers_accept_a_real_delivery_and_refuse_a_changed_on
     let got = &receiver.wait_for(1).await[0];
     let headers: HashMap<&str, &str> = ["webhook-id", "webhook-timestamp", "webhook-signature"]
         .into_iter()
-        .map(|name| (name, header(got, name)))
+        .map(|name| (name, got.header(name).unwrap()))
         .collect();
     let dir = common::scratch_dir();
     std::fs::write(
@@ -242,13 +157,13 @@ async fn three_500s_then_200_make_four_attempts_of_one_body() {
     app.drain(&app.dispatcher("10ms,10ms,10ms,10ms")).await;
     let got = receiver.received();
     assert_eq!(got.len(), 4);
-    let event_id = header(&got[0], "webhook-id");
+    let event_id = got[0].header("webhook-id").unwrap();
     let mut delivery_ids: Vec<&str> = got
         .iter()
-        .map(|r| header(r, "kaadxpay-delivery-id"))
+        .map(|r| r.header("kaadxpay-delivery-id").unwrap())
         .collect();
     for attempt in &got {
-        assert_eq!(header(attempt, "webhook-id"), event_id);
+        assert_eq!(attempt.header("webhook-id").unwrap(), event_id);
         assert_eq!(attempt.body, got[0].body);
     }
     delivery_ids.sort();
@@ -268,7 +183,7 @@ async fn three_500s_then_200_make_four_attempts_of_one_body() {
     assert_eq!(codes, [500, 500, 500, 200]);
     assert_eq!(
         delivery["attempts"][3]["delivery_id"],
-        header(&got[3], "kaadxpay-delivery-id")
+        got[3].header("kaadxpay-delivery-id").unwrap()
     );
 }
 
@@ -412,7 +327,7 @@ async fn a_process_killed_between_commit_and_send_delivers_after_restart() {
 
     let restarted = ServerProcess::start(&db_url, &quick).await;
     let got = receiver.wait_for(1).await;
-    let body: Value = serde_json::from_slice(&got[0].body).unwrap();
+    let body: Value = got[0].json();
     assert_eq!(body["data"]["object"]["id"], order["id"]);
     let app = TestApp {
         base_url: restarted.base_url.clone(),
@@ -468,7 +383,7 @@ async fn a_thousand_events_and_two_dispatchers_deliver_each_exactly_once() {
     let mut per_event: HashMap<String, usize> = HashMap::new();
     for request in &got {
         *per_event
-            .entry(header(request, "webhook-id").to_owned())
+            .entry(request.header("webhook-id").unwrap().to_owned())
             .or_default() += 1;
     }
     assert_eq!(per_event.len(), 1000);
@@ -650,7 +565,7 @@ async fn events_are_listed_private_and_redelivered_once_per_key() {
     assert_eq!(got.len(), 3, "two events, the first one twice");
     let again: Vec<_> = got
         .iter()
-        .filter(|r| header(r, "webhook-id") == first)
+        .filter(|r| r.header("webhook-id").unwrap() == first)
         .collect();
     assert_eq!(again.len(), 2);
     assert_eq!(again[0].body, again[1].body, "the same body on redelivery");

@@ -5,6 +5,7 @@
 
 pub mod browser;
 pub mod tools;
+pub mod webhooks;
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
