@@ -47,12 +47,13 @@ impl Received {
     }
 }
 
-/// A local endpoint that records every request and answers the planned statuses, then the
-/// status of [`Receiver::answer`] (`200` until it is called). A `429` comes with
-/// `Retry-After: 3600`.
+/// A local endpoint that records every `POST` (to `/hooks`, its URL, or any other path) and
+/// answers the planned statuses, then the status of [`Receiver::answer`] (`200` until it is
+/// called). A `429` comes with `Retry-After: 3600`.
 #[derive(Clone)]
 pub struct Receiver {
     pub url: String,
+    pub port: u16,
     received: Arc<Mutex<Vec<Received>>>,
     plan: Arc<Mutex<VecDeque<u16>>>,
     status: Arc<AtomicU16>,
@@ -61,14 +62,16 @@ pub struct Receiver {
 impl Receiver {
     pub async fn start(plan: &[u16]) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
         let receiver = Self {
-            url: format!("http://{}/hooks", listener.local_addr().unwrap()),
+            url: format!("http://127.0.0.1:{port}/hooks"),
+            port,
             received: Arc::default(),
             plan: Arc::new(Mutex::new(plan.iter().copied().collect())),
             status: Arc::new(AtomicU16::new(200)),
         };
         let router = axum::Router::new()
-            .route("/hooks", axum::routing::post(record))
+            .fallback(axum::routing::post(record))
             .with_state(receiver.clone());
         tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
         receiver

@@ -7,6 +7,7 @@ use crate::common;
 use futures::future::join_all;
 use reqwest::Client;
 
+use common::webhooks::{create_endpoint, IDLE_WORKER};
 use common::{count, signed_in, spawn_app, ServerProcess, TestApp, Visitor};
 
 async fn app_with_user(email: &str) -> TestApp {
@@ -460,16 +461,13 @@ async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
 /// An app whose dispatcher stays idle (its first run finds nothing), so that only the test moves
 /// deliveries, and the endpoint it made (at an address that answers nothing), as created.
 async fn idle_app_with_an_endpoint() -> (TestApp, serde_json::Value) {
-    let app = common::spawn_app_with(&["--webhook-interval", "1h"]).await;
-    let endpoint = app
-        .post(
-            "/v1/webhook-endpoints",
-            Some("idle-endpoint"),
-            r#"{"url": "http://127.0.0.1:9/hooks"}"#,
-        )
-        .await;
-    assert_eq!(endpoint.status(), 201);
-    let endpoint = common::json(endpoint).await;
+    let app = common::spawn_app_with(&IDLE_WORKER).await;
+    let endpoint = create_endpoint(
+        &app,
+        "idle-endpoint",
+        serde_json::json!({"url": "http://127.0.0.1:9/hooks"}),
+    )
+    .await;
     (app, endpoint)
 }
 
