@@ -113,12 +113,7 @@ async fn every_verdict_is_logged_with_its_fields() {
     assert_eq!(balance.status(), 200);
     let balance_id = request_id(&balance);
     // Refused before authentication: not logged.
-    let anonymous = app
-        .client
-        .get(format!("{}/v1/balance", app.base_url))
-        .send()
-        .await
-        .unwrap();
+    let anonymous = app.get_without_key("/v1/balance").await;
     assert_eq!(anonymous.status(), 401);
 
     wait_for_rows(&app, "request_log", 8).await;

@@ -270,6 +270,15 @@ impl TestApp {
         self.get_as(&self.merchant, path).await
     }
 
+    /// `GET path` with no API key.
+    pub async fn get_without_key(&self, path: &str) -> Response {
+        self.client
+            .get(format!("{}{path}", self.base_url))
+            .send()
+            .await
+            .expect("the server answers")
+    }
+
     pub async fn put(&self, path: &str, body: &str) -> Response {
         self.client
             .put(format!("{}{path}", self.base_url))
@@ -313,14 +322,7 @@ impl TestApp {
 
     /// The OpenAPI document the server serves.
     pub async fn openapi(&self) -> Value {
-        json(
-            self.client
-                .get(format!("{}/openapi.json", self.base_url))
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await
+        json(self.get_without_key("/openapi.json").await).await
     }
 
     /// A webhook dispatcher on the test's database; `schedule` is its retry back-off. Endpoints
@@ -353,14 +355,7 @@ impl TestApp {
 
     /// The `/metrics` text.
     pub async fn metrics(&self) -> String {
-        self.client
-            .get(format!("{}/metrics", self.base_url))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap()
+        self.get_without_key("/metrics").await.text().await.unwrap()
     }
 
     pub async fn count(&self, sql_from: &str) -> i64 {
