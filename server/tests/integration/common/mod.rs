@@ -547,24 +547,17 @@ impl ServerProcess {
 
     /// Changes a partner simulator's faults and behaviours (`PUT /_sim/config`).
     pub async fn configure(&self, change: Value) {
-        let answer = reqwest::Client::new()
-            .put(format!("{}/_sim/config", self.base_url))
-            .json(&change)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(answer.status(), 200);
+        configure_partner(&self.base_url, change).await
     }
 
     /// A partner simulator's transfers, as it lists them.
     pub async fn transfers(&self) -> Vec<Value> {
-        let list: Value = reqwest::get(format!("{}/v1/transfers", self.base_url))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        list["data"].as_array().unwrap().clone()
+        partner_transfers(&self.base_url).await
+    }
+
+    /// How many reversals a partner simulator was asked for.
+    pub async fn reversal_calls(&self) -> u64 {
+        partner_reversal_calls(&self.base_url).await
     }
 
     /// The process id, to read its memory from `/proc`.
@@ -618,21 +611,45 @@ pub async fn wait_until_answering(url: &str) {
     panic!("{url} did not answer within 30 s");
 }
 
-/// The transfers of payout `id` at the partner simulator at `partner_url`, as it lists them.
-pub async fn partner_transfers_of(partner_url: &str, id: &str) -> Vec<Value> {
-    let list: Value = reqwest::get(format!("{partner_url}/v1/transfers"))
+/// Changes the faults and behaviours of the partner simulator at `partner_url`
+/// (`PUT /_sim/config`).
+pub async fn configure_partner(partner_url: &str, change: Value) {
+    let answer = reqwest::Client::new()
+        .put(format!("{partner_url}/_sim/config"))
+        .json(&change)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+}
+
+/// `GET path` at the partner simulator at `partner_url`, as JSON.
+async fn partner_json(partner_url: &str, path: &str) -> Value {
+    reqwest::get(format!("{partner_url}{path}"))
         .await
         .unwrap()
         .json()
         .await
-        .unwrap();
-    list["data"]
-        .as_array()
         .unwrap()
-        .iter()
-        .filter(|transfer| transfer["reference"] == id)
-        .cloned()
-        .collect()
+}
+
+/// The transfers at the partner simulator at `partner_url`, as it lists them.
+pub async fn partner_transfers(partner_url: &str) -> Vec<Value> {
+    let list = partner_json(partner_url, "/v1/transfers").await;
+    list["data"].as_array().unwrap().clone()
+}
+
+/// The transfers of payout `id` at the partner simulator at `partner_url`, as it lists them.
+pub async fn partner_transfers_of(partner_url: &str, id: &str) -> Vec<Value> {
+    let mut transfers = partner_transfers(partner_url).await;
+    transfers.retain(|transfer| transfer["reference"] == id);
+    transfers
+}
+
+/// How many reversals the partner simulator at `partner_url` was asked for.
+pub async fn partner_reversal_calls(partner_url: &str) -> u64 {
+    let stats = partner_json(partner_url, "/_sim/stats").await;
+    stats["reversal_calls"].as_u64().unwrap()
 }
 
 /// Polls `check` until it holds, for at most `within`.

@@ -20,6 +20,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
+use tokio::task::JoinHandle;
 
 use common::{eventually, spawn_app_with, TestApp};
 use kaadxpay_partner::client::PartnerClient;
@@ -244,9 +245,30 @@ fn worker(
     }
 }
 
-/// Runs one round of `worker` in the background; answers how many jobs it claimed.
-fn run_once_in_background(worker: PayoutWorker) -> tokio::task::JoinHandle<u64> {
-    tokio::spawn(async move { worker.run_once().await.unwrap() })
+/// One round each of two workers, in the background, each answering how many jobs it claimed:
+/// the first claims the job under a 200 ms lease; 500 ms later, that lease run out, the second
+/// takes the job over under a minute's. Both wait `partner_timeout` for the partner.
+async fn a_second_worker_takes_over(
+    app: &TestApp,
+    partner_url: &str,
+    partner_timeout: Duration,
+) -> (JoinHandle<u64>, JoinHandle<u64>) {
+    let in_background =
+        |worker: PayoutWorker| tokio::spawn(async move { worker.run_once().await.unwrap() });
+    let first = in_background(worker(
+        app,
+        partner_url,
+        Duration::from_millis(200),
+        partner_timeout,
+    ));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let second = in_background(worker(
+        app,
+        partner_url,
+        Duration::from_secs(60),
+        partner_timeout,
+    ));
+    (first, second)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -261,18 +283,10 @@ async fn a_worker_whose_lease_ran_out_cannot_record_what_the_partner_answered_it
     let (partner_url, script) = serve_script(slow, &[], &[]).await;
     let app = app_without_worker().await;
     let id = fund_and_pay_out(&app, "DE89370400440532013000").await;
-    let timeout = Duration::from_secs(10);
-    let first = run_once_in_background(worker(
-        &app,
-        &partner_url,
-        Duration::from_millis(200),
-        timeout,
-    ));
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    // The first lease ran out: a second worker takes the job over; the first worker's answer
+    // The first lease runs out: a second worker takes the job over; the first worker's answer
     // (tr_call_1) comes while the second one holds it.
-    let second =
-        run_once_in_background(worker(&app, &partner_url, Duration::from_secs(60), timeout));
+    let (first, second) =
+        a_second_worker_takes_over(&app, &partner_url, Duration::from_secs(10)).await;
     assert_eq!((first.await.unwrap(), second.await.unwrap()), (1, 1));
     assert_eq!(script.create_calls.load(Ordering::SeqCst), 2);
 
@@ -307,16 +321,8 @@ async fn a_worker_whose_lease_ran_out_cannot_release_the_job_another_worker_hold
     let app = app_without_worker().await;
     fund_and_pay_out(&app, "DE89370400440532013000").await;
     let timeout = Duration::from_millis(1500);
-    let first = run_once_in_background(worker(
-        &app,
-        &partner_url,
-        Duration::from_millis(200),
-        timeout,
-    ));
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    // The first lease ran out: a second worker takes the job (and is still calling at 2 s).
-    let second =
-        run_once_in_background(worker(&app, &partner_url, Duration::from_secs(60), timeout));
+    // The first lease runs out: a second worker takes the job (and is still calling at 2 s).
+    let (first, second) = a_second_worker_takes_over(&app, &partner_url, timeout).await;
     // At 1.5 s the first worker's call times out and it gives the job back: a stale release.
     tokio::time::sleep(Duration::from_millis(1250)).await;
     let third = worker(&app, &partner_url, Duration::from_secs(60), timeout)

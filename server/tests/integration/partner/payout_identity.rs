@@ -175,14 +175,8 @@ async fn concurrent_creates_with_one_key_make_one_transfer_at_a_mature_partner()
             "one answer for key {key}: {answers:?}"
         );
     }
-    let listed: Value = reqwest::get(format!("{}/v1/transfers", partner.base_url))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
     assert_eq!(
-        listed["data"].as_array().unwrap().len(),
+        partner.transfers().await.len(),
         ROUNDS,
         "one transfer per key"
     );
