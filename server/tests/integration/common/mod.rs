@@ -414,22 +414,21 @@ pub struct Visitor {
     pub csrf: String,
 }
 
+/// A client as a browser on the console: it reads redirects instead of following them.
+pub fn browser_client() -> Client {
+    Client::builder().redirect(Policy::none()).build().unwrap()
+}
+
 impl Visitor {
     pub async fn arrive(base_url: &str) -> Self {
-        let client = Client::builder().redirect(Policy::none()).build().unwrap();
+        let client = browser_client();
         let page = client
             .get(format!("{base_url}/login"))
             .send()
             .await
             .unwrap();
         let cookie = first_cookie(&page);
-        let html = page.text().await.unwrap();
-        let csrf = html
-            .split("name=\"csrf\" value=\"")
-            .nth(1)
-            .and_then(|rest| rest.split('"').next())
-            .expect("the login form carries a CSRF token")
-            .to_owned();
+        let csrf = browser::hidden(&page.text().await.unwrap(), "csrf");
         Self {
             client,
             base_url: base_url.to_owned(),

@@ -405,10 +405,7 @@ async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
     );
 
     // The switch, as a visitor on the sign-in page uses it: a cookie, and back to that page.
-    let browser = Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
+    let browser = common::browser_client();
     let switched = browser
         .get(format!("{}/language", app.base_url))
         .query(&[("lang", "zh-CN"), ("back", "/payouts?status=paid")])
