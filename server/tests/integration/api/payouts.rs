@@ -11,16 +11,10 @@ use futures::future::join_all;
 use serde_json::{json, Value};
 
 use common::{
-    count, error_code, eventually, free_port, json, spawn_app, spawn_app_at, spawn_app_with,
-    ServerProcess, TestApp,
+    count, error_code, eventually, free_port, json, payout_body, spawn_app, spawn_app_at,
+    spawn_app_with, ServerProcess, TestApp, IBAN,
 };
 use kaadxpay_partner::{signature, TEST_WEBHOOK_SECRET};
-
-const IBAN: &str = "DE89370400440532013000";
-
-fn payout_body(amount: i64) -> String {
-    json!({"amount": amount, "currency": "EUR", "destination": {"account_holder": "Ada Lovelace", "iban": IBAN}}).to_string()
-}
 
 fn transfers_per_payout(transfers: &[Value]) -> HashMap<String, usize> {
     let mut per_payout = HashMap::new();
@@ -97,7 +91,7 @@ async fn a_mature_partner_with_faults_gets_exactly_one_transfer_per_payout() {
             app.post(
                 "/v1/payouts",
                 Some(&format!("payout-{n}")),
-                &payout_body(100),
+                &payout_body(100, IBAN).to_string(),
             )
             .await
             .status()
@@ -146,9 +140,13 @@ async fn reconciliation_reverses_exactly_the_duplicates_of_an_immature_partner_o
     app.fund(20 * 100).await;
     for n in 0..20 {
         assert_eq!(
-            app.post("/v1/payouts", Some(&format!("po-{n}")), &payout_body(100))
-                .await
-                .status(),
+            app.post(
+                "/v1/payouts",
+                Some(&format!("po-{n}")),
+                &payout_body(100, IBAN).to_string()
+            )
+            .await
+            .status(),
             201
         );
     }
@@ -276,7 +274,7 @@ async fn a_server_killed_after_the_partner_call_pays_each_payout_once() {
             app.post(
                 "/v1/payouts",
                 Some(&format!("crash-{n}")),
-                &payout_body(100)
+                &payout_body(100, IBAN).to_string()
             )
             .await
             .status(),
@@ -324,7 +322,15 @@ async fn a_server_killed_after_the_partner_call_pays_each_payout_once() {
 /// Funds the app's merchant with 1000 and asks for a payout of 400; returns its path.
 async fn payout_of_400_out_of_1000(app: &TestApp, key: &str) -> String {
     app.fund(1000).await;
-    let payout = json(app.post("/v1/payouts", Some(key), &payout_body(400)).await).await;
+    let payout = json(
+        app.post(
+            "/v1/payouts",
+            Some(key),
+            &payout_body(400, IBAN).to_string(),
+        )
+        .await,
+    )
+    .await;
     format!("/v1/payouts/{}", payout["id"].as_str().unwrap())
 }
 
@@ -431,7 +437,11 @@ async fn concurrent_payouts_never_take_the_balance_below_zero() {
             let key = format!("race-{n}");
             loop {
                 let status = app
-                    .post("/v1/payouts", Some(&key), &payout_body(1_000))
+                    .post(
+                        "/v1/payouts",
+                        Some(&key),
+                        &payout_body(1_000, IBAN).to_string(),
+                    )
                     .await
                     .status()
                     .as_u16();
@@ -464,7 +474,7 @@ async fn concurrent_payouts_never_take_the_balance_below_zero() {
         .post(
             "/v1/payouts",
             Some(&format!("race-{refused_key}")),
-            &payout_body(1_000),
+            &payout_body(1_000, IBAN).to_string(),
         )
         .await;
     assert_eq!(
@@ -671,7 +681,7 @@ async fn a_refused_payout_on_a_new_key_is_answered_402_never_409() {
             app.post(
                 "/v1/payouts",
                 Some(&format!("broke-{n}")),
-                &payout_body(1_000),
+                &payout_body(1_000, IBAN).to_string(),
             )
             .await
             .status()

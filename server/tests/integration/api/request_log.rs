@@ -17,7 +17,6 @@ use sqlx::{Connection, PgConnection};
 use common::*;
 
 const ORDER: &str = r#"{"amount": 1000, "currency": "EUR"}"#;
-const IBAN: &str = "DE89370400440532013000";
 
 /// Waits until `sql_from` counts `expected` rows.
 async fn wait_for_rows(app: &TestApp, sql_from: &str, expected: i64) {
@@ -240,8 +239,7 @@ async fn secrets_and_ibans_never_reach_the_table() {
     let secret = json(endpoint).await["secret"].as_str().unwrap().to_owned();
     assert!(secret.starts_with("whsec_"));
     let payout = |key: &'static str, iban: &'static str| {
-        let body = json!({"amount": 100, "currency": "EUR",
-            "destination": {"account_holder": "Ada Lovelace", "iban": iban}});
+        let body = payout_body(100, iban);
         let app = &app;
         async move { app.post("/v1/payouts", Some(key), &body.to_string()).await }
     };

@@ -307,6 +307,15 @@ impl TestApp {
         assert_eq!(captured.status(), 200);
     }
 
+    /// Funds the balance with 1000 EUR cents and pays 600 of them out to [`IBAN`]
+    /// (Idempotency-Key `payout`): the payout's id.
+    pub async fn fund_and_pay_out(&self) -> String {
+        self.fund(1000).await;
+        let body = payout_body(600, IBAN).to_string();
+        let payout = json(self.post("/v1/payouts", Some("payout"), &body).await).await;
+        payout["id"].as_str().unwrap().to_owned()
+    }
+
     /// Creates an order of `body` under `key`, which must answer `201 Created`.
     pub async fn create_order(&self, key: &str, body: &str) -> Value {
         let response = self.post("/v1/orders", Some(key), body).await;
@@ -388,6 +397,15 @@ pub async fn count(pool: &PgPool, sql_from: &str) -> i64 {
         .fetch_one(pool)
         .await
         .unwrap()
+}
+
+/// The account the tests pay out to (a valid German IBAN).
+pub const IBAN: &str = "DE89370400440532013000";
+
+/// The body of a payout of `amount` EUR cents to Ada Lovelace's account `iban`.
+pub fn payout_body(amount: i64, iban: &str) -> Value {
+    serde_json::json!({"amount": amount, "currency": "EUR",
+        "destination": {"account_holder": "Ada Lovelace", "iban": iban}})
 }
 
 pub async fn json(response: Response) -> Value {

@@ -15,7 +15,7 @@ use sqlx::PgPool;
 use common::browser::{
     get, invite, join_by_link, page, shown_invitation_link, signed_in_as, submit, Browser,
 };
-use common::{count, create_merchant, TestApp, TestMerchant};
+use common::{count, create_merchant, payout_body, TestApp, TestMerchant, IBAN};
 
 /// One entry as the table keeps it.
 #[derive(Debug, sqlx::FromRow)]
@@ -166,10 +166,7 @@ async fn every_change_by_a_key_is_recorded_once_with_its_author_address_and_befo
     assert_eq!(entry.before.unwrap()["id"], endpoint_id);
 
     // payout.created, replayed: one entry; refused for want of funds (rolled back): none.
-    let payout = |amount: i64| {
-        json!({"amount": amount, "currency": "EUR",
-            "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}})
-    };
+    let payout = |amount| payout_body(amount, IBAN);
     let (status, made) = twice(&app, "/v1/payouts", "payout-1", payout(1000)).await;
     assert_eq!(status, 201);
     let (status, _) = twice(&app, "/v1/payouts", "payout-2", payout(1_000_000)).await;

@@ -151,8 +151,7 @@ async fn idempotency_keys_are_url_encoded_in_console_links() {
     let app = app_with_user("barbara@example.com").await;
     let cookie = signed_in(&app, "barbara@example.com").await;
     app.fund(500).await;
-    let payout = serde_json::json!({"amount": 100, "currency": "EUR",
-        "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}});
+    let payout = common::payout_body(100, common::IBAN);
     let created: serde_json::Value = common::json(
         app.post("/v1/payouts", Some("a&b?c#d/%e"), &payout.to_string())
             .await,

@@ -121,18 +121,6 @@ async fn app_with(partner_url: &str) -> TestApp {
     .await
 }
 
-async fn fund_and_pay_out(app: &TestApp, iban: &str) -> String {
-    app.fund(1000).await;
-    let payout = json!({"amount": 600, "currency": "EUR",
-        "destination": {"account_holder": "Ada Lovelace", "iban": iban}});
-    let created: Value = common::json(
-        app.post("/v1/payouts", Some("payout"), &payout.to_string())
-            .await,
-    )
-    .await;
-    created["id"].as_str().unwrap().to_owned()
-}
-
 async fn payout_status(app: &TestApp, id: &str) -> String {
     let payout: Value = common::json(app.get(&format!("/v1/payouts/{id}")).await).await;
     payout["status"].as_str().unwrap().to_owned()
@@ -142,7 +130,7 @@ async fn payout_status(app: &TestApp, id: &str) -> String {
 async fn a_401_or_404_while_polling_never_gives_sent_money_back() {
     let (partner_url, script) = scripted_partner(&[409, 409], &[401, 401, 404, 404]).await;
     let app = app_with(&partner_url).await;
-    let id = fund_and_pay_out(&app, "DE89370400440532013000").await;
+    let id = app.fund_and_pay_out().await;
 
     eventually(Duration::from_secs(20), "four refused polls", || async {
         script.answered_polls.lock().unwrap().len() >= 4
@@ -183,7 +171,7 @@ async fn a_401_or_404_while_polling_never_gives_sent_money_back() {
 async fn only_the_partners_422_fails_a_payout_and_credits_it_back() {
     let (partner_url, _script) = scripted_partner(&[422], &[]).await;
     let app = app_with(&partner_url).await;
-    let id = fund_and_pay_out(&app, "DE89370400440532013000").await;
+    let id = app.fund_and_pay_out().await;
     eventually(Duration::from_secs(20), "the payout failed", || async {
         payout_status(&app, &id).await == "failed"
     })
@@ -199,7 +187,7 @@ async fn a_poll_that_finds_the_transfer_returned_reverses_the_payout_and_credits
     };
     let (partner_url, _script) = serve_script(returned, &[], &[]).await;
     let app = app_with(&partner_url).await;
-    let id = fund_and_pay_out(&app, "DE89370400440532013000").await;
+    let id = app.fund_and_pay_out().await;
     eventually(
         Duration::from_secs(20),
         "the payout is reversed",
@@ -282,7 +270,7 @@ async fn a_worker_whose_lease_ran_out_cannot_record_what_the_partner_answered_it
         .extend([Duration::from_secs(1), Duration::from_secs(3)]);
     let (partner_url, script) = serve_script(slow, &[], &[]).await;
     let app = app_without_worker().await;
-    let id = fund_and_pay_out(&app, "DE89370400440532013000").await;
+    let id = app.fund_and_pay_out().await;
     // The first lease runs out: a second worker takes the job over; the first worker's answer
     // (tr_call_1) comes while the second one holds it.
     let (first, second) =
@@ -319,7 +307,7 @@ async fn a_worker_whose_lease_ran_out_cannot_release_the_job_another_worker_hold
         .extend([Duration::from_secs(3); 3]);
     let (partner_url, script) = serve_script(slow, &[], &[]).await;
     let app = app_without_worker().await;
-    fund_and_pay_out(&app, "DE89370400440532013000").await;
+    app.fund_and_pay_out().await;
     let timeout = Duration::from_millis(1500);
     // The first lease runs out: a second worker takes the job (and is still calling at 2 s).
     let (first, second) = a_second_worker_takes_over(&app, &partner_url, timeout).await;

@@ -17,12 +17,10 @@ use std::time::Duration;
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use serde_json::{json, Value};
 
-use common::{count, database_with_merchant, eventually, ServerProcess};
+use common::{count, database_with_merchant, eventually, ServerProcess, IBAN};
 use kaadxpay_partner::client::PartnerClient;
 use server::reconcile::reversals::ReversalWorker;
 use server::reconcile::Reconciler;
-
-const IBAN: &str = "DE89370400440532013000";
 
 /// One payout of ours and the transfers the partner made for it (the first is its own).
 struct Sent {
