@@ -14,7 +14,7 @@ use standardwebhooks::Webhook;
 
 use app::console::Role;
 use common::browser::{page, signed_in_as, submit};
-use common::webhooks::{create_endpoint, Received, Receiver, IDLE_WORKER};
+use common::webhooks::{create_endpoint, Received, Receiver, IDLE_WORKER, ORDER};
 use common::{create_merchant, error_code, json, spawn_app_with, TestApp};
 
 async fn post_json(app: &TestApp, path: &str, key: &str, body: Value) -> (u16, Value) {
@@ -39,8 +39,6 @@ async fn patch(app: &TestApp, endpoint_id: &str, body: Value) -> (u16, Value) {
     let status = response.status().as_u16();
     (status, json(response).await)
 }
-
-const ORDER: &str = r#"{"amount": 1200, "currency": "EUR"}"#;
 
 fn id(object: &Value) -> &str {
     object["id"].as_str().unwrap()

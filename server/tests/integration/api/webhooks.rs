@@ -13,26 +13,10 @@ use serde_json::Value;
 use server::webhooks::{publish, EventType};
 use standardwebhooks::Webhook;
 
-use common::webhooks::{create_endpoint, Receiver, IDLE_WORKER};
+use common::webhooks::{create_endpoint, Receiver, IDLE_WORKER, ORDER};
 use common::{
     create_merchant, error_code, fresh_database, json, spawn_app_with, ServerProcess, TestApp,
 };
-
-const ORDER: &str = r#"{"amount": 1200, "currency": "EUR"}"#;
-
-async fn create_order(base_url: &str, app: &TestApp, key: &str) -> Value {
-    let response = app
-        .client
-        .post(format!("{base_url}/v1/orders"))
-        .bearer_auth(&app.merchant.api_key)
-        .header("idempotency-key", key)
-        .body(ORDER)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 201);
-    json(response).await
-}
 
 #[tokio::test]
 async fn signatures_verify_with_standardwebhooks_and_fail_after_one_byte_changes() {
@@ -42,7 +26,7 @@ async fn signatures_verify_with_standardwebhooks_and_fail_after_one_byte_changes
         create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
     let secret = endpoint["secret"].as_str().unwrap();
     assert!(secret.starts_with("whsec_"));
-    let order = create_order(&app.base_url, &app, "order").await;
+    let order = app.create_order("order", ORDER).await;
 
     app.dispatcher("5s").run_once().await.unwrap();
     let got = &receiver.wait_for(1).await[0];
@@ -98,7 +82,7 @@ async fn the_documented_verifiers_accept_a_real_delivery_and_refuse_a_changed_on
     let receiver = Receiver::start(&[]).await;
     let endpoint =
         create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
-    create_order(&app.base_url, &app, "order").await;
+    app.create_order("order", ORDER).await;
     app.dispatcher("5s").run_once().await.unwrap();
     let got = &receiver.wait_for(1).await[0];
     let headers: HashMap<&str, &str> = ["webhook-id", "webhook-timestamp", "webhook-signature"]
@@ -152,7 +136,7 @@ async fn three_500s_then_200_make_four_attempts_of_one_body() {
     let app = spawn_app_with(&IDLE_WORKER).await;
     let receiver = Receiver::start(&[500, 500, 500]).await;
     create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
-    create_order(&app.base_url, &app, "order").await;
+    app.create_order("order", ORDER).await;
 
     app.drain(&app.dispatcher("10ms,10ms,10ms,10ms")).await;
     let got = receiver.received();
@@ -192,7 +176,7 @@ async fn a_delivery_that_keeps_failing_stops_when_the_schedule_runs_out() {
     let app = spawn_app_with(&IDLE_WORKER).await;
     let receiver = Receiver::start(&[503, 503, 503, 503]).await;
     create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
-    create_order(&app.base_url, &app, "order").await;
+    app.create_order("order", ORDER).await;
 
     app.drain(&app.dispatcher("10ms,10ms")).await;
     assert_eq!(
@@ -214,7 +198,7 @@ async fn a_refused_connection_is_recorded_and_retried() {
     let url = format!("http://{}/hooks", closed.local_addr().unwrap());
     drop(closed);
     create_endpoint(&app, "endpoint", serde_json::json!({"url": url})).await;
-    create_order(&app.base_url, &app, "order").await;
+    app.create_order("order", ORDER).await;
 
     app.drain(&app.dispatcher("10ms")).await;
     let (status_code, error): (Option<i16>, Option<String>) =
@@ -241,7 +225,7 @@ async fn retry_after_postpones_the_next_attempt() {
     let app = spawn_app_with(&IDLE_WORKER).await;
     let receiver = Receiver::start(&[429]).await;
     create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
-    create_order(&app.base_url, &app, "order").await;
+    app.create_order("order", ORDER).await;
 
     let dispatcher = app.dispatcher("10ms");
     dispatcher.run_once().await.unwrap();
@@ -306,7 +290,7 @@ async fn a_process_killed_between_commit_and_send_delivers_after_restart() {
         (0, 0),
         "no event without its change"
     );
-    let order = create_order(&app.base_url, &app, "order").await;
+    let order = app.create_order("order", ORDER).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while app
         .count("webhook_deliveries WHERE locked_until > now()")
@@ -403,8 +387,8 @@ async fn gone_disables_the_endpoint_and_stops_its_deliveries() {
     let receiver = Receiver::start(&[410, 410]).await;
     let endpoint =
         create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
-    create_order(&app.base_url, &app, "first").await;
-    create_order(&app.base_url, &app, "second").await;
+    app.create_order("first", ORDER).await;
+    app.create_order("second", ORDER).await;
 
     let dispatcher = app.dispatcher("10ms");
     dispatcher.run_once().await.unwrap();
@@ -415,7 +399,7 @@ async fn gone_disables_the_endpoint_and_stops_its_deliveries() {
             .await,
         2
     );
-    create_order(&app.base_url, &app, "third").await;
+    app.create_order("third", ORDER).await;
     tokio::time::sleep(Duration::from_millis(30)).await;
     assert_eq!(dispatcher.run_once().await.unwrap(), 0);
     assert_eq!(receiver.received().len(), sent, "nothing more is sent");
@@ -477,7 +461,7 @@ async fn endpoints_are_validated_listed_without_secret_private_and_deletable() {
     assert_eq!(error_code(&json(foreign).await), "resource_missing");
 
     // Subscribed to captures only: a creation queues nothing, a capture one delivery.
-    let order = create_order(&app.base_url, &app, "order").await;
+    let order = app.create_order("order", ORDER).await;
     assert_eq!(app.count("webhook_deliveries").await, 0);
     let order_path = format!("/v1/orders/{}", order["id"].as_str().unwrap());
     app.put(&order_path, r#"{"status": "captured"}"#).await;
@@ -518,7 +502,7 @@ async fn events_are_listed_private_and_redelivered_once_per_key() {
     let app = spawn_app_with(&IDLE_WORKER).await;
     let receiver = Receiver::start(&[]).await;
     create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
-    let order = create_order(&app.base_url, &app, "order").await;
+    let order = app.create_order("order", ORDER).await;
     let order_path = format!("/v1/orders/{}", order["id"].as_str().unwrap());
     app.put(&order_path, r#"{"status": "cancelled"}"#).await;
 
@@ -577,7 +561,7 @@ async fn events_are_listed_private_and_redelivered_once_per_key() {
 #[tokio::test]
 async fn a_replay_is_never_turned_into_a_refusal_by_a_check_that_now_fails() {
     let app = spawn_app_with(&IDLE_WORKER).await;
-    let order = create_order(&app.base_url, &app, "order").await;
+    let order = app.create_order("order", ORDER).await;
     let event: String =
         sqlx::query_scalar("SELECT id::text FROM events WHERE payload #>> '{data,object,id}' = $1")
             .bind(order["id"].as_str().unwrap())

@@ -17,6 +17,9 @@ use super::{json, TestApp};
 /// The in-process app's own dispatcher stays idle: the tests step theirs.
 pub const IDLE_WORKER: [&str; 2] = ["--webhook-interval", "1h"];
 
+/// The order the webhook tests create, to raise `order.created`.
+pub const ORDER: &str = r#"{"amount": 1200, "currency": "EUR"}"#;
+
 /// Creates an endpoint over HTTP; returns it as answered (with its secret).
 pub async fn create_endpoint(app: &TestApp, key: &str, body: Value) -> Value {
     let response = app
