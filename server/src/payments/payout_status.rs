@@ -31,6 +31,15 @@ status_names!(PayoutStatus, "a payout status", {
 });
 
 impl PayoutStatus {
+    /// The state a payout is created in: `pending_approval` when it awaits approval, else
+    /// `pending`.
+    pub fn at_creation(awaits_approval: bool) -> Self {
+        match awaits_approval {
+            true => Self::PendingApproval,
+            false => Self::Pending,
+        }
+    }
+
     /// Whether a payout in this state may move to `to`.
     pub fn may_become(self, to: Self) -> bool {
         use PayoutStatus::*;

@@ -135,10 +135,7 @@ impl Command for CreatePayout {
         )
         .await?
         .ok_or_else(|| anyhow::anyhow!("the payout {} of a record is gone", resource.id))?;
-        payout.status = match payout.approval_required {
-            true => PayoutStatus::PendingApproval,
-            false => PayoutStatus::Pending,
-        };
+        payout.status = PayoutStatus::at_creation(payout.approval_required);
         payout.partner_transfer_id = None;
         payout.failure_code = None;
         payout.duplicates_reversed = 0;
@@ -180,10 +177,7 @@ pub async fn create(
         payout.amount.minor_units(),
     )
     .await?;
-    let status = match awaits_approval {
-        true => PayoutStatus::PendingApproval,
-        false => PayoutStatus::Pending,
-    };
+    let status = PayoutStatus::at_creation(awaits_approval);
     let id = PayoutId::new();
     let created: Payout = sqlx::query_as(&format!(
         "INSERT INTO payouts (id, merchant_id, amount, currency, status, destination, description, \
