@@ -15,7 +15,8 @@ use standardwebhooks::Webhook;
 
 use common::webhooks::{create_endpoint, Receiver, IDLE_WORKER, ORDER};
 use common::{
-    create_merchant, error_code, fresh_database, json, spawn_app_with, ServerProcess, TestApp,
+    create_merchant, database_with_merchant, error_code, json, spawn_app_with, ServerProcess,
+    TestApp,
 };
 
 #[tokio::test]
@@ -247,11 +248,7 @@ async fn retry_after_postpones_the_next_attempt() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_process_killed_between_commit_and_send_delivers_after_restart() {
-    let db_url = fresh_database().await;
-    let pool = server::platform::db::connect(&db_url, 4, std::time::Duration::from_secs(5))
-        .await
-        .unwrap();
-    let merchant = create_merchant(&pool, "Crash Test").await;
+    let (db_url, pool, merchant) = database_with_merchant("Crash Test").await;
     let app = TestApp {
         base_url: String::new(),
         db_url: db_url.clone(),
