@@ -11,31 +11,29 @@ pub enum OrderStatus {
     Cancelled,
 }
 
-impl OrderStatus {
-    pub const ALL: [Self; 3] = [Self::Pending, Self::Captured, Self::Cancelled];
+status_names!(OrderStatus, "an order status", {
+    Pending => "pending",
+    Captured => "captured",
+    Cancelled => "cancelled",
+});
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::Captured => "captured",
-            Self::Cancelled => "cancelled",
+#[cfg(test)]
+mod tests {
+    use super::OrderStatus;
+
+    #[test]
+    fn names_read_back_as_their_status() {
+        assert_eq!(
+            OrderStatus::ALL.map(OrderStatus::as_str),
+            ["pending", "captured", "cancelled"]
+        );
+        for status in OrderStatus::ALL {
+            assert_eq!(OrderStatus::try_from(status.to_string()), Ok(status));
+            assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
         }
-    }
-}
-
-impl TryFrom<String> for OrderStatus {
-    type Error = String;
-
-    fn try_from(name: String) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|status| status.as_str() == name)
-            .ok_or_else(|| format!("{name:?} is not an order status"))
-    }
-}
-
-impl std::fmt::Display for OrderStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        assert_eq!(
+            OrderStatus::try_from("paid".to_owned()),
+            Err(r#""paid" is not an order status"#.to_owned())
+        );
     }
 }

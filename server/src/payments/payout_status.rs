@@ -20,26 +20,23 @@ pub enum PayoutStatus {
     Reversed,
 }
 
-impl PayoutStatus {
-    pub const ALL: [Self; 7] = [
-        Self::PendingApproval,
-        Self::Rejected,
-        Self::Pending,
-        Self::InTransit,
-        Self::Paid,
-        Self::Failed,
-        Self::Reversed,
-    ];
+status_names!(PayoutStatus, "a payout status", {
+    PendingApproval => "pending_approval",
+    Rejected => "rejected",
+    Pending => "pending",
+    InTransit => "in_transit",
+    Paid => "paid",
+    Failed => "failed",
+    Reversed => "reversed",
+});
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::PendingApproval => "pending_approval",
-            Self::Rejected => "rejected",
-            Self::Pending => "pending",
-            Self::InTransit => "in_transit",
-            Self::Paid => "paid",
-            Self::Failed => "failed",
-            Self::Reversed => "reversed",
+impl PayoutStatus {
+    /// The state a payout is created in: `pending_approval` when it awaits approval, else
+    /// `pending`.
+    pub fn at_creation(awaits_approval: bool) -> Self {
+        match awaits_approval {
+            true => Self::PendingApproval,
+            false => Self::Pending,
         }
     }
 
@@ -67,23 +64,6 @@ impl PayoutStatus {
     /// Whether the partner may have been sent the payout's money by now.
     pub fn may_have_left(self) -> bool {
         matches!(self, Self::InTransit | Self::Paid | Self::Reversed)
-    }
-}
-
-impl TryFrom<String> for PayoutStatus {
-    type Error = String;
-
-    fn try_from(name: String) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|status| status.as_str() == name)
-            .ok_or_else(|| format!("{name:?} is not a payout status"))
-    }
-}
-
-impl std::fmt::Display for PayoutStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -124,6 +104,7 @@ mod tests {
     fn names_read_back_as_their_status() {
         for status in PayoutStatus::ALL {
             assert_eq!(PayoutStatus::try_from(status.to_string()), Ok(status));
+            assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
         }
         assert!(PayoutStatus::try_from("lost".to_owned()).is_err());
     }

@@ -135,10 +135,7 @@ impl Command for CreatePayout {
         )
         .await?
         .ok_or_else(|| anyhow::anyhow!("the payout {} of a record is gone", resource.id))?;
-        payout.status = match payout.approval_required {
-            true => PayoutStatus::PendingApproval,
-            false => PayoutStatus::Pending,
-        };
+        payout.status = PayoutStatus::at_creation(payout.approval_required);
         payout.partner_transfer_id = None;
         payout.failure_code = None;
         payout.duplicates_reversed = 0;
@@ -180,10 +177,7 @@ pub async fn create(
         payout.amount.minor_units(),
     )
     .await?;
-    let status = match awaits_approval {
-        true => PayoutStatus::PendingApproval,
-        false => PayoutStatus::Pending,
-    };
+    let status = PayoutStatus::at_creation(awaits_approval);
     let id = PayoutId::new();
     let created: Payout = sqlx::query_as(&format!(
         "INSERT INTO payouts (id, merchant_id, amount, currency, status, destination, description, \
@@ -274,6 +268,22 @@ struct Move<'a> {
     credit: bool,
 }
 
+impl<'a> Move<'a> {
+    /// The move to `to`, published as `event`, about the transfer `transfer_id`: no failure
+    /// code, never due for the worker again, and the amount back to the balance when `to` is
+    /// `failed` or `reversed` (the money did not leave, or returned).
+    fn new(to: PayoutStatus, event: EventType, transfer_id: Option<&'a str>) -> Self {
+        Move {
+            to,
+            event,
+            transfer_id,
+            failure_code: None,
+            next_attempt_in: None,
+            credit: matches!(to, PayoutStatus::Failed | PayoutStatus::Reversed),
+        }
+    }
+}
+
 /// Makes `change` if the payout is in one of its `from` states, its transfer (if it has one
 /// yet) is `change.transfer_id`, and `mover` still holds the job when it is a worker; publishes
 /// its event and credits the balance in the same transaction when the move gives the money
@@ -319,13 +329,14 @@ pub async fn mark_in_transit(
     transfer_id: &str,
     poll_in: Duration,
 ) -> sqlx::Result<Option<Payout>> {
+    let change = Move::new(
+        PayoutStatus::InTransit,
+        EventType::PayoutInTransit,
+        Some(transfer_id),
+    );
     let change = Move {
-        to: PayoutStatus::InTransit,
-        event: EventType::PayoutInTransit,
-        transfer_id: Some(transfer_id),
-        failure_code: None,
         next_attempt_in: Some(poll_in),
-        credit: false,
+        ..change
     };
     apply(conn, id, mover, change).await
 }
@@ -336,14 +347,7 @@ pub async fn mark_paid(
     mover: Mover,
     transfer_id: &str,
 ) -> sqlx::Result<Option<Payout>> {
-    let change = Move {
-        to: PayoutStatus::Paid,
-        event: EventType::PayoutPaid,
-        transfer_id: Some(transfer_id),
-        failure_code: None,
-        next_attempt_in: None,
-        credit: false,
-    };
+    let change = Move::new(PayoutStatus::Paid, EventType::PayoutPaid, Some(transfer_id));
     apply(conn, id, mover, change).await
 }
 
@@ -355,13 +359,10 @@ pub async fn mark_failed(
     transfer_id: Option<&str>,
     failure_code: &str,
 ) -> sqlx::Result<Option<Payout>> {
+    let change = Move::new(PayoutStatus::Failed, EventType::PayoutFailed, transfer_id);
     let change = Move {
-        to: PayoutStatus::Failed,
-        event: EventType::PayoutFailed,
-        transfer_id,
         failure_code: Some(failure_code),
-        next_attempt_in: None,
-        credit: true,
+        ..change
     };
     apply(conn, id, mover, change).await
 }
@@ -375,14 +376,11 @@ pub async fn mark_reversed(
     mover: Mover,
     transfer_id: &str,
 ) -> sqlx::Result<Option<Payout>> {
-    let change = Move {
-        to: PayoutStatus::Reversed,
-        event: EventType::PayoutReversed,
-        transfer_id: Some(transfer_id),
-        failure_code: None,
-        next_attempt_in: None,
-        credit: true,
-    };
+    let change = Move::new(
+        PayoutStatus::Reversed,
+        EventType::PayoutReversed,
+        Some(transfer_id),
+    );
     apply(conn, id, mover, change).await
 }
 

@@ -180,12 +180,7 @@ async fn a_merchant_cannot_see_another_merchants_key_order_or_balance() {
 #[tokio::test]
 async fn requests_without_a_valid_api_key_are_unauthorized() {
     let app = spawn_app().await;
-    let anonymous = app
-        .client
-        .get(format!("{}/v1/balance", app.base_url))
-        .send()
-        .await
-        .unwrap();
+    let anonymous = app.get_without_key("/v1/balance").await;
     assert_eq!(anonymous.status(), 401);
     assert_eq!(error_code(&json(anonymous).await), "unauthorized");
 }

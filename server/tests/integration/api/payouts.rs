@@ -11,15 +11,15 @@ use futures::future::join_all;
 use serde_json::{json, Value};
 
 use common::{
-    count, error_code, eventually, free_port, json, spawn_app, spawn_app_at, spawn_app_with,
-    ServerProcess, TestApp,
+    count, error_code, eventually, free_port, json, payout_body, spawn_app, spawn_app_at,
+    spawn_app_with, ServerProcess, TestApp, IBAN,
 };
 use kaadxpay_partner::{signature, TEST_WEBHOOK_SECRET};
 
-const IBAN: &str = "DE89370400440532013000";
-
-fn payout_body(amount: i64) -> String {
-    json!({"amount": amount, "currency": "EUR", "destination": {"account_holder": "Ada Lovelace", "iban": IBAN}}).to_string()
+/// `POST /v1/payouts` of `amount` EUR cents to [`IBAN`] under the Idempotency-Key `key`.
+async fn pay_out(app: &TestApp, key: &str, amount: i64) -> reqwest::Response {
+    let body = payout_body(amount, IBAN).to_string();
+    app.post("/v1/payouts", Some(key), &body).await
 }
 
 fn transfers_per_payout(transfers: &[Value]) -> HashMap<String, usize> {
@@ -94,14 +94,10 @@ async fn a_mature_partner_with_faults_gets_exactly_one_transfer_per_payout() {
     let answers = join_all((0..200).flat_map(|n| {
         let app = &app;
         (0..3).map(move |_| async move {
-            app.post(
-                "/v1/payouts",
-                Some(&format!("payout-{n}")),
-                &payout_body(100),
-            )
-            .await
-            .status()
-            .as_u16()
+            pay_out(app, &format!("payout-{n}"), 100)
+                .await
+                .status()
+                .as_u16()
         })
     }))
     .await;
@@ -145,12 +141,7 @@ async fn reconciliation_reverses_exactly_the_duplicates_of_an_immature_partner_o
     .await;
     app.fund(20 * 100).await;
     for n in 0..20 {
-        assert_eq!(
-            app.post("/v1/payouts", Some(&format!("po-{n}")), &payout_body(100))
-                .await
-                .status(),
-            201
-        );
+        assert_eq!(pay_out(&app, &format!("po-{n}"), 100).await.status(), 201);
     }
     eventually(Duration::from_secs(60), "every payout paid", || async {
         app.count("payouts WHERE status = 'paid'").await == 20
@@ -273,13 +264,7 @@ async fn a_server_killed_after_the_partner_call_pays_each_payout_once() {
     // Queued first, so that the doomed process claims them all in one batch.
     for n in 0..5 {
         assert_eq!(
-            app.post(
-                "/v1/payouts",
-                Some(&format!("crash-{n}")),
-                &payout_body(100)
-            )
-            .await
-            .status(),
+            pay_out(&app, &format!("crash-{n}"), 100).await.status(),
             201
         );
     }
@@ -324,7 +309,7 @@ async fn a_server_killed_after_the_partner_call_pays_each_payout_once() {
 /// Funds the app's merchant with 1000 and asks for a payout of 400; returns its path.
 async fn payout_of_400_out_of_1000(app: &TestApp, key: &str) -> String {
     app.fund(1000).await;
-    let payout = json(app.post("/v1/payouts", Some(key), &payout_body(400)).await).await;
+    let payout = json(pay_out(app, key, 400).await).await;
     format!("/v1/payouts/{}", payout["id"].as_str().unwrap())
 }
 
@@ -430,11 +415,7 @@ async fn concurrent_payouts_never_take_the_balance_below_zero() {
             // with the same key, which executes at most once.
             let key = format!("race-{n}");
             loop {
-                let status = app
-                    .post("/v1/payouts", Some(&key), &payout_body(1_000))
-                    .await
-                    .status()
-                    .as_u16();
+                let status = pay_out(app, &key, 1_000).await.status().as_u16();
                 if status != 409 && status != 503 {
                     return status;
                 }
@@ -460,13 +441,7 @@ async fn concurrent_payouts_never_take_the_balance_below_zero() {
     );
 
     let refused_key = (0..50).find(|n| statuses[*n] == 402).unwrap();
-    let replay = app
-        .post(
-            "/v1/payouts",
-            Some(&format!("race-{refused_key}")),
-            &payout_body(1_000),
-        )
-        .await;
+    let replay = pay_out(&app, &format!("race-{refused_key}"), 1_000).await;
     assert_eq!(
         replay.status(),
         402,
@@ -668,14 +643,10 @@ async fn a_refused_payout_on_a_new_key_is_answered_402_never_409() {
     let statuses = join_all((0..60).map(|n| {
         let app = &app;
         async move {
-            app.post(
-                "/v1/payouts",
-                Some(&format!("broke-{n}")),
-                &payout_body(1_000),
-            )
-            .await
-            .status()
-            .as_u16()
+            pay_out(app, &format!("broke-{n}"), 1_000)
+                .await
+                .status()
+                .as_u16()
         }
     }))
     .await;

@@ -17,7 +17,6 @@ use sqlx::{Connection, PgConnection};
 use common::*;
 
 const ORDER: &str = r#"{"amount": 1000, "currency": "EUR"}"#;
-const IBAN: &str = "DE89370400440532013000";
 
 /// Waits until `sql_from` counts `expected` rows.
 async fn wait_for_rows(app: &TestApp, sql_from: &str, expected: i64) {
@@ -113,12 +112,7 @@ async fn every_verdict_is_logged_with_its_fields() {
     assert_eq!(balance.status(), 200);
     let balance_id = request_id(&balance);
     // Refused before authentication: not logged.
-    let anonymous = app
-        .client
-        .get(format!("{}/v1/balance", app.base_url))
-        .send()
-        .await
-        .unwrap();
+    let anonymous = app.get_without_key("/v1/balance").await;
     assert_eq!(anonymous.status(), 401);
 
     wait_for_rows(&app, "request_log", 8).await;
@@ -245,8 +239,7 @@ async fn secrets_and_ibans_never_reach_the_table() {
     let secret = json(endpoint).await["secret"].as_str().unwrap().to_owned();
     assert!(secret.starts_with("whsec_"));
     let payout = |key: &'static str, iban: &'static str| {
-        let body = json!({"amount": 100, "currency": "EUR",
-            "destination": {"account_holder": "Ada Lovelace", "iban": iban}});
+        let body = payout_body(100, iban);
         let app = &app;
         async move { app.post("/v1/payouts", Some(key), &body.to_string()).await }
     };

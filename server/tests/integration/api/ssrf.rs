@@ -6,14 +6,11 @@
 
 use crate::common;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
-use axum::routing::post;
-use axum::Router;
 use serde_json::json;
 
+use common::webhooks::Receiver;
 use common::{error_code, eventually, json, spawn_app_with, TestApp};
 
 const SPELLINGS: [&str; 22] = [
@@ -88,22 +85,6 @@ async fn internal_addresses_are_refused_at_registration_in_every_spelling() {
     assert_eq!(public.status(), 201, "a public address is fine");
 }
 
-/// A receiver on 127.0.0.1 that counts what reaches it.
-async fn receiver() -> (u16, Arc<AtomicUsize>) {
-    let hits = Arc::new(AtomicUsize::new(0));
-    let router = Router::new().fallback(post({
-        let hits = hits.clone();
-        move || async move {
-            hits.fetch_add(1, Ordering::SeqCst);
-            "ok"
-        }
-    }));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    (port, hits)
-}
-
 async fn insert_endpoint(pool: &sqlx::PgPool, merchant_id: &str, id: &str, url: &str) {
     sqlx::query(
         "INSERT INTO webhook_endpoints (id, merchant_id, url, events, secret) \
@@ -132,11 +113,11 @@ async fn attempts(pool: &sqlx::PgPool) -> Vec<(String, Option<String>, String)> 
 #[tokio::test]
 async fn a_send_to_an_internal_address_is_refused_after_resolution() {
     let app = guarded_app().await;
-    let (port, hits) = receiver().await;
+    let receiver = Receiver::start(&[]).await;
     // Endpoints that passed registration and now point inside (as a DNS rebinding makes a
     // name do): an IP literal, judged before the send, and a name, judged by the resolver.
     for (id, host) in [("whe_literal", "127.0.0.1"), ("whe_name", "localhost")] {
-        let url = format!("http://{host}:{port}/hook");
+        let url = format!("http://{host}:{}/hook", receiver.port);
         insert_endpoint(&app.pool, &app.merchant.id, id, &url).await;
     }
     let order = app
@@ -178,11 +159,7 @@ async fn a_send_to_an_internal_address_is_refused_after_resolution() {
         attempts.iter().all(|(_, _, status)| status == "pending"),
         "a refused send is retried on the schedule, as DNS may change back: {attempts:?}"
     );
-    assert_eq!(
-        hits.load(Ordering::SeqCst),
-        0,
-        "nothing reached the receiver"
-    );
+    assert_eq!(receiver.received().len(), 0, "nothing reached the receiver");
 }
 
 /// A proxy from the environment (`HTTP_PROXY`) would resolve the endpoint's name itself, past
@@ -190,8 +167,8 @@ async fn a_send_to_an_internal_address_is_refused_after_resolution() {
 #[tokio::test]
 async fn an_environment_proxy_does_not_carry_sends_past_the_guard() {
     let (db_url, pool, merchant) = common::database_with_merchant("proxied").await;
-    let (proxy_port, proxied) = receiver().await;
-    let proxy = format!("http://127.0.0.1:{proxy_port}");
+    let proxied = Receiver::start(&[]).await;
+    let proxy = format!("http://127.0.0.1:{}", proxied.port);
     let server = common::ServerProcess::start(
         &db_url,
         &[
@@ -219,7 +196,7 @@ async fn an_environment_proxy_does_not_carry_sends_past_the_guard() {
     )
     .await;
     assert_eq!(
-        proxied.load(Ordering::SeqCst),
+        proxied.received().len(),
         0,
         "the send did not go through the proxy"
     );

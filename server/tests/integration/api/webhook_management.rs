@@ -7,12 +7,6 @@
 
 use crate::common;
 
-use std::sync::atomic::{AtomicU16, Ordering};
-use std::sync::{Arc, Mutex};
-
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use serde_json::{json, Value};
@@ -20,79 +14,13 @@ use standardwebhooks::Webhook;
 
 use app::console::Role;
 use common::browser::{page, signed_in_as, submit};
+use common::webhooks::{create_endpoint, Received, Receiver, IDLE_WORKER, ORDER};
 use common::{create_merchant, error_code, json, spawn_app_with, TestApp};
-
-/// The in-process app's own dispatcher stays idle: the tests step theirs.
-const IDLE_WORKER: [&str; 2] = ["--webhook-interval", "1h"];
-
-#[derive(Clone)]
-struct Received {
-    headers: HeaderMap,
-    body: Bytes,
-}
-
-/// A local endpoint that records every request and answers `status` (`200` at first).
-#[derive(Clone)]
-struct Receiver {
-    url: String,
-    received: Arc<Mutex<Vec<Received>>>,
-    status: Arc<AtomicU16>,
-}
-
-impl Receiver {
-    async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let receiver = Self {
-            url: format!("http://{}/hooks", listener.local_addr().unwrap()),
-            received: Arc::default(),
-            status: Arc::new(AtomicU16::new(200)),
-        };
-        let router = axum::Router::new()
-            .route("/hooks", axum::routing::post(record))
-            .with_state(receiver.clone());
-        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-        receiver
-    }
-
-    fn answer(&self, status: u16) {
-        self.status.store(status, Ordering::SeqCst);
-    }
-
-    fn received(&self) -> Vec<Received> {
-        self.received.lock().unwrap().clone()
-    }
-}
-
-async fn record(State(receiver): State<Receiver>, headers: HeaderMap, body: Bytes) -> StatusCode {
-    receiver
-        .received
-        .lock()
-        .unwrap()
-        .push(Received { headers, body });
-    StatusCode::from_u16(receiver.status.load(Ordering::SeqCst)).unwrap()
-}
-
-fn header<'a>(received: &'a Received, name: &str) -> Option<&'a str> {
-    received
-        .headers
-        .get(name)
-        .map(|value| value.to_str().unwrap())
-}
-
-fn body(received: &Received) -> Value {
-    serde_json::from_slice(&received.body).unwrap()
-}
 
 async fn post_json(app: &TestApp, path: &str, key: &str, body: Value) -> (u16, Value) {
     let response = app.post(path, Some(key), &body.to_string()).await;
     let status = response.status().as_u16();
     (status, json(response).await)
-}
-
-async fn create_endpoint(app: &TestApp, key: &str, body: Value) -> Value {
-    let (status, endpoint) = post_json(app, "/v1/webhook-endpoints", key, body).await;
-    assert_eq!(status, 201, "{endpoint}");
-    endpoint
 }
 
 async fn patch(app: &TestApp, endpoint_id: &str, body: Value) -> (u16, Value) {
@@ -112,8 +40,6 @@ async fn patch(app: &TestApp, endpoint_id: &str, body: Value) -> (u16, Value) {
     (status, json(response).await)
 }
 
-const ORDER: &str = r#"{"amount": 1200, "currency": "EUR"}"#;
-
 fn id(object: &Value) -> &str {
     object["id"].as_str().unwrap()
 }
@@ -124,7 +50,7 @@ fn orders_received(receiver: &Receiver) -> Vec<String> {
         .received()
         .iter()
         .map(|got| {
-            body(got)["data"]["object"]["id"]
+            got.json()["data"]["object"]["id"]
                 .as_str()
                 .unwrap()
                 .to_owned()
@@ -135,7 +61,7 @@ fn orders_received(receiver: &Receiver) -> Vec<String> {
 #[tokio::test]
 async fn disabling_stops_deliveries_and_what_happens_meanwhile_never_arrives() {
     let app = spawn_app_with(&IDLE_WORKER).await;
-    let receiver = Receiver::start().await;
+    let receiver = Receiver::start(&[]).await;
     let endpoint = create_endpoint(&app, "endpoint", json!({"url": receiver.url})).await;
     let endpoint_id = id(&endpoint);
     app.create_order("before", ORDER).await;
@@ -290,7 +216,7 @@ fn instant(value: &Value) -> DateTime<Utc> {
 #[tokio::test]
 async fn during_a_rotation_overlap_both_secrets_verify_and_after_it_only_the_new_one() {
     let app = spawn_app_with(&IDLE_WORKER).await;
-    let receiver = Receiver::start().await;
+    let receiver = Receiver::start(&[]).await;
     let endpoint = create_endpoint(&app, "endpoint", json!({"url": receiver.url})).await;
     let endpoint_id = id(&endpoint);
     let old = endpoint["secret"].as_str().unwrap();
@@ -328,7 +254,8 @@ async fn during_a_rotation_overlap_both_secrets_verify_and_after_it_only_the_new
         Utc::now() < expires,
         "the delivery was made within the overlap"
     );
-    let signatures: Vec<&str> = header(during, "webhook-signature")
+    let signatures: Vec<&str> = during
+        .header("webhook-signature")
         .unwrap()
         .split(' ')
         .collect();
@@ -360,7 +287,8 @@ async fn during_a_rotation_overlap_both_secrets_verify_and_after_it_only_the_new
     );
     assert!(!verifies(old, after), "the old secret no longer verifies");
     assert_eq!(
-        header(after, "webhook-signature")
+        after
+            .header("webhook-signature")
             .unwrap()
             .split(' ')
             .count(),
@@ -447,7 +375,7 @@ async fn fail_everything(app: &TestApp, receiver: &Receiver) {
 #[tokio::test]
 async fn recover_queues_one_new_delivery_per_failed_one_however_often_the_request_comes() {
     let app = spawn_app_with(&IDLE_WORKER).await;
-    let receiver = Receiver::start().await;
+    let receiver = Receiver::start(&[]).await;
     let endpoint = create_endpoint(&app, "endpoint", json!({"url": receiver.url})).await;
     let endpoint_id = id(&endpoint);
     let start = Utc::now() - chrono::Duration::seconds(1);
@@ -497,7 +425,7 @@ async fn recover_queues_one_new_delivery_per_failed_one_however_often_the_reques
         receiver.received()[4].body,
         receiver.received()[0..4]
             .iter()
-            .find(|got| header(got, "webhook-id") == header(&receiver.received()[4], "webhook-id"))
+            .find(|got| got.header("webhook-id") == receiver.received()[4].header("webhook-id"))
             .unwrap()
             .body,
         "the same body"
@@ -512,7 +440,7 @@ async fn recover_queues_one_new_delivery_per_failed_one_however_often_the_reques
 #[tokio::test]
 async fn recover_takes_what_a_410_stopped_and_honours_since() {
     let app = spawn_app_with(&IDLE_WORKER).await;
-    let receiver = Receiver::start().await;
+    let receiver = Receiver::start(&[]).await;
     let endpoint = create_endpoint(&app, "endpoint", json!({"url": receiver.url})).await;
     let endpoint_id = id(&endpoint);
     let gone = app.create_order("gone", ORDER).await;
@@ -560,8 +488,8 @@ async fn recover_takes_what_a_410_stopped_and_honours_since() {
 #[tokio::test]
 async fn a_test_event_reaches_its_endpoint_only_signed_and_marked() {
     let app = spawn_app_with(&IDLE_WORKER).await;
-    let receiver = Receiver::start().await;
-    let bystander = Receiver::start().await;
+    let receiver = Receiver::start(&[]).await;
+    let bystander = Receiver::start(&[]).await;
     let endpoint = create_endpoint(
         &app,
         "endpoint",
@@ -591,10 +519,10 @@ async fn a_test_event_reaches_its_endpoint_only_signed_and_marked() {
     let got = receiver.received();
     assert_eq!(got.len(), 1);
     assert!(verifies(endpoint["secret"].as_str().unwrap(), &got[0]));
-    assert_eq!(header(&got[0], "kaadxpay-test"), Some("true"));
-    assert_eq!(header(&got[0], "kaadxpay-event-type"), Some("payout.paid"));
-    assert_eq!(header(&got[0], "webhook-id"), event["id"].as_str());
-    let sent = body(&got[0]);
+    assert_eq!(got[0].header("kaadxpay-test"), Some("true"));
+    assert_eq!(got[0].header("kaadxpay-event-type"), Some("payout.paid"));
+    assert_eq!(got[0].header("webhook-id"), event["id"].as_str());
+    let sent = got[0].json();
     assert_eq!(sent["test"], true);
     assert_eq!(sent["event_id"], event["id"]);
     assert_eq!(sent["data"], event["data"]);
@@ -611,8 +539,8 @@ async fn a_test_event_reaches_its_endpoint_only_signed_and_marked() {
     app.create_order("real", ORDER).await;
     app.drain(&app.dispatcher("10ms")).await;
     let real = &receiver.received()[1];
-    assert_eq!(header(real, "kaadxpay-test"), None);
-    assert!(body(real).get("test").is_none());
+    assert_eq!(real.header("kaadxpay-test"), None);
+    assert!(real.json().get("test").is_none());
     let listed = json(app.get("/v1/events").await).await;
     assert_eq!(listed["data"][0]["test"], false);
 
@@ -704,7 +632,7 @@ async fn stored_secret(app: &TestApp) -> String {
 #[tokio::test]
 async fn the_console_manages_endpoints_once_per_form_and_only_for_roles_that_may() {
     let app = spawn_app_with(&IDLE_WORKER).await;
-    let receiver = Receiver::start().await;
+    let receiver = Receiver::start(&[]).await;
     let developer = signed_in_as(&app, "dev@hooks.test", Some(Role::Developer)).await;
     let viewer = signed_in_as(&app, "viewer@hooks.test", Some(Role::Viewer)).await;
     let add = [
@@ -758,8 +686,8 @@ async fn the_console_manages_endpoints_once_per_form_and_only_for_roles_that_may
     app.drain(&app.dispatcher("1s")).await;
     let got = receiver.received();
     assert_eq!(got.len(), 1);
-    assert_eq!(body(&got[0])["event_type"], "payout.paid");
-    assert_eq!(body(&got[0])["test"], true);
+    assert_eq!(got[0].json()["event_type"], "payout.paid");
+    assert_eq!(got[0].json()["test"], true);
     assert!(verifies(&secret, &got[0]));
 
     // A rotation shows the new secret once.
@@ -832,7 +760,7 @@ async fn the_console_manages_endpoints_once_per_form_and_only_for_roles_that_may
 #[tokio::test]
 async fn the_console_recovers_an_endpoints_failed_deliveries_once_per_form() {
     let app = spawn_app_with(&IDLE_WORKER).await;
-    let receiver = Receiver::start().await;
+    let receiver = Receiver::start(&[]).await;
     let endpoint = create_endpoint(&app, "recover-endpoint", json!({"url": receiver.url})).await;
     let id = id(&endpoint).to_owned();
     receiver.answer(500);

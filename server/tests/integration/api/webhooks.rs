@@ -5,121 +5,19 @@
 
 use crate::common;
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
 use futures::future::join_all;
 use serde_json::Value;
 use server::webhooks::{publish, EventType};
 use standardwebhooks::Webhook;
 
+use common::webhooks::{create_endpoint, Receiver, IDLE_WORKER, ORDER};
 use common::{
-    create_merchant, error_code, fresh_database, json, spawn_app_with, ServerProcess, TestApp,
+    create_merchant, database_with_merchant, error_code, json, spawn_app_with, ServerProcess,
+    TestApp,
 };
-
-/// The in-process app's own dispatcher stays idle: the tests step theirs.
-const IDLE_WORKER: [&str; 2] = ["--webhook-interval", "1h"];
-const ORDER: &str = r#"{"amount": 1200, "currency": "EUR"}"#;
-
-#[derive(Clone)]
-struct Received {
-    headers: HeaderMap,
-    body: Bytes,
-}
-
-/// A local endpoint that records every request and answers the planned statuses, then `200`.
-#[derive(Clone, Default)]
-struct Receiver {
-    url: String,
-    received: Arc<Mutex<Vec<Received>>>,
-    plan: Arc<Mutex<VecDeque<u16>>>,
-}
-
-impl Receiver {
-    async fn start(plan: &[u16]) -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let receiver = Self {
-            url: format!("http://{}/hooks", listener.local_addr().unwrap()),
-            plan: Arc::new(Mutex::new(plan.iter().copied().collect())),
-            ..Self::default()
-        };
-        let router = axum::Router::new()
-            .route("/hooks", axum::routing::post(record))
-            .with_state(receiver.clone());
-        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-        receiver
-    }
-
-    fn received(&self) -> Vec<Received> {
-        self.received.lock().unwrap().clone()
-    }
-
-    async fn wait_for(&self, requests: usize) -> Vec<Received> {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while self.received.lock().unwrap().len() < requests {
-            assert!(
-                Instant::now() < deadline,
-                "the receiver got fewer than {requests} requests"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        self.received()
-    }
-}
-
-/// Records the request; a planned `429` comes with `Retry-After: 3600`.
-async fn record(
-    State(receiver): State<Receiver>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> (StatusCode, [(&'static str, &'static str); 1]) {
-    receiver
-        .received
-        .lock()
-        .unwrap()
-        .push(Received { headers, body });
-    let planned = receiver.plan.lock().unwrap().pop_front();
-    let status = planned.map_or(StatusCode::OK, |status| {
-        StatusCode::from_u16(status).unwrap()
-    });
-    let retry_after = if status == StatusCode::TOO_MANY_REQUESTS {
-        "3600"
-    } else {
-        "0"
-    };
-    (status, [("retry-after", retry_after)])
-}
-
-fn header<'a>(received: &'a Received, name: &str) -> &'a str {
-    received.headers[name].to_str().unwrap()
-}
-
-/// Creates an endpoint over HTTP; returns it as answered (with its secret).
-async fn create_endpoint(app: &TestApp, key: &str, body: Value) -> Value {
-    let response = app
-        .post("/v1/webhook-endpoints", Some(key), &body.to_string())
-        .await;
-    assert_eq!(response.status(), 201);
-    json(response).await
-}
-
-async fn create_order(base_url: &str, app: &TestApp, key: &str) -> Value {
-    let response = app
-        .client
-        .post(format!("{base_url}/v1/orders"))
-        .bearer_auth(&app.merchant.api_key)
-        .header("idempotency-key", key)
-        .body(ORDER)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 201);
-    json(response).await
-}
 
 #[tokio::test]
 async fn signatures_verify_with_standardwebhooks_and_fail_after_one_byte_changes() {
@@ -129,7 +27,7 @@ async fn signatures_verify_with_standardwebhooks_and_fail_after_one_byte_changes
         create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
     let secret = endpoint["secret"].as_str().unwrap();
     assert!(secret.starts_with("whsec_"));
-    let order = create_order(&app.base_url, &app, "order").await;
+    let order = app.create_order("order", ORDER).await;
 
     app.dispatcher("5s").run_once().await.unwrap();
     let got = &receiver.wait_for(1).await[0];
@@ -141,12 +39,14 @@ async fn signatures_verify_with_standardwebhooks_and_fail_after_one_byte_changes
     tampered[5] ^= 0x01;
     assert!(webhook.verify(&tampered, &got.headers).is_err());
 
-    let body: Value = serde_json::from_slice(&got.body).unwrap();
+    let body: Value = got.json();
     assert_eq!(body["event_type"], "order.created");
     assert_eq!(body["data"]["object"], order);
-    assert_eq!(header(got, "webhook-id"), body["event_id"]);
-    assert_eq!(header(got, "kaadxpay-event-type"), "order.created");
-    assert!(chrono::DateTime::parse_from_rfc3339(header(got, "kaadxpay-delivered-at")).is_ok());
+    assert_eq!(got.header("webhook-id").unwrap(), body["event_id"]);
+    assert_eq!(got.header("kaadxpay-event-type").unwrap(), "order.created");
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(got.header("kaadxpay-delivered-at").unwrap()).is_ok()
+    );
     let stored: String = sqlx::query_scalar("SELECT payload::text FROM events")
         .fetch_one(&app.pool)
         .await
@@ -183,12 +83,12 @@ async fn the_documented_verifiers_accept_a_real_delivery_and_refuse_a_changed_on
     let receiver = Receiver::start(&[]).await;
     let endpoint =
         create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
-    create_order(&app.base_url, &app, "order").await;
+    app.create_order("order", ORDER).await;
     app.dispatcher("5s").run_once().await.unwrap();
     let got = &receiver.wait_for(1).await[0];
     let headers: HashMap<&str, &str> = ["webhook-id", "webhook-timestamp", "webhook-signature"]
         .into_iter()
-        .map(|name| (name, header(got, name)))
+        .map(|name| (name, got.header(name).unwrap()))
         .collect();
     let dir = common::scratch_dir();
     std::fs::write(
@@ -237,18 +137,18 @@ async fn three_500s_then_200_make_four_attempts_of_one_body() {
     let app = spawn_app_with(&IDLE_WORKER).await;
     let receiver = Receiver::start(&[500, 500, 500]).await;
     create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
-    create_order(&app.base_url, &app, "order").await;
+    app.create_order("order", ORDER).await;
 
     app.drain(&app.dispatcher("10ms,10ms,10ms,10ms")).await;
     let got = receiver.received();
     assert_eq!(got.len(), 4);
-    let event_id = header(&got[0], "webhook-id");
+    let event_id = got[0].header("webhook-id").unwrap();
     let mut delivery_ids: Vec<&str> = got
         .iter()
-        .map(|r| header(r, "kaadxpay-delivery-id"))
+        .map(|r| r.header("kaadxpay-delivery-id").unwrap())
         .collect();
     for attempt in &got {
-        assert_eq!(header(attempt, "webhook-id"), event_id);
+        assert_eq!(attempt.header("webhook-id").unwrap(), event_id);
         assert_eq!(attempt.body, got[0].body);
     }
     delivery_ids.sort();
@@ -268,7 +168,7 @@ async fn three_500s_then_200_make_four_attempts_of_one_body() {
     assert_eq!(codes, [500, 500, 500, 200]);
     assert_eq!(
         delivery["attempts"][3]["delivery_id"],
-        header(&got[3], "kaadxpay-delivery-id")
+        got[3].header("kaadxpay-delivery-id").unwrap()
     );
 }
 
@@ -277,7 +177,7 @@ async fn a_delivery_that_keeps_failing_stops_when_the_schedule_runs_out() {
     let app = spawn_app_with(&IDLE_WORKER).await;
     let receiver = Receiver::start(&[503, 503, 503, 503]).await;
     create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
-    create_order(&app.base_url, &app, "order").await;
+    app.create_order("order", ORDER).await;
 
     app.drain(&app.dispatcher("10ms,10ms")).await;
     assert_eq!(
@@ -299,7 +199,7 @@ async fn a_refused_connection_is_recorded_and_retried() {
     let url = format!("http://{}/hooks", closed.local_addr().unwrap());
     drop(closed);
     create_endpoint(&app, "endpoint", serde_json::json!({"url": url})).await;
-    create_order(&app.base_url, &app, "order").await;
+    app.create_order("order", ORDER).await;
 
     app.drain(&app.dispatcher("10ms")).await;
     let (status_code, error): (Option<i16>, Option<String>) =
@@ -326,7 +226,7 @@ async fn retry_after_postpones_the_next_attempt() {
     let app = spawn_app_with(&IDLE_WORKER).await;
     let receiver = Receiver::start(&[429]).await;
     create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
-    create_order(&app.base_url, &app, "order").await;
+    app.create_order("order", ORDER).await;
 
     let dispatcher = app.dispatcher("10ms");
     dispatcher.run_once().await.unwrap();
@@ -348,11 +248,7 @@ async fn retry_after_postpones_the_next_attempt() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_process_killed_between_commit_and_send_delivers_after_restart() {
-    let db_url = fresh_database().await;
-    let pool = server::platform::db::connect(&db_url, 4, std::time::Duration::from_secs(5))
-        .await
-        .unwrap();
-    let merchant = create_merchant(&pool, "Crash Test").await;
+    let (db_url, pool, merchant) = database_with_merchant("Crash Test").await;
     let app = TestApp {
         base_url: String::new(),
         db_url: db_url.clone(),
@@ -391,7 +287,7 @@ async fn a_process_killed_between_commit_and_send_delivers_after_restart() {
         (0, 0),
         "no event without its change"
     );
-    let order = create_order(&app.base_url, &app, "order").await;
+    let order = app.create_order("order", ORDER).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while app
         .count("webhook_deliveries WHERE locked_until > now()")
@@ -412,7 +308,7 @@ async fn a_process_killed_between_commit_and_send_delivers_after_restart() {
 
     let restarted = ServerProcess::start(&db_url, &quick).await;
     let got = receiver.wait_for(1).await;
-    let body: Value = serde_json::from_slice(&got[0].body).unwrap();
+    let body: Value = got[0].json();
     assert_eq!(body["data"]["object"]["id"], order["id"]);
     let app = TestApp {
         base_url: restarted.base_url.clone(),
@@ -468,7 +364,7 @@ async fn a_thousand_events_and_two_dispatchers_deliver_each_exactly_once() {
     let mut per_event: HashMap<String, usize> = HashMap::new();
     for request in &got {
         *per_event
-            .entry(header(request, "webhook-id").to_owned())
+            .entry(request.header("webhook-id").unwrap().to_owned())
             .or_default() += 1;
     }
     assert_eq!(per_event.len(), 1000);
@@ -488,8 +384,8 @@ async fn gone_disables_the_endpoint_and_stops_its_deliveries() {
     let receiver = Receiver::start(&[410, 410]).await;
     let endpoint =
         create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
-    create_order(&app.base_url, &app, "first").await;
-    create_order(&app.base_url, &app, "second").await;
+    app.create_order("first", ORDER).await;
+    app.create_order("second", ORDER).await;
 
     let dispatcher = app.dispatcher("10ms");
     dispatcher.run_once().await.unwrap();
@@ -500,7 +396,7 @@ async fn gone_disables_the_endpoint_and_stops_its_deliveries() {
             .await,
         2
     );
-    create_order(&app.base_url, &app, "third").await;
+    app.create_order("third", ORDER).await;
     tokio::time::sleep(Duration::from_millis(30)).await;
     assert_eq!(dispatcher.run_once().await.unwrap(), 0);
     assert_eq!(receiver.received().len(), sent, "nothing more is sent");
@@ -562,7 +458,7 @@ async fn endpoints_are_validated_listed_without_secret_private_and_deletable() {
     assert_eq!(error_code(&json(foreign).await), "resource_missing");
 
     // Subscribed to captures only: a creation queues nothing, a capture one delivery.
-    let order = create_order(&app.base_url, &app, "order").await;
+    let order = app.create_order("order", ORDER).await;
     assert_eq!(app.count("webhook_deliveries").await, 0);
     let order_path = format!("/v1/orders/{}", order["id"].as_str().unwrap());
     app.put(&order_path, r#"{"status": "captured"}"#).await;
@@ -603,7 +499,7 @@ async fn events_are_listed_private_and_redelivered_once_per_key() {
     let app = spawn_app_with(&IDLE_WORKER).await;
     let receiver = Receiver::start(&[]).await;
     create_endpoint(&app, "endpoint", serde_json::json!({"url": receiver.url})).await;
-    let order = create_order(&app.base_url, &app, "order").await;
+    let order = app.create_order("order", ORDER).await;
     let order_path = format!("/v1/orders/{}", order["id"].as_str().unwrap());
     app.put(&order_path, r#"{"status": "cancelled"}"#).await;
 
@@ -650,7 +546,7 @@ async fn events_are_listed_private_and_redelivered_once_per_key() {
     assert_eq!(got.len(), 3, "two events, the first one twice");
     let again: Vec<_> = got
         .iter()
-        .filter(|r| header(r, "webhook-id") == first)
+        .filter(|r| r.header("webhook-id").unwrap() == first)
         .collect();
     assert_eq!(again.len(), 2);
     assert_eq!(again[0].body, again[1].body, "the same body on redelivery");
@@ -662,7 +558,7 @@ async fn events_are_listed_private_and_redelivered_once_per_key() {
 #[tokio::test]
 async fn a_replay_is_never_turned_into_a_refusal_by_a_check_that_now_fails() {
     let app = spawn_app_with(&IDLE_WORKER).await;
-    let order = create_order(&app.base_url, &app, "order").await;
+    let order = app.create_order("order", ORDER).await;
     let event: String =
         sqlx::query_scalar("SELECT id::text FROM events WHERE payload #>> '{data,object,id}' = $1")
             .bind(order["id"].as_str().unwrap())

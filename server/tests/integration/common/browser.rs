@@ -3,7 +3,7 @@
 
 use app::console::Role;
 
-use super::{first_cookie, TestApp};
+use super::{browser_client, first_cookie, TestApp, Visitor};
 
 /// A browser on the console: its client (redirects not followed) and session cookie.
 pub type Browser = (reqwest::Client, String);
@@ -23,30 +23,10 @@ pub async fn signed_in(app: &TestApp, support: bool) -> Browser {
 pub async fn signed_in_as(app: &TestApp, email: &str, role: Option<Role>) -> Browser {
     let membership = role.map(|role| (app.merchant.id.as_str(), role));
     super::create_user(&app.pool, email, membership).await;
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let login = client
-        .get(format!("{}/login", app.base_url))
-        .send()
-        .await
-        .unwrap();
-    let cookie = first_cookie(&login);
-    let csrf = hidden(&login.text().await.unwrap(), "csrf");
-    let signed = client
-        .post(format!("{}/login", app.base_url))
-        .header("cookie", &cookie)
-        .form(&[
-            ("csrf", csrf.as_str()),
-            ("email", email),
-            ("password", "right-password"),
-        ])
-        .send()
-        .await
-        .unwrap();
+    let visitor = Visitor::arrive(&app.base_url).await;
+    let signed = visitor.submit(email, "right-password").await;
     assert_eq!(signed.status(), 303);
-    (client, first_cookie(&signed))
+    (visitor.client, first_cookie(&signed))
 }
 
 /// The value of the hidden field `name` in `html`.
@@ -111,4 +91,43 @@ pub async fn submit_from(
         .map(|at| at.to_str().unwrap().to_owned())
         .unwrap_or_default();
     (answer.status().as_u16(), location)
+}
+
+/// Invites `email` as `role` with the team page's form: the answer's status and where it sends
+/// the browser.
+pub async fn invite(app: &TestApp, browser: &Browser, email: &str, role: &str) -> (u16, String) {
+    let fields = [("email", email), ("role", role)];
+    submit(app, browser, "/settings/team/invitations", &fields).await
+}
+
+/// The link of the new invitation the team page shows (once, after the invitation was made).
+pub async fn shown_invitation_link(app: &TestApp, browser: &Browser) -> String {
+    let team = page(app, browser, "/settings/team").await;
+    team.split("href=\"/invitations/")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .map(|token| format!("/invitations/{token}"))
+        .unwrap_or_else(|| panic!("the new invitation's link is shown: {team}"))
+}
+
+/// A visitor with the invitation `link` and no session opens its join form (which answers
+/// `200`) and joins with a password: the form's page, then the answer's status and where it
+/// sends the visitor.
+pub async fn join_by_link(app: &TestApp, link: &str) -> (String, (u16, String)) {
+    let visitor = browser_client();
+    let url = format!("{}{link}", app.base_url);
+    let form_page = visitor.get(&url).send().await.unwrap();
+    assert_eq!(form_page.status(), 200);
+    let cookie = first_cookie(&form_page);
+    let form = form_page.text().await.unwrap();
+    let csrf = hidden(&form, "csrf");
+    let answer = visitor
+        .post(&url)
+        .header("cookie", &cookie)
+        .form(&[("csrf", csrf.as_str()), ("password", "a good password")])
+        .send()
+        .await
+        .unwrap();
+    let location = answer.headers()["location"].to_str().unwrap().to_owned();
+    (form, (answer.status().as_u16(), location))
 }

@@ -5,6 +5,7 @@
 
 pub mod browser;
 pub mod tools;
+pub mod webhooks;
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
@@ -269,6 +270,15 @@ impl TestApp {
         self.get_as(&self.merchant, path).await
     }
 
+    /// `GET path` with no API key.
+    pub async fn get_without_key(&self, path: &str) -> Response {
+        self.client
+            .get(format!("{}{path}", self.base_url))
+            .send()
+            .await
+            .expect("the server answers")
+    }
+
     pub async fn put(&self, path: &str, body: &str) -> Response {
         self.client
             .put(format!("{}{path}", self.base_url))
@@ -297,6 +307,15 @@ impl TestApp {
         assert_eq!(captured.status(), 200);
     }
 
+    /// Funds the balance with 1000 EUR cents and pays 600 of them out to [`IBAN`]
+    /// (Idempotency-Key `payout`): the payout's id.
+    pub async fn fund_and_pay_out(&self) -> String {
+        self.fund(1000).await;
+        let body = payout_body(600, IBAN).to_string();
+        let payout = json(self.post("/v1/payouts", Some("payout"), &body).await).await;
+        payout["id"].as_str().unwrap().to_owned()
+    }
+
     /// Creates an order of `body` under `key`, which must answer `201 Created`.
     pub async fn create_order(&self, key: &str, body: &str) -> Value {
         let response = self.post("/v1/orders", Some(key), body).await;
@@ -312,14 +331,7 @@ impl TestApp {
 
     /// The OpenAPI document the server serves.
     pub async fn openapi(&self) -> Value {
-        json(
-            self.client
-                .get(format!("{}/openapi.json", self.base_url))
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await
+        json(self.get_without_key("/openapi.json").await).await
     }
 
     /// A webhook dispatcher on the test's database; `schedule` is its retry back-off. Endpoints
@@ -352,14 +364,7 @@ impl TestApp {
 
     /// The `/metrics` text.
     pub async fn metrics(&self) -> String {
-        self.client
-            .get(format!("{}/metrics", self.base_url))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap()
+        self.get_without_key("/metrics").await.text().await.unwrap()
     }
 
     pub async fn count(&self, sql_from: &str) -> i64 {
@@ -394,6 +399,15 @@ pub async fn count(pool: &PgPool, sql_from: &str) -> i64 {
         .unwrap()
 }
 
+/// The account the tests pay out to (a valid German IBAN).
+pub const IBAN: &str = "DE89370400440532013000";
+
+/// The body of a payout of `amount` EUR cents to Ada Lovelace's account `iban`.
+pub fn payout_body(amount: i64, iban: &str) -> Value {
+    serde_json::json!({"amount": amount, "currency": "EUR",
+        "destination": {"account_holder": "Ada Lovelace", "iban": iban}})
+}
+
 pub async fn json(response: Response) -> Value {
     response.json().await.expect("a JSON body")
 }
@@ -418,22 +432,21 @@ pub struct Visitor {
     pub csrf: String,
 }
 
+/// A client as a browser on the console: it reads redirects instead of following them.
+pub fn browser_client() -> Client {
+    Client::builder().redirect(Policy::none()).build().unwrap()
+}
+
 impl Visitor {
     pub async fn arrive(base_url: &str) -> Self {
-        let client = Client::builder().redirect(Policy::none()).build().unwrap();
+        let client = browser_client();
         let page = client
             .get(format!("{base_url}/login"))
             .send()
             .await
             .unwrap();
         let cookie = first_cookie(&page);
-        let html = page.text().await.unwrap();
-        let csrf = html
-            .split("name=\"csrf\" value=\"")
-            .nth(1)
-            .and_then(|rest| rest.split('"').next())
-            .expect("the login form carries a CSRF token")
-            .to_owned();
+        let csrf = browser::hidden(&page.text().await.unwrap(), "csrf");
         Self {
             client,
             base_url: base_url.to_owned(),
@@ -551,24 +564,17 @@ impl ServerProcess {
 
     /// Changes a partner simulator's faults and behaviours (`PUT /_sim/config`).
     pub async fn configure(&self, change: Value) {
-        let answer = reqwest::Client::new()
-            .put(format!("{}/_sim/config", self.base_url))
-            .json(&change)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(answer.status(), 200);
+        configure_partner(&self.base_url, change).await
     }
 
     /// A partner simulator's transfers, as it lists them.
     pub async fn transfers(&self) -> Vec<Value> {
-        let list: Value = reqwest::get(format!("{}/v1/transfers", self.base_url))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        list["data"].as_array().unwrap().clone()
+        partner_transfers(&self.base_url).await
+    }
+
+    /// How many reversals a partner simulator was asked for.
+    pub async fn reversal_calls(&self) -> u64 {
+        partner_reversal_calls(&self.base_url).await
     }
 
     /// The process id, to read its memory from `/proc`.
@@ -622,21 +628,45 @@ pub async fn wait_until_answering(url: &str) {
     panic!("{url} did not answer within 30 s");
 }
 
-/// The transfers of payout `id` at the partner simulator at `partner_url`, as it lists them.
-pub async fn partner_transfers_of(partner_url: &str, id: &str) -> Vec<Value> {
-    let list: Value = reqwest::get(format!("{partner_url}/v1/transfers"))
+/// Changes the faults and behaviours of the partner simulator at `partner_url`
+/// (`PUT /_sim/config`).
+pub async fn configure_partner(partner_url: &str, change: Value) {
+    let answer = reqwest::Client::new()
+        .put(format!("{partner_url}/_sim/config"))
+        .json(&change)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+}
+
+/// `GET path` at the partner simulator at `partner_url`, as JSON.
+async fn partner_json(partner_url: &str, path: &str) -> Value {
+    reqwest::get(format!("{partner_url}{path}"))
         .await
         .unwrap()
         .json()
         .await
-        .unwrap();
-    list["data"]
-        .as_array()
         .unwrap()
-        .iter()
-        .filter(|transfer| transfer["reference"] == id)
-        .cloned()
-        .collect()
+}
+
+/// The transfers at the partner simulator at `partner_url`, as it lists them.
+pub async fn partner_transfers(partner_url: &str) -> Vec<Value> {
+    let list = partner_json(partner_url, "/v1/transfers").await;
+    list["data"].as_array().unwrap().clone()
+}
+
+/// The transfers of payout `id` at the partner simulator at `partner_url`, as it lists them.
+pub async fn partner_transfers_of(partner_url: &str, id: &str) -> Vec<Value> {
+    let mut transfers = partner_transfers(partner_url).await;
+    transfers.retain(|transfer| transfer["reference"] == id);
+    transfers
+}
+
+/// How many reversals the partner simulator at `partner_url` was asked for.
+pub async fn partner_reversal_calls(partner_url: &str) -> u64 {
+    let stats = partner_json(partner_url, "/_sim/stats").await;
+    stats["reversal_calls"].as_u64().unwrap()
 }
 
 /// Polls `check` until it holds, for at most `within`.

@@ -12,8 +12,10 @@ use reqwest::Method;
 use serde_json::{json, Value};
 use sqlx::PgPool;
 
-use common::browser::{get, page, signed_in_as, submit, Browser};
-use common::{count, create_merchant, TestApp, TestMerchant};
+use common::browser::{
+    get, invite, join_by_link, page, shown_invitation_link, signed_in_as, submit, Browser,
+};
+use common::{count, create_merchant, payout_body, TestApp, TestMerchant, IBAN};
 
 /// One entry as the table keeps it.
 #[derive(Debug, sqlx::FromRow)]
@@ -164,10 +166,7 @@ async fn every_change_by_a_key_is_recorded_once_with_its_author_address_and_befo
     assert_eq!(entry.before.unwrap()["id"], endpoint_id);
 
     // payout.created, replayed: one entry; refused for want of funds (rolled back): none.
-    let payout = |amount: i64| {
-        json!({"amount": amount, "currency": "EUR",
-            "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}})
-    };
+    let payout = |amount| payout_body(amount, IBAN);
     let (status, made) = twice(&app, "/v1/payouts", "payout-1", payout(1000)).await;
     assert_eq!(status, 201);
     let (status, _) = twice(&app, "/v1/payouts", "payout-2", payout(1_000_000)).await;
@@ -204,13 +203,7 @@ async fn sign_ins_team_changes_console_payouts_and_support_look_ups_are_recorded
     );
 
     // member.invited, member.joined, member.role_changed, member.removed.
-    let (_, location) = submit(
-        &app,
-        &owner,
-        "/settings/team/invitations",
-        &[("email", "new@audit.test"), ("role", "viewer")],
-    )
-    .await;
+    let (_, location) = invite(&app, &owner, "new@audit.test", "viewer").await;
     assert_eq!(location, "/settings/team");
     let entry = the_entry(&app, "member.invited").await;
     assert_eq!(entry.actor, "owner@audit.test");
@@ -462,39 +455,10 @@ async fn the_database_refuses_to_rewrite_history_and_the_purge_deletes_only_what
 async fn a_member_joining_by_invitation_is_recorded_as_the_new_member() {
     let app = common::spawn_app().await;
     let owner = signed_in_as(&app, "owner@join.test", Some(Role::Owner)).await;
-    submit(
-        &app,
-        &owner,
-        "/settings/team/invitations",
-        &[("email", "joiner@join.test"), ("role", "developer")],
-    )
-    .await;
-    let team = page(&app, &owner, "/settings/team").await;
-    let link = team
-        .split("href=\"/invitations/")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .map(|token| format!("/invitations/{token}"))
-        .unwrap();
-    let visitor = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let form_page = visitor
-        .get(format!("{}{link}", app.base_url))
-        .send()
-        .await
-        .unwrap();
-    let cookie = common::first_cookie(&form_page);
-    let csrf = common::browser::hidden(&form_page.text().await.unwrap(), "csrf");
-    let joined = visitor
-        .post(format!("{}{link}", app.base_url))
-        .header("cookie", &cookie)
-        .form(&[("csrf", csrf.as_str()), ("password", "a good password")])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(joined.status(), 303);
+    invite(&app, &owner, "joiner@join.test", "developer").await;
+    let link = shown_invitation_link(&app, &owner).await;
+    let (_, (status, _)) = join_by_link(&app, &link).await;
+    assert_eq!(status, 303);
     let entry = the_entry(&app, "member.joined").await;
     assert_eq!(
         (entry.actor_kind.as_str(), entry.actor.as_str()),

@@ -10,8 +10,6 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use reqwest::redirect::Policy;
-use reqwest::Client;
 use serde_json::{json, Value};
 
 use common::{
@@ -42,10 +40,7 @@ fn python_rows(csv: &[u8]) -> Vec<Value> {
 
 /// `GET path` with the session `cookie`, not following redirects.
 async fn download(base_url: &str, cookie: &str, path: &str) -> reqwest::Response {
-    Client::builder()
-        .redirect(Policy::none())
-        .build()
-        .unwrap()
+    common::browser_client()
         .get(format!("{base_url}{path}"))
         .header("cookie", cookie)
         .send()

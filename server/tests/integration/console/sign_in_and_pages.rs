@@ -7,6 +7,7 @@ use crate::common;
 use futures::future::join_all;
 use reqwest::Client;
 
+use common::webhooks::{create_endpoint, IDLE_WORKER};
 use common::{count, signed_in, spawn_app, ServerProcess, TestApp, Visitor};
 
 async fn app_with_user(email: &str) -> TestApp {
@@ -150,8 +151,7 @@ async fn idempotency_keys_are_url_encoded_in_console_links() {
     let app = app_with_user("barbara@example.com").await;
     let cookie = signed_in(&app, "barbara@example.com").await;
     app.fund(500).await;
-    let payout = serde_json::json!({"amount": 100, "currency": "EUR",
-        "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}});
+    let payout = common::payout_body(100, common::IBAN);
     let created: serde_json::Value = common::json(
         app.post("/v1/payouts", Some("a&b?c#d/%e"), &payout.to_string())
             .await,
@@ -404,10 +404,7 @@ async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
     );
 
     // The switch, as a visitor on the sign-in page uses it: a cookie, and back to that page.
-    let browser = Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
+    let browser = common::browser_client();
     let switched = browser
         .get(format!("{}/language", app.base_url))
         .query(&[("lang", "zh-CN"), ("back", "/payouts?status=paid")])
@@ -460,16 +457,13 @@ async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
 /// An app whose dispatcher stays idle (its first run finds nothing), so that only the test moves
 /// deliveries, and the endpoint it made (at an address that answers nothing), as created.
 async fn idle_app_with_an_endpoint() -> (TestApp, serde_json::Value) {
-    let app = common::spawn_app_with(&["--webhook-interval", "1h"]).await;
-    let endpoint = app
-        .post(
-            "/v1/webhook-endpoints",
-            Some("idle-endpoint"),
-            r#"{"url": "http://127.0.0.1:9/hooks"}"#,
-        )
-        .await;
-    assert_eq!(endpoint.status(), 201);
-    let endpoint = common::json(endpoint).await;
+    let app = common::spawn_app_with(&IDLE_WORKER).await;
+    let endpoint = create_endpoint(
+        &app,
+        "idle-endpoint",
+        serde_json::json!({"url": "http://127.0.0.1:9/hooks"}),
+    )
+    .await;
     (app, endpoint)
 }
 

@@ -9,8 +9,10 @@ use app::console::{Permission, Role};
 use futures::future::join_all;
 use reqwest::Client;
 
-use common::browser::{get, hidden, page, signed_in_as, submit, Browser};
-use common::{count, first_cookie, json, spawn_app, TestApp};
+use common::browser::{
+    get, invite, join_by_link, page, shown_invitation_link, signed_in_as, submit, Browser,
+};
+use common::{browser_client, count, json, spawn_app, TestApp};
 
 async fn get_status(app: &TestApp, browser: &Browser, path: &str) -> u16 {
     get(app, browser, path).await.status().as_u16()
@@ -108,16 +110,8 @@ async fn each_role_may_do_exactly_what_its_row_of_the_table_allows() {
             allowed(Permission::ManageIntegrations),
             "{role:?} makes an API key"
         );
-        let (status, location) = submit(
-            &app,
-            &browser,
-            "/settings/team/invitations",
-            &[
-                ("email", &format!("invited-by-{}@team.test", role.as_str())),
-                ("role", "viewer"),
-            ],
-        )
-        .await;
+        let email = format!("invited-by-{}@team.test", role.as_str());
+        let (status, location) = invite(&app, &browser, &email, "viewer").await;
         assert_eq!(
             outcome(status),
             allowed(Permission::ManageTeam),
@@ -149,13 +143,7 @@ async fn each_role_may_do_exactly_what_its_row_of_the_table_allows() {
     assert_eq!(count(&app.pool, "api_keys").await, 4);
     let support = signed_in_as(&app, "support@team.test", None).await;
     assert_eq!(get_status(&app, &support, "/settings/team").await, 200);
-    let (status, _) = submit(
-        &app,
-        &support,
-        "/settings/team/invitations",
-        &[("email", "by-support@team.test"), ("role", "viewer")],
-    )
-    .await;
+    let (status, _) = invite(&app, &support, "by-support@team.test", "viewer").await;
     assert_eq!(status, 403, "support staff change nothing");
 }
 
@@ -198,14 +186,7 @@ async fn admins_manage_everyone_but_owners_a_team_keeps_an_owner_and_changes_app
         refused
     );
     assert_eq!(
-        submit(
-            &app,
-            &admin,
-            "/settings/team/invitations",
-            &[("email", "o2@team.test"), ("role", "owner")]
-        )
-        .await
-        .1,
+        invite(&app, &admin, "o2@team.test", "owner").await.1,
         refused
     );
     assert_eq!(role_of(owner_id.clone()).await, "owner");
@@ -260,31 +241,18 @@ async fn admins_manage_everyone_but_owners_a_team_keeps_an_owner_and_changes_app
 async fn an_invitation_link_works_once_before_it_expires() {
     let app = spawn_app().await;
     let owner = signed_in_as(&app, "owner@team.test", Some(Role::Owner)).await;
-    let invite = |email: &'static str| {
+    let invited = |email: &'static str| {
         let (app, owner) = (&app, &owner);
         async move {
-            let (_, location) = submit(
-                app,
-                owner,
-                "/settings/team/invitations",
-                &[("email", email), ("role", "developer")],
-            )
-            .await;
+            let (_, location) = invite(app, owner, email, "developer").await;
             assert_eq!(location, "/settings/team");
             // The link is shown once, on the next page; only its hash is kept.
-            let team = page(app, owner, "/settings/team").await;
-            let link = team
-                .split("href=\"/invitations/")
-                .nth(1)
-                .and_then(|rest| rest.split('"').next())
-                .map(|token| format!("/invitations/{token}"))
-                .unwrap_or_else(|| panic!("the new invitation's link is shown: {team}"))
-                .to_owned();
+            let link = shown_invitation_link(app, owner).await;
             assert!(!page(app, owner, "/settings/team").await.contains(&link));
             link
         }
     };
-    let link = invite("new@team.test").await;
+    let link = invited("new@team.test").await;
     let token = link.trim_start_matches("/invitations/");
     let in_clear = count(
         &app.pool,
@@ -303,31 +271,12 @@ async fn an_invitation_link_works_once_before_it_expires() {
     );
 
     // A visitor with the link (no session) joins with a password, and is signed in.
-    let visitor = Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
     let join = |link: String, email: &'static str| {
-        let visitor = visitor.clone();
-        let base = app.base_url.clone();
+        let app = &app;
         async move {
-            let form_page = visitor.get(format!("{base}{link}")).send().await.unwrap();
-            assert_eq!(form_page.status(), 200);
-            let cookie = first_cookie(&form_page);
-            let html = form_page.text().await.unwrap();
-            assert!(html.contains("developer") && html.contains(email), "{html}");
-            let csrf = hidden(&html, "csrf");
-            let answer = visitor
-                .post(format!("{base}{link}"))
-                .header("cookie", &cookie)
-                .form(&[("csrf", csrf.as_str()), ("password", "a good password")])
-                .send()
-                .await
-                .unwrap();
-            (
-                answer.status().as_u16(),
-                answer.headers()["location"].to_str().unwrap().to_owned(),
-            )
+            let (form, answer) = join_by_link(app, &link).await;
+            assert!(form.contains("developer") && form.contains(email), "{form}");
+            answer
         }
     };
     assert_eq!(
@@ -343,7 +292,7 @@ async fn an_invitation_link_works_once_before_it_expires() {
         1
     );
     // Used: the link is gone.
-    let again = visitor
+    let again = browser_client()
         .get(format!("{}{link}", app.base_url))
         .send()
         .await
@@ -351,7 +300,7 @@ async fn an_invitation_link_works_once_before_it_expires() {
     assert_eq!(again.status(), 410);
 
     // Two visitors at once with one link: one member.
-    let raced = invite("race@team.test").await;
+    let raced = invited("race@team.test").await;
     let answers = join_all((0..2).map(|_| join(raced.clone(), "race@team.test"))).await;
     let joined = answers
         .iter()
@@ -364,12 +313,12 @@ async fn an_invitation_link_works_once_before_it_expires() {
     );
 
     // An expired link works no more.
-    let expired = invite("late@team.test").await;
+    let expired = invited("late@team.test").await;
     sqlx::query("UPDATE invitations SET expires_at = now() - interval '1 second' WHERE email = 'late@team.test'")
         .execute(&app.pool)
         .await
         .unwrap();
-    let gone = visitor
+    let gone = browser_client()
         .get(format!("{}{expired}", app.base_url))
         .send()
         .await
@@ -440,13 +389,7 @@ async fn with_an_smtp_server_an_invitation_is_mailed_and_without_one_its_link_is
     ])
     .await;
     let owner = signed_in_as(&app, "owner@mail.test", Some(Role::Owner)).await;
-    let (status, location) = submit(
-        &app,
-        &owner,
-        "/settings/team/invitations",
-        &[("email", "New.Member@Mail.Test "), ("role", "finance")],
-    )
-    .await;
+    let (status, location) = invite(&app, &owner, "New.Member@Mail.Test ", "finance").await;
     assert_eq!(
         (status, location.as_str()),
         (303, "/settings/team?invitation=mailed")
@@ -486,13 +429,7 @@ async fn with_an_smtp_server_an_invitation_is_mailed_and_without_one_its_link_is
     drop(smtp);
 
     // The server gone, the mail fails: the link is shown instead, and the page says why.
-    let (status, location) = submit(
-        &app,
-        &owner,
-        "/settings/team/invitations",
-        &[("email", "second@mail.test"), ("role", "viewer")],
-    )
-    .await;
+    let (status, location) = invite(&app, &owner, "second@mail.test", "viewer").await;
     assert_eq!(
         (status, location.as_str()),
         (303, "/settings/team?invitation=unsent")

@@ -8,12 +8,7 @@ use common::{json, spawn_app};
 async fn health_and_readiness_answer() {
     let app = spawn_app().await;
     for path in ["/healthz", "/readyz"] {
-        let response = app
-            .client
-            .get(format!("{}{path}", app.base_url))
-            .send()
-            .await
-            .unwrap();
+        let response = app.get_without_key(path).await;
         assert_eq!(response.status(), 200, "{path}");
     }
 }

@@ -20,6 +20,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
+use tokio::task::JoinHandle;
 
 use common::{eventually, spawn_app_with, TestApp};
 use kaadxpay_partner::client::PartnerClient;
@@ -120,18 +121,6 @@ async fn app_with(partner_url: &str) -> TestApp {
     .await
 }
 
-async fn fund_and_pay_out(app: &TestApp, iban: &str) -> String {
-    app.fund(1000).await;
-    let payout = json!({"amount": 600, "currency": "EUR",
-        "destination": {"account_holder": "Ada Lovelace", "iban": iban}});
-    let created: Value = common::json(
-        app.post("/v1/payouts", Some("payout"), &payout.to_string())
-            .await,
-    )
-    .await;
-    created["id"].as_str().unwrap().to_owned()
-}
-
 async fn payout_status(app: &TestApp, id: &str) -> String {
     let payout: Value = common::json(app.get(&format!("/v1/payouts/{id}")).await).await;
     payout["status"].as_str().unwrap().to_owned()
@@ -141,7 +130,7 @@ async fn payout_status(app: &TestApp, id: &str) -> String {
 async fn a_401_or_404_while_polling_never_gives_sent_money_back() {
     let (partner_url, script) = scripted_partner(&[409, 409], &[401, 401, 404, 404]).await;
     let app = app_with(&partner_url).await;
-    let id = fund_and_pay_out(&app, "DE89370400440532013000").await;
+    let id = app.fund_and_pay_out().await;
 
     eventually(Duration::from_secs(20), "four refused polls", || async {
         script.answered_polls.lock().unwrap().len() >= 4
@@ -182,7 +171,7 @@ async fn a_401_or_404_while_polling_never_gives_sent_money_back() {
 async fn only_the_partners_422_fails_a_payout_and_credits_it_back() {
     let (partner_url, _script) = scripted_partner(&[422], &[]).await;
     let app = app_with(&partner_url).await;
-    let id = fund_and_pay_out(&app, "DE89370400440532013000").await;
+    let id = app.fund_and_pay_out().await;
     eventually(Duration::from_secs(20), "the payout failed", || async {
         payout_status(&app, &id).await == "failed"
     })
@@ -198,7 +187,7 @@ async fn a_poll_that_finds_the_transfer_returned_reverses_the_payout_and_credits
     };
     let (partner_url, _script) = serve_script(returned, &[], &[]).await;
     let app = app_with(&partner_url).await;
-    let id = fund_and_pay_out(&app, "DE89370400440532013000").await;
+    let id = app.fund_and_pay_out().await;
     eventually(
         Duration::from_secs(20),
         "the payout is reversed",
@@ -244,9 +233,30 @@ fn worker(
     }
 }
 
-/// Runs one round of `worker` in the background; answers how many jobs it claimed.
-fn run_once_in_background(worker: PayoutWorker) -> tokio::task::JoinHandle<u64> {
-    tokio::spawn(async move { worker.run_once().await.unwrap() })
+/// One round each of two workers, in the background, each answering how many jobs it claimed:
+/// the first claims the job under a 200 ms lease; 500 ms later, that lease run out, the second
+/// takes the job over under a minute's. Both wait `partner_timeout` for the partner.
+async fn a_second_worker_takes_over(
+    app: &TestApp,
+    partner_url: &str,
+    partner_timeout: Duration,
+) -> (JoinHandle<u64>, JoinHandle<u64>) {
+    let in_background =
+        |worker: PayoutWorker| tokio::spawn(async move { worker.run_once().await.unwrap() });
+    let first = in_background(worker(
+        app,
+        partner_url,
+        Duration::from_millis(200),
+        partner_timeout,
+    ));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let second = in_background(worker(
+        app,
+        partner_url,
+        Duration::from_secs(60),
+        partner_timeout,
+    ));
+    (first, second)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -260,19 +270,11 @@ async fn a_worker_whose_lease_ran_out_cannot_record_what_the_partner_answered_it
         .extend([Duration::from_secs(1), Duration::from_secs(3)]);
     let (partner_url, script) = serve_script(slow, &[], &[]).await;
     let app = app_without_worker().await;
-    let id = fund_and_pay_out(&app, "DE89370400440532013000").await;
-    let timeout = Duration::from_secs(10);
-    let first = run_once_in_background(worker(
-        &app,
-        &partner_url,
-        Duration::from_millis(200),
-        timeout,
-    ));
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    // The first lease ran out: a second worker takes the job over; the first worker's answer
+    let id = app.fund_and_pay_out().await;
+    // The first lease runs out: a second worker takes the job over; the first worker's answer
     // (tr_call_1) comes while the second one holds it.
-    let second =
-        run_once_in_background(worker(&app, &partner_url, Duration::from_secs(60), timeout));
+    let (first, second) =
+        a_second_worker_takes_over(&app, &partner_url, Duration::from_secs(10)).await;
     assert_eq!((first.await.unwrap(), second.await.unwrap()), (1, 1));
     assert_eq!(script.create_calls.load(Ordering::SeqCst), 2);
 
@@ -305,18 +307,10 @@ async fn a_worker_whose_lease_ran_out_cannot_release_the_job_another_worker_hold
         .extend([Duration::from_secs(3); 3]);
     let (partner_url, script) = serve_script(slow, &[], &[]).await;
     let app = app_without_worker().await;
-    fund_and_pay_out(&app, "DE89370400440532013000").await;
+    app.fund_and_pay_out().await;
     let timeout = Duration::from_millis(1500);
-    let first = run_once_in_background(worker(
-        &app,
-        &partner_url,
-        Duration::from_millis(200),
-        timeout,
-    ));
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    // The first lease ran out: a second worker takes the job (and is still calling at 2 s).
-    let second =
-        run_once_in_background(worker(&app, &partner_url, Duration::from_secs(60), timeout));
+    // The first lease runs out: a second worker takes the job (and is still calling at 2 s).
+    let (first, second) = a_second_worker_takes_over(&app, &partner_url, timeout).await;
     // At 1.5 s the first worker's call times out and it gives the job back: a stale release.
     tokio::time::sleep(Duration::from_millis(1250)).await;
     let third = worker(&app, &partner_url, Duration::from_secs(60), timeout)

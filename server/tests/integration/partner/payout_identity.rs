@@ -17,10 +17,8 @@ use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use serde_json::{json, Value};
 
-use common::{spawn_app_with, ServerProcess, TestApp};
+use common::{spawn_app_with, ServerProcess, TestApp, IBAN};
 use kaadxpay_partner::{signature, TEST_WEBHOOK_SECRET};
-
-const IBAN: &str = "DE89370400440532013000";
 
 /// An app whose own payout worker stays idle, so that only the test's events move payouts.
 async fn app_with_partner(partner_url: &str) -> TestApp {
@@ -29,15 +27,7 @@ async fn app_with_partner(partner_url: &str) -> TestApp {
 
 /// A pending payout of 600 out of a balance of 1000; returns its id and end-to-end key.
 async fn pending_payout(app: &TestApp) -> (String, String) {
-    app.fund(1000).await;
-    let body = json!({"amount": 600, "currency": "EUR",
-        "destination": {"account_holder": "Ada Lovelace", "iban": IBAN}});
-    let payout: Value = common::json(
-        app.post("/v1/payouts", Some("payout"), &body.to_string())
-            .await,
-    )
-    .await;
-    let id = payout["id"].as_str().unwrap().to_owned();
+    let id = app.fund_and_pay_out().await;
     let key: String = sqlx::query_scalar("SELECT partner_key FROM payouts WHERE id = $1")
         .bind(&id)
         .fetch_one(&app.pool)
@@ -175,14 +165,8 @@ async fn concurrent_creates_with_one_key_make_one_transfer_at_a_mature_partner()
             "one answer for key {key}: {answers:?}"
         );
     }
-    let listed: Value = reqwest::get(format!("{}/v1/transfers", partner.base_url))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
     assert_eq!(
-        listed["data"].as_array().unwrap().len(),
+        partner.transfers().await.len(),
         ROUNDS,
         "one transfer per key"
     );

@@ -17,12 +17,10 @@ use std::time::Duration;
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use serde_json::{json, Value};
 
-use common::{count, database_with_merchant, eventually, ServerProcess};
+use common::{count, database_with_merchant, eventually, ServerProcess, IBAN};
 use kaadxpay_partner::client::PartnerClient;
 use server::reconcile::reversals::ReversalWorker;
 use server::reconcile::Reconciler;
-
-const IBAN: &str = "DE89370400440532013000";
 
 /// One payout of ours and the transfers the partner made for it (the first is its own).
 struct Sent {
@@ -88,16 +86,6 @@ fn set_status_at_partner(store: &str, field: &str, value: &str, status: &str) {
 
 async fn partner_with(store: &str) -> ServerProcess {
     ServerProcess::partner_sim(&["--store", store]).await
-}
-
-async fn reversal_calls(partner: &ServerProcess) -> u64 {
-    let stats: Value = reqwest::get(format!("{}/_sim/stats", partner.base_url))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    stats["reversal_calls"].as_u64().unwrap()
 }
 
 async fn reversed_at_partner(partner: &ServerProcess) -> usize {
@@ -174,7 +162,7 @@ async fn concurrent_runs_and_replicas_reverse_each_duplicate_exactly_once() {
 
     assert_eq!(reversed_at_partner(&partner).await, duplicates);
     assert_eq!(
-        reversal_calls(&partner).await,
+        partner.reversal_calls().await,
         duplicates as u64,
         "one reversal call per duplicate"
     );
@@ -236,7 +224,7 @@ async fn a_refused_reversal_is_recorded_and_retried_by_the_next_run() {
     let third = reconciler(&pool, &partner).run(day, true).await.unwrap();
     assert_eq!(third.status, "completed");
     assert_eq!(
-        reversal_calls(&partner).await,
+        partner.reversal_calls().await,
         4,
         "two refused, two made, none after"
     );
@@ -281,7 +269,7 @@ async fn a_reversal_without_a_useful_answer_is_retried_and_shown_without_interna
 
     let again = reconciler(&pool, &partner).run(day, true).await.unwrap();
     assert_eq!(again.status, "partial");
-    assert_eq!(reversal_calls(&partner).await, 2, "each run asks again");
+    assert_eq!(partner.reversal_calls().await, 2, "each run asks again");
 }
 
 #[tokio::test]
@@ -302,7 +290,7 @@ async fn a_retry_after_midnight_is_found_and_reversed_once() {
     assert_eq!(reversed_at_partner(&partner).await, 1);
     let next_day = reconciler(&pool, &partner).run(next, true).await.unwrap();
     assert_eq!(next_day.status, "completed");
-    assert_eq!(reversal_calls(&partner).await, 1, "reversed once, ever");
+    assert_eq!(partner.reversal_calls().await, 1, "reversed once, ever");
 }
 
 fn reversal_worker(pool: &sqlx::PgPool, partner: &ServerProcess) -> ReversalWorker {
@@ -382,7 +370,7 @@ async fn a_payout_contradicting_its_own_transfer_is_a_status_mismatch_and_needs_
         .map(|item| item["payout_id"].as_str().unwrap())
         .collect();
     assert_eq!(mismatched, ["po_failed_here", "po_failed_there"], "{shown}");
-    assert_eq!(reversal_calls(&partner).await, 0, "never acted on");
+    assert_eq!(partner.reversal_calls().await, 0, "never acted on");
     assert_eq!(count(&pool, "payouts WHERE status = 'failed'").await, 1);
     assert_eq!(reversed_at_partner(&partner).await, 0);
 }
@@ -422,7 +410,7 @@ async fn a_refused_reversal_is_retried_after_its_day_until_it_is_done() {
         assert_eq!(run.counts.get("duplicate"), None);
     }
     assert_eq!(
-        reversal_calls(&partner).await,
+        partner.reversal_calls().await,
         3 + 4 * 3,
         "retried every day"
     );
@@ -457,7 +445,7 @@ async fn a_refused_reversal_is_retried_after_its_day_until_it_is_done() {
     days_pass(&pool, 30).await;
     worker.run_once().await.unwrap();
     assert_eq!(
-        reversal_calls(&partner).await,
+        partner.reversal_calls().await,
         3 + 4 * 3 + 3,
         "done is done"
     );
@@ -495,7 +483,7 @@ async fn overlapping_day_lists_never_make_the_own_transfer_a_duplicate() {
     assert_eq!(run.counts.get("duplicate"), None, "{:?}", run.counts);
     assert_eq!(run.counts.get("matched"), Some(&1), "{:?}", run.counts);
     assert_eq!(run.counts.len(), 1, "{:?}", run.counts);
-    assert_eq!(reversal_calls(&partner).await, 0);
+    assert_eq!(partner.reversal_calls().await, 0);
 
     // An own transfer recorded as a duplicate to reverse (by an older, wrong run) is guarded.
     sqlx::query(
@@ -509,7 +497,7 @@ async fn overlapping_day_lists_never_make_the_own_transfer_a_duplicate() {
     .unwrap();
     reversal_worker(&pool, &partner).run_once().await.unwrap();
     assert_eq!(
-        reversal_calls(&partner).await,
+        partner.reversal_calls().await,
         0,
         "the own transfer is never reversed"
     );

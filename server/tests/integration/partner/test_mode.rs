@@ -15,7 +15,10 @@ use chrono::{Days, Utc};
 use serde_json::{json, Value};
 
 use common::browser::{hidden, page, signed_in};
-use common::{eventually, json, partner_transfers_of, spawn_app_and_partner, TestApp};
+use common::{
+    configure_partner, eventually, json, partner_reversal_calls, partner_transfers_of,
+    spawn_app_and_partner, TestApp,
+};
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner_sim::scenarios::{Scenario, MAGIC_IBANS};
 use kaadxpay_partner_sim::test_mode::TestMode;
@@ -94,27 +97,9 @@ async fn balance(app: &TestApp) -> i64 {
 
 /// Sets the simulator's global faults: a scenario must not see them.
 async fn every_fault_on(partner_url: &str) {
-    let answer = reqwest::Client::new()
-        .put(format!("{partner_url}/_sim/config"))
-        .json(
-            &json!({"mode": "immature", "error_rate": 1.0, "timeout_rate": 1.0,
-            "unprocessable_reads": true, "refuse_repeats": true, "refuse_reversals": true}),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(answer.status(), 200);
-}
-
-/// The reversals the simulator was asked for.
-async fn reversal_calls(partner_url: &str) -> u64 {
-    let stats: Value = reqwest::get(format!("{partner_url}/_sim/stats"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    stats["reversal_calls"].as_u64().unwrap()
+    let faults = json!({"mode": "immature", "error_rate": 1.0, "timeout_rate": 1.0,
+        "unprocessable_reads": true, "refuse_repeats": true, "refuse_reversals": true});
+    configure_partner(partner_url, faults).await;
 }
 
 async fn payout_events(app: &TestApp, id: &str) -> Vec<String> {
@@ -300,7 +285,7 @@ async fn the_duplicated_iban_is_found_and_reversed_by_a_run_started_now() {
         .await
         .unwrap();
     assert_ne!(again.id, first.id);
-    assert_eq!(reversal_calls(&partner_url).await, 1);
+    assert_eq!(partner_reversal_calls(&partner_url).await, 1);
 
     let made = partner_transfers_of(&partner_url, &id).await;
     let status_of =
@@ -407,7 +392,7 @@ async fn the_console_says_test_mode_and_its_run_now_reverses_the_duplicate() {
     assert!(first.starts_with("/reconciliation/rec_"), "{first}");
     let run_page = page(&app, &member, &first).await;
     assert!(run_page.contains("reversed"), "{run_page}");
-    assert_eq!(reversal_calls(&partner_url).await, 1);
+    assert_eq!(partner_reversal_calls(&partner_url).await, 1);
     assert_eq!(payout(&app, &id).await["duplicates_reversed"], 1);
 }
 
