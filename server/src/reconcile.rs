@@ -43,6 +43,7 @@ use uuid::Uuid;
 use crate::contract::pagination::Filters;
 use crate::payments::payout_status::PayoutStatus;
 use crate::payments::payouts::partner_key;
+use crate::platform::db;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner::wire::{Transfer, TransferStatus};
 
@@ -87,7 +88,6 @@ pub struct RunSummary {
     pub counts: BTreeMap<String, i64>,
 }
 
-#[derive(sqlx::FromRow)]
 struct SentPayout {
     id: PayoutId,
     merchant_id: MerchantId,
@@ -95,7 +95,6 @@ struct SentPayout {
     currency: String,
     idempotency_key: String,
     partner_transfer_id: Option<String>,
-    #[sqlx(try_from = "String")]
     status: PayoutStatus,
     created_at: DateTime<Utc>,
 }
@@ -160,9 +159,11 @@ impl Reconciler {
     ) -> anyhow::Result<RunSummary> {
         let lock = hold(
             &self.pool,
-            sqlx::query("SELECT pg_advisory_lock($1, $2)")
-                .bind(RUN_LOCK)
-                .bind(day_number(date)),
+            sqlx::query!(
+                "SELECT pg_advisory_lock($1, $2)",
+                RUN_LOCK,
+                day_number(date),
+            ),
         )
         .await?;
         let result = self.run_locked(date, apply, request_key).await;
@@ -174,18 +175,18 @@ impl Reconciler {
     /// doing it; returns the run it made, if any.
     pub async fn run_daily(&self, date: NaiveDate) -> anyhow::Result<Option<RunSummary>> {
         let token = Uuid::new_v4();
-        let claimed: Option<Uuid> = sqlx::query_scalar(
+        let claimed = sqlx::query_scalar!(
             "INSERT INTO scheduled_runs (job, run_date, claim_token, claimed_until) \
              VALUES ($1, $2, $3, now() + make_interval(secs => $4)) \
              ON CONFLICT (job, run_date) DO UPDATE \
                SET claim_token = $3, claimed_until = now() + make_interval(secs => $4) \
                WHERE scheduled_runs.finished_at IS NULL AND scheduled_runs.claimed_until <= now() \
              RETURNING claim_token",
+            DAILY_JOB,
+            date as _,
+            token,
+            CLAIM_LEASE.as_secs_f64(),
         )
-        .bind(DAILY_JOB)
-        .bind(date)
-        .bind(token)
-        .bind(CLAIM_LEASE.as_secs_f64())
         .fetch_optional(&self.pool)
         .await?;
         if claimed != Some(token) {
@@ -193,13 +194,13 @@ impl Reconciler {
         }
         let summary = self.run(date, true).await?;
         // The day is done once run: what it left unfinished is the reversal worker's.
-        sqlx::query(
+        sqlx::query!(
             "UPDATE scheduled_runs SET finished_at = now() \
              WHERE job = $1 AND run_date = $2 AND claim_token = $3",
+            DAILY_JOB,
+            date as _,
+            token,
         )
-        .bind(DAILY_JOB)
-        .bind(date)
-        .bind(token)
         .execute(&self.pool)
         .await?;
         Ok(Some(summary))
@@ -233,22 +234,39 @@ impl Reconciler {
             .map(|transfer| transfer.reference.as_str())
             .collect();
         // Our payouts of the day, and any other payout a transfer of the day refers to.
-        let payouts: Vec<SentPayout> = sqlx::query_as(
-            "SELECT id, merchant_id, amount, currency, idempotency_key, partner_transfer_id, status, created_at \
-             FROM payouts WHERE (created_at AT TIME ZONE 'UTC')::date = $1 OR id = ANY($2) ORDER BY created_at, id",
+        let payouts = sqlx::query!(
+            r#"SELECT id AS "id: PayoutId", merchant_id AS "merchant_id: MerchantId", amount,
+                 currency, idempotency_key, partner_transfer_id, status,
+                 created_at AS "created_at: DateTime<Utc>"
+               FROM payouts WHERE (created_at AT TIME ZONE 'UTC')::date = $1 OR id = ANY($2)
+               ORDER BY created_at, id"#,
+            date as _,
+            &references as &[&str],
         )
-        .bind(date)
-        .bind(&references)
         .fetch_all(&self.pool)
-        .await?;
+        .await?
+        .into_iter()
+        .map(|payout| {
+            Ok(SentPayout {
+                id: payout.id,
+                merchant_id: payout.merchant_id,
+                amount: payout.amount,
+                currency: payout.currency,
+                idempotency_key: payout.idempotency_key,
+                partner_transfer_id: payout.partner_transfer_id,
+                status: db::try_from_column("status", payout.status)?,
+                created_at: payout.created_at,
+            })
+        })
+        .collect::<sqlx::Result<Vec<SentPayout>>>()?;
 
         let run_id = new_id("rec");
-        sqlx::query(
+        sqlx::query!(
             "INSERT INTO reconciliation_runs (id, run_date, applied, status) VALUES ($1, $2, $3, 'running')",
+            run_id,
+            date as _,
+            apply,
         )
-        .bind(&run_id)
-        .bind(date)
-        .bind(apply)
         .execute(&self.pool)
         .await?;
         let mut items = match_transfers(&payouts, &transfers, date);
@@ -284,7 +302,7 @@ impl Reconciler {
         };
         let token = Uuid::new_v4();
         // Never a transfer recorded as a payout's own, whatever the matching concluded.
-        let attempts: Option<i32> = sqlx::query_scalar(
+        let attempts = sqlx::query_scalar!(
             "INSERT INTO partner_reversals \
                (transfer_id, merchant_id, payout_id, run_id, state, claim_token, claimed_until) \
              SELECT $1, $2, $3, $4, 'claimed', $5, now() + make_interval(secs => $6) \
@@ -295,25 +313,25 @@ impl Reconciler {
              WHERE partner_reversals.state = 'refused' \
                 OR (partner_reversals.state = 'claimed' AND partner_reversals.claimed_until <= now()) \
              RETURNING attempts",
+            transfer_id,
+            merchant_id,
+            payout_id,
+            run_id,
+            token,
+            CLAIM_LEASE.as_secs_f64(),
         )
-        .bind(transfer_id)
-        .bind(merchant_id)
-        .bind(payout_id)
-        .bind(run_id)
-        .bind(token)
-        .bind(CLAIM_LEASE.as_secs_f64())
         .fetch_optional(&self.pool)
         .await?;
         let Some(attempts) = attempts else {
-            let (own, state): (bool, Option<String>) = sqlx::query_as(
-                "SELECT EXISTS (SELECT 1 FROM payouts WHERE partner_transfer_id = $1), \
-                   (SELECT state FROM partner_reversals WHERE transfer_id = $1)",
+            let seen = sqlx::query!(
+                r#"SELECT EXISTS (SELECT 1 FROM payouts WHERE partner_transfer_id = $1) AS "own!",
+                     (SELECT state FROM partner_reversals WHERE transfer_id = $1) AS state"#,
+                transfer_id,
             )
-            .bind(transfer_id)
             .fetch_one(&self.pool)
             .await?;
-            return Ok(match state.as_deref() {
-                _ if own => Reversal::OwnTransfer,
+            return Ok(match seen.state.as_deref() {
+                _ if seen.own => Reversal::OwnTransfer,
                 Some("reversed") => Reversal::AlreadyReversed,
                 Some("resolved") => Reversal::Resolved,
                 _ => Reversal::InProgress,
@@ -338,27 +356,29 @@ impl Reconciler {
     ) -> sqlx::Result<String> {
         let mut tx = self.pool.begin().await?;
         if let Some(key) = request_key {
-            sqlx::query("UPDATE reconciliation_runs SET request_key = $2 WHERE id = $1")
-                .bind(run_id)
-                .bind(key)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query!(
+                "UPDATE reconciliation_runs SET request_key = $2 WHERE id = $1",
+                run_id,
+                key,
+            )
+            .execute(&mut *tx)
+            .await?;
         }
         for (position, item) in items.iter().enumerate() {
-            sqlx::query(
+            sqlx::query!(
                 "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, payout_id, transfer_id, amount, currency, action, detail) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                run_id,
+                position as i32,
+                item.merchant_id,
+                item.kind,
+                item.payout_id,
+                item.transfer_id,
+                item.amount,
+                item.currency,
+                item.action,
+                item.detail,
             )
-            .bind(run_id)
-            .bind(position as i32)
-            .bind(&item.merchant_id)
-            .bind(&item.kind)
-            .bind(&item.payout_id)
-            .bind(&item.transfer_id)
-            .bind(item.amount)
-            .bind(&item.currency)
-            .bind(&item.action)
-            .bind(&item.detail)
             .execute(&mut *tx)
             .await?;
         }
@@ -384,7 +404,7 @@ pub(crate) async fn set_status(
     conn: &mut PgConnection,
     run_ids: &[&str],
 ) -> sqlx::Result<Vec<String>> {
-    sqlx::query_scalar(
+    sqlx::query_scalar!(
         "UPDATE reconciliation_runs AS run SET status = CASE \
            WHEN EXISTS (SELECT 1 FROM reconciliation_items \
                         WHERE run_id = run.id AND kind = 'status_mismatch') THEN 'attention' \
@@ -393,8 +413,8 @@ pub(crate) async fn set_status(
                           AND action IN ('refused', 'failed', 'in_progress')) THEN 'partial' \
            ELSE 'completed' END \
          WHERE id = ANY($1) RETURNING status",
+        run_ids as &[&str],
     )
-    .bind(run_ids)
     .fetch_all(conn)
     .await
 }
@@ -562,13 +582,14 @@ pub async fn run_with_items(
     .fetch_optional(pool)
     .await?;
     let Some(mut run) = run else { return Ok(None) };
-    let items = sqlx::query_as(
+    let items = sqlx::query_as!(
+        Item,
         "SELECT merchant_id, kind, payout_id, transfer_id, amount, currency, action, detail \
          FROM reconciliation_items \
          WHERE run_id = $1 AND ($2::text IS NULL OR merchant_id = $2) ORDER BY position",
+        id,
+        merchant_id,
     )
-    .bind(id)
-    .bind(merchant_id)
     .fetch_all(pool)
     .await?;
     run.items = Some(items);

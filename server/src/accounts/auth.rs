@@ -13,6 +13,7 @@ pub mod usage;
 use kaadxpay_types::ids::{new_id, random_token, MerchantId};
 use std::time::{Duration, Instant};
 
+use crate::platform::db;
 use cache::ApiKeyCache;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -123,18 +124,18 @@ pub async fn ensure_merchant(
     name: &str,
 ) -> sqlx::Result<()> {
     let secret = Secret(merchant.api_key.clone());
-    sqlx::query(
+    sqlx::query!(
         "WITH merchant AS (INSERT INTO merchants (id, name) VALUES ($1, $2) \
            ON CONFLICT (id) DO NOTHING RETURNING id) \
          INSERT INTO api_keys (id, merchant_id, name, key_hash, prefix, access) \
          SELECT $3, id, $4, $5, $6, 'read_write' FROM merchant",
+        merchant.merchant_id.as_str(),
+        name,
+        new_id("key"),
+        FIRST_KEY_NAME,
+        secret.hash(),
+        secret.prefix(),
     )
-    .bind(&merchant.merchant_id)
-    .bind(name)
-    .bind(new_id("key"))
-    .bind(FIRST_KEY_NAME)
-    .bind(secret.hash())
-    .bind(secret.prefix())
     .execute(pool)
     .await?;
     Ok(())
@@ -164,12 +165,11 @@ pub async fn authenticate(
     Ok(Some(merchant))
 }
 
-#[derive(sqlx::FromRow)]
 struct LiveKey {
     merchant_id: MerchantId,
     id: String,
-    #[sqlx(try_from = "String")]
-    access: Access,
+    /// An [`Access`], as stored.
+    access: String,
     /// Whether its whole prefix is stored (not so for a key migrated from before prefixes).
     prefix_known: bool,
     /// Seconds until it expires, by the database's clock (from its statement's start, which is
@@ -184,25 +184,28 @@ async fn look_up(
     hash: Vec<u8>,
 ) -> sqlx::Result<Option<(Merchant, bool)>> {
     let (epoch, asked_at) = (cache.epoch(), Instant::now());
-    let key: Option<LiveKey> = sqlx::query_as(
-        "SELECT merchant_id, id, access, length(prefix) >= $2 AS prefix_known, \
-           extract(epoch FROM expires_at - now())::float8 AS expires_in \
-         FROM api_keys WHERE key_hash = $1 AND (expires_at IS NULL OR expires_at > now())",
+    let key = sqlx::query_as!(
+        LiveKey,
+        r#"SELECT merchant_id AS "merchant_id: MerchantId", id, access,
+             length(prefix) >= $2 AS "prefix_known!",
+             extract(epoch FROM expires_at - now())::float8 AS expires_in
+           FROM api_keys WHERE key_hash = $1 AND (expires_at IS NULL OR expires_at > now())"#,
+        hash,
+        PREFIX_CHARS as i32,
     )
-    .bind(&hash)
-    .bind(PREFIX_CHARS as i32)
     .fetch_optional(pool)
     .await?;
-    Ok(key.map(|key| {
+    key.map(|key| {
         let merchant = Merchant {
             id: key.merchant_id,
             key_id: key.id,
-            access: key.access,
+            access: db::try_from_column("access", key.access)?,
         };
         let expires_in = key
             .expires_in
             .map(|seconds| Duration::try_from_secs_f64(seconds).unwrap_or(Duration::ZERO));
         cache.insert(hash, merchant.clone(), asked_at, expires_in, epoch);
-        (merchant, key.prefix_known)
-    }))
+        Ok((merchant, key.prefix_known))
+    })
+    .transpose()
 }

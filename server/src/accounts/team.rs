@@ -82,17 +82,17 @@ pub async fn invite(
     }
     let (id, token) = (new_id("inv"), random_token(32));
     let mut tx = pool.begin().await?;
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO invitations (id, token_hash, merchant_id, email, role, invited_by, expires_at) \
          VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))",
+        id,
+        token_hash(&token),
+        actor.merchant_id.as_str(),
+        email,
+        role.as_str(),
+        actor.user_id,
+        INVITATION_TTL.as_secs_f64(),
     )
-    .bind(&id)
-    .bind(token_hash(&token))
-    .bind(actor.merchant_id)
-    .bind(&email)
-    .bind(role.as_str())
-    .bind(actor.user_id)
-    .bind(INVITATION_TTL.as_secs_f64())
     .execute(&mut *tx)
     .await?;
     let entry = Entry::new(
@@ -117,14 +117,14 @@ pub async fn invite(
 
 /// The email and role an invitation link is for, while it works.
 pub async fn invitation(pool: &PgPool, token: &str) -> sqlx::Result<Option<(String, Role)>> {
-    let found: Option<(String, String)> = sqlx::query_as(
+    let found = sqlx::query!(
         "SELECT email, role FROM invitations \
          WHERE token_hash = $1 AND accepted_at IS NULL AND expires_at > now()",
+        token_hash(token),
     )
-    .bind(token_hash(token))
     .fetch_optional(pool)
     .await?;
-    Ok(found.and_then(|(email, role)| Role::parse(&role).map(|role| (email, role))))
+    Ok(found.and_then(|found| Role::parse(&found.role).map(|role| (found.email, role))))
 }
 
 /// Accepts an invitation once, from `address`: the new member's user id.
@@ -138,15 +138,17 @@ pub async fn accept(
         return Err(TeamError::ShortPassword);
     }
     let mut tx = pool.begin().await?;
-    let taken: Option<(String, String, String)> = sqlx::query_as(
+    let taken = sqlx::query!(
         "UPDATE invitations SET accepted_at = now() \
          WHERE token_hash = $1 AND accepted_at IS NULL AND expires_at > now() \
          RETURNING merchant_id, email, role",
+        token_hash(token),
     )
-    .bind(token_hash(token))
     .fetch_optional(&mut *tx)
     .await?;
-    let (merchant_id, email, role) = taken.ok_or(TeamError::InvitationGone)?;
+    let (merchant_id, email, role) = taken
+        .map(|taken| (taken.merchant_id, taken.email, taken.role))
+        .ok_or(TeamError::InvitationGone)?;
     let role = Role::parse(&role).ok_or(TeamError::InvitationGone)?;
     let user_id = users::insert(&mut tx, &email, password, Some((&merchant_id, role)))
         .await
@@ -188,12 +190,14 @@ pub async fn change_role(
     if current == Role::Owner && role != Role::Owner {
         keep_an_owner(&mut tx, actor.merchant_id).await?;
     }
-    sqlx::query("UPDATE users SET role = $3 WHERE merchant_id = $1 AND id = $2")
-        .bind(actor.merchant_id)
-        .bind(member_id)
-        .bind(role.as_str())
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query!(
+        "UPDATE users SET role = $3 WHERE merchant_id = $1 AND id = $2",
+        actor.merchant_id.as_str(),
+        member_id,
+        role.as_str(),
+    )
+    .execute(&mut *tx)
+    .await?;
     let entry = Entry::new(
         actor.merchant_id,
         actor.by,
@@ -225,12 +229,13 @@ pub async fn remove(pool: &PgPool, actor: &Actor<'_>, member_id: &str) -> Result
     if current == Role::Owner {
         keep_an_owner(&mut tx, actor.merchant_id).await?;
     }
-    let email: String =
-        sqlx::query_scalar("DELETE FROM users WHERE merchant_id = $1 AND id = $2 RETURNING email")
-            .bind(actor.merchant_id)
-            .bind(member_id)
-            .fetch_one(&mut *tx)
-            .await?;
+    let email = sqlx::query_scalar!(
+        "DELETE FROM users WHERE merchant_id = $1 AND id = $2 RETURNING email",
+        actor.merchant_id.as_str(),
+        member_id,
+    )
+    .fetch_one(&mut *tx)
+    .await?;
     let entry = Entry::new(
         actor.merchant_id,
         actor.by,
@@ -257,12 +262,13 @@ async fn member_role(
     merchant_id: &MerchantId,
     member_id: &str,
 ) -> Result<Role, TeamError> {
-    let role: Option<String> =
-        sqlx::query_scalar("SELECT role FROM users WHERE merchant_id = $1 AND id = $2 FOR UPDATE")
-            .bind(merchant_id)
-            .bind(member_id)
-            .fetch_optional(conn)
-            .await?;
+    let role = sqlx::query_scalar!(
+        "SELECT role FROM users WHERE merchant_id = $1 AND id = $2 FOR UPDATE",
+        merchant_id.as_str(),
+        member_id,
+    )
+    .fetch_optional(conn)
+    .await?;
     role.as_deref()
         .and_then(Role::parse)
         .ok_or(TeamError::UnknownMember)
@@ -274,10 +280,10 @@ async fn keep_an_owner(
     conn: &mut sqlx::PgConnection,
     merchant_id: &MerchantId,
 ) -> Result<(), TeamError> {
-    let owners: Vec<String> = sqlx::query_scalar(
+    let owners = sqlx::query_scalar!(
         "SELECT id FROM users WHERE merchant_id = $1 AND role = 'owner' ORDER BY id FOR UPDATE",
+        merchant_id.as_str(),
     )
-    .bind(merchant_id)
     .fetch_all(conn)
     .await?;
     if owners.len() <= 1 {
@@ -287,7 +293,6 @@ async fn keep_an_owner(
 }
 
 /// A member as the team page lists it.
-#[derive(sqlx::FromRow)]
 pub struct MemberRow {
     pub id: String,
     pub email: String,
@@ -296,10 +301,12 @@ pub struct MemberRow {
 }
 
 pub async fn members(pool: &PgPool, merchant_id: &MerchantId) -> sqlx::Result<Vec<MemberRow>> {
-    sqlx::query_as(
-        "SELECT id, email, role, created_at FROM users WHERE merchant_id = $1 ORDER BY created_at, id",
+    sqlx::query_as!(
+        MemberRow,
+        r#"SELECT id, email, role, created_at AS "created_at: DateTime<Utc>"
+           FROM users WHERE merchant_id = $1 ORDER BY created_at, id"#,
+        merchant_id.as_str(),
     )
-    .bind(merchant_id)
     .fetch_all(pool)
     .await
 }
@@ -309,12 +316,22 @@ pub async fn pending(
     pool: &PgPool,
     merchant_id: &MerchantId,
 ) -> sqlx::Result<Vec<(String, String, String, DateTime<Utc>)>> {
-    sqlx::query_as(
-        "SELECT id, email, role, expires_at FROM invitations \
-         WHERE merchant_id = $1 AND accepted_at IS NULL AND expires_at > now() \
-         ORDER BY created_at DESC",
+    Ok(sqlx::query!(
+        r#"SELECT id, email, role, expires_at AS "expires_at: DateTime<Utc>" FROM invitations
+           WHERE merchant_id = $1 AND accepted_at IS NULL AND expires_at > now()
+           ORDER BY created_at DESC"#,
+        merchant_id.as_str(),
     )
-    .bind(merchant_id)
     .fetch_all(pool)
-    .await
+    .await?
+    .into_iter()
+    .map(|invitation| {
+        (
+            invitation.id,
+            invitation.email,
+            invitation.role,
+            invitation.expires_at,
+        )
+    })
+    .collect())
 }

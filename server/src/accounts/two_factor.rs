@@ -160,17 +160,16 @@ impl Enrolment {
 
 /// The user's status.
 pub async fn status(pool: &PgPool, user_id: &str) -> sqlx::Result<Status> {
-    let (confirmed_at, recovery_codes_left) = sqlx::query_as(
-        "SELECT (SELECT confirmed_at FROM two_factor WHERE user_id = $1), \
-           (SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1 AND used_at IS NULL)",
+    sqlx::query_as!(
+        Status,
+        r#"SELECT (SELECT confirmed_at FROM two_factor WHERE user_id = $1)
+               AS "confirmed_at: DateTime<Utc>",
+             (SELECT count(*) FROM two_factor_recovery_codes WHERE user_id = $1 AND used_at IS NULL)
+               AS "recovery_codes_left!""#,
+        user_id,
     )
-    .bind(user_id)
     .fetch_one(pool)
-    .await?;
-    Ok(Status {
-        confirmed_at,
-        recovery_codes_left,
-    })
+    .await
 }
 
 /// The user's enrolment, begun now if it was not (the same secret on every visit until it is
@@ -183,24 +182,25 @@ pub async fn enrolment(
 ) -> anyhow::Result<Option<Enrolment>> {
     let mut secret = [0u8; SECRET_BYTES];
     rand::rngs::OsRng.fill_bytes(&mut secret);
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO two_factor (user_id, secret_sealed) VALUES ($1, $2) \
          ON CONFLICT (user_id) DO NOTHING",
+        user_id,
+        sealer.seal(&secret, user_id),
     )
-    .bind(user_id)
-    .bind(sealer.seal(&secret, user_id))
     .execute(pool)
     .await?;
-    let (sealed, confirmed): (Vec<u8>, bool) = sqlx::query_as(
-        "SELECT secret_sealed, confirmed_at IS NOT NULL FROM two_factor WHERE user_id = $1",
+    let enrolled = sqlx::query!(
+        r#"SELECT secret_sealed, confirmed_at IS NOT NULL AS "confirmed!"
+           FROM two_factor WHERE user_id = $1"#,
+        user_id,
     )
-    .bind(user_id)
     .fetch_one(pool)
     .await?;
-    if confirmed {
+    if enrolled.confirmed {
         return Ok(None);
     }
-    let secret = sealer.open(&sealed, user_id)?;
+    let secret = sealer.open(&enrolled.secret_sealed, user_id)?;
     Ok(Some(Enrolment::of(&secret, email)?))
 }
 
@@ -213,12 +213,12 @@ async fn step_of(
     code: &str,
     confirmed: bool,
 ) -> anyhow::Result<Option<i64>> {
-    let sealed: Option<Vec<u8>> = sqlx::query_scalar(
+    let sealed = sqlx::query_scalar!(
         "SELECT secret_sealed FROM two_factor \
          WHERE user_id = $1 AND (confirmed_at IS NOT NULL) = $2 FOR UPDATE",
+        user_id,
+        confirmed,
     )
-    .bind(user_id)
-    .bind(confirmed)
     .fetch_optional(conn)
     .await?;
     let Some(sealed) = sealed else {
@@ -248,18 +248,20 @@ pub async fn confirm(
     let Some(step) = step_of(&mut *tx, sealer, user_id, &code, false).await? else {
         return Ok(None);
     };
-    sqlx::query("UPDATE two_factor SET confirmed_at = now(), last_step = $2 WHERE user_id = $1")
-        .bind(user_id)
-        .bind(step)
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query!(
+        "UPDATE two_factor SET confirmed_at = now(), last_step = $2 WHERE user_id = $1",
+        user_id,
+        step,
+    )
+    .execute(&mut *tx)
+    .await?;
     let codes: Vec<String> = (0..RECOVERY_CODES).map(|_| new_recovery_code()).collect();
     let hashes: Vec<Vec<u8>> = codes.iter().map(|code| recovery_hash(code)).collect();
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO two_factor_recovery_codes (user_id, code_hash) SELECT $1, unnest($2::bytea[])",
+        user_id,
+        &hashes,
     )
-    .bind(user_id)
-    .bind(&hashes)
     .execute(&mut *tx)
     .await?;
     if let Some(merchant_id) = merchant_id {
@@ -284,22 +286,22 @@ async fn verify(
         let Some(step) = step_of(pool, sealer, user_id, &code, true).await? else {
             return Ok(None);
         };
-        let accepted = sqlx::query(
+        let accepted = sqlx::query!(
             "UPDATE two_factor SET last_step = $2 WHERE user_id = $1 \
                AND confirmed_at IS NOT NULL AND (last_step IS NULL OR last_step < $2)",
+            user_id,
+            step,
         )
-        .bind(user_id)
-        .bind(step)
         .execute(pool)
         .await?;
         return Ok((accepted.rows_affected() == 1).then_some(Factor::Totp));
     }
-    let spent = sqlx::query(
+    let spent = sqlx::query!(
         "UPDATE two_factor_recovery_codes SET used_at = now() \
          WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL",
+        user_id,
+        recovery_hash(&code),
     )
-    .bind(user_id)
-    .bind(recovery_hash(&code))
     .execute(pool)
     .await?;
     Ok((spent.rows_affected() == 1).then_some(Factor::RecoveryCode))
@@ -363,23 +365,29 @@ pub async fn sign_in(
 /// a member's audit log. `false` when no user has that email.
 pub async fn reset(pool: &PgPool, email: &str, operator: &str) -> anyhow::Result<bool> {
     let mut tx = pool.begin().await?;
-    let user: Option<(String, Option<MerchantId>)> =
-        sqlx::query_as("SELECT id, merchant_id FROM users WHERE email = lower($1) FOR UPDATE")
-            .bind(email.trim())
-            .fetch_optional(&mut *tx)
-            .await?;
-    let Some((user_id, merchant_id)) = user else {
+    let user = sqlx::query!(
+        r#"SELECT id, merchant_id AS "merchant_id: MerchantId"
+           FROM users WHERE email = lower($1) FOR UPDATE"#,
+        email.trim(),
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some((user_id, merchant_id)) = user.map(|user| (user.id, user.merchant_id)) else {
         return Ok(false);
     };
-    let removed: Option<Option<DateTime<Utc>>> =
-        sqlx::query_scalar("DELETE FROM two_factor WHERE user_id = $1 RETURNING confirmed_at")
-            .bind(&user_id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    sqlx::query("DELETE FROM two_factor_recovery_codes WHERE user_id = $1")
-        .bind(&user_id)
-        .execute(&mut *tx)
-        .await?;
+    let removed: Option<Option<DateTime<Utc>>> = sqlx::query_scalar!(
+        r#"DELETE FROM two_factor WHERE user_id = $1
+           RETURNING confirmed_at AS "confirmed_at: DateTime<Utc>""#,
+        user_id,
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    sqlx::query!(
+        "DELETE FROM two_factor_recovery_codes WHERE user_id = $1",
+        user_id,
+    )
+    .execute(&mut *tx)
+    .await?;
     if let Some(merchant_id) = &merchant_id {
         let by = By {
             actor: Actor::Operator(operator.to_owned()),
@@ -397,10 +405,12 @@ pub async fn reset(pool: &PgPool, email: &str, operator: &str) -> anyhow::Result
 
 /// Whether the merchant requires two-step sign-in of every member.
 pub async fn required(pool: &PgPool, merchant_id: &MerchantId) -> sqlx::Result<bool> {
-    sqlx::query_scalar("SELECT require_two_factor FROM merchants WHERE id = $1")
-        .bind(merchant_id)
-        .fetch_one(pool)
-        .await
+    sqlx::query_scalar!(
+        "SELECT require_two_factor FROM merchants WHERE id = $1",
+        merchant_id.as_str(),
+    )
+    .fetch_one(pool)
+    .await
 }
 
 /// Requires two-step sign-in of every member of the merchant, or stops requiring it; a change
@@ -412,19 +422,22 @@ pub async fn set_required(
     required: bool,
 ) -> sqlx::Result<()> {
     let mut tx = pool.begin().await?;
-    let before: bool =
-        sqlx::query_scalar("SELECT require_two_factor FROM merchants WHERE id = $1 FOR UPDATE")
-            .bind(merchant_id)
-            .fetch_one(&mut *tx)
-            .await?;
+    let before = sqlx::query_scalar!(
+        "SELECT require_two_factor FROM merchants WHERE id = $1 FOR UPDATE",
+        merchant_id.as_str(),
+    )
+    .fetch_one(&mut *tx)
+    .await?;
     if before == required {
         return Ok(());
     }
-    sqlx::query("UPDATE merchants SET require_two_factor = $2 WHERE id = $1")
-        .bind(merchant_id)
-        .bind(required)
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query!(
+        "UPDATE merchants SET require_two_factor = $2 WHERE id = $1",
+        merchant_id.as_str(),
+        required,
+    )
+    .execute(&mut *tx)
+    .await?;
     let entry = Entry::new(
         merchant_id,
         by,

@@ -52,15 +52,15 @@ pub async fn insert(
         Some((merchant_id, role)) => (Some(merchant_id), role.as_str()),
         None => (None, "support"),
     };
-    let inserted = sqlx::query(
+    let inserted = sqlx::query!(
         "INSERT INTO users (id, email, password_hash, merchant_id, role) \
          VALUES ($1, lower($2), $3, $4, $5) ON CONFLICT (email) DO NOTHING",
+        id,
+        email,
+        password_hash,
+        merchant_id,
+        role,
     )
-    .bind(&id)
-    .bind(email)
-    .bind(password_hash)
-    .bind(merchant_id)
-    .bind(role)
     .execute(conn)
     .await?;
     if inserted.rows_affected() == 0 {
@@ -102,7 +102,6 @@ pub enum SignIn {
     Throttled,
 }
 
-#[derive(sqlx::FromRow)]
 pub struct User {
     pub id: String,
     pub email: String,
@@ -133,28 +132,30 @@ impl User {
 pub async fn attempt(pool: &PgPool, email: &str, client: IpAddr) -> anyhow::Result<Option<i64>> {
     let client = client.to_string();
     let mut tx = pool.begin().await?;
-    sqlx::query(
+    sqlx::query!(
         "SELECT pg_advisory_xact_lock(1, hashtext($1)), pg_advisory_xact_lock(2, hashtext($2))",
+        email,
+        client,
     )
-    .bind(email)
-    .bind(&client)
     .execute(&mut *tx)
     .await?;
-    let (by_account, by_address): (i64, i64) = sqlx::query_as(
-        "SELECT count(*) FILTER (WHERE email = $1), count(*) FILTER (WHERE client_addr = $2) \
-         FROM login_failures \
-         WHERE (email = $1 OR client_addr = $2) AND failed_at > now() - make_interval(mins => $3)",
+    let recent = sqlx::query!(
+        r#"SELECT count(*) FILTER (WHERE email = $1) AS "by_account!",
+             count(*) FILTER (WHERE client_addr = $2) AS "by_address!"
+           FROM login_failures
+           WHERE (email = $1 OR client_addr = $2) AND failed_at > now() - make_interval(mins => $3)"#,
+        email,
+        client,
+        THROTTLE_WINDOW_MINUTES,
     )
-    .bind(email)
-    .bind(&client)
-    .bind(THROTTLE_WINDOW_MINUTES)
     .fetch_one(&mut *tx)
     .await?;
-    let attempt: i64 = sqlx::query_scalar(
+    let (by_account, by_address) = (recent.by_account, recent.by_address);
+    let attempt = sqlx::query_scalar!(
         "INSERT INTO login_failures (email, client_addr) VALUES ($1, $2) RETURNING id",
+        email,
+        client,
     )
-    .bind(email)
-    .bind(&client)
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -166,8 +167,7 @@ pub async fn attempt(pool: &PgPool, email: &str, client: IpAddr) -> anyhow::Resu
 
 /// Takes back an [`attempt`] that was right: it no longer counts as a failure.
 pub async fn forgive(conn: impl sqlx::PgExecutor<'_>, attempt: i64) -> sqlx::Result<()> {
-    sqlx::query("DELETE FROM login_failures WHERE id = $1")
-        .bind(attempt)
+    sqlx::query!("DELETE FROM login_failures WHERE id = $1", attempt)
         .execute(conn)
         .await?;
     Ok(())
@@ -203,13 +203,22 @@ pub async fn sign_in(
         return Ok(SignIn::Throttled);
     };
 
-    let stored: Option<(String, String, Option<MerchantId>, bool)> = sqlx::query_as(
-        "SELECT u.id, u.password_hash, u.merchant_id, t.confirmed_at IS NOT NULL \
-         FROM users u LEFT JOIN two_factor t ON t.user_id = u.id WHERE u.email = $1",
+    let stored = sqlx::query!(
+        r#"SELECT u.id, u.password_hash, u.merchant_id AS "merchant_id: MerchantId",
+             t.confirmed_at IS NOT NULL AS "two_factor!"
+           FROM users u LEFT JOIN two_factor t ON t.user_id = u.id WHERE u.email = $1"#,
+        email,
     )
-    .bind(&email)
     .fetch_optional(pool)
-    .await?;
+    .await?
+    .map(|user| {
+        (
+            user.id,
+            user.password_hash,
+            user.merchant_id,
+            user.two_factor,
+        )
+    });
     let hash = stored.as_ref().map(|(_, hash, _, _)| hash.clone());
     let password = password.to_owned();
     let verified = tokio::task::spawn_blocking(move || {
@@ -270,22 +279,25 @@ fn hash_password(password: &str) -> anyhow::Result<String> {
 
 /// The user `id`, with its two-step sign-in and whether its merchant requires it.
 pub async fn find(pool: &PgPool, id: &str) -> sqlx::Result<Option<User>> {
-    sqlx::query_as(
-        "SELECT u.id, u.email, u.merchant_id, u.role, \
-           t.confirmed_at IS NOT NULL AS two_factor, \
-           coalesce(m.require_two_factor, false) AS two_factor_required \
-         FROM users u LEFT JOIN two_factor t ON t.user_id = u.id \
-           LEFT JOIN merchants m ON m.id = u.merchant_id \
-         WHERE u.id = $1",
+    sqlx::query_as!(
+        User,
+        r#"SELECT u.id, u.email, u.merchant_id AS "merchant_id: MerchantId", u.role,
+             t.confirmed_at IS NOT NULL AS "two_factor!",
+             coalesce(m.require_two_factor, false) AS "two_factor_required!"
+           FROM users u LEFT JOIN two_factor t ON t.user_id = u.id
+             LEFT JOIN merchants m ON m.id = u.merchant_id
+           WHERE u.id = $1"#,
+        id,
     )
-    .bind(id)
     .fetch_optional(pool)
     .await
 }
 
 pub async fn exists(pool: &PgPool, email: &str) -> sqlx::Result<bool> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE email = lower($1))")
-        .bind(email)
-        .fetch_one(pool)
-        .await
+    sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM users WHERE email = lower($1)) AS "exists!""#,
+        email,
+    )
+    .fetch_one(pool)
+    .await
 }

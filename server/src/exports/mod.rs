@@ -158,10 +158,12 @@ impl Export {
 
 /// Whether a reconciliation run of this id exists (its items may still be none of a merchant's).
 pub async fn run_exists(pool: &PgPool, run_id: &str) -> sqlx::Result<bool> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM reconciliation_runs WHERE id = $1)")
-        .bind(run_id)
-        .fetch_one(pool)
-        .await
+    sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM reconciliation_runs WHERE id = $1) AS "exists!""#,
+        run_id,
+    )
+    .fetch_one(pool)
+    .await
 }
 
 /// The export as chunks of CSV, its header line first. The rows are read by a task of their

@@ -11,7 +11,9 @@
 use std::time::Duration;
 
 use serde::Serialize;
-use sqlx::PgPool;
+use sqlx::postgres::PgArguments;
+use sqlx::query::Query;
+use sqlx::{PgPool, Postgres};
 
 use super::audit;
 
@@ -82,48 +84,60 @@ impl Retention {
         let purged = Purged {
             webhook_attempts: delete_older(
                 pool,
-                "DELETE FROM webhook_attempts WHERE at < now() - make_interval(secs => $1)",
-                self.webhook_attempts,
+                sqlx::query!(
+                    "DELETE FROM webhook_attempts WHERE at < now() - make_interval(secs => $1)",
+                    self.webhook_attempts.as_secs_f64(),
+                ),
             )
             .await?,
             // Deliveries and their attempts go with their event, in one statement (foreign keys
             // are checked at its end); an event with a pending delivery stays.
             events: delete_older(
                 pool,
-                "WITH old AS ( \
-                   SELECT id FROM events e WHERE created_at < now() - make_interval(secs => $1) \
-                     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d \
-                                     WHERE d.event_id = e.id AND d.status = 'pending')), \
-                 attempts AS ( \
-                   DELETE FROM webhook_attempts a USING webhook_deliveries d \
-                   WHERE a.delivery_id = d.id AND d.event_id IN (SELECT id FROM old)), \
-                 deliveries AS (DELETE FROM webhook_deliveries WHERE event_id IN (SELECT id FROM old)) \
-                 DELETE FROM events WHERE id IN (SELECT id FROM old)",
-                self.events,
+                sqlx::query!(
+                    "WITH old AS ( \
+                       SELECT id FROM events e WHERE created_at < now() - make_interval(secs => $1) \
+                         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d \
+                                         WHERE d.event_id = e.id AND d.status = 'pending')), \
+                     attempts AS ( \
+                       DELETE FROM webhook_attempts a USING webhook_deliveries d \
+                       WHERE a.delivery_id = d.id AND d.event_id IN (SELECT id FROM old)), \
+                     deliveries AS (DELETE FROM webhook_deliveries WHERE event_id IN (SELECT id FROM old)) \
+                     DELETE FROM events WHERE id IN (SELECT id FROM old)",
+                    self.events.as_secs_f64(),
+                ),
             )
             .await?,
             partner_events: delete_older(
                 pool,
-                "DELETE FROM partner_events WHERE received_at < now() - make_interval(secs => $1)",
-                self.partner_events,
+                sqlx::query!(
+                    "DELETE FROM partner_events WHERE received_at < now() - make_interval(secs => $1)",
+                    self.partner_events.as_secs_f64(),
+                ),
             )
             .await?,
             partner_calls: delete_older(
                 pool,
-                "DELETE FROM partner_calls WHERE at < now() - make_interval(secs => $1)",
-                self.partner_calls,
+                sqlx::query!(
+                    "DELETE FROM partner_calls WHERE at < now() - make_interval(secs => $1)",
+                    self.partner_calls.as_secs_f64(),
+                ),
             )
             .await?,
             login_failures: delete_older(
                 pool,
-                "DELETE FROM login_failures WHERE failed_at < now() - make_interval(secs => $1)",
-                self.login_failures,
+                sqlx::query!(
+                    "DELETE FROM login_failures WHERE failed_at < now() - make_interval(secs => $1)",
+                    self.login_failures.as_secs_f64(),
+                ),
             )
             .await?,
             outcome_counts: delete_older(
                 pool,
-                "DELETE FROM idempotency_outcomes WHERE hour < now() - make_interval(secs => $1)",
-                self.outcome_counts,
+                sqlx::query!(
+                    "DELETE FROM idempotency_outcomes WHERE hour < now() - make_interval(secs => $1)",
+                    self.outcome_counts.as_secs_f64(),
+                ),
             )
             .await?,
             audit: audit::purge(pool, self.audit).await?,
@@ -139,10 +153,10 @@ impl Retention {
     }
 }
 
-async fn delete_older(pool: &PgPool, sql: &str, retention: Duration) -> sqlx::Result<u64> {
-    Ok(sqlx::query(sql)
-        .bind(retention.as_secs_f64())
-        .execute(pool)
-        .await?
-        .rows_affected())
+/// Runs `delete`, one of the statements above; how many rows it deleted.
+async fn delete_older(
+    pool: &PgPool,
+    delete: Query<'_, Postgres, PgArguments>,
+) -> sqlx::Result<u64> {
+    Ok(delete.execute(pool).await?.rows_affected())
 }

@@ -36,7 +36,12 @@ pub enum Resource<'a> {
     Order(&'a str),
 }
 
-type Row = (DateTime<Utc>, Json<Moment>, Option<String>);
+/// A moment as read from the history, before it is put in order.
+struct Row {
+    at: DateTime<Utc>,
+    moment: Json<Moment>,
+    reference: Option<String>,
+}
 
 /// The requests that came with `key`, the record's state, and the life of what it made.
 pub async fn of_key(
@@ -45,7 +50,11 @@ pub async fn of_key(
     record: &KeyRecord,
 ) -> sqlx::Result<Vec<Entry>> {
     let mut rows = requests(pool, merchant_id, &record.key).await?;
-    let moment = |at, moment| (at, Json(moment), None);
+    let moment = |at, moment| Row {
+        at,
+        moment: Json(moment),
+        reference: None,
+    };
     rows.push(moment(
         record.created_at,
         Moment::RecordStored {
@@ -97,20 +106,20 @@ pub async fn of_resource(
     }
     let key: Option<String> = match resource {
         Resource::Payout(id) => {
-            sqlx::query_scalar(
+            sqlx::query_scalar!(
                 "SELECT idempotency_key FROM payouts WHERE merchant_id = $1 AND id = $2",
+                merchant_id.as_str(),
+                id,
             )
-            .bind(merchant_id)
-            .bind(id)
             .fetch_optional(pool)
             .await?
         }
         Resource::Order(id) => {
-            sqlx::query_scalar(
+            sqlx::query_scalar!(
                 "SELECT key FROM idempotency_keys WHERE merchant_id = $1 AND resource_id = $2",
+                merchant_id.as_str(),
+                id,
             )
-            .bind(merchant_id)
-            .bind(id)
             .fetch_optional(pool)
             .await?
         }
@@ -123,14 +132,17 @@ pub async fn of_resource(
 
 /// The request log's entries for one key.
 async fn requests(pool: &PgPool, merchant_id: &MerchantId, key: &str) -> sqlx::Result<Vec<Row>> {
-    sqlx::query_as(
-        "SELECT created_at, jsonb_build_object('moment', 'request', 'route', route, \
-           'status', status, 'verdict', verdict, 'error_code', error_code, \
-           'latency_ms', round(latency_ms::numeric, 1)), id \
-         FROM request_log WHERE merchant_id = $1 AND idempotency_key = $2",
+    sqlx::query_as!(
+        Row,
+        r#"SELECT created_at AS "at!: DateTime<Utc>",
+             jsonb_build_object('moment', 'request', 'route', route,
+               'status', status, 'verdict', verdict, 'error_code', error_code,
+               'latency_ms', round(latency_ms::numeric, 1)) AS "moment!: Json<Moment>",
+             id AS "reference?"
+           FROM request_log WHERE merchant_id = $1 AND idempotency_key = $2"#,
+        merchant_id.as_str(),
+        key,
     )
-    .bind(merchant_id)
-    .bind(key)
     .fetch_all(pool)
     .await
 }
@@ -142,87 +154,109 @@ async fn life(
     merchant_id: &MerchantId,
     resource: Resource<'_>,
 ) -> sqlx::Result<Vec<Row>> {
-    let (own, id) = match resource {
-        Resource::Payout(id) => (PAYOUT_LIFE, id),
-        Resource::Order(id) => (ORDER_LIFE, id),
+    // The resource's creation comes first (its row is what the events are found from).
+    let (mut rows, id) = match resource {
+        Resource::Payout(id) => {
+            let rows = sqlx::query_as!(
+                Row,
+                "\
+                SELECT created_at AS \"at!: DateTime<Utc>\", \
+                  jsonb_build_object('moment', 'payout_created', 'amount', amount, \
+                  'currency', currency, 'partner_key', partner_key) AS \"moment!: Json<Moment>\", \
+                  id AS \"reference?\" \
+                FROM payouts WHERE merchant_id = $1 AND id = $2 \
+                UNION ALL \
+                SELECT at, jsonb_build_object('moment', 'partner_call', 'call', call, \
+                  'partner_key', partner_key, 'answer', answer, 'latency_ms', latency_ms), NULL \
+                FROM partner_calls WHERE merchant_id = $1 AND payout_id = $2 \
+                UNION ALL \
+                SELECT received_at, jsonb_build_object('moment', 'partner_webhook', \
+                  'event_type', event_type, 'transfer_id', transfer_id), event_id \
+                FROM partner_events WHERE merchant_id = $1 AND payout_id = $2 \
+                UNION ALL \
+                SELECT r.created_at, jsonb_build_object('moment', 'reconciliation', 'run_date', r.run_date, \
+                  'item', i.kind, 'action', i.action, 'transfer_id', i.transfer_id), r.id \
+                FROM reconciliation_items i JOIN reconciliation_runs r ON r.id = i.run_id \
+                WHERE i.merchant_id = $1 AND i.payout_id = $2 \
+                UNION ALL \
+                SELECT coalesce(reversed_at, created_at), jsonb_build_object('moment', 'reversal', \
+                  'transfer_id', transfer_id, 'state', state), transfer_id \
+                FROM partner_reversals WHERE merchant_id = $1 AND payout_id = $2 \
+                ORDER BY 1",
+                merchant_id.as_str(),
+                id,
+            )
+            .fetch_all(pool)
+            .await?;
+            (rows, id)
+        }
+        Resource::Order(id) => {
+            let rows = sqlx::query_as!(
+                Row,
+                "\
+                SELECT created_at AS \"at!: DateTime<Utc>\", \
+                  jsonb_build_object('moment', 'order_created', 'amount', amount, \
+                  'currency', currency) AS \"moment!: Json<Moment>\", id AS \"reference?\" \
+                FROM orders WHERE merchant_id = $1 AND id = $2",
+                merchant_id.as_str(),
+                id,
+            )
+            .fetch_all(pool)
+            .await?;
+            (rows, id)
+        }
     };
-    let mut rows: Vec<Row> = sqlx::query_as(own)
-        .bind(merchant_id)
-        .bind(id)
+    if let Some(created) = rows.first().map(|row| row.at) {
+        // Events about the object (from its creation on, so the merchant's index bounds the
+        // scan) and every attempt to deliver them.
+        let events = sqlx::query_as!(
+            Row,
+            "\
+            WITH about AS ( \
+              SELECT id, event_type, created_at FROM events \
+              WHERE merchant_id = $1 AND created_at >= $3 AND payload->'data'->'object'->>'id' = $2) \
+            SELECT created_at AS \"at!: DateTime<Utc>\", \
+              jsonb_build_object('moment', 'event_sent', 'event_type', event_type) \
+                AS \"moment!: Json<Moment>\", \
+              id::text AS \"reference?\" FROM about \
+            UNION ALL \
+            SELECT a.at, jsonb_build_object('moment', 'delivery', 'event_type', about.event_type, \
+              'url', e.url, 'status_code', a.status_code, 'error', a.error, 'latency_ms', a.latency_ms), \
+              a.id::text \
+            FROM about JOIN webhook_deliveries d ON d.event_id = about.id \
+              JOIN webhook_attempts a ON a.delivery_id = d.id \
+              JOIN webhook_endpoints e ON e.id = d.endpoint_id",
+            merchant_id.as_str(),
+            id,
+            created as _,
+        )
         .fetch_all(pool)
         .await?;
-    if let Some(created) = rows.first().map(|row| row.0) {
-        rows.extend(
-            sqlx::query_as::<_, Row>(EVENTS_AND_DELIVERIES)
-                .bind(merchant_id)
-                .bind(id)
-                .bind(created)
-                .fetch_all(pool)
-                .await?,
-        );
+        rows.extend(events);
     }
     Ok(rows)
 }
 
-/// The resource's creation comes first (its row is what `life` finds the events from).
-const PAYOUT_LIFE: &str = "\
-    SELECT created_at, jsonb_build_object('moment', 'payout_created', 'amount', amount, \
-      'currency', currency, 'partner_key', partner_key), id \
-    FROM payouts WHERE merchant_id = $1 AND id = $2 \
-    UNION ALL \
-    SELECT at, jsonb_build_object('moment', 'partner_call', 'call', call, \
-      'partner_key', partner_key, 'answer', answer, 'latency_ms', latency_ms), NULL \
-    FROM partner_calls WHERE merchant_id = $1 AND payout_id = $2 \
-    UNION ALL \
-    SELECT received_at, jsonb_build_object('moment', 'partner_webhook', \
-      'event_type', event_type, 'transfer_id', transfer_id), event_id \
-    FROM partner_events WHERE merchant_id = $1 AND payout_id = $2 \
-    UNION ALL \
-    SELECT r.created_at, jsonb_build_object('moment', 'reconciliation', 'run_date', r.run_date, \
-      'item', i.kind, 'action', i.action, 'transfer_id', i.transfer_id), r.id \
-    FROM reconciliation_items i JOIN reconciliation_runs r ON r.id = i.run_id \
-    WHERE i.merchant_id = $1 AND i.payout_id = $2 \
-    UNION ALL \
-    SELECT coalesce(reversed_at, created_at), jsonb_build_object('moment', 'reversal', \
-      'transfer_id', transfer_id, 'state', state), transfer_id \
-    FROM partner_reversals WHERE merchant_id = $1 AND payout_id = $2 \
-    ORDER BY 1";
-
-const ORDER_LIFE: &str = "\
-    SELECT created_at, jsonb_build_object('moment', 'order_created', 'amount', amount, \
-      'currency', currency), id \
-    FROM orders WHERE merchant_id = $1 AND id = $2";
-
-/// Events about the object (from its creation on, so the merchant's index bounds the scan) and
-/// every attempt to deliver them.
-const EVENTS_AND_DELIVERIES: &str = "\
-    WITH about AS ( \
-      SELECT id, event_type, created_at FROM events \
-      WHERE merchant_id = $1 AND created_at >= $3 AND payload->'data'->'object'->>'id' = $2) \
-    SELECT created_at, jsonb_build_object('moment', 'event_sent', 'event_type', event_type), \
-      id::text FROM about \
-    UNION ALL \
-    SELECT a.at, jsonb_build_object('moment', 'delivery', 'event_type', about.event_type, \
-      'url', e.url, 'status_code', a.status_code, 'error', a.error, 'latency_ms', a.latency_ms), \
-      a.id::text \
-    FROM about JOIN webhook_deliveries d ON d.event_id = about.id \
-      JOIN webhook_attempts a ON a.delivery_id = d.id \
-      JOIN webhook_endpoints e ON e.id = d.endpoint_id";
-
 /// Sorted by time, with the time since the entry before.
 fn in_order(mut rows: Vec<Row>) -> Vec<Entry> {
-    rows.sort_by_key(|row| row.0);
-    let mut previous = rows.first().map(|row| row.0);
+    rows.sort_by_key(|row| row.at);
+    let mut previous = rows.first().map(|row| row.at);
     rows.into_iter()
-        .map(|(at, Json(moment), reference)| {
-            let after_ms = previous.map_or(0, |before| (at - before).num_milliseconds());
-            previous = Some(at);
-            Entry {
-                at,
-                moment,
-                reference,
-                after_ms,
-            }
-        })
+        .map(
+            |Row {
+                 at,
+                 moment: Json(moment),
+                 reference,
+             }| {
+                let after_ms = previous.map_or(0, |before| (at - before).num_milliseconds());
+                previous = Some(at);
+                Entry {
+                    at,
+                    moment,
+                    reference,
+                    after_ms,
+                }
+            },
+        )
         .collect()
 }

@@ -36,15 +36,19 @@ impl Figures {
         if !ready {
             return Ok(());
         }
-        let depths: Result<(i64, i64), _> = sqlx::query_as(
-            "SELECT (SELECT count(*) FROM idempotency_keys WHERE status = 'in_progress'), \
-                    (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')",
+        let depths = sqlx::query!(
+            r#"SELECT
+                 (SELECT count(*) FROM idempotency_keys WHERE status = 'in_progress')
+                   AS "in_progress!",
+                 (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')
+                   AS "pending_deliveries!""#,
         )
         .fetch_one(pool)
         .await;
-        if let Ok((in_progress, pending_deliveries)) = depths {
-            metrics::gauge!("kaadxpay_idempotency_in_progress").set(in_progress as f64);
-            metrics::gauge!("kaadxpay_webhook_deliveries_pending").set(pending_deliveries as f64);
+        if let Ok(depths) = depths {
+            metrics::gauge!("kaadxpay_idempotency_in_progress").set(depths.in_progress as f64);
+            metrics::gauge!("kaadxpay_webhook_deliveries_pending")
+                .set(depths.pending_deliveries as f64);
         }
         Ok(())
     }

@@ -7,7 +7,7 @@ use kaadxpay_types::ids::MerchantId;
 use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 
-#[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Available {
     #[schema(value_type = crate::payments::money::Currency)]
     pub currency: String,
@@ -27,24 +27,25 @@ pub async fn credit(
     currency: &str,
     amount: i64,
 ) -> sqlx::Result<()> {
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO balances (merchant_id, currency, available) VALUES ($1, $2, $3) \
          ON CONFLICT (merchant_id, currency) \
          DO UPDATE SET available = balances.available + EXCLUDED.available, updated_at = now()",
+        merchant_id.as_str(),
+        currency,
+        amount,
     )
-    .bind(merchant_id)
-    .bind(currency)
-    .bind(amount)
     .execute(conn)
     .await?;
     Ok(())
 }
 
 pub async fn of_merchant(pool: &PgPool, merchant_id: &MerchantId) -> sqlx::Result<Balance> {
-    let available = sqlx::query_as(
+    let available = sqlx::query_as!(
+        Available,
         "SELECT currency, available AS amount FROM balances WHERE merchant_id = $1 ORDER BY currency",
+        merchant_id.as_str(),
     )
-    .bind(merchant_id)
     .fetch_all(pool)
     .await?;
     Ok(Balance {

@@ -33,7 +33,7 @@ use super::partner_calls::{Answer, Call, Noted};
 use super::partner_events::transfers_with_key;
 use super::payout_status::PayoutStatus;
 use super::payouts::{self, Mover};
-use crate::platform::failpoints;
+use crate::platform::{db, failpoints};
 use kaadxpay_partner::client::{CreateError, PartnerClient, PartnerError};
 use kaadxpay_partner::wire::{Destination, Transfer, TransferRequest, TransferStatus};
 
@@ -53,11 +53,9 @@ pub struct PayoutWorker {
     pub poll_interval: Duration,
 }
 
-#[derive(sqlx::FromRow)]
 struct Job {
     id: PayoutId,
     merchant_id: MerchantId,
-    #[sqlx(try_from = "String")]
     status: PayoutStatus,
     amount: i64,
     currency: String,
@@ -74,20 +72,39 @@ struct Job {
 impl PayoutWorker {
     /// Claims the due jobs and works them concurrently; returns how many.
     pub async fn run_once(&self) -> sqlx::Result<u64> {
-        let jobs: Vec<Job> = sqlx::query_as(
-            "UPDATE payouts SET locked_until = now() + make_interval(secs => $1), \
-               lease_token = gen_random_uuid(), attempts = attempts + 1 \
-             WHERE id IN (SELECT id FROM payouts \
-                          WHERE status IN ('pending', 'in_transit') AND next_attempt_at <= now() \
-                            AND (locked_until IS NULL OR locked_until <= now()) \
-                          ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
-             RETURNING id, merchant_id, status, amount, currency, destination, partner_key, partner_transfer_id, \
-               attempts, created_at, lease_token",
+        let jobs = sqlx::query!(
+            r#"UPDATE payouts SET locked_until = now() + make_interval(secs => $1),
+                 lease_token = gen_random_uuid(), attempts = attempts + 1
+               WHERE id IN (SELECT id FROM payouts
+                            WHERE status IN ('pending', 'in_transit') AND next_attempt_at <= now()
+                              AND (locked_until IS NULL OR locked_until <= now())
+                            ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+               RETURNING id AS "id: PayoutId", merchant_id AS "merchant_id: MerchantId", status,
+                 amount, currency, destination AS "destination: Json<Destination>", partner_key,
+                 partner_transfer_id, attempts, created_at AS "created_at: DateTime<Utc>",
+                 lease_token AS "lease_token!""#,
+            self.lease.as_secs_f64(),
+            BATCH,
         )
-        .bind(self.lease.as_secs_f64())
-        .bind(BATCH)
         .fetch_all(&self.pool)
-        .await?;
+        .await?
+        .into_iter()
+        .map(|job| {
+            Ok(Job {
+                id: job.id,
+                merchant_id: job.merchant_id,
+                status: db::try_from_column("status", job.status)?,
+                amount: job.amount,
+                currency: job.currency,
+                destination: job.destination,
+                partner_key: job.partner_key,
+                partner_transfer_id: job.partner_transfer_id,
+                attempts: job.attempts,
+                created_at: job.created_at,
+                lease_token: job.lease_token,
+            })
+        })
+        .collect::<sqlx::Result<Vec<Job>>>()?;
         let claimed = jobs.len() as u64;
         let mut running = JoinSet::new();
         for job in jobs {
@@ -236,16 +253,16 @@ impl PayoutWorker {
         due_in: Duration,
         error: Option<&str>,
     ) -> sqlx::Result<()> {
-        sqlx::query(
+        sqlx::query!(
             "UPDATE payouts SET locked_until = NULL, lease_token = NULL, \
                next_attempt_at = now() + make_interval(secs => $2), \
                last_error = coalesce($3, last_error), updated_at = now() \
              WHERE id = $1 AND lease_token = $4 AND status IN ('pending', 'in_transit')",
+            job.id.as_str(),
+            due_in.as_secs_f64(),
+            error,
+            job.lease_token,
         )
-        .bind(&job.id)
-        .bind(due_in.as_secs_f64())
-        .bind(error)
-        .bind(job.lease_token)
         .execute(conn)
         .await?;
         Ok(())

@@ -84,16 +84,16 @@ pub struct Noted<'a> {
 
 impl Noted<'_> {
     pub async fn record(&self, pool: &PgPool, call: Call, answer: &impl Answer, took: Duration) {
-        let written = sqlx::query(
+        let written = sqlx::query!(
             "INSERT INTO partner_calls (merchant_id, payout_id, call, partner_key, answer, latency_ms) \
              VALUES ($1, $2, $3, $4, $5, $6)",
+            self.merchant_id.as_str(),
+            self.payout_id,
+            call.name(),
+            self.partner_key,
+            answer.describe(),
+            i32::try_from(took.as_millis()).unwrap_or(i32::MAX),
         )
-        .bind(self.merchant_id)
-        .bind(self.payout_id)
-        .bind(call.name())
-        .bind(self.partner_key)
-        .bind(answer.describe())
-        .bind(i32::try_from(took.as_millis()).unwrap_or(i32::MAX))
         .execute(pool)
         .await;
         if let Err(error) = written {

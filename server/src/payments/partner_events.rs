@@ -40,7 +40,6 @@ pub enum EventError {
     Unresolved(String),
 }
 
-#[derive(sqlx::FromRow)]
 struct PayoutOfEvent {
     id: PayoutId,
     merchant_id: MerchantId,
@@ -56,18 +55,22 @@ pub async fn apply(
 ) -> Result<Applied, EventError> {
     let transfer = &event.data.transfer;
     // A repeated event needs no answer from the partner (the insert below settles a race).
-    let seen: bool =
-        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM partner_events WHERE event_id = $1)")
-            .bind(&event.event_id)
-            .fetch_one(pool)
-            .await?;
+    let seen = sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM partner_events WHERE event_id = $1) AS "seen!""#,
+        event.event_id,
+    )
+    .fetch_one(pool)
+    .await?;
     if seen {
         return Ok(Applied::Duplicate);
     }
-    let payout: Option<PayoutOfEvent> = sqlx::query_as(
-        "SELECT id, merchant_id, partner_key, partner_transfer_id, created_at FROM payouts WHERE id = $1",
+    let payout = sqlx::query_as!(
+        PayoutOfEvent,
+        r#"SELECT id AS "id: PayoutId", merchant_id AS "merchant_id: MerchantId", partner_key,
+             partner_transfer_id, created_at AS "created_at: DateTime<Utc>"
+           FROM payouts WHERE id = $1"#,
+        transfer.reference,
     )
-    .bind(&transfer.reference)
     .fetch_optional(pool)
     .await?;
     let own = match &payout {
@@ -75,15 +78,15 @@ pub async fn apply(
         None => false,
     };
     let mut tx = pool.begin().await?;
-    let inserted = sqlx::query(
+    let inserted = sqlx::query!(
         "INSERT INTO partner_events (event_id, event_type, transfer_id, merchant_id, payout_id) \
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO NOTHING",
+        event.event_id,
+        event.event_type,
+        transfer.id,
+        payout.as_ref().map(|payout| payout.merchant_id.as_str()),
+        payout.as_ref().map(|payout| payout.id.as_str()),
     )
-    .bind(&event.event_id)
-    .bind(&event.event_type)
-    .bind(&transfer.id)
-    .bind(payout.as_ref().map(|payout| &payout.merchant_id))
-    .bind(payout.as_ref().map(|payout| &payout.id))
     .execute(&mut *tx)
     .await?;
     if inserted.rows_affected() == 0 {

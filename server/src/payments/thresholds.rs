@@ -20,18 +20,18 @@ pub async fn needs_approval(
     currency: &str,
     amount: i64,
 ) -> sqlx::Result<bool> {
-    let threshold: Option<i64> = sqlx::query_scalar(
+    let threshold = sqlx::query_scalar!(
         "SELECT amount FROM approval_thresholds WHERE merchant_id = $1 AND currency = $2",
+        merchant_id.as_str(),
+        currency,
     )
-    .bind(merchant_id)
-    .bind(currency)
     .fetch_optional(conn)
     .await?;
     Ok(threshold.is_some_and(|threshold| amount >= threshold))
 }
 
 /// A merchant's threshold for one currency.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct Threshold {
     pub currency: String,
     /// Minor units.
@@ -41,11 +41,12 @@ pub struct Threshold {
 
 /// The merchant's thresholds, by currency.
 pub async fn thresholds(pool: &PgPool, merchant_id: &MerchantId) -> sqlx::Result<Vec<Threshold>> {
-    sqlx::query_as(
-        "SELECT currency, amount, updated_at FROM approval_thresholds \
-         WHERE merchant_id = $1 ORDER BY currency",
+    sqlx::query_as!(
+        Threshold,
+        r#"SELECT currency, amount, updated_at AS "updated_at: DateTime<Utc>"
+           FROM approval_thresholds WHERE merchant_id = $1 ORDER BY currency"#,
+        merchant_id.as_str(),
     )
-    .bind(merchant_id)
     .fetch_all(pool)
     .await
 }
@@ -67,34 +68,36 @@ pub async fn change_threshold(
         ));
     }
     let mut tx = pool.begin().await?;
-    let before: Option<i64> = sqlx::query_scalar(
+    let before = sqlx::query_scalar!(
         "SELECT amount FROM approval_thresholds WHERE merchant_id = $1 AND currency = $2 \
          FOR UPDATE",
+        merchant_id.as_str(),
+        currency.code(),
     )
-    .bind(merchant_id)
-    .bind(currency.code())
     .fetch_optional(&mut *tx)
     .await?;
     let after = amount.map(Amount::minor_units);
     match after {
         Some(amount) => {
-            sqlx::query(
+            sqlx::query!(
                 "INSERT INTO approval_thresholds (merchant_id, currency, amount) VALUES ($1, $2, $3) \
                  ON CONFLICT (merchant_id, currency) \
                  DO UPDATE SET amount = EXCLUDED.amount, updated_at = now()",
+                merchant_id.as_str(),
+                currency.code(),
+                amount,
             )
-            .bind(merchant_id)
-            .bind(currency.code())
-            .bind(amount)
             .execute(&mut *tx)
             .await?;
         }
         None => {
-            sqlx::query("DELETE FROM approval_thresholds WHERE merchant_id = $1 AND currency = $2")
-                .bind(merchant_id)
-                .bind(currency.code())
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query!(
+                "DELETE FROM approval_thresholds WHERE merchant_id = $1 AND currency = $2",
+                merchant_id.as_str(),
+                currency.code(),
+            )
+            .execute(&mut *tx)
+            .await?;
         }
     }
     let entry = Entry::new(

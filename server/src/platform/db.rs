@@ -136,6 +136,20 @@ pub async fn migrations_applied(pool: &PgPool) -> bool {
     matches!(applied, Ok(Some(version)) if version >= latest)
 }
 
+/// `value`, read from `column`, as a `T`: for a row a checked macro reads, what
+/// `#[sqlx(try_from = "String")]` does for a `FromRow` one (a value `T` refuses is the same
+/// `ColumnDecode` error, with its message).
+pub fn try_from_column<T>(column: &str, value: String) -> sqlx::Result<T>
+where
+    T: TryFrom<String>,
+    T::Error: std::fmt::Display,
+{
+    T::try_from(value).map_err(|err| sqlx::Error::ColumnDecode {
+        index: column.to_owned(),
+        source: err.to_string().into(),
+    })
+}
+
 /// A small pool beside `pool`, on the same database, for work that must not queue behind the
 /// requests that exhaust `pool`: the writes that settle a request (marking a claimed key
 /// failed), and the API-key revocation listener, which keeps its connection. Nobody waits on it

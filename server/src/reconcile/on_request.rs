@@ -60,9 +60,11 @@ impl Reconciler {
         };
         let lock = hold(
             &self.pool,
-            sqlx::query("SELECT pg_advisory_lock($1, hashtext($2))")
-                .bind(REQUEST_LOCK)
-                .bind(key.as_str()),
+            sqlx::query!(
+                "SELECT pg_advisory_lock($1, hashtext($2))",
+                REQUEST_LOCK,
+                key.as_str(),
+            ),
         )
         .await?;
         let result = self.run_once_for_key(date, key).await;
@@ -79,11 +81,14 @@ impl Reconciler {
         date: NaiveDate,
         key: &IdempotencyKey,
     ) -> Result<String, RunNowError> {
-        let made: Option<(String, NaiveDate)> =
-            sqlx::query_as("SELECT id, run_date FROM reconciliation_runs WHERE request_key = $1")
-                .bind(key.as_str())
-                .fetch_optional(&self.pool)
-                .await?;
+        let made = sqlx::query!(
+            r#"SELECT id, run_date AS "run_date: NaiveDate" FROM reconciliation_runs
+               WHERE request_key = $1"#,
+            key.as_str(),
+        )
+        .fetch_optional(&self.pool)
+        .await?
+        .map(|run| (run.id, run.run_date));
         match made {
             Some((_, other)) if other != date => Err(RunNowError::KeyReused(other)),
             Some((run_id, _)) => Ok(run_id),

@@ -26,7 +26,6 @@ const MAX_BACKOFF: Duration = Duration::from_secs(6 * 3600);
 const BATCH: i64 = 50;
 
 /// A reversal this process holds the claim of: only its token may record the outcome.
-#[derive(sqlx::FromRow)]
 pub(crate) struct Claim {
     pub transfer_id: String,
     pub payout_id: PayoutId,
@@ -46,13 +45,13 @@ impl Claim {
         let error = match partner.reverse(transfer_id).await {
             Ok(transfer) => {
                 let mut tx = pool.begin().await?;
-                let recorded = sqlx::query(
+                let recorded = sqlx::query!(
                     "UPDATE partner_reversals SET state = 'reversed', reversed_at = now(), \
                        claimed_until = NULL, next_attempt_at = NULL, last_error = NULL \
                      WHERE transfer_id = $1 AND claim_token = $2",
+                    transfer_id,
+                    self.claim_token,
                 )
-                .bind(transfer_id)
-                .bind(self.claim_token)
                 .execute(&mut *tx)
                 .await?;
                 if recorded.rows_affected() == 1 {
@@ -72,15 +71,15 @@ impl Claim {
         let backoff = FIRST_RETRY
             .saturating_mul(2u32.saturating_pow(exponent))
             .min(MAX_BACKOFF);
-        sqlx::query(
+        sqlx::query!(
             "UPDATE partner_reversals SET state = 'refused', claimed_until = NULL, last_error = $3, \
                next_attempt_at = now() + make_interval(secs => $4) \
              WHERE transfer_id = $1 AND claim_token = $2",
+            transfer_id,
+            self.claim_token,
+            reversal.detail(),
+            backoff.as_secs_f64(),
         )
-        .bind(transfer_id)
-        .bind(self.claim_token)
-        .bind(reversal.detail())
-        .bind(backoff.as_secs_f64())
         .execute(pool)
         .await?;
         tracing::warn!(
@@ -105,20 +104,22 @@ impl ReversalWorker {
     /// Retries the due reversals, marks the runs whose reversals are done, and exports the
     /// figures; returns how many reversals it asked for.
     pub async fn run_once(&self) -> sqlx::Result<u64> {
-        let claims: Vec<Claim> = sqlx::query_as(
-            "UPDATE partner_reversals SET state = 'claimed', claim_token = gen_random_uuid(), \
-               claimed_until = now() + make_interval(secs => $1), attempts = attempts + 1 \
-             WHERE transfer_id IN ( \
-               SELECT transfer_id FROM partner_reversals AS reversal \
-               WHERE ((state = 'refused' AND coalesce(next_attempt_at, now()) <= now()) \
-                      OR (state = 'claimed' AND claimed_until <= now())) \
-                 AND NOT EXISTS (SELECT 1 FROM payouts \
-                                 WHERE partner_transfer_id = reversal.transfer_id) \
-               ORDER BY next_attempt_at NULLS FIRST LIMIT $2 FOR UPDATE SKIP LOCKED) \
-             RETURNING transfer_id, payout_id, claim_token, attempts",
+        let claims = sqlx::query_as!(
+            Claim,
+            r#"UPDATE partner_reversals SET state = 'claimed', claim_token = gen_random_uuid(),
+                 claimed_until = now() + make_interval(secs => $1), attempts = attempts + 1
+               WHERE transfer_id IN (
+                 SELECT transfer_id FROM partner_reversals AS reversal
+                 WHERE ((state = 'refused' AND coalesce(next_attempt_at, now()) <= now())
+                        OR (state = 'claimed' AND claimed_until <= now()))
+                   AND NOT EXISTS (SELECT 1 FROM payouts
+                                   WHERE partner_transfer_id = reversal.transfer_id)
+                 ORDER BY next_attempt_at NULLS FIRST LIMIT $2 FOR UPDATE SKIP LOCKED)
+               RETURNING transfer_id, payout_id AS "payout_id: PayoutId",
+                 claim_token AS "claim_token!", attempts"#,
+            CLAIM_LEASE.as_secs_f64(),
+            BATCH,
         )
-        .bind(CLAIM_LEASE.as_secs_f64())
-        .bind(BATCH)
         .fetch_all(&self.pool)
         .await?;
         for claim in &claims {
@@ -130,34 +131,32 @@ impl ReversalWorker {
     }
 
     async fn export_figures(&self) -> sqlx::Result<()> {
-        let (reversals, oldest_reversal, partial, oldest_partial, mismatches): (
-            i64,
-            f64,
-            i64,
-            f64,
-            i64,
-        ) = sqlx::query_as(
-            "SELECT \
-               (SELECT count(*) FROM partner_reversals WHERE state IN ('claimed', 'refused')), \
-               (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 \
-                  FROM partner_reversals WHERE state IN ('claimed', 'refused')), \
-               (SELECT count(*) FROM reconciliation_runs WHERE status = 'partial'), \
-               (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 \
-                  FROM reconciliation_runs WHERE status = 'partial'), \
-               (SELECT count(DISTINCT item.payout_id) FROM reconciliation_items AS item \
-                  JOIN (SELECT DISTINCT ON (run_date) id FROM reconciliation_runs \
-                        WHERE status <> 'running' ORDER BY run_date, created_at DESC, id DESC) AS latest \
-                    ON latest.id = item.run_id \
-                  WHERE item.kind = 'status_mismatch')",
+        let figures = sqlx::query!(
+            r#"SELECT
+                 (SELECT count(*) FROM partner_reversals WHERE state IN ('claimed', 'refused'))
+                   AS "reversals!",
+                 (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8
+                    FROM partner_reversals WHERE state IN ('claimed', 'refused'))
+                   AS "oldest_reversal!",
+                 (SELECT count(*) FROM reconciliation_runs WHERE status = 'partial') AS "partial!",
+                 (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8
+                    FROM reconciliation_runs WHERE status = 'partial') AS "oldest_partial!",
+                 (SELECT count(DISTINCT item.payout_id) FROM reconciliation_items AS item
+                    JOIN (SELECT DISTINCT ON (run_date) id FROM reconciliation_runs
+                          WHERE status <> 'running' ORDER BY run_date, created_at DESC, id DESC) AS latest
+                      ON latest.id = item.run_id
+                    WHERE item.kind = 'status_mismatch') AS "mismatches!""#,
         )
         .fetch_one(&self.pool)
         .await?;
-        metrics::gauge!("kaadxpay_reconciliation_unfinished_reversals").set(reversals as f64);
+        metrics::gauge!("kaadxpay_reconciliation_unfinished_reversals")
+            .set(figures.reversals as f64);
         metrics::gauge!("kaadxpay_reconciliation_oldest_unfinished_reversal_seconds")
-            .set(oldest_reversal);
-        metrics::gauge!("kaadxpay_reconciliation_partial_runs").set(partial as f64);
-        metrics::gauge!("kaadxpay_reconciliation_oldest_partial_run_seconds").set(oldest_partial);
-        metrics::gauge!("kaadxpay_reconciliation_status_mismatches").set(mismatches as f64);
+            .set(figures.oldest_reversal);
+        metrics::gauge!("kaadxpay_reconciliation_partial_runs").set(figures.partial as f64);
+        metrics::gauge!("kaadxpay_reconciliation_oldest_partial_run_seconds")
+            .set(figures.oldest_partial);
+        metrics::gauge!("kaadxpay_reconciliation_status_mismatches").set(figures.mismatches as f64);
         Ok(())
     }
 }
@@ -167,13 +166,13 @@ impl ReversalWorker {
 /// whose claimer is asking the partner right now is left alone (try again in a few minutes).
 /// Returns whether there was such an unfinished reversal.
 pub async fn resolve(pool: &PgPool, transfer_id: &str) -> sqlx::Result<bool> {
-    let resolved = sqlx::query(
+    let resolved = sqlx::query!(
         "UPDATE partner_reversals SET state = 'resolved', claim_token = NULL, \
            claimed_until = NULL, next_attempt_at = NULL \
          WHERE transfer_id = $1 \
            AND (state = 'refused' OR (state = 'claimed' AND claimed_until <= now()))",
+        transfer_id,
     )
-    .bind(transfer_id)
     .execute(pool)
     .await?;
     mark_finished_items(pool).await?;
@@ -184,7 +183,7 @@ pub async fn resolve(pool: &PgPool, transfer_id: &str) -> sqlx::Result<bool> {
 /// statuses follow.
 async fn mark_finished_items(pool: &PgPool) -> sqlx::Result<()> {
     let mut tx = pool.begin().await?;
-    let runs: Vec<String> = sqlx::query_scalar(
+    let runs = sqlx::query_scalar!(
         "UPDATE reconciliation_items AS item SET action = reversal.state, detail = NULL \
          FROM partner_reversals AS reversal \
          WHERE item.transfer_id = reversal.transfer_id AND item.kind = 'duplicate' \

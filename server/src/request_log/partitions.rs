@@ -17,24 +17,26 @@ const LOCK_TIMEOUT: &str = "2s";
 
 /// The partitions of the `days` UTC days from `first`, unless they exist.
 pub async fn ensure(conn: &mut PgConnection, first: NaiveDate, days: i32) -> sqlx::Result<()> {
-    sqlx::query("SELECT request_log_add_partitions($1, $2)")
-        .bind(first)
-        .bind(days)
-        .execute(conn)
-        .await?;
+    sqlx::query!(
+        "SELECT request_log_add_partitions($1, $2)",
+        first as _,
+        days,
+    )
+    .execute(conn)
+    .await?;
     Ok(())
 }
 
 /// Drops the partitions of the days that ended `retention` ago or earlier; returns how many.
 pub async fn purge(pool: &PgPool, retention: Duration) -> sqlx::Result<u64> {
-    let old: Vec<String> = sqlx::query_scalar(
-        "SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid \
-         WHERE i.inhparent = 'request_log'::regclass AND c.relname ~ '^request_log_[0-9]{8}$' \
-           AND to_date(substr(c.relname, 13), 'YYYYMMDD') + 1 \
-               <= (now() - make_interval(secs => $1)) AT TIME ZONE 'UTC' \
-         ORDER BY 1",
+    let old = sqlx::query_scalar!(
+        r#"SELECT c.relname::text AS "relname!" FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+           WHERE i.inhparent = 'request_log'::regclass AND c.relname ~ '^request_log_[0-9]{8}$'
+             AND to_date(substr(c.relname, 13), 'YYYYMMDD') + 1
+                 <= (now() - make_interval(secs => $1)) AT TIME ZONE 'UTC'
+           ORDER BY 1"#,
+        retention.as_secs_f64(),
     )
-    .bind(retention.as_secs_f64())
     .fetch_all(pool)
     .await?;
     for table in &old {

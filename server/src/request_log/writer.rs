@@ -24,13 +24,6 @@ pub const LINGER: Duration = Duration::from_millis(200);
 /// How long the writer waits for its connection before it drops a batch.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 
-const INSERT: &str = "INSERT INTO request_log (id, created_at, merchant_id, api_key_id, user_id, \
-       method, route, path, idempotency_key, verdict, status, error_code, latency_ms, \
-       client_address, request_body, response_body, client_request_id) \
-     SELECT * FROM UNNEST($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], \
-       $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int2[], $12::text[], \
-       $13::float8[], $14::text[], $15::text[], $16::text[], $17::text[])";
-
 /// The writer's own connection to the database of `main`, kept open, committing asynchronously.
 pub fn connection(main: &PgPool) -> PgPool {
     let options = (*main.connect_options())
@@ -81,26 +74,33 @@ fn is_missing_partition(err: &sqlx::Error) -> bool {
 }
 
 async fn insert(conn: &mut PgConnection, batch: &Batch) -> sqlx::Result<()> {
-    sqlx::query(INSERT)
-        .bind(&batch.ids)
-        .bind(&batch.created_at)
-        .bind(&batch.merchant_ids)
-        .bind(&batch.api_key_ids)
-        .bind(&batch.user_ids)
-        .bind(&batch.methods)
-        .bind(&batch.routes)
-        .bind(&batch.paths)
-        .bind(&batch.idempotency_keys)
-        .bind(&batch.verdicts)
-        .bind(&batch.statuses)
-        .bind(&batch.error_codes)
-        .bind(&batch.latencies_ms)
-        .bind(&batch.client_addresses)
-        .bind(&batch.request_bodies)
-        .bind(&batch.response_bodies)
-        .bind(&batch.client_request_ids)
-        .execute(conn)
-        .await?;
+    sqlx::query!(
+        "INSERT INTO request_log (id, created_at, merchant_id, api_key_id, user_id, \
+           method, route, path, idempotency_key, verdict, status, error_code, latency_ms, \
+           client_address, request_body, response_body, client_request_id) \
+         SELECT * FROM UNNEST($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], \
+           $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int2[], $12::text[], \
+           $13::float8[], $14::text[], $15::text[], $16::text[], $17::text[])",
+        &batch.ids,
+        &batch.created_at as &[DateTime<Utc>],
+        &batch.merchant_ids,
+        &batch.api_key_ids as &[Option<String>],
+        &batch.user_ids as &[Option<String>],
+        &batch.methods,
+        &batch.routes,
+        &batch.paths,
+        &batch.idempotency_keys as &[Option<String>],
+        &batch.verdicts as &[Option<String>],
+        &batch.statuses,
+        &batch.error_codes as &[Option<String>],
+        &batch.latencies_ms,
+        &batch.client_addresses as &[Option<String>],
+        &batch.request_bodies as &[Option<String>],
+        &batch.response_bodies as &[Option<String>],
+        &batch.client_request_ids as &[Option<String>],
+    )
+    .execute(conn)
+    .await?;
     metrics::counter!("kaadxpay_request_log_written_total").increment(batch.ids.len() as u64);
     Ok(())
 }

@@ -216,33 +216,33 @@ impl Dispatcher {
         );
 
         let mut tx = self.pool.begin().await?;
-        sqlx::query(
+        sqlx::query!(
             "INSERT INTO webhook_attempts (id, merchant_id, delivery_id, status_code, latency_ms, error) \
              VALUES ($1, $2, $3, $4, $5, $6)",
+            attempt_id,
+            due.merchant_id.as_str(),
+            due.id,
+            status_code.map(|status| status.as_u16() as i16),
+            latency_ms,
+            error,
         )
-        .bind(attempt_id)
-        .bind(&due.merchant_id)
-        .bind(due.id)
-        .bind(status_code.map(|status| status.as_u16() as i16))
-        .bind(latency_ms)
-        .bind(&error)
         .execute(&mut *tx)
         .await?;
         let retry_in = match next {
             Next::Retry(delay) => Some(delay.as_secs_f64()),
             _ => None,
         };
-        let updated = sqlx::query(
+        let updated = sqlx::query!(
             "UPDATE webhook_deliveries SET attempts = attempts + 1, status = $3, \
                next_attempt_at = CASE WHEN $4::float8 IS NULL THEN next_attempt_at \
                                       ELSE now() + make_interval(secs => $4) END, \
                lease_token = NULL, locked_until = NULL, updated_at = now() \
              WHERE id = $1 AND lease_token = $2",
+            due.id,
+            due.lease_token,
+            next.status(),
+            retry_in,
         )
-        .bind(due.id)
-        .bind(due.lease_token)
-        .bind(next.status())
-        .bind(retry_in)
         .execute(&mut *tx)
         .await?;
         if updated.rows_affected() == 0 {

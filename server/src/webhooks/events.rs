@@ -52,7 +52,7 @@ enum EventObject {
     Payout(Box<crate::payments::payouts::Payout>),
 }
 
-#[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Delivery {
     #[schema(value_type = String)]
     pub id: Uuid,
@@ -63,7 +63,6 @@ pub struct Delivery {
     pub attempt_count: i32,
     /// When the next attempt is due, while `pending`.
     pub next_attempt_at: Option<DateTime<Utc>>,
-    #[sqlx(skip)]
     pub attempts: Vec<Attempt>,
 }
 
@@ -74,7 +73,7 @@ fn delivery_statuses() -> utoipa::openapi::schema::Object {
     )
 }
 
-#[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Attempt {
     /// The `kaadxpay-delivery-id` header this attempt carried.
     #[schema(value_type = String)]
@@ -164,23 +163,37 @@ pub async fn find(
     .fetch_optional(&mut *conn)
     .await?;
     let Some(row) = row else { return Ok(None) };
-    let mut deliveries: Vec<Delivery> = sqlx::query_as(
-        "SELECT d.id, d.endpoint_id, w.url, d.status, d.attempts AS attempt_count, \
-           CASE WHEN d.status = 'pending' THEN d.next_attempt_at END AS next_attempt_at \
-         FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id \
-         WHERE d.merchant_id = $1 AND d.event_id = $2 ORDER BY d.created_at, d.id",
+    let mut deliveries: Vec<Delivery> = sqlx::query!(
+        r#"SELECT d.id, d.endpoint_id, w.url, d.status, d.attempts AS attempt_count,
+             CASE WHEN d.status = 'pending' THEN d.next_attempt_at END
+               AS "next_attempt_at: DateTime<Utc>"
+           FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+           WHERE d.merchant_id = $1 AND d.event_id = $2 ORDER BY d.created_at, d.id"#,
+        merchant_id.as_str(),
+        id,
     )
-    .bind(merchant_id)
-    .bind(id)
     .fetch_all(&mut *conn)
-    .await?;
-    let attempts: Vec<Attempt> = sqlx::query_as(
-        "SELECT a.id AS delivery_id, a.delivery_id AS delivery, a.status_code, a.latency_ms, a.error, a.at \
-         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id \
-         WHERE d.merchant_id = $1 AND d.event_id = $2 ORDER BY a.at, a.id",
+    .await?
+    .into_iter()
+    .map(|delivery| Delivery {
+        id: delivery.id,
+        endpoint_id: delivery.endpoint_id,
+        url: delivery.url,
+        status: delivery.status,
+        attempt_count: delivery.attempt_count,
+        next_attempt_at: delivery.next_attempt_at,
+        attempts: Vec::new(),
+    })
+    .collect();
+    let attempts = sqlx::query_as!(
+        Attempt,
+        r#"SELECT a.id AS delivery_id, a.delivery_id AS delivery, a.status_code, a.latency_ms,
+             a.error, a.at AS "at: DateTime<Utc>"
+           FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+           WHERE d.merchant_id = $1 AND d.event_id = $2 ORDER BY a.at, a.id"#,
+        merchant_id.as_str(),
+        id,
     )
-    .bind(merchant_id)
-    .bind(id)
     .fetch_all(&mut *conn)
     .await?;
     for attempt in attempts {
@@ -194,11 +207,13 @@ pub async fn find(
 }
 
 pub async fn exists(pool: &PgPool, merchant_id: &MerchantId, id: Uuid) -> sqlx::Result<bool> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM events WHERE merchant_id = $1 AND id = $2)")
-        .bind(merchant_id)
-        .bind(id)
-        .fetch_one(pool)
-        .await
+    sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM events WHERE merchant_id = $1 AND id = $2) AS "exists!""#,
+        merchant_id.as_str(),
+        id,
+    )
+    .fetch_one(pool)
+    .await
 }
 
 /// `POST /v1/events/{event_id}/redeliver`: send the event again, as a new delivery to each

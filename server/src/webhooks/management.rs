@@ -326,7 +326,7 @@ impl Recover {
         conn: &mut PgConnection,
         merchant_id: &MerchantId,
     ) -> Result<StoredResponse, Error> {
-        let queued = sqlx::query(
+        let queued = sqlx::query!(
             "INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, status) \
              SELECT gen_random_uuid(), d.merchant_id, d.event_id, d.endpoint_id, 'pending' \
              FROM webhook_deliveries d \
@@ -340,10 +340,10 @@ impl Recover {
                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries later \
                  WHERE later.event_id = d.event_id AND later.endpoint_id = d.endpoint_id \
                    AND later.created_at > d.created_at)",
+            merchant_id.as_str(),
+            self.endpoint_id.as_str(),
+            self.since as _,
         )
-        .bind(merchant_id)
-        .bind(&self.endpoint_id)
-        .bind(self.since)
         .execute(&mut *conn)
         .await?
         .rows_affected();
@@ -414,7 +414,7 @@ async fn insert_test_event(
     endpoint_id: &str,
     event: &NewEvent,
 ) -> sqlx::Result<()> {
-    sqlx::query(
+    sqlx::query!(
         "WITH endpoint AS ( \
            SELECT id, merchant_id FROM webhook_endpoints \
            WHERE merchant_id = $1 AND id = $2 AND disabled_at IS NULL AND deleted_at IS NULL), \
@@ -424,13 +424,13 @@ async fn insert_test_event(
          INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, status) \
          SELECT gen_random_uuid(), w.merchant_id, e.id, w.id, 'pending' \
          FROM endpoint w CROSS JOIN new_event e",
+        merchant_id.as_str(),
+        endpoint_id,
+        event.id,
+        event.event_type.as_str(),
+        event.payload,
+        event.created_at as _,
     )
-    .bind(merchant_id)
-    .bind(endpoint_id)
-    .bind(event.id)
-    .bind(event.event_type.as_str())
-    .bind(&event.payload)
-    .bind(event.created_at)
     .execute(conn)
     .await?;
     Ok(())

@@ -49,7 +49,7 @@ impl KeyUsage {
             return Ok(());
         }
         let (ids, prefixes): (Vec<String>, Vec<Option<String>>) = used.into_iter().unzip();
-        let written = sqlx::query(
+        let written = sqlx::query!(
             "UPDATE api_keys k SET \
                last_used_at = CASE WHEN k.last_used_at > now() - interval '1 minute' \
                  THEN k.last_used_at ELSE now() END, \
@@ -59,10 +59,10 @@ impl KeyUsage {
              WHERE k.id = u.id AND (k.last_used_at IS NULL \
                OR k.last_used_at <= now() - interval '1 minute' \
                OR (length(k.prefix) < $3 AND u.prefix IS NOT NULL))",
+            &ids,
+            &prefixes as &[Option<String>],
+            PREFIX_CHARS as i32,
         )
-        .bind(&ids)
-        .bind(&prefixes)
-        .bind(PREFIX_CHARS as i32)
         .execute(pool)
         .await;
         if written.is_err() {

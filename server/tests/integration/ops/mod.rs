@@ -2,6 +2,7 @@
 //! retention, the idempotency engine's schema beside the migrations, the OpenAPI document under Schemathesis and client generators, and the layering
 //! of the sources.
 
+mod checked_sql;
 mod cli;
 mod endpoints;
 mod engine_schema;
