@@ -275,13 +275,13 @@ pub async fn list(
 /// Deletes the entries older than `retention` (never shorter than [`MIN_RETENTION`]: the
 /// database refuses the younger ones).
 pub async fn purge(pool: &PgPool, retention: Duration) -> sqlx::Result<u64> {
-    Ok(
-        sqlx::query("DELETE FROM audit_log WHERE created_at < now() - make_interval(secs => $1)")
-            .bind(retention.max(MIN_RETENTION).as_secs_f64())
-            .execute(pool)
-            .await?
-            .rows_affected(),
+    Ok(sqlx::query!(
+        "DELETE FROM audit_log WHERE created_at < now() - make_interval(secs => $1)",
+        retention.max(MIN_RETENTION).as_secs_f64(),
     )
+    .execute(pool)
+    .await?
+    .rows_affected())
 }
 
 #[cfg(test)]

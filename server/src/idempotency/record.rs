@@ -50,7 +50,6 @@ fn key_statuses() -> utoipa::openapi::schema::Object {
     )
 }
 
-#[derive(sqlx::FromRow)]
 struct Row {
     key: String,
     status: String,
@@ -89,15 +88,16 @@ async fn executing(
     key: &str,
 ) -> sqlx::Result<Option<KeyRecord>> {
     let lock = super::once::lock_key(merchant_id, key) as u64;
-    let since: Option<DateTime<Utc>> = sqlx::query_scalar(
-        "SELECT coalesce(a.xact_start, now()) FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid \
-         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 \
-           AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
-           AND l.classid::int8 = $1 AND l.objid::int8 = $2 \
-         LIMIT 1",
+    let since = sqlx::query_scalar!(
+        r#"SELECT coalesce(a.xact_start, now()) AS "since!: DateTime<Utc>"
+           FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+           WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+             AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+             AND l.classid::int8 = $1 AND l.objid::int8 = $2
+           LIMIT 1"#,
+        (lock >> 32) as i64,
+        (lock & 0xFFFF_FFFF) as i64,
     )
-    .bind((lock >> 32) as i64)
-    .bind((lock & 0xFFFF_FFFF) as i64)
     .fetch_optional(pool)
     .await?;
     Ok(since.map(|since| KeyRecord {
@@ -124,17 +124,19 @@ async fn recorded(
     key: &str,
     ttl: Duration,
 ) -> sqlx::Result<Option<KeyRecord>> {
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT key, status::text AS status, created_at + make_interval(secs => $3) <= now() AS expired, \
-           endpoint::text AS endpoint, request_hash, response_status, resource_type, resource_id, \
-           coalesce(recovery_point, 'finished') AS recovery_point, error, \
-           coalesce(attempts, 1) AS attempts, created_at, coalesce(updated_at, created_at) AS updated_at, \
-           created_at + make_interval(secs => $3) AS expires_at, response_body \
-         FROM idempotency_keys WHERE merchant_id = $1 AND key = $2",
+    let row = sqlx::query_as!(
+        Row,
+        r#"SELECT key, status::text AS "status!", created_at + make_interval(secs => $3) <= now() AS "expired!",
+             endpoint::text AS "endpoint!", request_hash, response_status, resource_type, resource_id,
+             coalesce(recovery_point, 'finished') AS "recovery_point!", error,
+             coalesce(attempts, 1) AS "attempts!", created_at AS "created_at: DateTime<Utc>",
+             coalesce(updated_at, created_at) AS "updated_at!: DateTime<Utc>",
+             created_at + make_interval(secs => $3) AS "expires_at!: DateTime<Utc>", response_body
+           FROM idempotency_keys WHERE merchant_id = $1 AND key = $2"#,
+        merchant_id.as_str(),
+        key,
+        ttl.as_secs_f64(),
     )
-    .bind(merchant_id)
-    .bind(key)
-    .bind(ttl.as_secs_f64())
     .fetch_optional(pool)
     .await?;
     Ok(row.map(|row| KeyRecord {

@@ -158,13 +158,13 @@ pub async fn create(
     payout: &CreatePayout,
 ) -> Result<Payout, Error> {
     let (merchant_id, idempotency_key) = (caller.merchant_id, caller.key.as_str());
-    let debited = sqlx::query(
+    let debited = sqlx::query!(
         "UPDATE balances SET available = available - $3, updated_at = now() \
          WHERE merchant_id = $1 AND currency = $2 AND available >= $3",
+        merchant_id.as_str(),
+        payout.currency.code(),
+        payout.amount.minor_units(),
     )
-    .bind(merchant_id)
-    .bind(payout.currency.code())
-    .bind(payout.amount.minor_units())
     .execute(&mut *conn)
     .await?;
     if debited.rows_affected() == 0 {
@@ -387,10 +387,10 @@ pub async fn mark_reversed(
 /// Reconciliation reversed a duplicate transfer of the payout: the payout stays as it is (its
 /// own transfer went out once) and counts the reversal.
 pub async fn mark_duplicate_reversed(conn: &mut PgConnection, id: &PayoutId) -> sqlx::Result<()> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE payouts SET duplicates_reversed = duplicates_reversed + 1, updated_at = now() WHERE id = $1",
+        id.as_str(),
     )
-    .bind(id)
     .execute(conn)
     .await?;
     Ok(())

@@ -346,12 +346,12 @@ pub async fn disable(
     merchant_id: &MerchantId,
     id: &EndpointId,
 ) -> sqlx::Result<()> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE webhook_endpoints SET disabled_at = coalesce(disabled_at, now()) \
          WHERE merchant_id = $1 AND id = $2",
+        merchant_id.as_str(),
+        id.as_str(),
     )
-    .bind(merchant_id)
-    .bind(id)
     .execute(&mut *conn)
     .await?;
     stop_deliveries(conn, merchant_id, id).await
@@ -362,13 +362,13 @@ pub(super) async fn stop_deliveries(
     merchant_id: &MerchantId,
     endpoint_id: &str,
 ) -> sqlx::Result<()> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE webhook_deliveries SET status = 'disabled', lease_token = NULL, locked_until = NULL, \
            updated_at = now() \
          WHERE merchant_id = $1 AND endpoint_id = $2 AND status = 'pending'",
+        merchant_id.as_str(),
+        endpoint_id,
     )
-    .bind(merchant_id)
-    .bind(endpoint_id)
     .execute(conn)
     .await?;
     Ok(())
