@@ -22,7 +22,7 @@ use async_trait::async_trait;
 use super::filters::{audit_filters, day_filter, list_filters, page, paged, request_filters};
 use super::forms::by_user;
 use super::views::{
-    api_key_row, audit_entry, failed, invalid, listed, order_row, payout_row, refusal,
+    api_key_row, audit_entry, failed, form_key, invalid, listed, order_row, payout_row, refusal,
     request_view, run_row, timeline_entry,
 };
 use crate::accounts::auth::keys::{self as api_keys, CreateKey, RollKey};
@@ -316,9 +316,9 @@ impl Console for PgConsole {
         merchant_id: &MerchantId,
         form: PayoutForm,
     ) -> ConsoleResult<Submission> {
-        let key = match IdempotencyKey::parse(form.idempotency_key.as_bytes()) {
+        let key = match form_key(&form.idempotency_key) {
             Ok(key) => key,
-            Err(error) => return Ok(Submission::Refused(Refusal::new(Error::from(error).code()))),
+            Err(refused) => return Ok(Submission::Refused(refused)),
         };
         let command = match payout_command(form) {
             Ok(command) => command,
@@ -351,9 +351,9 @@ impl Console for PgConsole {
         decision: Decision,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<(), Refusal>> {
-        let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
+        let key = match form_key(idempotency_key) {
             Ok(key) => key,
-            Err(error) => return Ok(Err(Refusal::new(Error::from(error).code()))),
+            Err(refused) => return Ok(Err(refused)),
         };
         let payout_id = PayoutId::from(id);
         let Some(payout) = payouts::find(&self.state.pool, merchant_id, &payout_id)
@@ -639,9 +639,9 @@ impl Console for PgConsole {
         change: EndpointChange,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<Option<String>, Refusal>> {
-        let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
+        let key = match form_key(idempotency_key) {
             Ok(key) => key,
-            Err(error) => return Ok(Err(Refusal::new(Error::from(error).code()))),
+            Err(refused) => return Ok(Err(refused)),
         };
         let answer = match change {
             EndpointChange::Add { url, events } => {
@@ -749,9 +749,9 @@ impl Console for PgConsole {
         change: ApiKeyChange,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<Option<String>, Refusal>> {
-        let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
+        let key = match form_key(idempotency_key) {
             Ok(key) => key,
-            Err(error) => return Ok(Err(Refusal::new(Error::from(error).code()))),
+            Err(refused) => return Ok(Err(refused)),
         };
         let secret = Secret::generate();
         let answer = match change {
@@ -802,9 +802,9 @@ impl Console for PgConsole {
         event_id: &str,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<(), Refusal>> {
-        let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
+        let key = match form_key(idempotency_key) {
             Ok(key) => key,
-            Err(error) => return Ok(Err(Refusal::new(Error::from(error).code()))),
+            Err(refused) => return Ok(Err(refused)),
         };
         let Ok(event_id) = events::parse_id(event_id) else {
             return Ok(Err(refusal(&Error::ResourceMissing("event"))));
@@ -841,9 +841,9 @@ impl Console for PgConsole {
         let Ok(date) = date.parse() else {
             return Ok(Err(invalid("date")));
         };
-        let key = match IdempotencyKey::parse(idempotency_key.as_bytes()) {
+        let key = match form_key(idempotency_key) {
             Ok(key) => key,
-            Err(error) => return Ok(Err(Refusal::new(Error::from(error).code()))),
+            Err(refused) => return Ok(Err(refused)),
         };
         let requester = match scope {
             Scope::Merchant(merchant_id) => Requester::Merchant(merchant_id),

@@ -11,6 +11,7 @@ use crate::accounts::auth::keys::ApiKey;
 use crate::contract::error::Error;
 use crate::history::audit::AuditRow;
 use crate::history::timeline::Entry;
+use crate::idempotency::IdempotencyKey;
 use crate::payments::orders::Order;
 use crate::payments::payouts::Payout;
 use crate::reconcile;
@@ -30,6 +31,11 @@ pub(super) fn refusal(error: &Error) -> Refusal {
         code: error.code().to_owned(),
         param,
     }
+}
+
+/// A form's idempotency key, or the refusal an unusable one makes.
+pub(super) fn form_key(text: &str) -> Result<IdempotencyKey, Refusal> {
+    IdempotencyKey::parse(text.as_bytes()).map_err(|invalid| refusal(&Error::from(invalid)))
 }
 
 /// The refusal of a form's field, named as the API names it.
