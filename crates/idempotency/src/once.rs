@@ -202,10 +202,6 @@ impl Once {
         }
     }
 
-    pub fn pool(&self) -> &PgPool {
-        &self.pool
-    }
-
     /// A statement that failed on a connection that broke under it is [`Ran::ConnectionLost`],
     /// which the engine retries once; any other failure is an error.
     fn broken<E: Failure>(&self, err: sqlx::Error) -> Result<Ran, E> {

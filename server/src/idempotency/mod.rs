@@ -6,8 +6,8 @@
 pub mod record;
 
 pub use kaadxpay_idempotency::{
-    cache, fingerprint, key, maintenance, once, outcomes, Idempotency, IdempotencyKey,
-    IdempotentRequest, Once, Ran, Resource, StoredResponse,
+    fingerprint, key, maintenance, once, outcomes, Idempotency, IdempotencyKey, IdempotentRequest,
+    Once, Ran, Resource, StoredResponse,
 };
 
 /// What became of a request that carried a key, its faults as the contract's errors.
