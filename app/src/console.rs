@@ -109,6 +109,9 @@ pub struct PayoutView {
     pub updated_at: DateTime<Utc>,
     /// Who created it: `(kind, name)`, `user` by email or `api_key` by id.
     pub created_by: Option<(String, String)>,
+    /// The member it counts as made by (its creator, or the maker of the key that made it), by
+    /// email: four eyes are two people.
+    pub accountable: Option<String>,
     /// The member who approved or rejected it, and when.
     pub decided: Option<(String, DateTime<Utc>)>,
 }
@@ -118,6 +121,8 @@ pub struct PayoutView {
 pub enum Decision {
     Approve,
     Reject,
+    /// By the payout's own member, an owner or an admin: the amount comes back.
+    Cancel,
 }
 
 #[derive(Debug, Clone)]
@@ -294,13 +299,21 @@ pub struct ApiKeyRow {
     pub last_used_at: Option<DateTime<Utc>>,
     /// Set by a roll or a revocation: when it stops, or stopped, working.
     pub expires_at: Option<DateTime<Utc>>,
+    /// The email of the member it acts for (whose role bounds it); `None` when made for the
+    /// merchant.
+    pub created_by: Option<String>,
 }
 
 /// A change to the merchant's API keys, made under the form's idempotency key.
 #[derive(Debug, Clone)]
 pub enum ApiKeyChange {
-    /// A new key named `name` with `access` (`read_only` or `read_write`); its secret is shown once.
-    Create { name: String, access: String },
+    /// A new key named `name` with `access` (`read_only` or `read_write`); its secret is shown
+    /// once. It acts for the member who makes it, unless an owner makes it `for_merchant`.
+    Create {
+        name: String,
+        access: String,
+        for_merchant: bool,
+    },
     /// A successor to key `id` with a new secret, shown once; `id` keeps working for `overlap`
     /// (`now`, `1h`, `24h`, `7d`).
     Roll { id: String, overlap: String },
@@ -520,12 +533,13 @@ pub trait Console: Send + Sync + 'static {
         merchant_id: &MerchantId,
         form: PayoutForm,
     ) -> ConsoleResult<Submission>;
-    /// Whether `user` may approve or reject `payout` (a member whose role may create payouts,
-    /// and who did not create it); the server checks again when the form comes.
-    fn may_decide(&self, user: &CurrentUser, payout: &PayoutView) -> bool;
-    /// Approves or rejects the merchant's payout `id` under the form's key (any number of
-    /// submits of one form, or two members at once: one outcome); refused with `forbidden` to
-    /// the member who created it.
+    /// What `user` may decide on `payout` awaiting approval: approve and reject (a member whose
+    /// role may create payouts, and whose payout it is not), cancel (its own member, an owner or
+    /// an admin); the server checks again when the form comes.
+    fn decisions(&self, user: &CurrentUser, payout: &PayoutView) -> Vec<Decision>;
+    /// Approves, rejects or cancels the merchant's payout `id` under the form's key (any number
+    /// of submits of one form, or two members at once: one outcome); refused with `forbidden` to
+    /// a member who may not.
     async fn decide_payout(
         &self,
         user: &CurrentUser,

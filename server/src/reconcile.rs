@@ -428,10 +428,12 @@ fn day_number(date: NaiveDate) -> i32 {
 /// (or may still go) while we gave it back, or we say paid while the partner says it failed.
 fn contradicts(status: PayoutStatus, transfer: TransferStatus) -> bool {
     match status {
-        // A payout never sent (awaiting approval, or rejected) has no transfer of its own.
+        // A payout never sent (awaiting approval, rejected or cancelled) has no transfer of its
+        // own.
         PayoutStatus::Failed
         | PayoutStatus::Reversed
         | PayoutStatus::Rejected
+        | PayoutStatus::Cancelled
         | PayoutStatus::PendingApproval => {
             matches!(transfer, TransferStatus::Accepted | TransferStatus::Paid)
         }

@@ -1,16 +1,17 @@
-//! `/settings/keys`: the merchant's API keys (name, visible prefix, access, when made, last used
-//! and when they stop working) for every member; owners, admins and developers create, roll
-//! (with an overlap for the old key) and revoke them. Each form's key is minted when the page is
+//! `/settings/keys`: the merchant's API keys (name, visible prefix, access, whom each acts for,
+//! when made, last used and when they stop working) for every member; owners, admins and
+//! developers create, roll (with an overlap for the old key) and revoke them. A key acts for the
+//! member who makes it; an owner may make one for the merchant instead. Each form's key is minted when the page is
 //! rendered, so a double click makes one key; a new secret is shown once, on the next page.
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, csrf_token, failure_view, flash, may, merchant_id_or_notice, mint_key, refusal_notice,
-    Empty, OverlapOptions,
+    console, csrf_token, current_user, failure_view, flash, may, merchant_id_or_notice, mint_key,
+    refusal_notice, Empty, OverlapOptions,
 };
-use crate::console::{ApiKeyRow, Permission};
+use crate::console::{ApiKeyRow, Permission, Role};
 use crate::i18n::when;
 
 const ACTION: &str = "/settings/keys";
@@ -54,7 +55,7 @@ fn KeyTable(keys: Vec<ApiKeyRow>, csrf: String) -> impl IntoView {
         <table class="api-keys">
             <thead><tr>
                 <th>{tr!("api-keys-name")}</th><th>{tr!("api-keys-prefix")}</th><th>{tr!("api-keys-access")}</th>
-                <th>{tr!("api-keys-created")}</th><th>{tr!("api-keys-last-used")}</th><th>{tr!("api-keys-expires")}</th>
+                <th>{tr!("api-keys-acts-for")}</th><th>{tr!("api-keys-created")}</th><th>{tr!("api-keys-last-used")}</th><th>{tr!("api-keys-expires")}</th>
                 {manage.then(|| view! { <th>{tr!("webhooks-actions")}</th> })}
             </tr></thead>
             <tbody>
@@ -66,6 +67,7 @@ fn KeyTable(keys: Vec<ApiKeyRow>, csrf: String) -> impl IntoView {
                             <td>{key.name.clone()}</td>
                             <td><code>{key.prefix.clone()}"…"</code></td>
                             <td>{access_word(&key.access)}</td>
+                            <td>{key.created_by.clone().unwrap_or_else(|| tr!("api-keys-for-merchant"))}</td>
                             <td>{when(&key.created_at)}</td>
                             <td>{key.last_used_at.map(|at| when(&at)).unwrap_or_else(|| tr!("api-keys-never"))}</td>
                             <td>{key.expires_at.map(|at| when(&at)).unwrap_or_default()}</td>
@@ -87,6 +89,7 @@ pub fn ApiKeys() -> impl IntoView {
     };
     let csrf = csrf_token();
     let console = console();
+    let owner = current_user().is_some_and(|user| user.role == Some(Role::Owner));
     let create = may(Permission::ManageIntegrations).then(|| {
         view! {
             <form method="post" action=ACTION class="form card">
@@ -99,6 +102,13 @@ pub fn ApiKeys() -> impl IntoView {
                     <option value="read_write">{tr!("api-keys-read-write")}</option>
                     <option value="read_only">{tr!("api-keys-read-only")}</option>
                 </select>
+                {owner.then(|| view! {
+                    <label for="acts_for">{tr!("api-keys-acts-for")}</label>
+                    <select id="acts_for" name="acts_for">
+                        <option value="maker">{tr!("api-keys-for-me")}</option>
+                        <option value="merchant">{tr!("api-keys-for-merchant")}</option>
+                    </select>
+                })}
                 <button type="submit">{tr!("api-keys-create")}</button>
             </form>
         }

@@ -13,7 +13,7 @@ use crate::components::{
     merchant_id_or_notice, mint_key, not_found_view, path_id, refusal_notice, refused_filter,
     Empty, ExportLink, ListFilterForm, Pager, StatusBadge, TestModeNotice,
 };
-use crate::console::{PayoutRow, PayoutView, Permission, Subject};
+use crate::console::{Decision, PayoutRow, PayoutView, Permission, Subject};
 use crate::i18n::{money, when};
 use crate::notice::refused_page;
 use crate::pages::timeline::Timeline;
@@ -55,7 +55,7 @@ pub fn Payouts() -> impl IntoView {
     let cursor = cursor();
     view! {
         <div class="heading-row"><h1>{tr!("nav-payouts")}</h1><span><ExportLink base="/exports/payouts.csv".to_owned()/>" "{may(Permission::CreatePayouts).then(|| view! { <a class="button" href="/payouts/new">{tr!("payout-new")}</a> })}</span></div>
-        <ListFilterForm action="/payouts" statuses=&["pending_approval", "rejected", "pending", "in_transit", "paid", "failed", "reversed"]/>
+        <ListFilterForm action="/payouts" statuses=&["pending_approval", "rejected", "cancelled", "pending", "in_transit", "paid", "failed", "reversed"]/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.payouts(&merchant_id, &list_filter(), cursor).await {
@@ -169,32 +169,35 @@ fn approval_view(payout: &PayoutView) -> Option<AnyView> {
     if payout.row.status != "pending_approval" {
         return None;
     }
-    let decides = current_user().is_some_and(|user| console().may_decide(&user, payout));
-    if !decides {
-        return Some(
-            view! { <p class="notice" role="status">{tr!("approval-awaiting-other")}</p> }
-                .into_any(),
-        );
+    let decisions = current_user()
+        .map(|user| console().decisions(&user, payout))
+        .unwrap_or_default();
+    let decides = decisions.contains(&Decision::Approve);
+    let forms = decisions
+        .into_iter()
+        .map(|decision| decision_form(&payout.row.id, decision))
+        .collect_view();
+    let explanation = match decides {
+        true => view! { <p>{tr!("approval-awaiting")}</p> }.into_any(),
+        false => view! { <p class="notice" role="status">{tr!("approval-awaiting-other")}</p> }
+            .into_any(),
+    };
+    Some(view! { <section class="card approval">{explanation}{forms}</section> }.into_any())
+}
+
+/// The form of one decision, with a key minted now, so double clicks make one outcome.
+fn decision_form(payout_id: &str, decision: Decision) -> impl IntoView {
+    let (verb, label, class) = match decision {
+        Decision::Approve => ("approve", tr!("approval-approve"), ""),
+        Decision::Reject => ("reject", tr!("approval-reject"), "danger"),
+        Decision::Cancel => ("cancel", tr!("approval-cancel"), "danger"),
+    };
+    view! {
+        <form method="post" action=format!("/payouts/{payout_id}/{verb}") class="inline">
+            <input type="hidden" name="csrf" value=csrf_token()/>
+            <input type="hidden" name="idempotency_key" value=mint_key()/>
+            <button type="submit" class=class>{label}</button>
+        </form>
+        " "
     }
-    let approve = format!("/payouts/{}/approve", payout.row.id);
-    let reject = format!("/payouts/{}/reject", payout.row.id);
-    Some(
-        view! {
-            <section class="card approval">
-                <p>{tr!("approval-awaiting")}</p>
-                <form method="post" action=approve class="inline">
-                    <input type="hidden" name="csrf" value=csrf_token()/>
-                    <input type="hidden" name="idempotency_key" value=mint_key()/>
-                    <button type="submit">{tr!("approval-approve")}</button>
-                </form>
-                " "
-                <form method="post" action=reject class="inline">
-                    <input type="hidden" name="csrf" value=csrf_token()/>
-                    <input type="hidden" name="idempotency_key" value=mint_key()/>
-                    <button type="submit" class="danger">{tr!("approval-reject")}</button>
-                </form>
-            </section>
-        }
-        .into_any(),
-    )
 }

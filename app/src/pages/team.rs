@@ -121,10 +121,18 @@ pub fn Team() -> impl IntoView {
                         } else {
                             view! {
                                 <table>
-                                    <thead><tr><th>{tr!("field-email")}</th><th>{tr!("team-role")}</th><th>{tr!("field-expires")}</th></tr></thead>
+                                    <thead><tr><th>{tr!("field-email")}</th><th>{tr!("team-role")}</th><th>{tr!("field-expires")}</th><th>{tr!("webhooks-actions")}</th></tr></thead>
                                     <tbody>
-                                        {pending.into_iter().map(|invitation| view! {
-                                            <tr><td>{invitation.email}</td><td>{role_word(invitation.role)}</td><td>{when(&invitation.expires_at)}</td></tr>
+                                        {pending.into_iter().map(|invitation| {
+                                            let revoke = role.manages(invitation.role).then(|| view! {
+                                                <form method="post" action=format!("/settings/team/invitations/{}/revoke", invitation.id) class="inline">
+                                                    <input type="hidden" name="csrf" value=csrf.clone()/>
+                                                    <button type="submit" class="danger">{tr!("team-revoke-invitation")}</button>
+                                                </form>
+                                            });
+                                            view! {
+                                                <tr><td>{invitation.email}</td><td>{role_word(invitation.role)}</td><td>{when(&invitation.expires_at)}</td><td>{revoke}</td></tr>
+                                            }
                                         }).collect_view()}
                                     </tbody>
                                 </table>

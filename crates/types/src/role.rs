@@ -29,6 +29,25 @@ pub enum Permission {
     SeeAuditLog,
 }
 
+impl TryFrom<String> for Role {
+    type Error = String;
+
+    fn try_from(role: String) -> Result<Self, String> {
+        Self::parse(&role).ok_or_else(|| format!("unknown role {role}"))
+    }
+}
+
+impl Permission {
+    pub const ALL: [Permission; 6] = [
+        Permission::ManageOrders,
+        Permission::CreatePayouts,
+        Permission::ManageIntegrations,
+        Permission::ManageTeam,
+        Permission::ManageThresholds,
+        Permission::SeeAuditLog,
+    ];
+}
+
 impl Role {
     pub const ALL: [Role; 5] = [
         Role::Owner,
@@ -66,9 +85,43 @@ impl Role {
         }
     }
 
+    /// Whether this role may do everything `other` may: a key bounded by `other` has no more
+    /// power than this role's member (API.md §11: a key makes or rolls only keys with no more
+    /// access than its own).
+    pub fn covers(self, other: Role) -> bool {
+        Permission::ALL
+            .into_iter()
+            .all(|permission| !other.may(permission) || self.may(permission))
+    }
+
+    /// Whether this role may change anything at all: a viewer only sees, and so do its keys.
+    pub fn changes_anything(self) -> bool {
+        Permission::ALL
+            .into_iter()
+            .any(|permission| self.may(permission))
+    }
+
     /// Whether this role may invite `other`, give it, or change or remove a member who has it:
     /// owners manage everyone, admins everyone but owners.
     pub fn manages(self, other: Role) -> bool {
         self.may(Permission::ManageTeam) && (self == Role::Owner || other != Role::Owner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Role::{self, *};
+
+    #[test]
+    fn a_role_covers_the_roles_whose_rights_it_has_all_of() {
+        for role in Role::ALL {
+            assert!(Owner.covers(role) && role.covers(Viewer) && role.covers(role));
+        }
+        assert!(!Developer.covers(Finance) && !Finance.covers(Developer));
+        assert!(!Finance.covers(Admin) && !Viewer.covers(Developer));
+        assert_eq!(
+            Role::ALL.map(Role::changes_anything),
+            [true, true, true, true, false]
+        );
     }
 }

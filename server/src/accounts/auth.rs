@@ -8,9 +8,11 @@
 
 pub mod cache;
 pub mod keys;
+pub mod lineage;
 pub mod usage;
 
 use kaadxpay_types::ids::{new_id, random_token, MerchantId};
+use kaadxpay_types::{Permission, Role};
 use std::time::{Duration, Instant};
 
 use crate::platform::db;
@@ -27,6 +29,40 @@ pub struct Merchant {
     /// The API key's id (`key_…`).
     pub key_id: String,
     pub access: Access,
+    /// The member the key answers to; `None` for a key made by `merchants create`.
+    pub maker: Option<Maker>,
+}
+
+impl Merchant {
+    /// Whether the key may do what `permission` allows: its maker's role now, when it acts for
+    /// its maker; anything, when it was made for the merchant.
+    pub fn may(&self, permission: Permission) -> bool {
+        self.bound().is_none_or(|role| role.may(permission))
+    }
+
+    /// Whether the key may change anything: it is read-write, and its maker's role (if it acts
+    /// for one) is more than a viewer's.
+    pub fn writes(&self) -> bool {
+        self.access == Access::ReadWrite && self.bound().is_none_or(Role::changes_anything)
+    }
+
+    /// The role that bounds the key's powers, if any.
+    pub fn bound(&self) -> Option<Role> {
+        self.maker.as_ref().and_then(|maker| maker.role)
+    }
+}
+
+/// The member a request answers to (API.md §11 "Who may move money"): the member signed in to
+/// the console, or the member who made the API key in use (directly, or through a key of theirs).
+/// Four eyes count what it does as this member's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Maker {
+    /// The member's id (`usr_…`).
+    pub user_id: String,
+    pub email: String,
+    /// The member's role now, when it bounds the request's powers; `None` for a key an owner
+    /// made "for the merchant", whose powers are its access alone.
+    pub role: Option<Role>,
 }
 
 /// What a key may do: read only (`GET`), or everything.
@@ -170,6 +206,10 @@ struct LiveKey {
     id: String,
     /// An [`Access`], as stored.
     access: String,
+    /// The member it answers to (id and email), its role now when the key acts for it.
+    maker_id: Option<String>,
+    maker_email: Option<String>,
+    maker_role: Option<String>,
     /// Whether its whole prefix is stored (not so for a key migrated from before prefixes).
     prefix_known: bool,
     /// Seconds until it expires, by the database's clock (from its statement's start, which is
@@ -177,7 +217,8 @@ struct LiveKey {
     expires_in: Option<f64>,
 }
 
-/// The live key hashed `hash`, from the database, and whether its whole prefix is stored.
+/// The live key hashed `hash`, from the database, and whether its whole prefix is stored. A key
+/// that acts for a member who is no longer in its merchant's team is not live.
 async fn look_up(
     pool: &PgPool,
     cache: &ApiKeyCache,
@@ -186,20 +227,39 @@ async fn look_up(
     let (epoch, asked_at) = (cache.epoch(), Instant::now());
     let key = sqlx::query_as!(
         LiveKey,
-        r#"SELECT merchant_id AS "merchant_id: MerchantId", id, access,
-             length(prefix) >= $2 AS "prefix_known!",
-             extract(epoch FROM expires_at - now())::float8 AS expires_in
-           FROM api_keys WHERE key_hash = $1 AND (expires_at IS NULL OR expires_at > now())"#,
+        r#"SELECT k.merchant_id AS "merchant_id: MerchantId", k.id, k.access,
+             k.created_by_user AS maker_id, k.created_by_email AS maker_email,
+             u.role AS "maker_role?",
+             length(k.prefix) >= $2 AS "prefix_known!",
+             extract(epoch FROM k.expires_at - now())::float8 AS expires_in
+           FROM api_keys k
+           LEFT JOIN users u ON k.acts_for_maker AND u.id = k.created_by_user
+             AND u.merchant_id = k.merchant_id
+           WHERE k.key_hash = $1 AND (k.expires_at IS NULL OR k.expires_at > now())
+             AND (NOT k.acts_for_maker OR u.id IS NOT NULL)"#,
         hash,
         PREFIX_CHARS as i32,
     )
     .fetch_optional(pool)
     .await?;
     key.map(|key| {
+        let role = key
+            .maker_role
+            .map(|role| db::try_from_column("role", role))
+            .transpose()?;
+        let maker = key
+            .maker_id
+            .zip(key.maker_email)
+            .map(|(user_id, email)| Maker {
+                user_id,
+                email,
+                role,
+            });
         let merchant = Merchant {
             id: key.merchant_id,
             key_id: key.id,
             access: db::try_from_column("access", key.access)?,
+            maker,
         };
         let expires_in = key
             .expires_in

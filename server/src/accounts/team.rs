@@ -3,8 +3,10 @@
 //! is [`Role::may`] and [`Role::manages`], checked here for every change, whatever the page
 //! showed. A merchant always keeps an owner: the owners' rows are locked while one is changed.
 //! A change takes effect on the member's next request, since the console reads the member's
-//! row on every request (a removed member's session finds no user). Every change writes its
-//! audit entry in its own transaction.
+//! row on every request (a removed member's session finds no user). Removing a member revokes
+//! every API key that acts for it, in the same transaction. An invitation works while it is
+//! neither accepted, revoked nor expired, and while its inviter is still a member whose role
+//! may invite its role. Every change writes its audit entry in its own transaction.
 
 use kaadxpay_types::ids::{new_id, random_token, MerchantId};
 use std::net::IpAddr;
@@ -115,16 +117,70 @@ pub async fn invite(
     Ok((id, token))
 }
 
+/// The role an invitation gives, while its inviter's role (`None` once the inviter is gone)
+/// may still invite it.
+fn working(role: &str, inviter_role: Option<&str>) -> Option<Role> {
+    let role = Role::parse(role)?;
+    let inviter = Role::parse(inviter_role?)?;
+    inviter.manages(role).then_some(role)
+}
+
 /// The email and role an invitation link is for, while it works.
 pub async fn invitation(pool: &PgPool, token: &str) -> sqlx::Result<Option<(String, Role)>> {
     let found = sqlx::query!(
-        "SELECT email, role FROM invitations \
-         WHERE token_hash = $1 AND accepted_at IS NULL AND expires_at > now()",
+        r#"SELECT i.email, i.role, u.role AS "inviter_role?" FROM invitations i
+           LEFT JOIN users u ON u.id = i.invited_by AND u.merchant_id = i.merchant_id
+           WHERE i.token_hash = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL
+             AND i.expires_at > now()"#,
         token_hash(token),
     )
     .fetch_optional(pool)
     .await?;
-    Ok(found.and_then(|found| Role::parse(&found.role).map(|role| (found.email, role))))
+    Ok(found.and_then(|found| {
+        working(&found.role, found.inviter_role.as_deref()).map(|role| (found.email, role))
+    }))
+}
+
+/// Revokes the merchant's invitation `invitation_id`, which stops working at once: for a
+/// member who may invite its role.
+pub async fn revoke_invitation(
+    pool: &PgPool,
+    actor: &Actor<'_>,
+    invitation_id: &str,
+) -> Result<(), TeamError> {
+    let mut tx = pool.begin().await?;
+    let revoked = sqlx::query!(
+        "SELECT email, role FROM invitations \
+         WHERE merchant_id = $1 AND id = $2 AND accepted_at IS NULL AND revoked_at IS NULL \
+         FOR UPDATE",
+        actor.merchant_id.as_str(),
+        invitation_id,
+    )
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or(TeamError::InvitationGone)?;
+    check_manages(
+        actor.role,
+        Role::parse(&revoked.role).ok_or(TeamError::NotAllowed)?,
+    )?;
+    sqlx::query!(
+        "UPDATE invitations SET revoked_at = now() WHERE merchant_id = $1 AND id = $2",
+        actor.merchant_id.as_str(),
+        invitation_id,
+    )
+    .execute(&mut *tx)
+    .await?;
+    let entry = Entry::new(
+        actor.merchant_id,
+        actor.by,
+        Action::MemberInvitationRevoked,
+        "invitation",
+        invitation_id,
+    );
+    let invitation = json!({ "email": revoked.email, "role": revoked.role });
+    audit::record(&mut tx, &entry.before(invitation)).await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 /// Accepts an invitation once, from `address`: the new member's user id.
@@ -138,18 +194,21 @@ pub async fn accept(
         return Err(TeamError::ShortPassword);
     }
     let mut tx = pool.begin().await?;
+    // The inviter's row is locked too, so that a removal or a role change cannot pass between
+    // this check and the commit.
     let taken = sqlx::query!(
-        "UPDATE invitations SET accepted_at = now() \
-         WHERE token_hash = $1 AND accepted_at IS NULL AND expires_at > now() \
-         RETURNING merchant_id, email, role",
+        r#"UPDATE invitations i SET accepted_at = now()
+           FROM users u
+           WHERE i.token_hash = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL
+             AND i.expires_at > now() AND u.id = i.invited_by AND u.merchant_id = i.merchant_id
+           RETURNING i.merchant_id, i.email, i.role, u.role AS inviter_role"#,
         token_hash(token),
     )
     .fetch_optional(&mut *tx)
-    .await?;
-    let (merchant_id, email, role) = taken
-        .map(|taken| (taken.merchant_id, taken.email, taken.role))
-        .ok_or(TeamError::InvitationGone)?;
-    let role = Role::parse(&role).ok_or(TeamError::InvitationGone)?;
+    .await?
+    .ok_or(TeamError::InvitationGone)?;
+    let role = working(&taken.role, Some(&taken.inviter_role)).ok_or(TeamError::InvitationGone)?;
+    let (merchant_id, email) = (taken.merchant_id, taken.email);
     let user_id = users::insert(&mut tx, &email, password, Some((&merchant_id, role)))
         .await
         .map_err(|error| match error {
@@ -236,6 +295,16 @@ pub async fn remove(pool: &PgPool, actor: &Actor<'_>, member_id: &str) -> Result
     )
     .fetch_one(&mut *tx)
     .await?;
+    let revoked_keys = sqlx::query_scalar!(
+        "UPDATE api_keys SET expires_at = now() \
+         WHERE merchant_id = $1 AND created_by_user = $2 AND acts_for_maker \
+           AND (expires_at IS NULL OR expires_at > now()) \
+         RETURNING id",
+        actor.merchant_id.as_str(),
+        member_id,
+    )
+    .fetch_all(&mut *tx)
+    .await?;
     let entry = Entry::new(
         actor.merchant_id,
         actor.by,
@@ -244,7 +313,8 @@ pub async fn remove(pool: &PgPool, actor: &Actor<'_>, member_id: &str) -> Result
         member_id,
     );
     let removed = json!({ "email": email, "role": current.as_str() });
-    audit::record(&mut tx, &entry.before(removed)).await?;
+    let revoked = json!({ "revoked_api_keys": revoked_keys });
+    audit::record(&mut tx, &entry.before(removed).after(revoked)).await?;
     tx.commit().await?;
     tracing::info!(
         event = "member.removed",
@@ -311,27 +381,27 @@ pub async fn members(pool: &PgPool, merchant_id: &MerchantId) -> sqlx::Result<Ve
     .await
 }
 
-/// Invitations not yet accepted and not expired: id, email, role, expiry.
+/// Invitations that still work: id, email, role, expiry.
 pub async fn pending(
     pool: &PgPool,
     merchant_id: &MerchantId,
-) -> sqlx::Result<Vec<(String, String, String, DateTime<Utc>)>> {
+) -> sqlx::Result<Vec<(String, String, Role, DateTime<Utc>)>> {
     Ok(sqlx::query!(
-        r#"SELECT id, email, role, expires_at AS "expires_at: DateTime<Utc>" FROM invitations
-           WHERE merchant_id = $1 AND accepted_at IS NULL AND expires_at > now()
-           ORDER BY created_at DESC"#,
+        r#"SELECT i.id, i.email, i.role, u.role AS "inviter_role?",
+             i.expires_at AS "expires_at: DateTime<Utc>"
+           FROM invitations i
+           LEFT JOIN users u ON u.id = i.invited_by AND u.merchant_id = i.merchant_id
+           WHERE i.merchant_id = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL
+             AND i.expires_at > now()
+           ORDER BY i.created_at DESC"#,
         merchant_id.as_str(),
     )
     .fetch_all(pool)
     .await?
     .into_iter()
-    .map(|invitation| {
-        (
-            invitation.id,
-            invitation.email,
-            invitation.role,
-            invitation.expires_at,
-        )
+    .filter_map(|invitation| {
+        let role = working(&invitation.role, invitation.inviter_role.as_deref())?;
+        Some((invitation.id, invitation.email, role, invitation.expires_at))
     })
     .collect())
 }

@@ -33,6 +33,9 @@ pub struct KeyForm {
     access: String,
     #[serde(default)]
     overlap: String,
+    /// `merchant` for a key made for the merchant (owners only); else it acts for its maker.
+    #[serde(default)]
+    acts_for: String,
 }
 
 /// `POST /settings/keys`: a new key.
@@ -46,6 +49,7 @@ pub async fn create(
     let change = ApiKeyChange::Create {
         name: form.name.clone(),
         access: form.access.clone(),
+        for_merchant: form.acts_for == "merchant",
     };
     change_key(&state, &session, &user, &console, &form, change).await
 }

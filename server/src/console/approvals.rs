@@ -1,5 +1,6 @@
 //! The forms of payout approvals: "Approve" and "Reject" on a payout awaiting approval (members
-//! whose role may create payouts, never the payout's creator, who gets a `403` page saying why),
+//! whose role may create payouts, never the payout's own member, who gets a `403` page saying
+//! why), "Cancel" (its own member, an owner or an admin),
 //! and the approval thresholds of `/settings/payouts` (owners and admins), each with a recent
 //! second factor when the member has one. Each answers a `303`
 //! like every form; a decision runs under the key its form was rendered with, so double clicks
@@ -43,6 +44,7 @@ pub async fn decide(
     let decision = match verb.as_str() {
         "approve" => Decision::Approve,
         "reject" => Decision::Reject,
+        "cancel" => Decision::Cancel,
         _ => return answer(StatusCode::NOT_FOUND, Notice::NotFound),
     };
     let page = format!("/payouts/{id}");

@@ -20,7 +20,7 @@ use app::console::{
 use async_trait::async_trait;
 
 use super::filters::{audit_filters, day_filter, list_filters, page, paged, request_filters};
-use super::forms::by_user;
+use super::forms::{by_user, maker_of};
 use super::views::{
     api_key_row, audit_entry, failed, form_key, invalid, listed, order_row, payout_row, refusal,
     request_view, run_row, timeline_entry,
@@ -35,7 +35,7 @@ use crate::history::audit::{self, Action, Entry};
 use crate::history::search::{self, Kind};
 use crate::history::timeline::{self, Resource as TimelineResource};
 use crate::idempotency::{outcomes, record, IdempotencyKey, Outcome, Resource, StoredResponse};
-use crate::payments::approvals::{self, ApprovePayout, RejectPayout};
+use crate::payments::approvals::{self, ApprovePayout, CancelPayout, RejectPayout};
 use crate::payments::balance;
 use crate::payments::fields::{AccountHolder, BankAccount, Iban};
 use crate::payments::money::{Amount, Currency};
@@ -116,12 +116,13 @@ impl PgConsole {
         key: &IdempotencyKey,
         command: &C,
     ) -> ConsoleResult<Answer> {
-        let by = by_user(user);
+        let (by, maker) = (by_user(user), maker_of(user));
         let caller = Caller {
             merchant_id,
             key,
             request_id: "console",
             by: &by,
+            maker: maker.as_ref(),
         };
         let deadline = tokio::time::Instant::now() + IN_FLIGHT_WAIT;
         loop {
@@ -188,13 +189,11 @@ impl Console for PgConsole {
                 .collect(),
             pending
                 .into_iter()
-                .filter_map(|(id, email, role, expires_at)| {
-                    Some(PendingInvitation {
-                        role: Role::parse(&role)?,
-                        id,
-                        email,
-                        expires_at,
-                    })
+                .map(|(id, email, role, expires_at)| PendingInvitation {
+                    role,
+                    id,
+                    email,
+                    expires_at,
                 })
                 .collect(),
         ))
@@ -306,6 +305,7 @@ impl Console for PgConsole {
                 .created_by_kind
                 .clone()
                 .zip(payout.created_by.clone()),
+            accountable: payout.accountable.clone(),
             decided: payout.decided_by.clone().zip(payout.decided_at),
         }))
     }
@@ -335,12 +335,17 @@ impl Console for PgConsole {
         })
     }
 
-    fn may_decide(&self, user: &CurrentUser, payout: &PayoutView) -> bool {
-        let creator = match &payout.created_by {
-            Some((kind, name)) => (Some(kind.as_str()), Some(name.as_str())),
-            None => (None, None),
-        };
-        approvals::may_decide(user.role, &by_user(user).actor, creator).is_ok()
+    fn decisions(&self, user: &CurrentUser, payout: &PayoutView) -> Vec<Decision> {
+        let accountable = payout.accountable.as_deref();
+        let maker = maker_of(user);
+        let mut decisions = Vec::new();
+        if approvals::may_decide(user.role, &by_user(user).actor, accountable).is_ok() {
+            decisions.extend([Decision::Approve, Decision::Reject]);
+        }
+        if approvals::may_cancel(maker.as_ref(), accountable) {
+            decisions.push(Decision::Cancel);
+        }
+        decisions
     }
 
     async fn decide_payout(
@@ -362,9 +367,16 @@ impl Console for PgConsole {
         else {
             return Ok(Err(refusal(&Error::ResourceMissing("payout"))));
         };
-        let actor = by_user(user).actor;
-        if let Err(refused) = approvals::may_decide(user.role, &actor, approvals::creator(&payout))
-        {
+        let accountable = payout.accountable.as_deref();
+        let allowed = match decision {
+            Decision::Approve | Decision::Reject => {
+                approvals::may_decide(user.role, &by_user(user).actor, accountable)
+            }
+            Decision::Cancel => approvals::may_cancel(maker_of(user).as_ref(), accountable)
+                .then_some(())
+                .ok_or(approvals::NotADecider::NotTheCreator),
+        };
+        if let Err(refused) = allowed {
             return Ok(Err(refusal(&refused.into())));
         }
         let answer = match decision {
@@ -374,6 +386,10 @@ impl Console for PgConsole {
             }
             Decision::Reject => {
                 let command = RejectPayout { payout_id };
+                self.run(user, merchant_id, &key, &command).await?
+            }
+            Decision::Cancel => {
+                let command = CancelPayout { payout_id };
                 self.run(user, merchant_id, &key, &command).await?
             }
         };
@@ -755,7 +771,11 @@ impl Console for PgConsole {
         };
         let secret = Secret::generate();
         let answer = match change {
-            ApiKeyChange::Create { name, access } => {
+            ApiKeyChange::Create {
+                name,
+                access,
+                for_merchant,
+            } => {
                 let body = serde_json::json!({ "name": name, "access": access });
                 let key_fields = match input::command(&body) {
                     Ok(fields) => fields,
@@ -763,6 +783,7 @@ impl Console for PgConsole {
                 };
                 let command = CreateKey {
                     key: key_fields,
+                    for_merchant,
                     secret: secret.clone(),
                 };
                 self.run(user, merchant_id, &key, &command).await?

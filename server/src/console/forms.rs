@@ -23,6 +23,7 @@ use app::notice::Notice;
 use super::notices::answer;
 use super::session;
 use super::step_up::{recent_second_factor, CodeForm};
+use crate::accounts::auth::Maker;
 use crate::accounts::two_factor::{self, Checked};
 use crate::accounts::users::{self, SignIn};
 use crate::history::audit::{Actor, By};
@@ -91,6 +92,15 @@ pub(super) fn by_user(user: &CurrentUser) -> By {
         actor,
         address: user.address,
     }
+}
+
+/// The member the user's changes answer to, with its role; `None` for support staff.
+pub(super) fn maker_of(user: &CurrentUser) -> Option<Maker> {
+    user.role.map(|role| Maker {
+        user_id: user.id.clone(),
+        email: user.email.clone(),
+        role: Some(role),
+    })
 }
 
 /// Back to `page` after an action, with the refusal's message when there is one.

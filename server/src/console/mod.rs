@@ -108,6 +108,10 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         .route("/settings/keys", post(api_keys::create))
         .route("/settings/keys/{id}/{action}", post(api_keys::act))
         .route("/settings/team/invitations", post(team::invite))
+        .route(
+            "/settings/team/invitations/{id}/revoke",
+            post(team::revoke_invitation),
+        )
         .route("/settings/team/members/{id}/role", post(team::change_role))
         .route("/settings/team/members/{id}/remove", post(team::remove))
         .route("/invitations/{token}", post(team::accept))

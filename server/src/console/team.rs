@@ -1,5 +1,5 @@
-//! The team's forms: invite a member, change a member's role, remove a member (owners and
-//! admins; admins not owners, see `team`), and accept an invitation (anyone holding its link,
+//! The team's forms: invite a member, revoke an invitation, change a member's role, remove a
+//! member (owners and admins; admins not owners, see `team`), and accept an invitation (anyone holding its link,
 //! signed in as the new member once it is accepted). Each answers a `303` like every form.
 
 use std::net::SocketAddr;
@@ -167,6 +167,24 @@ pub async fn change_role(
 #[derive(Deserialize)]
 pub struct CsrfForm {
     csrf: String,
+}
+
+/// `POST /settings/team/invitations/{id}/revoke`: the invitation's link stops working.
+pub async fn revoke_invitation(
+    State(state): State<AppState>,
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Path(invitation_id): Path<String>,
+    Form(form): Form<CsrfForm>,
+) -> Response {
+    let manager = match manager(&state, &session, &user, &form.csrf).await {
+        Ok(manager) => manager,
+        Err(refused) => return refused,
+    };
+    match team::revoke_invitation(&state.pool, &manager.actor(), &invitation_id).await {
+        Ok(()) => Redirect::to(TEAM).into_response(),
+        Err(error) => refused(TEAM, error),
+    }
 }
 
 pub async fn remove(

@@ -146,5 +146,6 @@ pub(super) fn api_key_row(key: ApiKey) -> ApiKeyRow {
         created_at: key.created_at,
         last_used_at: key.last_used_at,
         expires_at: key.expires_at,
+        created_by: key.created_by,
     }
 }

@@ -89,6 +89,7 @@ actions! {
     MemberJoined => "member.joined",
     MemberRoleChanged => "member.role_changed",
     MemberRemoved => "member.removed",
+    MemberInvitationRevoked => "member.invitation_revoked",
     ApiKeyCreated => "api_key.created",
     ApiKeyRolled => "api_key.rolled",
     ApiKeyRevoked => "api_key.revoked",
@@ -102,6 +103,7 @@ actions! {
     PayoutCreated => "payout.created",
     PayoutApproved => "payout.approved",
     PayoutRejected => "payout.rejected",
+    PayoutCancelled => "payout.cancelled",
     PayoutThresholdChanged => "payout_threshold.changed",
     SupportViewed => "support.viewed",
 }

@@ -45,6 +45,7 @@ async fn create_api_key(
     let secret = Secret::generate();
     let command = CreateKey {
         key: new_key,
+        for_merchant: false,
         secret: secret.clone(),
     };
     revealed(

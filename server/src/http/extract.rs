@@ -1,14 +1,15 @@
 //! What handlers take from a request's head: the authenticated [`Merchant`] (from
 //! `Authorization: Bearer sk_test_...`) and the [`IdempotencyKey`] header. Each refusal is the
 //! contract's error, and each value found is recorded on the request's span (and the merchant
-//! with its key's id in the request log's [`CallerSlot`]). A read-only key is refused here
-//! on every method that writes (`403 forbidden`), before any handler (and so any
-//! Idempotency-Key claim) runs.
+//! with its key's id in the request log's [`CallerSlot`]). A key is refused here what its
+//! access and its maker's role do not allow ([`powers`]: `403 forbidden`), before any handler
+//! (and so any Idempotency-Key claim) runs.
 
-use axum::extract::FromRequestParts;
-use axum::http::{header, request::Parts, Method};
+use axum::extract::{FromRequestParts, MatchedPath};
+use axum::http::{header, request::Parts};
 
-use crate::accounts::auth::{authenticate, Access, Merchant};
+use super::powers;
+use crate::accounts::auth::{authenticate, Merchant};
 use crate::contract::error::Error;
 use crate::edge::request_log::{Caller, CallerSlot};
 use crate::idempotency::key::{IdempotencyKey, HEADER};
@@ -31,12 +32,11 @@ impl FromRequestParts<AppState> for Merchant {
         if let Some(slot) = parts.extensions.get::<CallerSlot>() {
             slot.fill(Caller::api_key(&merchant.id, &merchant.key_id));
         }
-        let reads = matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS);
-        if merchant.access == Access::ReadOnly && !reads {
-            return Err(Error::Forbidden(
-                "This API key is read-only: it may read, not change anything. Use a read-write key.",
-            ));
-        }
+        let route = parts
+            .extensions
+            .get::<MatchedPath>()
+            .map_or_else(|| parts.uri.path(), MatchedPath::as_str);
+        powers::check(&merchant, &parts.method, route)?;
         Ok(merchant)
     }
 }

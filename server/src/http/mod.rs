@@ -18,6 +18,7 @@ pub mod orders;
 pub mod outcome;
 pub mod partner_webhooks;
 pub mod payouts;
+pub mod powers;
 pub mod reconciliation;
 pub mod requests;
 pub mod webhook_endpoints;

@@ -2,7 +2,8 @@
 //! The request debits the balance and queues the payout in one transaction with its idempotency
 //! record; the payout worker then carries it to the partner. At or above the merchant's
 //! approval threshold the payout is created `pending_approval` instead; `approve` and `reject`
-//! are for console members only, and answer an API key `403 forbidden`.
+//! are for console members only, and answer an API key `403 forbidden`; `cancel` is for the
+//! payout's own member (a key counts as its maker), an owner or an admin.
 
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -11,7 +12,7 @@ use kaadxpay_types::ids::PayoutId;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::author::ClientAddress;
-use super::body::Body;
+use super::body::{Body, NoParameters};
 use super::error::ApiResult;
 use super::list::PageQuery;
 use super::outcome::execute;
@@ -20,7 +21,7 @@ use crate::contract::error::Error;
 use crate::contract::pagination::{Filters, List, Page};
 use crate::edge::middleware::RequestId;
 use crate::idempotency::IdempotencyKey;
-use crate::payments::approvals;
+use crate::payments::approvals::{self, CancelPayout};
 use crate::payments::payouts::{self, CreatePayout, Payout};
 use crate::service::state::AppState;
 
@@ -30,6 +31,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_payout))
         .routes(routes!(approve_payout))
         .routes(routes!(reject_payout))
+        .routes(routes!(cancel_payout))
 }
 
 /// Pays out part of the balance to a bank account.
@@ -85,6 +87,29 @@ async fn approve_payout(
     Path(_id): Path<PayoutId>,
 ) -> ApiResult<Json<Payout>> {
     Err(Error::Forbidden(approvals::NOT_FOR_API_KEYS))
+}
+
+/// Cancels a payout awaiting approval: it is `cancelled` and its amount is back in the balance.
+/// For the member it counts as made by (a key's maker, for a payout made with a key), an owner
+/// or an admin.
+#[utoipa::path(post, path = "/v1/payouts/{id}/cancel", tag = "payouts",
+    params(("Idempotency-Key" = String, Header)),
+    request_body(content = NoParameters, description = "Nothing, or `{}`."),
+    responses((status = 200, description = "The payout, `cancelled`.", body = Payout),
+        (status = 403, description = "`forbidden`: the payout is another member's, and the key's maker is not an owner or admin."),
+        (status = 404, description = "No such payout."),
+        (status = 409, description = "`invalid_state_transition`: the payout is not awaiting approval.")))]
+async fn cancel_payout(
+    State(state): State<AppState>,
+    merchant: Merchant,
+    client: ClientAddress,
+    key: IdempotencyKey,
+    RequestId(request_id): RequestId,
+    Path(payout_id): Path<PayoutId>,
+    Body(NoParameters {}): Body<NoParameters>,
+) -> Response {
+    let command = CancelPayout { payout_id };
+    execute(&state, &merchant, client, &key, &request_id, command).await
 }
 
 /// Rejects a payout awaiting approval. Rejections are made by a member in the console

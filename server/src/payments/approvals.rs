@@ -7,7 +7,10 @@
 //! ([`ApprovePayout`], [`RejectPayout`]) run under an Idempotency-Key, and its effect is one
 //! conditional `UPDATE … WHERE status = 'pending_approval'` with its event, its audit entry and
 //! (for a rejection) the credit in the same transaction: two approvers at once, or an approval
-//! racing a rejection, make one outcome. API keys never decide (`403 forbidden`).
+//! racing a rejection, make one outcome. API keys never decide (`403 forbidden`). Four eyes are
+//! two people: a payout counts as made by its `accountable` member (its creator, or the maker of
+//! the key that made it), who may not decide on it, but may cancel it while it awaits approval
+//! ([`CancelPayout`]: `cancelled`, the amount credited back; owners and admins may too).
 
 use kaadxpay_types::ids::PayoutId;
 use kaadxpay_types::{Permission, Role};
@@ -18,6 +21,7 @@ use sqlx::PgConnection;
 use super::balance;
 use super::payout_status::PayoutStatus;
 use super::payouts::{Payout, PAYOUT_COLUMNS};
+use crate::accounts::auth::Maker;
 use crate::contract::error::Error;
 use crate::history::audit::{self, Action, Actor, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
@@ -28,14 +32,17 @@ use crate::webhooks::{publish, EventType};
 pub const NOT_FOR_API_KEYS: &str = "Payouts are approved or rejected by a member in the console, \
      never by an API key: ask a member who may create payouts and did not create this one.";
 
-/// Why someone may not approve or reject a payout.
+/// Why someone may not approve, reject or cancel a payout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotADecider {
     /// Not a member whose role may create payouts (an API key, support staff, a developer or
     /// a viewer).
     Role,
-    /// The member created this payout: another member must decide.
+    /// The payout counts as this member's (made by them or by a key of theirs): another member
+    /// must decide.
     OwnPayout,
+    /// Cancelling is for the payout's own member, an owner or an admin.
+    NotTheCreator,
 }
 
 impl From<NotADecider> for Error {
@@ -43,19 +50,22 @@ impl From<NotADecider> for Error {
         Error::Forbidden(match refusal {
             NotADecider::Role => NOT_FOR_API_KEYS,
             NotADecider::OwnPayout => {
-                "You created this payout: another member must approve or reject it."
+                "This payout counts as yours (you or a key of yours made it): another member must approve or reject it."
+            }
+            NotADecider::NotTheCreator => {
+                "Only the member who made this payout (or whose key made it), an owner or an admin may cancel it."
             }
         })
     }
 }
 
-/// Whether `actor`, a member with `role`, may approve or reject a payout that `creator` (its
-/// `created_by_kind` and `created_by`) created: a member (not an API key, not support staff)
-/// whose role may create payouts, and not the payout's creator.
+/// Whether `actor`, a member with `role`, may approve or reject a payout that counts as made by
+/// `accountable`: a member (not an API key, not support staff) whose role may create payouts,
+/// and not the payout's own member.
 pub fn may_decide(
     role: Option<Role>,
     actor: &Actor,
-    creator: (Option<&str>, Option<&str>),
+    accountable: Option<&str>,
 ) -> Result<(), NotADecider> {
     let Actor::User(email) = actor else {
         return Err(NotADecider::Role);
@@ -63,10 +73,25 @@ pub fn may_decide(
     if !role.is_some_and(|role| role.may(Permission::CreatePayouts)) {
         return Err(NotADecider::Role);
     }
-    if creator == (Some(actor.kind()), Some(email.as_str())) {
+    if accountable == Some(email.as_str()) {
         return Err(NotADecider::OwnPayout);
     }
     Ok(())
+}
+
+/// Whether `maker` (the member a request answers to; `None` for a key of `merchants create`)
+/// may cancel any payout awaiting approval, not only its own: an owner or an admin, or a key
+/// bounded by no role.
+fn cancels_any(maker: Option<&Maker>) -> bool {
+    maker
+        .and_then(|maker| maker.role)
+        .is_none_or(|role| matches!(role, Role::Owner | Role::Admin))
+}
+
+/// Whether `maker` may cancel a payout awaiting approval that counts as `accountable`'s: its own
+/// member, or one who [cancels any](cancels_any).
+pub fn may_cancel(maker: Option<&Maker>, accountable: Option<&str>) -> bool {
+    cancels_any(maker) || maker.is_some_and(|maker| Some(maker.email.as_str()) == accountable)
 }
 
 /// A decision on a payout awaiting approval.
@@ -74,6 +99,7 @@ pub fn may_decide(
 pub enum Decision {
     Approve,
     Reject,
+    Cancel,
 }
 
 impl Decision {
@@ -81,6 +107,7 @@ impl Decision {
         match self {
             Decision::Approve => PayoutStatus::Pending,
             Decision::Reject => PayoutStatus::Rejected,
+            Decision::Cancel => PayoutStatus::Cancelled,
         }
     }
 
@@ -88,6 +115,7 @@ impl Decision {
         match self {
             Decision::Approve => EventType::PayoutApproved,
             Decision::Reject => EventType::PayoutRejected,
+            Decision::Cancel => EventType::PayoutCancelled,
         }
     }
 
@@ -95,7 +123,13 @@ impl Decision {
         match self {
             Decision::Approve => Action::PayoutApproved,
             Decision::Reject => Action::PayoutRejected,
+            Decision::Cancel => Action::PayoutCancelled,
         }
+    }
+
+    /// Whether it gives the payout's amount back.
+    fn credits(self) -> bool {
+        self != Decision::Approve
     }
 }
 
@@ -132,9 +166,26 @@ impl Command for RejectPayout {
     }
 }
 
+/// `POST /v1/payouts/{id}/cancel`: the payout awaiting approval is `cancelled` and its amount
+/// credited back, by its own member, an owner or an admin.
+#[derive(Debug, Clone, Serialize)]
+pub struct CancelPayout {
+    pub payout_id: PayoutId,
+}
+
+impl Command for CancelPayout {
+    const ENDPOINT: &'static str = "POST /v1/payouts/{id}/cancel";
+
+    async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        once.transaction(async |conn| decide(conn, caller, &self.payout_id, Decision::Cancel).await)
+            .await
+    }
+}
+
 /// Makes `decision` on the payout in `conn`'s transaction: one conditional `UPDATE` from
-/// `pending_approval` (never by its creator), then its event, its audit entry and, for a
-/// rejection, the credit. A payout that is no longer awaiting approval is `409`.
+/// `pending_approval` (an approval or rejection never by the payout's own member, a cancellation
+/// only by them, an owner or an admin), then its event, its audit entry and, for a rejection or
+/// a cancellation, the credit. A payout that is no longer awaiting approval is `409`.
 async fn decide(
     conn: &mut PgConnection,
     caller: &Caller<'_>,
@@ -143,26 +194,29 @@ async fn decide(
 ) -> Result<StoredResponse, Error> {
     let merchant_id = caller.merchant_id;
     let to = decision.to();
+    let member = caller.maker.map(|maker| maker.email.as_str());
     let decided: Option<Payout> = sqlx::query_as(&format!(
         "UPDATE payouts SET status = $3::text, decided_by = $4::text, decided_at = now(), \
            updated_at = now(), next_attempt_at = CASE WHEN $3::text = 'pending' THEN now() END \
          WHERE merchant_id = $1 AND id = $2 AND status = ANY($6) \
-           AND (created_by_kind, created_by) IS DISTINCT FROM ($5::text, $4::text) \
+           AND CASE WHEN $3::text = 'cancelled' THEN $7 OR accountable = $5::text \
+             ELSE accountable IS DISTINCT FROM $5::text END \
          RETURNING {PAYOUT_COLUMNS}"
     ))
     .bind(merchant_id)
     .bind(payout_id)
     .bind(to.as_str())
     .bind(caller.by.actor.name())
-    .bind(caller.by.actor.kind())
+    .bind(member)
     .bind(PayoutStatus::names_of_states_before(to))
+    .bind(cancels_any(caller.maker))
     .fetch_optional(&mut *conn)
     .await?;
     let Some(payout) = decided else {
-        return Err(not_decided(conn, caller, payout_id).await?);
+        return Err(not_decided(conn, caller, payout_id, decision).await?);
     };
     publish(&mut *conn, merchant_id, decision.event(), &payout).await?;
-    if decision == Decision::Reject {
+    if decision.credits() {
         balance::credit(conn, merchant_id, &payout.currency, payout.amount).await?;
     }
     let entry = Entry::new(
@@ -184,20 +238,13 @@ async fn decide(
     Ok(StoredResponse::ok(&payout, resource))
 }
 
-/// The creator of `payout`, as [`may_decide`] reads it.
-pub fn creator(payout: &Payout) -> (Option<&str>, Option<&str>) {
-    (
-        payout.created_by_kind.as_deref(),
-        payout.created_by.as_deref(),
-    )
-}
-
-/// Why a decision changed nothing: no such payout, its creator deciding, or it is no longer
-/// awaiting approval.
+/// Why a decision changed nothing: no such payout, its own member deciding (or another member
+/// cancelling), or it is no longer awaiting approval.
 async fn not_decided(
     conn: &mut PgConnection,
     caller: &Caller<'_>,
     payout_id: &PayoutId,
+    decision: Decision,
 ) -> Result<Error, Error> {
     let payout: Option<Payout> = sqlx::query_as(&format!(
         "SELECT {PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 AND id = $2"
@@ -210,7 +257,11 @@ async fn not_decided(
         return Ok(Error::ResourceMissing("payout"));
     };
     if payout.status == PayoutStatus::PendingApproval {
-        return Ok(NotADecider::OwnPayout.into());
+        return Ok(match decision {
+            Decision::Cancel => NotADecider::NotTheCreator,
+            Decision::Approve | Decision::Reject => NotADecider::OwnPayout,
+        }
+        .into());
     }
     Ok(Error::InvalidStateTransition(format!(
         "This payout is not awaiting approval: it is {}.",
@@ -226,11 +277,14 @@ mod tests {
     fn a_member_who_may_create_payouts_decides_on_anothers_payout_only() {
         let maker = Actor::User("maker@shop.test".to_owned());
         let checker = Actor::User("checker@shop.test".to_owned());
-        let made_by_maker = (Some("user"), Some("maker@shop.test"));
-        let made_by_key = (Some("api_key"), Some("key_1"));
+        let made_by_maker = Some("maker@shop.test");
+        let made_by_key_of_nobody = None;
         for role in [Role::Owner, Role::Admin, Role::Finance] {
             assert_eq!(may_decide(Some(role), &checker, made_by_maker), Ok(()));
-            assert_eq!(may_decide(Some(role), &maker, made_by_key), Ok(()));
+            assert_eq!(
+                may_decide(Some(role), &maker, made_by_key_of_nobody),
+                Ok(())
+            );
             assert_eq!(
                 may_decide(Some(role), &maker, made_by_maker),
                 Err(NotADecider::OwnPayout)

@@ -179,6 +179,12 @@ impl TryFrom<String> for Iban {
     }
 }
 
+impl Iban {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 impl From<Iban> for String {
     fn from(iban: Iban) -> String {
         iban.0

@@ -1,6 +1,7 @@
 //! Where a payout stands (API.md §4), and the moves between its states: a payout at or above
 //! its merchant's approval threshold starts `pending_approval` and moves to `pending` when
-//! another member approves it, or to `rejected` (its amount comes back); a payout is `pending`
+//! another member approves it, or to `rejected` (its amount comes back), or to `cancelled` by its
+//! creator (its amount comes back too); a payout is `pending`
 //! until the partner accepts its transfer (`in_transit`) or says it is `paid`; it `failed` (its
 //! amount comes back) only before it was paid; it is `reversed` (its amount comes back) when its
 //! own transfer returns, from any state but the final ones. Stored and shown as its snake_case
@@ -13,6 +14,7 @@ use serde::Serialize;
 pub enum PayoutStatus {
     PendingApproval,
     Rejected,
+    Cancelled,
     Pending,
     InTransit,
     Paid,
@@ -23,6 +25,7 @@ pub enum PayoutStatus {
 status_names!(PayoutStatus, "a payout status", {
     PendingApproval => "pending_approval",
     Rejected => "rejected",
+    Cancelled => "cancelled",
     Pending => "pending",
     InTransit => "in_transit",
     Paid => "paid",
@@ -45,7 +48,7 @@ impl PayoutStatus {
         use PayoutStatus::*;
         matches!(
             (self, to),
-            (PendingApproval, Pending | Rejected)
+            (PendingApproval, Pending | Rejected | Cancelled)
                 | (Pending, InTransit | Paid | Failed | Reversed)
                 | (InTransit, Paid | Failed | Reversed)
                 | (Paid, Reversed)

@@ -60,6 +60,10 @@ pub struct Payout {
     pub created_by_kind: Option<String>,
     #[serde(skip)]
     pub created_by: Option<String>,
+    /// The member it counts as made by, for four eyes (its creator, or the maker of the key
+    /// that made it), by email; `None` for a key of `merchants create`.
+    #[serde(skip)]
+    pub accountable: Option<String>,
     /// The member who approved or rejected it, and when.
     #[serde(skip)]
     pub decided_by: Option<String>,
@@ -70,7 +74,7 @@ pub struct Payout {
 pub const PAYOUT_COLUMNS: &str =
     "id, merchant_id, 'payout' AS object, amount, currency, status, destination, description, \
      idempotency_key, partner_transfer_id, failure_code, duplicates_reversed, created_at, updated_at, \
-     approval_required, created_by_kind, created_by, decided_by, decided_at";
+     approval_required, created_by_kind, created_by, accountable, decided_by, decided_at";
 
 /// The end-to-end key of a payout's transfer: the same on every attempt, from any process.
 pub fn partner_key(payout_id: &PayoutId, idempotency_key: &str) -> String {
@@ -175,6 +179,7 @@ pub async fn create(
         merchant_id,
         payout.currency.code(),
         payout.amount.minor_units(),
+        payout.destination.iban.as_str(),
     )
     .await?;
     let status = PayoutStatus::at_creation(awaits_approval);
@@ -182,9 +187,9 @@ pub async fn create(
     let created: Payout = sqlx::query_as(&format!(
         "INSERT INTO payouts (id, merchant_id, amount, currency, status, destination, description, \
            idempotency_key, partner_key, next_attempt_at, approval_required, created_by_kind, \
-           created_by) \
+           created_by, accountable) \
          VALUES ($1, $2, $3, $4, $9, $5, $6, $7, $8, CASE WHEN $10 THEN NULL ELSE now() END, $10, \
-           $11, $12) RETURNING {PAYOUT_COLUMNS}"
+           $11, $12, $13) RETURNING {PAYOUT_COLUMNS}"
     ))
     .bind(&id)
     .bind(merchant_id)
@@ -198,6 +203,7 @@ pub async fn create(
     .bind(awaits_approval)
     .bind(caller.by.actor.kind())
     .bind(caller.by.actor.name())
+    .bind(caller.maker.map(|maker| &maker.email))
     .fetch_one(&mut *conn)
     .await?;
     publish(&mut *conn, merchant_id, EventType::PayoutCreated, &created).await?;

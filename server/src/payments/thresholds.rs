@@ -12,23 +12,43 @@ use super::money::{Amount, Currency};
 use crate::contract::error::Error;
 use crate::history::audit::{self, Action, By, Entry};
 
-/// Whether a payout of `amount` minor units of `currency` needs approval: at or above the
-/// merchant's threshold for the currency (no threshold: never).
+/// Whether a payout of `amount` minor units of `currency` to `iban` needs approval: when,
+/// with the merchant's other payouts to that account in that currency within [`WINDOW_HOURS`]
+/// (but those `failed`, `rejected` or `cancelled`), it reaches the merchant's threshold for the
+/// currency (no threshold: never), so that splitting a large payout never escapes approval.
+/// IBANs are compared without spaces, in upper case.
+///
+/// Called in the payout's transaction after its debit, which holds the merchant's balance row
+/// in the currency until commit: a payout made at the same time waits there, then sees this
+/// one's row (each statement reads what committed before it), so two halves made at once are
+/// summed too.
 pub async fn needs_approval(
     conn: &mut PgConnection,
     merchant_id: &MerchantId,
     currency: &str,
     amount: i64,
+    iban: &str,
 ) -> sqlx::Result<bool> {
-    let threshold = sqlx::query_scalar!(
-        "SELECT amount FROM approval_thresholds WHERE merchant_id = $1 AND currency = $2",
+    let found = sqlx::query!(
+        r#"SELECT t.amount AS threshold,
+             (SELECT coalesce(sum(p.amount), 0) FROM payouts p
+              WHERE p.merchant_id = t.merchant_id AND p.currency = t.currency
+                AND upper(replace(p.destination ->> 'iban', ' ', '')) = upper(replace($3, ' ', ''))
+                AND p.created_at > now() - make_interval(hours => $4)
+                AND p.status NOT IN ('failed', 'rejected', 'cancelled'))::int8 AS "recent!"
+           FROM approval_thresholds t WHERE t.merchant_id = $1 AND t.currency = $2"#,
         merchant_id.as_str(),
         currency,
+        iban,
+        WINDOW_HOURS,
     )
     .fetch_optional(conn)
     .await?;
-    Ok(threshold.is_some_and(|threshold| amount >= threshold))
+    Ok(found.is_some_and(|found| amount.saturating_add(found.recent) >= found.threshold))
 }
+
+/// How far back payouts to the same account count together against the threshold.
+pub const WINDOW_HOURS: i32 = 24;
 
 /// A merchant's threshold for one currency.
 #[derive(Debug, Clone)]

@@ -9,6 +9,7 @@ use std::future::Future;
 
 use serde::Serialize;
 
+use crate::accounts::auth::Maker;
 use crate::contract::error::Error;
 use crate::history::audit::By;
 use crate::idempotency::fingerprint::fingerprint;
@@ -25,6 +26,9 @@ pub struct Caller<'a> {
     pub request_id: &'a str,
     /// Who acts (the API key, or the console's user) and from where, for the audit log.
     pub by: &'a By,
+    /// The member the request answers to: the console's user, or the API key's maker (`None`
+    /// for a key made by `merchants create`).
+    pub maker: Option<&'a Maker>,
 }
 
 /// An operation with an effect, run at most once per key. Its serialised form is what makes two

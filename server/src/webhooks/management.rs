@@ -450,7 +450,8 @@ fn test_event(kind: EventType) -> NewEvent {
         | EventType::PayoutReversed
         | EventType::PayoutPendingApproval
         | EventType::PayoutApproved
-        | EventType::PayoutRejected => NewEvent::of(kind, &test_payout(kind)),
+        | EventType::PayoutRejected
+        | EventType::PayoutCancelled => NewEvent::of(kind, &test_payout(kind)),
     };
     event.payload["test"] = json!(true);
     event
@@ -485,11 +486,15 @@ fn test_payout(kind: EventType) -> Payout {
         EventType::PayoutReversed => PayoutStatus::Reversed,
         EventType::PayoutPendingApproval => PayoutStatus::PendingApproval,
         EventType::PayoutRejected => PayoutStatus::Rejected,
+        EventType::PayoutCancelled => PayoutStatus::Cancelled,
         _ => PayoutStatus::Pending,
     };
     let sent = !matches!(
         status,
-        PayoutStatus::Pending | PayoutStatus::PendingApproval | PayoutStatus::Rejected
+        PayoutStatus::Pending
+            | PayoutStatus::PendingApproval
+            | PayoutStatus::Rejected
+            | PayoutStatus::Cancelled
     );
     Payout {
         id: PayoutId::new(),
@@ -515,6 +520,7 @@ fn test_payout(kind: EventType) -> Payout {
         ),
         created_by_kind: None,
         created_by: None,
+        accountable: None,
         decided_by: None,
         decided_at: None,
     }

@@ -28,10 +28,11 @@ pub enum EventType {
     PayoutPendingApproval,
     PayoutApproved,
     PayoutRejected,
+    PayoutCancelled,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 11] = [
+    pub const ALL: [EventType; 12] = [
         Self::OrderCreated,
         Self::OrderCaptured,
         Self::OrderCancelled,
@@ -43,6 +44,7 @@ impl EventType {
         Self::PayoutPendingApproval,
         Self::PayoutApproved,
         Self::PayoutRejected,
+        Self::PayoutCancelled,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -58,6 +60,7 @@ impl EventType {
             Self::PayoutPendingApproval => "payout.pending_approval",
             Self::PayoutApproved => "payout.approved",
             Self::PayoutRejected => "payout.rejected",
+            Self::PayoutCancelled => "payout.cancelled",
         }
     }
 

@@ -12,6 +12,7 @@ use utoipa::openapi::schema::Schema;
 use utoipa::openapi::RefOr;
 use utoipa::{PartialSchema, ToSchema};
 
+use super::lineage::Lineage;
 use super::{Access, Secret};
 use crate::contract::error::Error;
 use crate::contract::input::{name, text_schema, NAME_PATTERN};
@@ -42,12 +43,18 @@ pub struct ApiKey {
     pub last_used_at: Option<DateTime<Utc>>,
     /// When it stops (or stopped) working: set by a roll or a revocation.
     pub expires_at: Option<DateTime<Utc>>,
+    /// The email of the member it acts for (who made it, in the console or with a key of
+    /// theirs), whose role bounds it at each use; `null` for a key made for the merchant.
+    pub created_by: Option<String>,
+    /// The key that made it (or rolled the key it succeeds), `key_…`; `null` when a member did.
+    pub created_by_key: Option<String>,
     /// The secret, in the answer that created the key only; `null` everywhere else.
     pub secret: Option<String>,
 }
 
 const KEY_COLUMNS: &str = "id, 'api_key' AS object, name, prefix, access, created_at, \
-    last_used_at, expires_at, NULL::text AS secret";
+    last_used_at, expires_at, CASE WHEN acts_for_maker THEN created_by_email END AS created_by, \
+    created_by_key, NULL::text AS secret";
 
 impl ApiKey {
     /// The stored answer `body` of the command that made this key, with its `secret` shown.
@@ -98,11 +105,15 @@ pub struct NewKey {
 }
 
 /// `POST /v1/api-keys`: a new key with the fresh `secret` (which is not part of what makes
-/// two requests the same request).
+/// two requests the same request). It acts for the caller's member, unless an owner makes it
+/// `for_merchant` (in the console), and then has the access it is given, whoever the owner is
+/// later; a key made by a key answers to that key's member the same way.
 #[derive(Serialize)]
 pub struct CreateKey {
     #[serde(flatten)]
     pub key: NewKey,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub for_merchant: bool,
     #[serde(skip)]
     pub secret: Secret,
 }
@@ -111,8 +122,9 @@ impl Command for CreateKey {
     const ENDPOINT: &'static str = "POST /v1/api-keys";
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let lineage = Lineage::made_by(caller, self.for_merchant)?;
         once.transaction(async |conn| {
-            let key = insert(conn, caller.merchant_id, &self.key, &self.secret).await?;
+            let key = insert(conn, caller.merchant_id, &self.key, &lineage, &self.secret).await?;
             let entry = Entry::new(
                 caller.merchant_id,
                 caller.by,
@@ -219,6 +231,7 @@ impl RollKey {
         .bind(&self.key_id)
         .fetch_optional(&mut *conn)
         .await?;
+        let lineage = Lineage::rolled(conn, caller, &self.key_id).await?;
         let rolled: Option<ApiKey> = sqlx::query_as(&format!(
             "UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), \
                now() + $3 * interval '1 second') \
@@ -239,7 +252,7 @@ impl RollKey {
             name: KeyName(rolled.name.clone()),
             access: rolled.access,
         };
-        let key = insert(conn, merchant_id, &successor, &self.secret).await?;
+        let key = insert(conn, merchant_id, &successor, &lineage, &self.secret).await?;
         let entry = Entry::new(
             merchant_id,
             caller.by,
@@ -254,17 +267,19 @@ impl RollKey {
     }
 }
 
-/// Stores the key in `conn`'s transaction: its hash and prefix, never its secret (so the
-/// answer, a `201` with the key, has `"secret": null`).
+/// Stores the key in `conn`'s transaction with its `lineage`: its hash and prefix, never its
+/// secret (so the answer, a `201` with the key, has `"secret": null`).
 async fn insert(
     conn: &mut PgConnection,
     merchant_id: &MerchantId,
     key: &NewKey,
+    lineage: &Lineage,
     secret: &Secret,
 ) -> Result<ApiKey, Error> {
     Ok(sqlx::query_as(&format!(
-        "INSERT INTO api_keys (id, merchant_id, name, key_hash, prefix, access) \
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING {KEY_COLUMNS}"
+        "INSERT INTO api_keys (id, merchant_id, name, key_hash, prefix, access, created_by_user, \
+           created_by_email, acts_for_maker, created_by_key, rolled_from) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING {KEY_COLUMNS}"
     ))
     .bind(new_id("key"))
     .bind(merchant_id)
@@ -272,6 +287,11 @@ async fn insert(
     .bind(secret.hash())
     .bind(secret.prefix())
     .bind(key.access.as_str())
+    .bind(&lineage.maker_id)
+    .bind(&lineage.maker_email)
+    .bind(lineage.acts_for_maker)
+    .bind(&lineage.created_by_key)
+    .bind(&lineage.rolled_from)
     .fetch_one(conn)
     .await?)
 }
@@ -322,9 +342,17 @@ pub async fn list(
     .await?)
 }
 
-/// Revokes the key: it expires now (or stays expired since when it did); `None` when the
-/// merchant has no such key. Every process forgets it at once (the revocation trigger). The
-/// audit entry `by` wrote is in the same transaction, with the key before and after.
+/// The CTE `lineage`: the merchant's key `$2` and every key it made or was rolled into,
+/// transitively.
+const LINEAGE: &str = "WITH RECURSIVE lineage (id) AS ( \
+    SELECT id FROM api_keys WHERE merchant_id = $1 AND id = $2 \
+    UNION SELECT made.id FROM api_keys made JOIN lineage \
+      ON made.created_by_key = lineage.id OR made.rolled_from = lineage.id)";
+
+/// Revokes the key and, transitively, every key it made or was rolled into: they expire now (or
+/// stay expired since when they did); `None` when the merchant has no such key. Every process
+/// forgets them at once (the revocation trigger). The audit entries `by` wrote are in the same
+/// transaction, one per key, with the key before and after.
 pub async fn revoke(
     pool: &PgPool,
     merchant_id: &MerchantId,
@@ -332,25 +360,31 @@ pub async fn revoke(
     by: &By,
 ) -> sqlx::Result<Option<ApiKey>> {
     let mut tx = pool.begin().await?;
-    let before: Option<ApiKey> = sqlx::query_as(&format!(
-        "SELECT {KEY_COLUMNS} FROM api_keys WHERE merchant_id = $1 AND id = $2 FOR UPDATE"
+    let before: Vec<ApiKey> = sqlx::query_as(&format!(
+        "{LINEAGE} SELECT {KEY_COLUMNS} FROM api_keys WHERE id IN (SELECT id FROM lineage) \
+         ORDER BY id FOR UPDATE"
     ))
     .bind(merchant_id)
     .bind(id)
-    .fetch_optional(&mut *tx)
+    .fetch_all(&mut *tx)
     .await?;
-    let revoked: Option<ApiKey> = sqlx::query_as(&format!(
-        "UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), now()) \
-         WHERE merchant_id = $1 AND id = $2 RETURNING {KEY_COLUMNS}"
+    let revoked: Vec<ApiKey> = sqlx::query_as(&format!(
+        "{LINEAGE} UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), now()) \
+         WHERE id IN (SELECT id FROM lineage) RETURNING {KEY_COLUMNS}"
     ))
     .bind(merchant_id)
     .bind(id)
-    .fetch_optional(&mut *tx)
+    .fetch_all(&mut *tx)
     .await?;
-    if let Some(key) = &revoked {
-        let entry = Entry::new(merchant_id, by, Action::ApiKeyRevoked, KIND, id);
-        audit::record(&mut tx, &entry.before(&before).after(key)).await?;
+    for key in &revoked {
+        let before = before.iter().find(|before| before.id == key.id);
+        let after = match key.id == id {
+            true => serde_json::json!(key),
+            false => serde_json::json!({ "key": key, "revoked_with": id }),
+        };
+        let entry = Entry::new(merchant_id, by, Action::ApiKeyRevoked, KIND, &key.id);
+        audit::record(&mut tx, &entry.before(before).after(after)).await?;
     }
     tx.commit().await?;
-    Ok(revoked)
+    Ok(revoked.into_iter().find(|key| key.id == id))
 }

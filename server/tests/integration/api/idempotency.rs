@@ -346,6 +346,7 @@ mod costs {
             key: &key,
             request_id: "req_costs",
             by: &crate::common::test_author(),
+            maker: None,
         };
         commands::run(state, &caller, &order).await.unwrap()
     }
@@ -436,6 +437,7 @@ mod costs {
             key: &key,
             request_id: "req_render",
             by: &crate::common::test_author(),
+            maker: None,
         };
         commands::run(state, &caller, &command).await.unwrap()
     }

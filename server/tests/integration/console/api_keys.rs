@@ -172,5 +172,9 @@ async fn a_rolled_key_works_through_its_overlap_a_revoked_one_stops_and_read_onl
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert_eq!(stopped, 401, "a revoked key stops within 5 s");
-    assert_eq!(status_with(&app, &successor, "GET").await, 200);
+    assert_eq!(
+        status_with(&app, &successor, "GET").await,
+        401,
+        "revoking a key revokes the key it was rolled into"
+    );
 }
