@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use kaadxpay_types::ids::MerchantId;
-pub use kaadxpay_types::{Moment, Money, Permission, Role};
+pub use kaadxpay_types::{Moment, Money, OrderStatus, PayoutStatus, Permission, Role};
 
 /// Who is signed in, put into the request by the server's session layer.
 #[derive(Debug, Clone)]

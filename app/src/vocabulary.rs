@@ -64,3 +64,23 @@ pub fn subject_word(kind: &str) -> String {
         other => other.to_owned(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::code_word;
+    use crate::console::{OrderStatus, PayoutStatus};
+    use crate::i18n::{in_language, Lang};
+
+    #[test]
+    fn every_status_has_its_word_in_each_language() {
+        let statuses = PayoutStatus::NAMES.into_iter().chain(OrderStatus::NAMES);
+        for status in statuses {
+            assert_eq!(in_language(Lang::En, || code_word(status)), status);
+            let word = in_language(Lang::Zh, || code_word(status));
+            assert!(
+                word != status && !word.is_ascii(),
+                "{status} has no Chinese word"
+            );
+        }
+    }
+}

@@ -41,11 +41,11 @@ use sqlx::{Connection, PgConnection, PgPool, Postgres};
 use uuid::Uuid;
 
 use crate::contract::pagination::Filters;
-use crate::payments::payout_status::PayoutStatus;
 use crate::payments::payouts::partner_key;
 use crate::platform::db;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner::wire::{Transfer, TransferStatus};
+use kaadxpay_types::PayoutStatus;
 
 /// How long a claimed reversal (or a claimed day) is its claimer's before another run may take
 /// it over: well above a partner call.

@@ -9,7 +9,7 @@ use crate::components::{
     not_found_view, path_id, refusal_notice, refused_filter, Empty, ExportLink, ListFilterForm,
     Pager, StatusBadge,
 };
-use crate::console::{OrderRow, Permission};
+use crate::console::{OrderRow, OrderStatus, Permission};
 use crate::i18n::{money, when};
 
 #[component]
@@ -49,7 +49,7 @@ pub fn Orders() -> impl IntoView {
     let cursor = cursor();
     view! {
         <div class="heading-row"><h1>{tr!("nav-orders")}</h1><ExportLink base="/exports/orders.csv".to_owned()/></div>
-        <ListFilterForm action="/orders" statuses=&["pending", "captured", "cancelled"]/>
+        <ListFilterForm action="/orders" statuses=&OrderStatus::NAMES/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.orders(&merchant_id, &list_filter(), cursor).await {

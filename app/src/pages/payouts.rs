@@ -13,7 +13,7 @@ use crate::components::{
     merchant_id_or_notice, mint_key, not_found_view, path_id, refusal_notice, refused_filter,
     Empty, ExportLink, ListFilterForm, Pager, StatusBadge, TestModeNotice,
 };
-use crate::console::{Decision, PayoutRow, PayoutView, Permission, Subject};
+use crate::console::{Decision, PayoutRow, PayoutStatus, PayoutView, Permission, Subject};
 use crate::i18n::{money, when};
 use crate::notice::refused_page;
 use crate::pages::timeline::Timeline;
@@ -55,7 +55,7 @@ pub fn Payouts() -> impl IntoView {
     let cursor = cursor();
     view! {
         <div class="heading-row"><h1>{tr!("nav-payouts")}</h1><span><ExportLink base="/exports/payouts.csv".to_owned()/>" "{may(Permission::CreatePayouts).then(|| view! { <a class="button" href="/payouts/new">{tr!("payout-new")}</a> })}</span></div>
-        <ListFilterForm action="/payouts" statuses=&["pending_approval", "rejected", "cancelled", "pending", "in_transit", "paid", "failed", "reversed"]/>
+        <ListFilterForm action="/payouts" statuses=&PayoutStatus::NAMES/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.payouts(&merchant_id, &list_filter(), cursor).await {

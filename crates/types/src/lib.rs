@@ -3,13 +3,55 @@
 //! server nor PostgreSQL to speak them:
 //! a member's [`Role`] and its [`Permission`]s, and [`Currency`] with its exponent, which turns
 //! typed amounts into minor units and minor units into decimals ([`Money`]), and a timeline's
-//! [`Moment`]s as data; and the prefixed [`ids`], typed per kind.
+//! [`Moment`]s as data; where a [`PayoutStatus`] or an [`OrderStatus`] stands and the moves
+//! between them; and the prefixed [`ids`], typed per kind.
+
+/// A status enum's stored and shown names, written once for every status: `ALL` (its states in
+/// the order given), `NAMES` (theirs), `as_str` (a state's name), `TryFrom<String>` (a name back to its state, or
+/// an error that says `"<name>" is not <what>`) and `Display` (the name). The enum itself, with
+/// its serde, sqlx and OpenAPI attributes, stays where it is declared.
+macro_rules! status_names {
+    ($status:ident, $what:literal, { $($state:ident => $name:literal),+ $(,)? }) => {
+        impl $status {
+            pub const ALL: [Self; [$(Self::$state),+].len()] = [$(Self::$state),+];
+            /// Every state's name, in the order of `ALL` (what a list's status filter offers).
+            pub const NAMES: [&'static str; [$($name),+].len()] = [$($name),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$state => $name,)+
+                }
+            }
+        }
+
+        impl TryFrom<String> for $status {
+            type Error = String;
+
+            fn try_from(name: String) -> Result<Self, String> {
+                Self::ALL
+                    .into_iter()
+                    .find(|status| status.as_str() == name)
+                    .ok_or_else(|| format!("{name:?} is not {}", $what))
+            }
+        }
+
+        impl std::fmt::Display for $status {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
 
 pub mod ids;
 mod money;
+mod order_status;
+mod payout_status;
 mod role;
 mod timeline;
 
 pub use money::{Currency, Money, CURRENCIES};
+pub use order_status::OrderStatus;
+pub use payout_status::PayoutStatus;
 pub use role::{Permission, Role};
 pub use timeline::Moment;

@@ -39,13 +39,14 @@ use crate::payments::approvals::{self, ApprovePayout, CancelPayout, RejectPayout
 use crate::payments::balance;
 use crate::payments::fields::{AccountHolder, BankAccount, Iban};
 use crate::payments::money::{Amount, Currency};
-use crate::payments::orders::{self, CreateOrder, Target};
+use crate::payments::orders::{self, Target};
 use crate::payments::payouts::{self, CreatePayout};
 use crate::payments::thresholds;
 use crate::reconcile::on_request::{Requester, RunNowError};
 use crate::reconcile::{self, Reconciler};
 use crate::request_log::query as request_log;
 use crate::service::commands::{self, Caller, Command};
+use crate::service::keyed;
 use crate::service::state::AppState;
 use crate::webhooks::endpoints::CreateEndpoint;
 use crate::webhooks::events::RedeliverEvent;
@@ -1019,10 +1020,8 @@ async fn recorded_answer(
         kind: link.kind.clone(),
         id: link.id.clone(),
     };
-    let rendered = match record.endpoint.as_str() {
-        CreateOrder::ENDPOINT => CreateOrder::render(state, merchant_id, resource).await?,
-        CreatePayout::ENDPOINT => CreatePayout::render(state, merchant_id, resource).await?,
-        _ => return Ok(None),
-    };
-    Ok(Some(rendered.body))
+    match keyed::render(state, &record.endpoint, merchant_id, resource).await {
+        Some(rendered) => Ok(Some(rendered?.body)),
+        None => Ok(None),
+    }
 }

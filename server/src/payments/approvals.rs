@@ -19,7 +19,6 @@ use serde_json::json;
 use sqlx::PgConnection;
 
 use super::balance;
-use super::payout_status::PayoutStatus;
 use super::payouts::{Payout, PAYOUT_COLUMNS};
 use crate::accounts::auth::Maker;
 use crate::contract::error::Error;
@@ -27,6 +26,7 @@ use crate::history::audit::{self, Action, Actor, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::service::commands::{Caller, Command};
 use crate::webhooks::{publish, EventType};
+use kaadxpay_types::PayoutStatus;
 
 /// What an API key is told on `POST /v1/payouts/{id}/approve` and `/reject`.
 pub const NOT_FOR_API_KEYS: &str = "Payouts are approved or rejected by a member in the console, \

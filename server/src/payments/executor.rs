@@ -31,11 +31,11 @@ use uuid::Uuid;
 
 use super::partner_calls::{Answer, Call, Noted};
 use super::partner_events::transfers_with_key;
-use super::payout_status::PayoutStatus;
 use super::payouts::{self, Mover};
 use crate::platform::{db, failpoints};
 use kaadxpay_partner::client::{CreateError, PartnerClient, PartnerError};
 use kaadxpay_partner::wire::{Destination, Transfer, TransferRequest, TransferStatus};
+use kaadxpay_types::PayoutStatus;
 
 /// Jobs claimed per run.
 const BATCH: i64 = 50;

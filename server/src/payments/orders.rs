@@ -13,7 +13,6 @@ use sqlx::PgPool;
 use super::balance;
 use super::fields::{Description, Metadata};
 use super::money::{Amount, Currency};
-use super::order_status::OrderStatus;
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
@@ -21,6 +20,7 @@ use crate::platform::failpoints;
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 use crate::webhooks::outbox::{self, EventType, NewEvent};
+use kaadxpay_types::OrderStatus;
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Order {

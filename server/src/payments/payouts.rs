@@ -17,7 +17,6 @@ use uuid::Uuid;
 use super::balance;
 use super::fields::{BankAccount, Description};
 use super::money::{Amount, Currency};
-use super::payout_status::PayoutStatus;
 use super::thresholds;
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
@@ -27,6 +26,7 @@ use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 use crate::webhooks::{publish, EventType};
 use kaadxpay_partner::wire::Destination;
+use kaadxpay_types::PayoutStatus;
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Payout {

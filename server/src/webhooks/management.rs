@@ -30,13 +30,12 @@ use super::signature;
 use crate::contract::error::Error;
 use crate::history::audit::{self, Action, By, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
-use crate::payments::order_status::OrderStatus;
 use crate::payments::orders::Order;
-use crate::payments::payout_status::PayoutStatus;
 use crate::payments::payouts::Payout;
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 use kaadxpay_partner::wire::Destination;
+use kaadxpay_types::{OrderStatus, PayoutStatus};
 
 /// `PATCH /v1/webhook-endpoints/{id}`: what to change; a field left out stays as it is.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]

@@ -14,56 +14,42 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
 use uuid::Uuid;
 
-/// What happened; its name (`order.created`, ...) is the `event_type` merchants see.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventType {
-    OrderCreated,
-    OrderCaptured,
-    OrderCancelled,
-    PayoutCreated,
-    PayoutInTransit,
-    PayoutPaid,
-    PayoutFailed,
-    PayoutReversed,
-    PayoutPendingApproval,
-    PayoutApproved,
-    PayoutRejected,
-    PayoutCancelled,
+macro_rules! event_types {
+    ($($variant:ident => $name:literal,)+) => {
+        /// What happened; its name (`order.created`, ...) is the `event_type` merchants see.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum EventType {
+            $($variant,)+
+        }
+
+        impl EventType {
+            pub const ALL: [Self; [$(Self::$variant),+].len()] = [$(Self::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)+
+                }
+            }
+        }
+    };
+}
+
+event_types! {
+    OrderCreated => "order.created",
+    OrderCaptured => "order.captured",
+    OrderCancelled => "order.cancelled",
+    PayoutCreated => "payout.created",
+    PayoutInTransit => "payout.in_transit",
+    PayoutPaid => "payout.paid",
+    PayoutFailed => "payout.failed",
+    PayoutReversed => "payout.reversed",
+    PayoutPendingApproval => "payout.pending_approval",
+    PayoutApproved => "payout.approved",
+    PayoutRejected => "payout.rejected",
+    PayoutCancelled => "payout.cancelled",
 }
 
 impl EventType {
-    pub const ALL: [EventType; 12] = [
-        Self::OrderCreated,
-        Self::OrderCaptured,
-        Self::OrderCancelled,
-        Self::PayoutCreated,
-        Self::PayoutInTransit,
-        Self::PayoutPaid,
-        Self::PayoutFailed,
-        Self::PayoutReversed,
-        Self::PayoutPendingApproval,
-        Self::PayoutApproved,
-        Self::PayoutRejected,
-        Self::PayoutCancelled,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::OrderCreated => "order.created",
-            Self::OrderCaptured => "order.captured",
-            Self::OrderCancelled => "order.cancelled",
-            Self::PayoutCreated => "payout.created",
-            Self::PayoutInTransit => "payout.in_transit",
-            Self::PayoutPaid => "payout.paid",
-            Self::PayoutFailed => "payout.failed",
-            Self::PayoutReversed => "payout.reversed",
-            Self::PayoutPendingApproval => "payout.pending_approval",
-            Self::PayoutApproved => "payout.approved",
-            Self::PayoutRejected => "payout.rejected",
-            Self::PayoutCancelled => "payout.cancelled",
-        }
-    }
-
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|kind| kind.as_str() == name)
     }

@@ -275,6 +275,30 @@ async fn the_key_page_never_shows_a_webhook_endpoint_secret() {
 }
 
 #[tokio::test]
+async fn the_key_page_shows_the_answer_of_every_command_recorded_by_reference() {
+    let app = app_with_user("grace@example.com").await;
+    let cookie = signed_in(&app, "grace@example.com").await;
+    let created = app
+        .post(
+            "/v1/api-keys",
+            Some("key-by-reference"),
+            r#"{"name": "Ops"}"#,
+        )
+        .await;
+    assert_eq!(created.status(), 201);
+    let id = common::json(created).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let html = page(&app, &cookie, "/keys?key=key-by-reference").await;
+    let shown = html
+        .split("<pre class=\"response\">")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no stored response shown: {html}"));
+    assert!(shown.contains(&id), "the answer that made the key: {shown}");
+}
+
+#[tokio::test]
 async fn list_pages_filter_by_status_and_days_from_their_address_and_pages_keep_the_filters() {
     let app = spawn_app().await;
     let browser = common::browser::signed_in(&app, false).await;

@@ -7,6 +7,7 @@ mod cli;
 mod endpoints;
 mod engine_schema;
 mod generated_clients;
+mod keyed_commands;
 mod layers;
 mod retention;
 mod schemathesis;
