@@ -1,14 +1,16 @@
 //! The `kaadxpay` command line: serve (the default), migrate, merchants, users (create,
 //! reset-two-factor), partner-sim,
-//! reconcile, reversals, sweep, purge.
+//! reconcile, reversals, sweep, purge, audit verify.
 
 use anyhow::Context;
 use chrono::NaiveDate;
 use clap::{Parser, Subcommand};
 use kaadxpay_partner_sim::{self as sim, SimArgs};
+use kaadxpay_types::ids::MerchantId;
 use kaadxpay_types::Role;
 use server::accounts::auth::{self, NewMerchant};
 use server::accounts::{two_factor, users};
+use server::history::chain;
 use server::idempotency::maintenance;
 use server::platform::db::Database;
 use server::platform::sealing::SecretsKey;
@@ -69,6 +71,22 @@ enum Command {
     Sweep,
     /// Delete expired idempotency records and history past its retention, once.
     Purge,
+    /// Check the audit log.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Check each merchant's audit chain: exit 0 when whole, else print each broken chain's
+    /// first changed, removed or inserted entry and exit 1.
+    Verify {
+        /// Check this merchant's chain only (`mer_…`).
+        #[arg(long)]
+        merchant: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -259,6 +277,27 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
                     .await?;
             println!("{days} request log days past their retention dropped");
             Ok(())
+        }
+        Command::Audit {
+            command: AuditCommand::Verify { merchant },
+        } => {
+            let merchant = merchant.map(MerchantId::from);
+            let report = chain::verify(&db.pool, merchant.as_ref()).await?;
+            if report.breaks.is_empty() {
+                println!(
+                    "the audit log is whole: {} entries in {} chains",
+                    report.entries, report.chains
+                );
+                return Ok(());
+            }
+            for broken in &report.breaks {
+                println!("{broken}");
+            }
+            anyhow::bail!(
+                "{} of {} audit chains are broken",
+                report.breaks.len(),
+                report.chains
+            )
         }
     }
 }

@@ -23,6 +23,17 @@ pub struct Settings {
     #[arg(long, env = "DATABASE_URL", global = true)]
     pub database_url: Option<String>,
 
+    /// The database as the role that owns the tables, for the migrations (every command applies
+    /// them first); default DATABASE_URL. A hardened `serve` connects with DATABASE_URL as a
+    /// role that cannot change or delete audit entries (deploy/roles.sql).
+    #[arg(
+        long,
+        env = "KAADXPAY_MIGRATE_DATABASE_URL",
+        hide_env_values = true,
+        global = true
+    )]
+    pub migrate_database_url: Option<String>,
+
     /// Where the embedded PostgreSQL keeps its cluster.
     #[arg(
         long,
