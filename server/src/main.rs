@@ -165,8 +165,8 @@ async fn main() -> anyhow::Result<()> {
     };
     telemetry::init_logs(cli.settings.log_format, log_target);
     let mut problems = components::problems(&cli.settings);
-    if let Command::Serve(_) = command {
-        problems.extend(cli.settings.serve_problems());
+    if let Command::Serve(args) = &command {
+        problems.extend(cli.settings.serve_problems(args.demo));
     }
     if !problems.is_empty() {
         for problem in problems {
@@ -195,7 +195,7 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
         Command::Merchants {
             command: MerchantsCommand::Create { name, json },
         } => {
-            let merchant = auth::create_merchant(&db.pool, &name).await?;
+            let merchant = auth::create_merchant(&db.pool, &name, settings.mode).await?;
             if json {
                 println!(
                     "{}",
@@ -315,7 +315,8 @@ async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::R
     }
     let app = Application::build(&settings, db.pool.clone(), args.addr).await?;
     let addr = app.local_addr();
-    if args.demo || db.embedded.is_some() {
+    // Never beside a real partner (`serve_problems` refuses `--demo` with one).
+    if (args.demo || db.embedded.is_some()) && settings.partner_url.is_none() {
         let demo = NewMerchant {
             merchant_id: DEMO_MERCHANT_ID.into(),
             api_key: DEMO_API_KEY.into(),

@@ -753,7 +753,7 @@ impl Console for PgConsole {
             Ok(key) => key,
             Err(refused) => return Ok(Err(refused)),
         };
-        let secret = Secret::generate();
+        let secret = Secret::generate(self.state.mode);
         let answer = match change {
             ApiKeyChange::Create { name, access } => {
                 let body = serde_json::json!({ "name": name, "access": access });

@@ -42,7 +42,7 @@ async fn create_api_key(
     RequestId(request_id): RequestId,
     Body(new_key): Body<NewKey>,
 ) -> Response {
-    let secret = Secret::generate();
+    let secret = Secret::generate(state.mode);
     let command = CreateKey {
         key: new_key,
         secret: secret.clone(),
@@ -69,7 +69,7 @@ async fn roll_api_key(
     Path(key_id): Path<String>,
     Body(parameters): Body<RollParameters>,
 ) -> Response {
-    let secret = Secret::generate();
+    let secret = Secret::generate(state.mode);
     let command = RollKey {
         key_id,
         parameters,

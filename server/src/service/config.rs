@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
+use crate::accounts::auth::Mode;
+
 /// How long a merchant's webhook endpoint has to answer.
 pub const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -97,6 +99,19 @@ pub struct Settings {
     /// How often expired idempotency records are deleted.
     #[arg(long, env = "KAADXPAY_PURGE_INTERVAL", default_value = "1h", value_parser = humantime::parse_duration, global = true)]
     pub purge_interval: Duration,
+
+    /// `test` or `live` (API.md §1): keys are made `sk_test_…` or `sk_live_…`, and a key of the
+    /// other mode is refused. `live` needs KAADXPAY_PARTNER_URL: never the simulator, never
+    /// `--demo`. (`--mode` is the partner simulator's.)
+    #[arg(
+        id = "deployment_mode",
+        long = "deployment-mode",
+        env = "KAADXPAY_MODE",
+        value_enum,
+        default_value = "test",
+        global = true
+    )]
+    pub mode: Mode,
 
     /// The partner bank. Without it, `serve` runs the partner simulator in-process on
     /// `127.0.0.1:4000` (or a free port), which is also where `reconcile` looks by default.
@@ -280,10 +295,22 @@ impl Settings {
         problems
     }
 
-    /// What `serve` needs beyond [`Settings::problems`]: a real partner's webhooks are only
-    /// trusted with a secret of its own, never the simulator's published one.
-    pub fn serve_problems(&self) -> Vec<String> {
+    /// What `serve` (with `--demo` or not) needs beyond [`Settings::problems`]: a real
+    /// partner's webhooks are only trusted with a secret of its own, never the simulator's
+    /// published one; live mode needs a real partner, and the demo merchant and logins never
+    /// exist beside one.
+    pub fn serve_problems(&self, demo: bool) -> Vec<String> {
         let mut problems = Vec::new();
+        if self.mode == Mode::Live && self.partner_url.is_none() {
+            problems.push(
+                "KAADXPAY_PARTNER_URL must be set when KAADXPAY_MODE is live: live mode never uses the in-process partner simulator.".to_owned(),
+            );
+        }
+        if demo && self.partner_url.is_some() {
+            problems.push(
+                "--demo is refused when KAADXPAY_PARTNER_URL is set: the demo logins and the demo API key never exist beside a real partner.".to_owned(),
+            );
+        }
         if self.smtp_url.is_some() && self.public_url.is_none() {
             problems.push(
                 "KAADXPAY_PUBLIC_URL must be set when KAADXPAY_SMTP_URL is: a mailed invitation links to it.".to_owned(),

@@ -83,6 +83,7 @@ impl Application {
             )
             .on_broken_connection(db::connection_broke),
             pool: pool.clone(),
+            mode: settings.mode,
             api_keys: Arc::default(),
             key_usage: Arc::default(),
             metrics: telemetry::metrics(),

@@ -321,6 +321,7 @@ mod costs {
             exports_pool: pool.clone(),
             pool,
             api_keys: Arc::default(),
+            mode: settings.mode,
             key_usage: Arc::default(),
             metrics: server::platform::telemetry::metrics(),
             partner: components::partner_client(&settings, "http://127.0.0.1:9"),

@@ -5,6 +5,7 @@ mod api_key_cache;
 mod api_keys;
 mod hostile_input;
 mod idempotency;
+mod modes;
 mod orders;
 mod payouts;
 mod request_log;
