@@ -61,6 +61,16 @@ pub enum Scope {
     AllMerchants,
 }
 
+impl Scope {
+    /// The one merchant whose data it is, if it is one merchant's.
+    pub fn merchant(&self) -> Option<&str> {
+        match self {
+            Scope::Merchant(merchant_id) => Some(merchant_id.as_str()),
+            Scope::AllMerchants => None,
+        }
+    }
+}
+
 /// The console's own CSRF token before sign-in (the login form), put into the request too.
 #[derive(Debug, Clone)]
 pub struct CsrfToken(pub String);
@@ -608,8 +618,13 @@ pub trait Console: Send + Sync + 'static {
         event_id: &str,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<(), Refusal>>;
-    /// The latest runs whose status and day (the day reconciled) pass `filter`.
-    async fn runs(&self, filter: &ListFilter) -> ConsoleResult<Result<Vec<RunRow>, Refusal>>;
+    /// The latest runs whose status and day (the day reconciled) pass `filter`, each with the
+    /// status of the items `scope` may see.
+    async fn runs(
+        &self,
+        scope: &Scope,
+        filter: &ListFilter,
+    ) -> ConsoleResult<Result<Vec<RunRow>, Refusal>>;
     /// Test mode (the partner is the simulator): `Some` with its magic IBANs, else `None`.
     async fn test_mode(&self) -> Option<Vec<MagicIban>>;
     /// "Run reconciliation now": an applied run of `date` (`YYYY-MM-DD`) under the form's key,
@@ -648,7 +663,7 @@ pub trait Console: Send + Sync + 'static {
         merchant_id: &MerchantId,
         subject: &Subject,
     ) -> ConsoleResult<Option<Vec<TimelineEntry>>>;
-    /// A run with the items `scope` may see.
+    /// A run with the items `scope` may see, and the status they make.
     async fn run(&self, scope: &Scope, id: &str) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>>;
     /// Records in the merchant's audit log that `viewer`, support staff, opened `subject` of
     /// the merchant (`support.viewed`); nothing for anyone else.

@@ -23,7 +23,8 @@
 //!   the items of every run that showed it once it is done.
 //!
 //! A run's status follows from its items: `attention` with a `status_mismatch`, else `partial`
-//! with an unfinished reversal, else `completed`. Inside `serve`, the daily job reconciles
+//! with an unfinished reversal, else `completed` (the database's `reconciliation_run_status`).
+//! A merchant sees a run through its own items only: their status, never the run's whole one. Inside `serve`, the daily job reconciles
 //! yesterday on one replica only: each day is claimed in `scheduled_runs` and done once run.
 
 pub mod on_request;
@@ -405,14 +406,8 @@ pub(crate) async fn set_status(
     run_ids: &[&str],
 ) -> sqlx::Result<Vec<String>> {
     sqlx::query_scalar!(
-        "UPDATE reconciliation_runs AS run SET status = CASE \
-           WHEN EXISTS (SELECT 1 FROM reconciliation_items \
-                        WHERE run_id = run.id AND kind = 'status_mismatch') THEN 'attention' \
-           WHEN EXISTS (SELECT 1 FROM reconciliation_items \
-                        WHERE run_id = run.id AND kind = 'duplicate' \
-                          AND action IN ('refused', 'failed', 'in_progress')) THEN 'partial' \
-           ELSE 'completed' END \
-         WHERE id = ANY($1) RETURNING status",
+        r#"UPDATE reconciliation_runs AS run SET status = reconciliation_run_status(run.id, NULL)
+           WHERE id = ANY($1) RETURNING status AS "status!""#,
         run_ids as &[&str],
     )
     .fetch_all(conn)
@@ -518,7 +513,7 @@ fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDa
     items
 }
 
-/// A stored run as a merchant sees it: its own items only.
+/// A stored run as a merchant sees it: its own items only, and the status they make.
 #[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct StoredRun {
     pub id: String,
@@ -543,23 +538,30 @@ fn run_statuses() -> utoipa::openapi::schema::Object {
     )
 }
 
-const RUN_COLUMNS: &str =
-    "id, 'reconciliation_run' AS object, run_date AS date, applied, status, created_at";
+/// The runs as the merchant `$1` sees them (every item's, for `NULL`): a finished run's status
+/// is its items' of that merchant.
+const RUNS_SEEN_BY: &str = "(SELECT id, 'reconciliation_run' AS object, run_date AS date, \
+       applied, created_at, CASE WHEN status = 'running' OR $1::text IS NULL THEN status \
+         ELSE reconciliation_run_status(id, $1) END AS status \
+     FROM reconciliation_runs) AS run";
 
-/// Runs, newest first, after the run `starting_after` when given.
+/// Runs as `merchant_id` sees them (support staff: `None`), newest first, after the run
+/// `starting_after` when given.
 pub async fn runs(
     pool: &PgPool,
+    merchant_id: Option<&str>,
     filters: &Filters,
     starting_after: Option<&str>,
     limit: i64,
 ) -> sqlx::Result<Vec<StoredRun>> {
     sqlx::query_as(&format!(
-        "SELECT {RUN_COLUMNS} FROM reconciliation_runs \
-         WHERE ($1::text IS NULL OR (created_at, id) < (SELECT created_at, id FROM reconciliation_runs WHERE id = $1)) \
-           AND ($3::text IS NULL OR status = $3) \
-           AND ($4::date IS NULL OR run_date >= $4) AND ($5::date IS NULL OR run_date <= $5) \
-         ORDER BY created_at DESC, id DESC LIMIT $2"
+        "SELECT * FROM {RUNS_SEEN_BY} \
+         WHERE ($2::text IS NULL OR (created_at, id) < (SELECT created_at, id FROM reconciliation_runs WHERE id = $2)) \
+           AND ($4::text IS NULL OR status = $4) \
+           AND ($5::date IS NULL OR date >= $5) AND ($6::date IS NULL OR date <= $6) \
+         ORDER BY created_at DESC, id DESC LIMIT $3"
     ))
+    .bind(merchant_id)
     .bind(starting_after)
     .bind(limit)
     .bind(filters.status.as_deref())
@@ -569,18 +571,19 @@ pub async fn runs(
     .await
 }
 
-/// One run with the items of `merchant_id`, or all its items when `None` (support staff).
+/// One run with the items of `merchant_id` and the status they make, or all its items when
+/// `None` (support staff).
 pub async fn run_with_items(
     pool: &PgPool,
     id: &str,
     merchant_id: Option<&str>,
 ) -> sqlx::Result<Option<StoredRun>> {
-    let run: Option<StoredRun> = sqlx::query_as(&format!(
-        "SELECT {RUN_COLUMNS} FROM reconciliation_runs WHERE id = $1"
-    ))
-    .bind(id)
-    .fetch_optional(pool)
-    .await?;
+    let run: Option<StoredRun> =
+        sqlx::query_as(&format!("SELECT * FROM {RUNS_SEEN_BY} WHERE id = $2"))
+            .bind(merchant_id)
+            .bind(id)
+            .fetch_optional(pool)
+            .await?;
     let Some(mut run) = run else { return Ok(None) };
     let items = sqlx::query_as!(
         Item,

@@ -866,12 +866,16 @@ impl Console for PgConsole {
         }
     }
 
-    async fn runs(&self, filter: &ListFilter) -> ConsoleResult<Result<Vec<RunRow>, Refusal>> {
+    async fn runs(
+        &self,
+        scope: &Scope,
+        filter: &ListFilter,
+    ) -> ConsoleResult<Result<Vec<RunRow>, Refusal>> {
         let filters = match list_filters(filter) {
             Ok(filters) => filters,
             Err(refused) => return Ok(Err(refused)),
         };
-        let runs = reconcile::runs(&self.state.pool, &filters, None, 50)
+        let runs = reconcile::runs(&self.state.pool, scope.merchant(), &filters, None, 50)
             .await
             .map_err(failed)?;
         Ok(Ok(runs.into_iter().map(run_row).collect()))
@@ -950,11 +954,7 @@ impl Console for PgConsole {
     }
 
     async fn run(&self, scope: &Scope, id: &str) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>> {
-        let merchant_id = match scope {
-            Scope::Merchant(merchant_id) => Some(merchant_id.as_str()),
-            Scope::AllMerchants => None,
-        };
-        let run = reconcile::run_with_items(&self.state.pool, id, merchant_id)
+        let run = reconcile::run_with_items(&self.state.pool, id, scope.merchant())
             .await
             .map_err(failed)?;
         Ok(run.map(|mut run| {

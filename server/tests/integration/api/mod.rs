@@ -8,6 +8,7 @@ mod idempotency;
 mod modes;
 mod orders;
 mod payouts;
+mod reconciliation;
 mod request_log;
 mod ssrf;
 mod webhook_management;
