@@ -563,9 +563,11 @@ pub trait Console: Send + Sync + 'static {
         starting_after: Option<String>,
     ) -> ConsoleResult<Result<Page<OrderRow>, Refusal>>;
     async fn order(&self, merchant_id: &MerchantId, id: &str) -> ConsoleResult<Option<OrderRow>>;
-    /// `PUT /v1/orders/{id}` semantics: `Err` text when the move is not allowed.
+    /// `PUT /v1/orders/{id}` semantics, audited as `user`'s: `Err` text when the move is not
+    /// allowed.
     async fn set_order_status(
         &self,
+        user: &CurrentUser,
         merchant_id: &MerchantId,
         id: &str,
         status: &str,
@@ -629,10 +631,10 @@ pub trait Console: Send + Sync + 'static {
     async fn test_mode(&self) -> Option<Vec<MagicIban>>;
     /// "Run reconciliation now": an applied run of `date` (`YYYY-MM-DD`) under the form's key,
     /// for support staff, or anyone in test mode (the backend checks); the run's id. Any number
-    /// of submits of one form make one run.
+    /// of submits of one form make one run; a member's is audited as `user`'s.
     async fn run_reconciliation(
         &self,
-        scope: &Scope,
+        user: &CurrentUser,
         date: &str,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<String, Refusal>>;

@@ -42,6 +42,7 @@ use sqlx::{Connection, PgConnection, PgPool, Postgres};
 use uuid::Uuid;
 
 use crate::contract::pagination::Filters;
+use crate::history::audit::{self, Action, By, Entry};
 use crate::payments::payout_status::PayoutStatus;
 use crate::payments::payouts::partner_key;
 use crate::platform::db;
@@ -145,18 +146,25 @@ pub struct Reconciler {
     pub partner: PartnerClient,
 }
 
+/// A person's request to run now: its key, and the member who asked (audited with the run's
+/// start), when not support staff.
+pub(crate) struct RunRequest<'a> {
+    pub key: &'a str,
+    pub started_by: Option<(&'a MerchantId, &'a By)>,
+}
+
 impl Reconciler {
     /// Reconciles `date`, after any other run for it (in any process) has finished.
     pub async fn run(&self, date: NaiveDate, apply: bool) -> anyhow::Result<RunSummary> {
         self.run_for(date, apply, None).await
     }
 
-    /// [`Reconciler::run`], the run stored with the `request_key` that asked for it, if any.
+    /// [`Reconciler::run`], the run stored with the `request` that asked for it, if any.
     async fn run_for(
         &self,
         date: NaiveDate,
         apply: bool,
-        request_key: Option<&str>,
+        request: Option<&RunRequest<'_>>,
     ) -> anyhow::Result<RunSummary> {
         let lock = hold(
             &self.pool,
@@ -167,7 +175,7 @@ impl Reconciler {
             ),
         )
         .await?;
-        let result = self.run_locked(date, apply, request_key).await;
+        let result = self.run_locked(date, apply, request).await;
         lock.close().await?;
         result
     }
@@ -211,7 +219,7 @@ impl Reconciler {
         &self,
         date: NaiveDate,
         apply: bool,
-        request_key: Option<&str>,
+        request: Option<&RunRequest<'_>>,
     ) -> anyhow::Result<RunSummary> {
         // Each transfer once, and only those made inside the window, whatever the partner's
         // date filter returns.
@@ -262,14 +270,27 @@ impl Reconciler {
         .collect::<sqlx::Result<Vec<SentPayout>>>()?;
 
         let run_id = new_id("rec");
+        let mut tx = self.pool.begin().await?;
         sqlx::query!(
             "INSERT INTO reconciliation_runs (id, run_date, applied, status) VALUES ($1, $2, $3, 'running')",
             run_id,
             date as _,
             apply,
         )
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        if let Some((merchant_id, by)) = request.and_then(|request| request.started_by) {
+            let entry = Entry::new(
+                merchant_id,
+                by,
+                Action::ReconciliationRunStarted,
+                "reconciliation_run",
+                &run_id,
+            );
+            let after = serde_json::json!({"date": date, "applied": apply});
+            audit::record(&mut tx, &entry.after(after)).await?;
+        }
+        tx.commit().await?;
         let mut items = match_transfers(&payouts, &transfers, date);
         if apply {
             for item in items.iter_mut().filter(|item| item.kind == "duplicate") {
@@ -278,6 +299,7 @@ impl Reconciler {
                 item.detail = reversal.detail();
             }
         }
+        let request_key = request.map(|request| request.key);
         let status = self.store_items(&run_id, &items, request_key).await?;
         let mut counts = BTreeMap::new();
         for item in &items {

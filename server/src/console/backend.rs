@@ -451,6 +451,7 @@ impl Console for PgConsole {
 
     async fn set_order_status(
         &self,
+        user: &CurrentUser,
         merchant_id: &MerchantId,
         id: &str,
         status: &str,
@@ -459,7 +460,8 @@ impl Console for PgConsole {
             "captured" => Target::Captured,
             _ => Target::Cancelled,
         };
-        match orders::transition(&self.state.pool, merchant_id, &OrderId::from(id), target).await {
+        let (pool, id) = (&self.state.pool, OrderId::from(id));
+        match orders::transition(pool, merchant_id, &id, target, &by_user(user)).await {
             Ok(_) => Ok(Ok(())),
             Err(Error::Internal(cause)) => Err(failed(format!("{cause:#}"))),
             Err(refusal) => Ok(Err(Refusal::new(refusal.code()))),
@@ -834,7 +836,7 @@ impl Console for PgConsole {
 
     async fn run_reconciliation(
         &self,
-        scope: &Scope,
+        user: &CurrentUser,
         date: &str,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<String, Refusal>> {
@@ -845,8 +847,9 @@ impl Console for PgConsole {
             Ok(key) => key,
             Err(refused) => return Ok(Err(refused)),
         };
-        let requester = match scope {
-            Scope::Merchant(merchant_id) => Requester::Merchant(merchant_id),
+        let (by, scope) = (by_user(user), user.scope());
+        let requester = match &scope {
+            Scope::Merchant(merchant_id) => Requester::Merchant(merchant_id, &by),
             Scope::AllMerchants => Requester::Support,
         };
         let reconciler = Reconciler {

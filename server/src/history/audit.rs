@@ -106,6 +106,14 @@ actions! {
     PayoutRejected => "payout.rejected",
     PayoutThresholdChanged => "payout_threshold.changed",
     SupportViewed => "support.viewed",
+    OrderCaptured => "order.captured",
+    OrderCancelled => "order.cancelled",
+    WebhookEndpointTestSent => "webhook_endpoint.test_sent",
+    WebhookEndpointRecovered => "webhook_endpoint.recovered",
+    EventRedelivered => "event.redelivered",
+    ReconciliationRunStarted => "reconciliation.run_started",
+    TwoFactorStepUp => "two_factor.step_up",
+    TwoFactorRecoveryCodeUsed => "two_factor.recovery_code_used",
 }
 
 impl Action {

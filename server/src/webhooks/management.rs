@@ -314,17 +314,18 @@ impl Command for Recover {
     }
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        once.transaction(async |conn| self.answer(conn, caller.merchant_id).await)
+        once.transaction(async |conn| self.answer(conn, caller.merchant_id, caller.by).await)
             .await
     }
 }
 
 impl Recover {
-    /// The effect, in `conn`'s transaction, and its answer.
+    /// The effect, in `conn`'s transaction with its audit entry, and its answer.
     async fn answer(
         &self,
         conn: &mut PgConnection,
         merchant_id: &MerchantId,
+        by: &By,
     ) -> Result<StoredResponse, Error> {
         let queued = sqlx::query!(
             "INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, status) \
@@ -351,6 +352,15 @@ impl Recover {
             object: "recovery",
             queued,
         };
+        let entry = Entry::new(
+            merchant_id,
+            by,
+            Action::WebhookEndpointRecovered,
+            "webhook_endpoint",
+            &self.endpoint_id,
+        );
+        let after = json!({"since": self.since, "queued": queued});
+        audit::record(conn, &entry.after(after)).await?;
         let response = StoredResponse::ok(&recovery, endpoint_resource(&self.endpoint_id));
         Ok(response)
     }
@@ -381,23 +391,33 @@ impl Command for SendTestEvent {
     }
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        once.transaction(async |conn| self.answer(conn, caller.merchant_id).await)
+        once.transaction(async |conn| self.answer(conn, caller.merchant_id, caller.by).await)
             .await
     }
 }
 
 impl SendTestEvent {
-    /// The effect, in `conn`'s transaction, and its answer.
+    /// The effect, in `conn`'s transaction with its audit entry, and its answer.
     async fn answer(
         &self,
         conn: &mut PgConnection,
         merchant_id: &MerchantId,
+        by: &By,
     ) -> Result<StoredResponse, Error> {
         let event = test_event(self.event_type.0);
         insert_test_event(&mut *conn, merchant_id, &self.endpoint_id, &event).await?;
         let shown = events::find(&mut *conn, merchant_id, event.id)
             .await?
             .ok_or(Error::ResourceMissing("webhook endpoint"))?;
+        let entry = Entry::new(
+            merchant_id,
+            by,
+            Action::WebhookEndpointTestSent,
+            "webhook_endpoint",
+            &self.endpoint_id,
+        );
+        let after = json!({"event_id": event.id, "event_type": event.event_type.as_str()});
+        audit::record(conn, &entry.after(after)).await?;
         let resource = Resource {
             kind: "event".to_owned(),
             id: event.id.to_string(),

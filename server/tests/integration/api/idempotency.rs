@@ -469,6 +469,7 @@ mod costs {
             &merchant.id,
             &order_id.as_str().into(),
             Target::Captured,
+            &super::common::test_author(),
         )
         .await
         .unwrap();
