@@ -60,15 +60,9 @@ impl TryFrom<String> for Access {
     }
 }
 
-/// The mode a deployment runs in (`KAADXPAY_MODE`, API.md §1): `live` beside a real partner
-/// only; its keys say which it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Mode {
-    #[default]
-    Test,
-    Live,
-}
+pub use crate::service::config::Mode;
 
+/// A deployment's keys say which mode it runs in.
 impl Mode {
     /// What every key of this mode starts with.
     pub fn key_prefix(self) -> &'static str {

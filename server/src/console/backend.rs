@@ -34,7 +34,9 @@ use crate::contract::pagination::{Filters as ListFilters, MAX_LIMIT};
 use crate::history::audit::{self, Action, Entry};
 use crate::history::search::{self, Kind};
 use crate::history::timeline::{self, Resource as TimelineResource};
-use crate::idempotency::{outcomes, record, IdempotencyKey, Outcome, Resource, StoredResponse};
+use crate::idempotency::{
+    outcomes, record, sealed, IdempotencyKey, Outcome, Resource, StoredResponse,
+};
 use crate::payments::approvals::{self, ApprovePayout, RejectPayout};
 use crate::payments::balance;
 use crate::payments::fields::{AccountHolder, BankAccount, Iban};
@@ -122,6 +124,7 @@ impl PgConsole {
             key,
             request_id: "console",
             by: &by,
+            sealer: &self.state.sealer,
         };
         let deadline = tokio::time::Instant::now() + IN_FLIGHT_WAIT;
         loop {
@@ -595,9 +598,10 @@ impl Console for PgConsole {
             };
             let mut deliveries = Vec::new();
             for delivery in detail.deliveries.unwrap_or_default() {
-                let curl = attempt::reproduce(&mut conn, merchant_id, delivery.id)
-                    .await
-                    .map_err(failed)?;
+                let curl =
+                    attempt::reproduce(&mut conn, &self.state.sealer, merchant_id, delivery.id)
+                        .await
+                        .map_err(failed)?;
                 deliveries.push(DeliveryRow {
                     url: delivery.url,
                     status: delivery.status,
@@ -983,16 +987,24 @@ impl Console for PgConsole {
     }
 }
 
-/// The body of the answer a key's record stands for: its recorded bytes, or, for a `201` of the
-/// one-commit path (recorded as a reference to what it made), that answer rendered again by the
-/// command of the record's endpoint, as a replay would. `None` while there is no answer yet.
+/// The body of the answer a key's record stands for: its recorded bytes (opened if sealed), or,
+/// for a `201` of the one-commit path (recorded as a reference to what it made), that answer
+/// rendered again by the command of the record's endpoint, as a replay would. `None` while
+/// there is no answer yet.
 async fn recorded_answer(
     state: &AppState,
     merchant_id: &MerchantId,
     record: &record::KeyRecord,
 ) -> Result<Option<Vec<u8>>, Error> {
     if let Some(bytes) = &record.response_body {
-        return Ok(Some(bytes.clone()));
+        let opened = sealed::open(
+            &state.sealer,
+            merchant_id.as_str(),
+            &record.key,
+            bytes.clone(),
+        )
+        .map_err(anyhow::Error::from)?;
+        return Ok(Some(opened));
     }
     let Some(link) = &record.resource else {
         return Ok(None);

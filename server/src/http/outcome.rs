@@ -31,6 +31,7 @@ pub async fn execute<C: Command>(
         key,
         request_id,
         by: &by,
+        sealer: &state.sealer,
     };
     match commands::run(state, &caller, &command).await {
         Ok(outcome) => render(outcome),

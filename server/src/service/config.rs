@@ -7,10 +7,17 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use crate::accounts::auth::Mode;
-
 /// How long a merchant's webhook endpoint has to answer.
 pub const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The mode a deployment runs in (`KAADXPAY_MODE`, API.md §1): `live` beside a real partner
+/// only. What it means for API keys is `accounts::auth`'s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Mode {
+    #[default]
+    Test,
+    Live,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -189,7 +196,8 @@ pub struct Settings {
         global = true
     )]
     pub mail_from: String,
-    /// The key two-step sign-in's TOTP secrets are sealed with at rest: 64 hexadecimal
+    /// The key two-step sign-in's TOTP secrets, webhook endpoint secrets and the stored answers
+    /// that show one are sealed with at rest: 64 hexadecimal
     /// characters (32 bytes, e.g. `openssl rand -hex 32`), the same on every replica. Required
     /// by `serve` with DATABASE_URL; the embedded mode keeps one in `<data dir>/secrets.key`.
     #[arg(
@@ -323,7 +331,7 @@ impl Settings {
         }
         if self.database_url.is_some() && self.secrets_key.is_none() {
             problems.push(
-                "KAADXPAY_SECRETS_KEY must be set when DATABASE_URL is: it seals two-step sign-in secrets at rest. Make one with `openssl rand -hex 32` and give every replica the same.".to_owned(),
+                "KAADXPAY_SECRETS_KEY must be set when DATABASE_URL is: it seals two-step sign-in and webhook endpoint secrets at rest. Make one with `openssl rand -hex 32` and give every replica the same.".to_owned(),
             );
         }
         problems

@@ -26,10 +26,11 @@ use utoipa::openapi::RefOr;
 use super::endpoints::{self, Endpoint, Subscriptions, WebhookUrl};
 use super::events;
 use super::outbox::{EventType, KnownEventType, NewEvent};
+use super::secrets;
 use super::signature;
 use crate::contract::error::Error;
 use crate::history::audit::{self, Action, By, Entry};
-use crate::idempotency::{Once, Ran, Resource, StoredResponse};
+use crate::idempotency::{sealed, Once, Ran, Resource, StoredResponse};
 use crate::payments::order_status::OrderStatus;
 use crate::payments::orders::Order;
 use crate::payments::payout_status::PayoutStatus;
@@ -251,17 +252,21 @@ impl RotateSecret {
         caller: &Caller<'_>,
     ) -> Result<StoredResponse, Error> {
         let merchant_id = caller.merchant_id;
+        let secret = signature::new_secret();
+        // Both sealed for the endpoint: the current secret moves to the previous one as it is.
         let endpoint: Endpoint = sqlx::query_as(&format!(
-            "UPDATE webhook_endpoints SET previous_secret = secret, \
-               previous_secret_expires_at = now() + make_interval(secs => $3), secret = $4 \
+            "UPDATE webhook_endpoints SET previous_secret_sealed = secret_sealed, \
+               previous_secret_expires_at = now() + make_interval(secs => $3), \
+               secret_sealed = $4 \
              WHERE merchant_id = $1 AND id = $2 AND deleted_at IS NULL \
-             RETURNING {}, secret",
+             RETURNING {}, $5::text AS secret",
             endpoints::ENDPOINT_COLUMNS
         ))
         .bind(merchant_id)
         .bind(&self.endpoint_id)
         .bind(self.overlap.length.as_secs_f64())
-        .bind(signature::new_secret())
+        .bind(secrets::seal(caller.sealer, &self.endpoint_id, &secret))
+        .bind(&secret)
         .fetch_optional(&mut *conn)
         .await?
         .ok_or(Error::ResourceMissing("webhook endpoint"))?;
@@ -274,7 +279,12 @@ impl RotateSecret {
         );
         audit::record(conn, &entry.after(endpoint.without_secret())).await?;
         let response = StoredResponse::ok(&endpoint, endpoint_resource(&self.endpoint_id));
-        Ok(response)
+        Ok(sealed::seal(
+            caller.sealer,
+            merchant_id,
+            caller.key,
+            response,
+        ))
     }
 }
 

@@ -347,6 +347,7 @@ mod costs {
             key: &key,
             request_id: "req_costs",
             by: &crate::common::test_author(),
+            sealer: &state.sealer,
         };
         commands::run(state, &caller, &order).await.unwrap()
     }
@@ -437,6 +438,7 @@ mod costs {
             key: &key,
             request_id: "req_render",
             by: &crate::common::test_author(),
+            sealer: &state.sealer,
         };
         commands::run(state, &caller, &command).await.unwrap()
     }

@@ -10,6 +10,7 @@ mod orders;
 mod payouts;
 mod reconciliation;
 mod request_log;
+mod sealed_secrets;
 mod ssrf;
 mod webhook_management;
 mod webhooks;

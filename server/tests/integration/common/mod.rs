@@ -354,7 +354,10 @@ impl TestApp {
                 schedule,
                 "--webhook-allow-private-networks",
                 "true",
-            ])),
+                "--secrets-key",
+                TEST_SECRETS_KEY,
+            ]))
+            .unwrap(),
         )
     }
 
