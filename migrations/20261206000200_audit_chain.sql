@@ -2,7 +2,7 @@
 -- `seq`, its place in its merchant's chain (1, 2, …), and `hash`, the SHA-256 of the previous
 -- entry's hash followed by the entry's content:
 --
---     hash = sha256(previous hash || audit_log_content(entry))
+--     hash = sha256(previous hash || audit_log_content(entry, seq))
 --
 -- where the previous hash of a chain's first entry is 32 zero bytes, and the content is the
 -- UTF-8 text of a JSON array (PostgreSQL's jsonb text form: canonical for its value) of, in
@@ -11,8 +11,9 @@
 -- `kaadxpay audit verify` walks each chain and names the first entry changed, removed or
 -- inserted.
 --
--- Inserts are serialised per merchant by the chain's head row in audit_chains, locked FOR
--- UPDATE by the trigger that chains the entry, until the inserting transaction ends. The trigger
+-- Inserts are serialised per merchant by the chain's head row in audit_chains, which the
+-- trigger that chains the entry updates (one statement: the row's lock, the next place and the
+-- new hash), holding it until the inserting transaction ends. The trigger
 -- and the purge run as the owner of the tables (SECURITY DEFINER): the role the server's
 -- requests use needs no right on audit_chains, and only INSERT and SELECT on audit_log
 -- (deploy/roles.sql).
@@ -30,11 +31,11 @@ CREATE TABLE audit_chains (
 
 ALTER TABLE audit_log ADD COLUMN seq BIGINT, ADD COLUMN hash BYTEA;
 
--- The content an entry's hash covers (see above).
-CREATE FUNCTION audit_log_content(entry audit_log) RETURNS bytea
+-- The content an entry's hash covers (see above), the entry at place `place` of its chain.
+CREATE FUNCTION audit_log_content(entry audit_log, place bigint) RETURNS bytea
 LANGUAGE sql STABLE AS $$
     SELECT convert_to(jsonb_build_array(
-        entry.merchant_id, entry.seq, entry.id,
+        entry.merchant_id, place, entry.id,
         (extract(epoch FROM entry.created_at) * 1000000)::bigint,
         entry.actor_kind, entry.actor, entry.action, entry.object_type, entry.object_id,
         host(entry.client_address), entry.before, entry.after)::text, 'UTF8')
@@ -55,8 +56,8 @@ BEGIN
         FOR entry IN SELECT id FROM audit_log WHERE merchant_id = chain.merchant_id
                      ORDER BY created_at, id LOOP
             head_seq := head_seq + 1;
-            UPDATE audit_log SET seq = head_seq WHERE id = entry.id;
-            UPDATE audit_log a SET hash = sha256(head_hash || audit_log_content(a))
+            UPDATE audit_log a SET seq = head_seq,
+                hash = sha256(head_hash || audit_log_content(a, head_seq))
                 WHERE id = entry.id RETURNING hash INTO head_hash;
         END LOOP;
         INSERT INTO audit_chains (merchant_id, seq, hash)
@@ -69,18 +70,19 @@ ALTER TABLE audit_log ENABLE TRIGGER audit_log_no_update;
 ALTER TABLE audit_log ALTER COLUMN seq SET NOT NULL, ALTER COLUMN hash SET NOT NULL;
 ALTER TABLE audit_log ADD CONSTRAINT audit_log_chain_place UNIQUE (merchant_id, seq);
 
--- Chains each new entry to its merchant's head, under the head's lock.
+-- Chains each new entry to its merchant's head: moves the head (locking it until the
+-- transaction ends) and takes its place and hash; makes the head of a merchant's first entry.
 CREATE FUNCTION audit_log_chain() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER AS $$
-DECLARE
-    head audit_chains%ROWTYPE;
 BEGIN
-    INSERT INTO audit_chains (merchant_id) VALUES (NEW.merchant_id)
-        ON CONFLICT (merchant_id) DO NOTHING;
-    SELECT * INTO head FROM audit_chains WHERE merchant_id = NEW.merchant_id FOR UPDATE;
-    NEW.seq := head.seq + 1;
-    NEW.hash := sha256(head.hash || audit_log_content(NEW));
-    UPDATE audit_chains SET seq = NEW.seq, hash = NEW.hash WHERE merchant_id = NEW.merchant_id;
+    LOOP
+        UPDATE audit_chains c SET seq = c.seq + 1,
+            hash = sha256(c.hash || audit_log_content(NEW, c.seq + 1))
+        WHERE merchant_id = NEW.merchant_id RETURNING c.seq, c.hash INTO NEW.seq, NEW.hash;
+        EXIT WHEN FOUND;
+        INSERT INTO audit_chains (merchant_id) VALUES (NEW.merchant_id)
+            ON CONFLICT (merchant_id) DO NOTHING;
+    END LOOP;
     RETURN NEW;
 END
 $$;

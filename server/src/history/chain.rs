@@ -51,7 +51,7 @@ pub async fn verify(pool: &PgPool, merchant: Option<&MerchantId>) -> sqlx::Resul
             chain.start_hash.unwrap_or_else(|| vec![0; 32]),
         );
         let mut entries = sqlx::query!(
-            r#"SELECT id, seq, hash, audit_log_content(a) AS "content!"
+            r#"SELECT id, seq, hash, audit_log_content(a, seq) AS "content!"
                FROM audit_log a WHERE merchant_id = $1 ORDER BY seq"#,
             chain.merchant_id,
         )
