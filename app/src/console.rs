@@ -61,6 +61,16 @@ pub enum Scope {
     AllMerchants,
 }
 
+impl Scope {
+    /// The one merchant whose data it is, if it is one merchant's.
+    pub fn merchant(&self) -> Option<&str> {
+        match self {
+            Scope::Merchant(merchant_id) => Some(merchant_id.as_str()),
+            Scope::AllMerchants => None,
+        }
+    }
+}
+
 /// The console's own CSRF token before sign-in (the login form), put into the request too.
 #[derive(Debug, Clone)]
 pub struct CsrfToken(pub String);
@@ -567,9 +577,11 @@ pub trait Console: Send + Sync + 'static {
         starting_after: Option<String>,
     ) -> ConsoleResult<Result<Page<OrderRow>, Refusal>>;
     async fn order(&self, merchant_id: &MerchantId, id: &str) -> ConsoleResult<Option<OrderRow>>;
-    /// `PUT /v1/orders/{id}` semantics: `Err` text when the move is not allowed.
+    /// `PUT /v1/orders/{id}` semantics, audited as `user`'s: `Err` text when the move is not
+    /// allowed.
     async fn set_order_status(
         &self,
+        user: &CurrentUser,
         merchant_id: &MerchantId,
         id: &str,
         status: &str,
@@ -622,16 +634,21 @@ pub trait Console: Send + Sync + 'static {
         event_id: &str,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<(), Refusal>>;
-    /// The latest runs whose status and day (the day reconciled) pass `filter`.
-    async fn runs(&self, filter: &ListFilter) -> ConsoleResult<Result<Vec<RunRow>, Refusal>>;
+    /// The latest runs whose status and day (the day reconciled) pass `filter`, each with the
+    /// status of the items `scope` may see.
+    async fn runs(
+        &self,
+        scope: &Scope,
+        filter: &ListFilter,
+    ) -> ConsoleResult<Result<Vec<RunRow>, Refusal>>;
     /// Test mode (the partner is the simulator): `Some` with its magic IBANs, else `None`.
     async fn test_mode(&self) -> Option<Vec<MagicIban>>;
     /// "Run reconciliation now": an applied run of `date` (`YYYY-MM-DD`) under the form's key,
     /// for support staff, or anyone in test mode (the backend checks); the run's id. Any number
-    /// of submits of one form make one run.
+    /// of submits of one form make one run; a member's is audited as `user`'s.
     async fn run_reconciliation(
         &self,
-        scope: &Scope,
+        user: &CurrentUser,
         date: &str,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<String, Refusal>>;
@@ -662,7 +679,7 @@ pub trait Console: Send + Sync + 'static {
         merchant_id: &MerchantId,
         subject: &Subject,
     ) -> ConsoleResult<Option<Vec<TimelineEntry>>>;
-    /// A run with the items `scope` may see.
+    /// A run with the items `scope` may see, and the status they make.
     async fn run(&self, scope: &Scope, id: &str) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>>;
     /// Records in the merchant's audit log that `viewer`, support staff, opened `subject` of
     /// the merchant (`support.viewed`); nothing for anyone else.

@@ -1,14 +1,16 @@
 //! The `kaadxpay` command line: serve (the default), migrate, merchants, users (create,
 //! reset-two-factor), partner-sim,
-//! reconcile, reversals, sweep, purge.
+//! reconcile, reversals, sweep, purge, audit verify.
 
 use anyhow::Context;
 use chrono::NaiveDate;
 use clap::{Parser, Subcommand};
 use kaadxpay_partner_sim::{self as sim, SimArgs};
+use kaadxpay_types::ids::MerchantId;
 use kaadxpay_types::Role;
 use server::accounts::auth::{self, NewMerchant};
 use server::accounts::{two_factor, users};
+use server::history::chain;
 use server::idempotency::maintenance;
 use server::platform::db::Database;
 use server::platform::sealing::SecretsKey;
@@ -69,6 +71,22 @@ enum Command {
     Sweep,
     /// Delete expired idempotency records and history past its retention, once.
     Purge,
+    /// Check the audit log.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Check each merchant's audit chain: exit 0 when whole, else print each broken chain's
+    /// first changed, removed or inserted entry and exit 1.
+    Verify {
+        /// Check this merchant's chain only (`mer_…`).
+        #[arg(long)]
+        merchant: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -147,8 +165,8 @@ async fn main() -> anyhow::Result<()> {
     };
     telemetry::init_logs(cli.settings.log_format, log_target);
     let mut problems = components::problems(&cli.settings);
-    if let Command::Serve(_) = command {
-        problems.extend(cli.settings.serve_problems());
+    if let Command::Serve(args) = &command {
+        problems.extend(cli.settings.serve_problems(args.demo));
     }
     if !problems.is_empty() {
         for problem in problems {
@@ -177,7 +195,7 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
         Command::Merchants {
             command: MerchantsCommand::Create { name, json },
         } => {
-            let merchant = auth::create_merchant(&db.pool, &name).await?;
+            let merchant = auth::create_merchant(&db.pool, &name, settings.mode).await?;
             if json {
                 println!(
                     "{}",
@@ -260,6 +278,27 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
             println!("{days} request log days past their retention dropped");
             Ok(())
         }
+        Command::Audit {
+            command: AuditCommand::Verify { merchant },
+        } => {
+            let merchant = merchant.map(MerchantId::from);
+            let report = chain::verify(&db.pool, merchant.as_ref()).await?;
+            if report.breaks.is_empty() {
+                println!(
+                    "the audit log is whole: {} entries in {} chains",
+                    report.entries, report.chains
+                );
+                return Ok(());
+            }
+            for broken in &report.breaks {
+                println!("{broken}");
+            }
+            anyhow::bail!(
+                "{} of {} audit chains are broken",
+                report.breaks.len(),
+                report.chains
+            )
+        }
     }
 }
 
@@ -276,7 +315,8 @@ async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::R
     }
     let app = Application::build(&settings, db.pool.clone(), args.addr).await?;
     let addr = app.local_addr();
-    if args.demo || db.embedded.is_some() {
+    // Never beside a real partner (`serve_problems` refuses `--demo` with one).
+    if (args.demo || db.embedded.is_some()) && settings.partner_url.is_none() {
         let demo = NewMerchant {
             merchant_id: DEMO_MERCHANT_ID.into(),
             api_key: DEMO_API_KEY.into(),

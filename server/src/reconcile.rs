@@ -23,7 +23,8 @@
 //!   the items of every run that showed it once it is done.
 //!
 //! A run's status follows from its items: `attention` with a `status_mismatch`, else `partial`
-//! with an unfinished reversal, else `completed`. Inside `serve`, the daily job reconciles
+//! with an unfinished reversal, else `completed` (the database's `reconciliation_run_status`).
+//! A merchant sees a run through its own items only: their status, never the run's whole one. Inside `serve`, the daily job reconciles
 //! yesterday on one replica only: each day is claimed in `scheduled_runs` and done once run.
 
 pub mod on_request;
@@ -41,6 +42,7 @@ use sqlx::{Connection, PgConnection, PgPool, Postgres};
 use uuid::Uuid;
 
 use crate::contract::pagination::Filters;
+use crate::history::audit::{self, Action, By, Entry};
 use crate::payments::payouts::partner_key;
 use crate::platform::db;
 use kaadxpay_partner::client::PartnerClient;
@@ -144,18 +146,25 @@ pub struct Reconciler {
     pub partner: PartnerClient,
 }
 
+/// A person's request to run now: its key, and the member who asked (audited with the run's
+/// start), when not support staff.
+pub(crate) struct RunRequest<'a> {
+    pub key: &'a str,
+    pub started_by: Option<(&'a MerchantId, &'a By)>,
+}
+
 impl Reconciler {
     /// Reconciles `date`, after any other run for it (in any process) has finished.
     pub async fn run(&self, date: NaiveDate, apply: bool) -> anyhow::Result<RunSummary> {
         self.run_for(date, apply, None).await
     }
 
-    /// [`Reconciler::run`], the run stored with the `request_key` that asked for it, if any.
+    /// [`Reconciler::run`], the run stored with the `request` that asked for it, if any.
     async fn run_for(
         &self,
         date: NaiveDate,
         apply: bool,
-        request_key: Option<&str>,
+        request: Option<&RunRequest<'_>>,
     ) -> anyhow::Result<RunSummary> {
         let lock = hold(
             &self.pool,
@@ -166,7 +175,7 @@ impl Reconciler {
             ),
         )
         .await?;
-        let result = self.run_locked(date, apply, request_key).await;
+        let result = self.run_locked(date, apply, request).await;
         lock.close().await?;
         result
     }
@@ -210,7 +219,7 @@ impl Reconciler {
         &self,
         date: NaiveDate,
         apply: bool,
-        request_key: Option<&str>,
+        request: Option<&RunRequest<'_>>,
     ) -> anyhow::Result<RunSummary> {
         // Each transfer once, and only those made inside the window, whatever the partner's
         // date filter returns.
@@ -261,14 +270,27 @@ impl Reconciler {
         .collect::<sqlx::Result<Vec<SentPayout>>>()?;
 
         let run_id = new_id("rec");
+        let mut tx = self.pool.begin().await?;
         sqlx::query!(
             "INSERT INTO reconciliation_runs (id, run_date, applied, status) VALUES ($1, $2, $3, 'running')",
             run_id,
             date as _,
             apply,
         )
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        if let Some((merchant_id, by)) = request.and_then(|request| request.started_by) {
+            let entry = Entry::new(
+                merchant_id,
+                by,
+                Action::ReconciliationRunStarted,
+                "reconciliation_run",
+                &run_id,
+            );
+            let after = serde_json::json!({"date": date, "applied": apply});
+            audit::record(&mut tx, &entry.after(after)).await?;
+        }
+        tx.commit().await?;
         let mut items = match_transfers(&payouts, &transfers, date);
         if apply {
             for item in items.iter_mut().filter(|item| item.kind == "duplicate") {
@@ -277,6 +299,7 @@ impl Reconciler {
                 item.detail = reversal.detail();
             }
         }
+        let request_key = request.map(|request| request.key);
         let status = self.store_items(&run_id, &items, request_key).await?;
         let mut counts = BTreeMap::new();
         for item in &items {
@@ -405,14 +428,8 @@ pub(crate) async fn set_status(
     run_ids: &[&str],
 ) -> sqlx::Result<Vec<String>> {
     sqlx::query_scalar!(
-        "UPDATE reconciliation_runs AS run SET status = CASE \
-           WHEN EXISTS (SELECT 1 FROM reconciliation_items \
-                        WHERE run_id = run.id AND kind = 'status_mismatch') THEN 'attention' \
-           WHEN EXISTS (SELECT 1 FROM reconciliation_items \
-                        WHERE run_id = run.id AND kind = 'duplicate' \
-                          AND action IN ('refused', 'failed', 'in_progress')) THEN 'partial' \
-           ELSE 'completed' END \
-         WHERE id = ANY($1) RETURNING status",
+        r#"UPDATE reconciliation_runs AS run SET status = reconciliation_run_status(run.id, NULL)
+           WHERE id = ANY($1) RETURNING status AS "status!""#,
         run_ids as &[&str],
     )
     .fetch_all(conn)
@@ -520,7 +537,7 @@ fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDa
     items
 }
 
-/// A stored run as a merchant sees it: its own items only.
+/// A stored run as a merchant sees it: its own items only, and the status they make.
 #[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct StoredRun {
     pub id: String,
@@ -545,23 +562,30 @@ fn run_statuses() -> utoipa::openapi::schema::Object {
     )
 }
 
-const RUN_COLUMNS: &str =
-    "id, 'reconciliation_run' AS object, run_date AS date, applied, status, created_at";
+/// The runs as the merchant `$1` sees them (every item's, for `NULL`): a finished run's status
+/// is its items' of that merchant.
+const RUNS_SEEN_BY: &str = "(SELECT id, 'reconciliation_run' AS object, run_date AS date, \
+       applied, created_at, CASE WHEN status = 'running' OR $1::text IS NULL THEN status \
+         ELSE reconciliation_run_status(id, $1) END AS status \
+     FROM reconciliation_runs) AS run";
 
-/// Runs, newest first, after the run `starting_after` when given.
+/// Runs as `merchant_id` sees them (support staff: `None`), newest first, after the run
+/// `starting_after` when given.
 pub async fn runs(
     pool: &PgPool,
+    merchant_id: Option<&str>,
     filters: &Filters,
     starting_after: Option<&str>,
     limit: i64,
 ) -> sqlx::Result<Vec<StoredRun>> {
     sqlx::query_as(&format!(
-        "SELECT {RUN_COLUMNS} FROM reconciliation_runs \
-         WHERE ($1::text IS NULL OR (created_at, id) < (SELECT created_at, id FROM reconciliation_runs WHERE id = $1)) \
-           AND ($3::text IS NULL OR status = $3) \
-           AND ($4::date IS NULL OR run_date >= $4) AND ($5::date IS NULL OR run_date <= $5) \
-         ORDER BY created_at DESC, id DESC LIMIT $2"
+        "SELECT * FROM {RUNS_SEEN_BY} \
+         WHERE ($2::text IS NULL OR (created_at, id) < (SELECT created_at, id FROM reconciliation_runs WHERE id = $2)) \
+           AND ($4::text IS NULL OR status = $4) \
+           AND ($5::date IS NULL OR date >= $5) AND ($6::date IS NULL OR date <= $6) \
+         ORDER BY created_at DESC, id DESC LIMIT $3"
     ))
+    .bind(merchant_id)
     .bind(starting_after)
     .bind(limit)
     .bind(filters.status.as_deref())
@@ -571,18 +595,19 @@ pub async fn runs(
     .await
 }
 
-/// One run with the items of `merchant_id`, or all its items when `None` (support staff).
+/// One run with the items of `merchant_id` and the status they make, or all its items when
+/// `None` (support staff).
 pub async fn run_with_items(
     pool: &PgPool,
     id: &str,
     merchant_id: Option<&str>,
 ) -> sqlx::Result<Option<StoredRun>> {
-    let run: Option<StoredRun> = sqlx::query_as(&format!(
-        "SELECT {RUN_COLUMNS} FROM reconciliation_runs WHERE id = $1"
-    ))
-    .bind(id)
-    .fetch_optional(pool)
-    .await?;
+    let run: Option<StoredRun> =
+        sqlx::query_as(&format!("SELECT * FROM {RUNS_SEEN_BY} WHERE id = $2"))
+            .bind(merchant_id)
+            .bind(id)
+            .fetch_optional(pool)
+            .await?;
     let Some(mut run) = run else { return Ok(None) };
     let items = sqlx::query_as!(
         Item,

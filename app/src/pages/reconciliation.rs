@@ -1,5 +1,5 @@
 //! `/reconciliation` and `/reconciliation/{id}`: the runs, and one run's items (a merchant sees
-//! its own items, support sees all of them). Support staff, and anyone in test mode, also get
+//! its own items and the status they make, support sees all of them). Support staff, and anyone in test mode, also get
 //! "Run reconciliation now" for a day (the server checks who may, whatever the page showed);
 //! its form carries a key minted when the page is rendered, so a double click makes one run.
 
@@ -16,9 +16,10 @@ use crate::vocabulary::code_word;
 
 #[component]
 pub fn Runs() -> impl IntoView {
-    if let Err(not_found) = scope_or_not_found() {
-        return not_found;
-    }
+    let scope = match scope_or_not_found() {
+        Ok(scope) => scope,
+        Err(not_found) => return not_found,
+    };
     let console = console();
     let support = current_user().is_some_and(|user| user.is_support());
     let error = refusal_notice();
@@ -46,7 +47,7 @@ pub fn Runs() -> impl IntoView {
         <ListFilterForm action="/reconciliation" statuses=&["running", "completed", "partial", "attention"]/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                match console.runs(&list_filter()).await {
+                match console.runs(&scope, &list_filter()).await {
                     Err(error) => failure_view(error),
                     Ok(Err(refusal)) => refused_filter(&refusal),
                     Ok(Ok(runs)) if runs.is_empty() => view! { <Empty message=tr!("runs-empty")/> }.into_any(),

@@ -81,7 +81,7 @@ impl Stack {
         let db_url = cluster.url("postgres");
         let server = Server::start(&db_url).await?;
         let pool = server::platform::db::connect(&db_url, 4, Duration::from_secs(5)).await?;
-        let merchant = auth::create_merchant(&pool, "Benchmark Merchant").await?;
+        let merchant = auth::create_merchant(&pool, "Benchmark Merchant", auth::Mode::Test).await?;
         Ok(Self {
             base_url: server.base_url.clone(),
             db_url,

@@ -1,5 +1,6 @@
-//! Merchants and the API keys that act for them. A key is `sk_test_` plus 43 random characters;
-//! only its SHA-256 is stored (a fast hash is right for a high-entropy secret, unlike a
+//! Merchants and the API keys that act for them. A key is its deployment's [`Mode`]'s prefix
+//! (`sk_test_` or `sk_live_`) plus 43 random characters, and a key of the other mode does not
+//! authenticate; only its SHA-256 is stored (a fast hash is right for a high-entropy secret, unlike a
 //! password). A merchant has several keys (see [`keys`]), each read-only or read-write, each
 //! working until its `expires_at`. [`authenticate`] finds the merchant and key a secret belongs
 //! to; its lookups are cached in process for a few seconds and never beyond the key's expiry,
@@ -95,13 +96,26 @@ impl TryFrom<String> for Access {
     }
 }
 
+pub use crate::service::config::Mode;
+
+/// A deployment's keys say which mode it runs in.
+impl Mode {
+    /// What every key of this mode starts with.
+    pub fn key_prefix(self) -> &'static str {
+        match self {
+            Self::Test => "sk_test_",
+            Self::Live => "sk_live_",
+        }
+    }
+}
+
 /// A new API key's secret, known only to the answer that creates the key.
 #[derive(Clone)]
 pub struct Secret(String);
 
 impl Secret {
-    pub fn generate() -> Self {
-        Self(format!("sk_test_{}", random_token(43)))
+    pub fn generate(mode: Mode) -> Self {
+        Self(format!("{}{}", mode.key_prefix(), random_token(43)))
     }
 
     pub fn as_str(&self) -> &str {
@@ -143,10 +157,10 @@ fn hash_api_key(api_key: &str) -> Vec<u8> {
     Sha256::digest(api_key.as_bytes()).to_vec()
 }
 
-pub async fn create_merchant(pool: &PgPool, name: &str) -> sqlx::Result<NewMerchant> {
+pub async fn create_merchant(pool: &PgPool, name: &str, mode: Mode) -> sqlx::Result<NewMerchant> {
     let merchant = NewMerchant {
         merchant_id: MerchantId::new(),
-        api_key: Secret::generate().0,
+        api_key: Secret::generate(mode).0,
     };
     ensure_merchant(pool, &merchant, name).await?;
     Ok(merchant)
@@ -177,15 +191,19 @@ pub async fn ensure_merchant(
     Ok(())
 }
 
-/// The merchant and key of an API key that has not expired, if any: from `cache`, or else the
-/// database. Each use is noted in `usage`.
+/// The merchant and key of an API key of `mode` that has not expired, if any: from `cache`, or
+/// else the database. Each use is noted in `usage`.
 pub async fn authenticate(
     pool: &PgPool,
     cache: &ApiKeyCache,
     usage: &KeyUsage,
     api_key: &str,
+    mode: Mode,
 ) -> sqlx::Result<Option<Merchant>> {
     let api_key = api_key.trim();
+    if !api_key.starts_with(mode.key_prefix()) {
+        return Ok(None);
+    }
     let hash = hash_api_key(api_key);
     if let Some(merchant) = cache.get(&hash) {
         usage.note(&merchant.key_id, None);

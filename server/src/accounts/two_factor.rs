@@ -62,6 +62,32 @@ impl Factor {
     }
 }
 
+/// What a code is given for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// The second step of a sign-in.
+    SignIn,
+    /// A step-up before a change (`two_factor.step_up` in a member's audit log).
+    StepUp,
+}
+
+impl Purpose {
+    fn as_str(self) -> &'static str {
+        match self {
+            Purpose::SignIn => "sign_in",
+            Purpose::StepUp => "step_up",
+        }
+    }
+}
+
+/// Whose code it is: the user, and its merchant when a member (whose audit log records it).
+#[derive(Debug, Clone, Copy)]
+pub struct Holder<'a> {
+    pub id: &'a str,
+    pub email: &'a str,
+    pub merchant_id: Option<&'a MerchantId>,
+}
+
 /// What became of a code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Checked {
@@ -273,54 +299,82 @@ pub async fn confirm(
     Ok(Some(codes))
 }
 
-/// Whether `code` is a code of the user's confirmed secret not used before, or one of its
-/// unused recovery codes; either is spent by this check.
+/// Whether `code` is a code of the holder's confirmed secret not used before, or one of its
+/// unused recovery codes; either is spent by this check, in the transaction of a member's
+/// audit entries: `two_factor.recovery_code_used` for a recovery code, `two_factor.step_up`
+/// for a step-up.
 async fn verify(
     pool: &PgPool,
     sealer: &Sealer,
-    user_id: &str,
+    holder: Holder<'_>,
     code: &str,
+    by: &By,
+    purpose: Purpose,
 ) -> anyhow::Result<Option<Factor>> {
     let code = normalised(code);
-    if is_totp_code(&code) {
-        let Some(step) = step_of(pool, sealer, user_id, &code, true).await? else {
-            return Ok(None);
-        };
+    let totp_step = match is_totp_code(&code) {
+        true => match step_of(pool, sealer, holder.id, &code, true).await? {
+            Some(step) => Some(step),
+            None => return Ok(None),
+        },
+        false => None,
+    };
+    let mut tx = pool.begin().await?;
+    let factor = if let Some(step) = totp_step {
         let accepted = sqlx::query!(
             "UPDATE two_factor SET last_step = $2 WHERE user_id = $1 \
                AND confirmed_at IS NOT NULL AND (last_step IS NULL OR last_step < $2)",
-            user_id,
+            holder.id,
             step,
         )
-        .execute(pool)
+        .execute(&mut *tx)
         .await?;
-        return Ok((accepted.rows_affected() == 1).then_some(Factor::Totp));
+        (accepted.rows_affected() == 1).then_some(Factor::Totp)
+    } else {
+        let spent = sqlx::query!(
+            "UPDATE two_factor_recovery_codes SET used_at = now() \
+             WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL",
+            holder.id,
+            recovery_hash(&code),
+        )
+        .execute(&mut *tx)
+        .await?;
+        (spent.rows_affected() == 1).then_some(Factor::RecoveryCode)
+    };
+    if let (Some(factor), Some(merchant_id)) = (factor, holder.merchant_id) {
+        let entry = |action| Entry::new(merchant_id, by, action, "user", holder.id);
+        if factor == Factor::RecoveryCode {
+            let after = json!({"for": purpose.as_str()});
+            let used = entry(Action::TwoFactorRecoveryCodeUsed).after(after);
+            audit::record(&mut tx, &used).await?;
+        }
+        if purpose == Purpose::StepUp {
+            let after = json!({"second_factor": factor.as_str()});
+            audit::record(&mut tx, &entry(Action::TwoFactorStepUp).after(after)).await?;
+        }
     }
-    let spent = sqlx::query!(
-        "UPDATE two_factor_recovery_codes SET used_at = now() \
-         WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL",
-        user_id,
-        recovery_hash(&code),
-    )
-    .execute(pool)
-    .await?;
-    Ok((spent.rows_affected() == 1).then_some(Factor::RecoveryCode))
+    tx.commit().await?;
+    Ok(factor)
 }
 
-/// Checks `code` for the user `user_id` (`email`), from `client`, counted in the sign-in
+/// Checks `code` of `holder`, given from `client` for `purpose`, counted in the sign-in
 /// throttle until accepted.
 pub async fn check(
     pool: &PgPool,
     sealer: &Sealer,
-    user_id: &str,
-    email: &str,
+    holder: Holder<'_>,
     code: &str,
     client: IpAddr,
+    purpose: Purpose,
 ) -> anyhow::Result<Checked> {
-    let Some(attempt) = users::attempt(pool, email, client).await? else {
+    let Some(attempt) = users::attempt(pool, holder.email, client).await? else {
         return Ok(Checked::Throttled);
     };
-    match verify(pool, sealer, user_id, code).await? {
+    let by = By {
+        actor: Actor::User(holder.email.to_owned()),
+        address: Some(client),
+    };
+    match verify(pool, sealer, holder, code, &by, purpose).await? {
         Some(factor) => {
             users::forgive(pool, attempt).await?;
             Ok(Checked::Accepted(factor))
@@ -338,7 +392,12 @@ pub async fn sign_in(
     code: &str,
     client: IpAddr,
 ) -> anyhow::Result<Checked> {
-    let checked = check(pool, sealer, &user.id, &user.email, code, client).await?;
+    let holder = Holder {
+        id: &user.id,
+        email: &user.email,
+        merchant_id: user.merchant_id.as_ref(),
+    };
+    let checked = check(pool, sealer, holder, code, client, Purpose::SignIn).await?;
     if let Some(merchant_id) = &user.merchant_id {
         let by = By {
             actor: Actor::User(user.email.clone()),

@@ -34,7 +34,9 @@ use crate::contract::pagination::{Filters as ListFilters, MAX_LIMIT};
 use crate::history::audit::{self, Action, Entry};
 use crate::history::search::{self, Kind};
 use crate::history::timeline::{self, Resource as TimelineResource};
-use crate::idempotency::{outcomes, record, IdempotencyKey, Outcome, Resource, StoredResponse};
+use crate::idempotency::{
+    outcomes, record, sealed, IdempotencyKey, Outcome, Resource, StoredResponse,
+};
 use crate::payments::approvals::{self, ApprovePayout, CancelPayout, RejectPayout};
 use crate::payments::balance;
 use crate::payments::fields::{AccountHolder, BankAccount, Iban};
@@ -124,6 +126,7 @@ impl PgConsole {
             request_id: "console",
             by: &by,
             maker: maker.as_ref(),
+            sealer: &self.state.sealer,
         };
         let deadline = tokio::time::Instant::now() + IN_FLIGHT_WAIT;
         loop {
@@ -468,6 +471,7 @@ impl Console for PgConsole {
 
     async fn set_order_status(
         &self,
+        user: &CurrentUser,
         merchant_id: &MerchantId,
         id: &str,
         status: &str,
@@ -476,7 +480,8 @@ impl Console for PgConsole {
             "captured" => Target::Captured,
             _ => Target::Cancelled,
         };
-        match orders::transition(&self.state.pool, merchant_id, &OrderId::from(id), target).await {
+        let (pool, id) = (&self.state.pool, OrderId::from(id));
+        match orders::transition(pool, merchant_id, &id, target, &by_user(user)).await {
             Ok(_) => Ok(Ok(())),
             Err(Error::Internal(cause)) => Err(failed(format!("{cause:#}"))),
             Err(refusal) => Ok(Err(Refusal::new(refusal.code()))),
@@ -610,9 +615,10 @@ impl Console for PgConsole {
             };
             let mut deliveries = Vec::new();
             for delivery in detail.deliveries.unwrap_or_default() {
-                let curl = attempt::reproduce(&mut conn, merchant_id, delivery.id)
-                    .await
-                    .map_err(failed)?;
+                let curl =
+                    attempt::reproduce(&mut conn, &self.state.sealer, merchant_id, delivery.id)
+                        .await
+                        .map_err(failed)?;
                 deliveries.push(DeliveryRow {
                     url: delivery.url,
                     status: delivery.status,
@@ -770,7 +776,7 @@ impl Console for PgConsole {
             Ok(key) => key,
             Err(refused) => return Ok(Err(refused)),
         };
-        let secret = Secret::generate();
+        let secret = Secret::generate(self.state.mode);
         let answer = match change {
             ApiKeyChange::Create {
                 name,
@@ -856,7 +862,7 @@ impl Console for PgConsole {
 
     async fn run_reconciliation(
         &self,
-        scope: &Scope,
+        user: &CurrentUser,
         date: &str,
         idempotency_key: &str,
     ) -> ConsoleResult<Result<String, Refusal>> {
@@ -867,8 +873,9 @@ impl Console for PgConsole {
             Ok(key) => key,
             Err(refused) => return Ok(Err(refused)),
         };
-        let requester = match scope {
-            Scope::Merchant(merchant_id) => Requester::Merchant(merchant_id),
+        let (by, scope) = (by_user(user), user.scope());
+        let requester = match &scope {
+            Scope::Merchant(merchant_id) => Requester::Merchant(merchant_id, &by),
             Scope::AllMerchants => Requester::Support,
         };
         let reconciler = Reconciler {
@@ -888,12 +895,16 @@ impl Console for PgConsole {
         }
     }
 
-    async fn runs(&self, filter: &ListFilter) -> ConsoleResult<Result<Vec<RunRow>, Refusal>> {
+    async fn runs(
+        &self,
+        scope: &Scope,
+        filter: &ListFilter,
+    ) -> ConsoleResult<Result<Vec<RunRow>, Refusal>> {
         let filters = match list_filters(filter) {
             Ok(filters) => filters,
             Err(refused) => return Ok(Err(refused)),
         };
-        let runs = reconcile::runs(&self.state.pool, &filters, None, 50)
+        let runs = reconcile::runs(&self.state.pool, scope.merchant(), &filters, None, 50)
             .await
             .map_err(failed)?;
         Ok(Ok(runs.into_iter().map(run_row).collect()))
@@ -972,11 +983,7 @@ impl Console for PgConsole {
     }
 
     async fn run(&self, scope: &Scope, id: &str) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>> {
-        let merchant_id = match scope {
-            Scope::Merchant(merchant_id) => Some(merchant_id.as_str()),
-            Scope::AllMerchants => None,
-        };
-        let run = reconcile::run_with_items(&self.state.pool, id, merchant_id)
+        let run = reconcile::run_with_items(&self.state.pool, id, scope.merchant())
             .await
             .map_err(failed)?;
         Ok(run.map(|mut run| {
@@ -1002,16 +1009,24 @@ impl Console for PgConsole {
     }
 }
 
-/// The body of the answer a key's record stands for: its recorded bytes, or, for a `201` of the
-/// one-commit path (recorded as a reference to what it made), that answer rendered again by the
-/// command of the record's endpoint, as a replay would. `None` while there is no answer yet.
+/// The body of the answer a key's record stands for: its recorded bytes (opened if sealed), or,
+/// for a `201` of the one-commit path (recorded as a reference to what it made), that answer
+/// rendered again by the command of the record's endpoint, as a replay would. `None` while
+/// there is no answer yet.
 async fn recorded_answer(
     state: &AppState,
     merchant_id: &MerchantId,
     record: &record::KeyRecord,
 ) -> Result<Option<Vec<u8>>, Error> {
     if let Some(bytes) = &record.response_body {
-        return Ok(Some(bytes.clone()));
+        let opened = sealed::open(
+            &state.sealer,
+            merchant_id.as_str(),
+            &record.key,
+            bytes.clone(),
+        )
+        .map_err(anyhow::Error::from)?;
+        return Ok(Some(opened));
     }
     let Some(link) = &record.resource else {
         return Ok(None);

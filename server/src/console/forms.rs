@@ -300,7 +300,9 @@ async fn set_order_status(
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
-    let changed = console.set_order_status(&merchant_id, &id, status).await;
+    let changed = console
+        .set_order_status(&user, &merchant_id, &id, status)
+        .await;
     back_to(&format!("/orders/{id}"), changed)
 }
 
@@ -347,7 +349,7 @@ pub async fn run_reconciliation(
         return forbidden();
     }
     match console
-        .run_reconciliation(&user.scope(), &form.date, &form.idempotency_key)
+        .run_reconciliation(&user, &form.date, &form.idempotency_key)
         .await
     {
         Ok(Ok(run_id)) => Redirect::to(&format!("/reconciliation/{run_id}")).into_response(),

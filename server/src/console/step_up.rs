@@ -17,7 +17,7 @@ use app::console::CurrentUser;
 
 use super::notices::{failure, forbidden};
 use super::session::{self, SECURITY};
-use crate::accounts::two_factor::{self, Checked};
+use crate::accounts::two_factor::{self, Checked, Holder, Purpose};
 use crate::service::state::AppState;
 
 /// The page that asks for a code.
@@ -70,7 +70,8 @@ pub struct CodeForm {
 }
 
 /// `POST /step-up`: a code (or a recovery code) of the signed-in user, counted in the sign-in
-/// throttle; once accepted, back to the page the change was asked from.
+/// throttle; once accepted (and audited, `two_factor.step_up`), back to the page the change was
+/// asked from.
 pub async fn give_code(
     State(state): State<AppState>,
     ConnectInfo(client): ConnectInfo<SocketAddr>,
@@ -81,13 +82,18 @@ pub async fn give_code(
     if !session::csrf_matches(&session, &form.csrf).await {
         return forbidden();
     }
+    let holder = Holder {
+        id: &user.id,
+        email: &user.email,
+        merchant_id: user.merchant_id.as_ref(),
+    };
     let checked = two_factor::check(
         &state.pool,
         &state.sealer,
-        &user.id,
-        &user.email,
+        holder,
         &form.code,
         client.ip(),
+        Purpose::StepUp,
     )
     .await;
     match checked {

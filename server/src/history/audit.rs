@@ -3,8 +3,10 @@
 //! change it records ([`record`] on that transaction's connection, or the CTE [`cte`] in a
 //! one-statement command), so there is never a change without its entry nor an entry without
 //! its change, and a replayed request writes none. The table is append-only in the database
-//! (a trigger refuses every `UPDATE`, and every `DELETE` of an entry younger than a year);
-//! [`purge`] deletes what is past the retention.
+//! (a trigger refuses every `UPDATE`, and every `DELETE` of an entry younger than a year; the
+//! server's role may only insert and read, deploy/roles.sql) and tamper-evident: the database
+//! chains each entry to the previous one of its merchant by hash (`super::chain` verifies);
+//! [`purge`] deletes the whole days past the retention and moves each chain's start.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -106,6 +108,14 @@ actions! {
     PayoutCancelled => "payout.cancelled",
     PayoutThresholdChanged => "payout_threshold.changed",
     SupportViewed => "support.viewed",
+    OrderCaptured => "order.captured",
+    OrderCancelled => "order.cancelled",
+    WebhookEndpointTestSent => "webhook_endpoint.test_sent",
+    WebhookEndpointRecovered => "webhook_endpoint.recovered",
+    EventRedelivered => "event.redelivered",
+    ReconciliationRunStarted => "reconciliation.run_started",
+    TwoFactorStepUp => "two_factor.step_up",
+    TwoFactorRecoveryCodeUsed => "two_factor.recovery_code_used",
 }
 
 impl Action {
@@ -274,16 +284,17 @@ pub async fn list(
     .await?)
 }
 
-/// Deletes the entries older than `retention` (never shorter than [`MIN_RETENTION`]: the
-/// database refuses the younger ones).
+/// Deletes the entries of the whole UTC days past `retention` (never shorter than
+/// [`MIN_RETENTION`]: the database refuses the younger ones), each chain's oldest first, through
+/// `audit_log_purge`, which runs as the table's owner and moves each chain's start.
 pub async fn purge(pool: &PgPool, retention: Duration) -> sqlx::Result<u64> {
-    Ok(sqlx::query!(
-        "DELETE FROM audit_log WHERE created_at < now() - make_interval(secs => $1)",
+    let purged = sqlx::query_scalar!(
+        r#"SELECT audit_log_purge(make_interval(secs => $1)) AS "purged!""#,
         retention.max(MIN_RETENTION).as_secs_f64(),
     )
-    .execute(pool)
-    .await?
-    .rows_affected())
+    .fetch_one(pool)
+    .await?;
+    Ok(purged as u64)
 }
 
 #[cfg(test)]

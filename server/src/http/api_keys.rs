@@ -42,7 +42,7 @@ async fn create_api_key(
     RequestId(request_id): RequestId,
     Body(new_key): Body<NewKey>,
 ) -> Response {
-    let secret = Secret::generate();
+    let secret = Secret::generate(state.mode);
     let command = CreateKey {
         key: new_key,
         for_merchant: false,
@@ -70,7 +70,7 @@ async fn roll_api_key(
     Path(key_id): Path<String>,
     Body(parameters): Body<RollParameters>,
 ) -> Response {
-    let secret = Secret::generate();
+    let secret = Secret::generate(state.mode);
     let command = RollKey {
         key_id,
         parameters,

@@ -25,9 +25,15 @@ impl FromRequestParts<AppState> for Merchant {
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.strip_prefix("Bearer "))
             .ok_or(Error::Unauthorized)?;
-        let merchant = authenticate(&state.pool, &state.api_keys, &state.key_usage, api_key)
-            .await?
-            .ok_or(Error::Unauthorized)?;
+        let merchant = authenticate(
+            &state.pool,
+            &state.api_keys,
+            &state.key_usage,
+            api_key,
+            state.mode,
+        )
+        .await?
+        .ok_or(Error::Unauthorized)?;
         tracing::Span::current().record("merchant_id", merchant.id.as_str());
         if let Some(slot) = parts.extensions.get::<CallerSlot>() {
             slot.fill(Caller::api_key(&merchant.id, &merchant.key_id));

@@ -7,7 +7,7 @@ use axum::Json;
 use kaadxpay_types::ids::OrderId;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::author::ClientAddress;
+use super::author::{by_key, ClientAddress};
 use super::body::Body;
 use super::error::ApiResult;
 use super::list::PageQuery;
@@ -74,10 +74,12 @@ async fn get_order(
 async fn update_order(
     State(state): State<AppState>,
     merchant: Merchant,
+    client: ClientAddress,
     Path(id): Path<OrderId>,
     Body(update): Body<UpdateOrder>,
 ) -> ApiResult<Json<Order>> {
+    let by = by_key(&merchant, client);
     Ok(Json(
-        orders::transition(&state.pool, &merchant.id, &id, update.status).await?,
+        orders::transition(&state.pool, &merchant.id, &id, update.status, &by).await?,
     ))
 }

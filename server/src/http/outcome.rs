@@ -32,6 +32,7 @@ pub async fn execute<C: Command>(
         request_id,
         by: &by,
         maker: merchant.maker.as_ref(),
+        sealer: &state.sealer,
     };
     match commands::run(state, &caller, &command).await {
         Ok(outcome) => render(outcome),

@@ -18,16 +18,17 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_reconciliation_run))
 }
 
-/// Reconciliation runs, newest first.
+/// Reconciliation runs, newest first, each with the status the caller's own items make.
 #[utoipa::path(get, path = "/v1/reconciliation-runs", tag = "reconciliation", params(PageQuery),
     responses((status = 200, body = List<StoredRun>)))]
 async fn list_reconciliation_runs(
     State(state): State<AppState>,
-    _merchant: Merchant,
+    merchant: Merchant,
     page: Page,
 ) -> ApiResult<Json<List<StoredRun>>> {
     let rows = reconcile::runs(
         &state.pool,
+        Some(&merchant.id),
         &Filters::default(),
         page.starting_after.as_deref(),
         page.fetch_limit(),
@@ -36,7 +37,7 @@ async fn list_reconciliation_runs(
     Ok(Json(List::from_rows(rows, &page)))
 }
 
-/// One run, with the items that concern the caller.
+/// One run, with the items that concern the caller and the status they make.
 #[utoipa::path(get, path = "/v1/reconciliation-runs/{id}", tag = "reconciliation",
     responses((status = 200, body = StoredRun), (status = 404)))]
 async fn get_reconciliation_run(

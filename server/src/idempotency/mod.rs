@@ -1,9 +1,11 @@
 //! The idempotency engine, a crate of its own ([`kaadxpay_idempotency`]): every `POST` under
 //! `/v1` has its effect at most once per `(merchant, Idempotency-Key)`. This module gives it
-//! the contract's error ([`crate::contract::error::Error`], the engine's `Failure`) and keeps
-//! the key's record as the API shows it ([`record`]).
+//! the contract's error ([`crate::contract::error::Error`], the engine's `Failure`), keeps
+//! the key's record as the API shows it ([`record`]), and seals the answers that show a secret
+//! ([`sealed`]).
 
 pub mod record;
+pub mod sealed;
 
 pub use kaadxpay_idempotency::{
     fingerprint, key, maintenance, once, outcomes, Idempotency, IdempotencyKey, IdempotentRequest,

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use sqlx::types::Json;
 use sqlx::PgPool;
 
@@ -15,6 +16,7 @@ use super::fields::{Description, Metadata};
 use super::money::{Amount, Currency};
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
+use crate::history::audit::{self, Action, By, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::platform::failpoints;
 use crate::service::commands::{Caller, Command};
@@ -163,6 +165,13 @@ impl Target {
             Self::Cancelled => EventType::OrderCancelled,
         }
     }
+
+    fn action(self) -> Action {
+        match self {
+            Self::Captured => Action::OrderCaptured,
+            Self::Cancelled => Action::OrderCancelled,
+        }
+    }
 }
 
 pub async fn find(
@@ -189,15 +198,16 @@ pub async fn list(
     pagination::filtered(pool, "orders", ORDER_COLUMNS, merchant_id, filters, page).await
 }
 
-/// Moves a pending order to `target`; asking for the state it is already in changes nothing.
-/// The row lock of the `UPDATE` serialises racing requests: one moves the order (and credits
-/// the balance and publishes its event, in the same transaction), the others then find it
-/// already moved and publish nothing.
+/// Moves a pending order to `target` for `by`; asking for the state it is already in changes
+/// nothing. The row lock of the `UPDATE` serialises racing requests: one moves the order (and
+/// credits the balance, publishes its event and writes its audit entry, in the same
+/// transaction), the others then find it already moved and publish and record nothing.
 pub async fn transition(
     pool: &PgPool,
     merchant_id: &MerchantId,
     id: &OrderId,
     target: Target,
+    by: &By,
 ) -> Result<Order, Error> {
     let mut tx = pool.begin().await?;
     let moved: Option<Order> = sqlx::query_as(&format!(
@@ -214,6 +224,14 @@ pub async fn transition(
             balance::credit(&mut tx, merchant_id, &order.currency, order.amount).await?;
         }
         outbox::publish(&mut tx, merchant_id, target.event_type(), &order).await?;
+        let entry = Entry::new(merchant_id, by, target.action(), "order", &order.id)
+            .before(json!({"status": OrderStatus::Pending.as_str()}))
+            .after(json!({
+                "status": order.status.as_str(),
+                "amount": order.amount,
+                "currency": order.currency,
+            }));
+        audit::record(&mut tx, &entry).await?;
         tx.commit().await?;
         return Ok(order);
     }

@@ -1,4 +1,5 @@
-//! The database: the pool, the migrations (embedded from `migrations/`), and the choice between
+//! The database: the pool, the migrations (embedded from `migrations/`, applied as the owner
+//! role of `KAADXPAY_MIGRATE_DATABASE_URL` when it is set), and the choice between
 //! `DATABASE_URL` and the embedded PostgreSQL.
 
 use std::str::FromStr;
@@ -24,7 +25,8 @@ pub struct Database {
 }
 
 impl Database {
-    /// Connects to `DATABASE_URL`, or starts the embedded cluster, and applies the migrations.
+    /// Connects to `DATABASE_URL`, or starts the embedded cluster, and applies the migrations
+    /// (as `KAADXPAY_MIGRATE_DATABASE_URL`'s role when it is set).
     pub async fn open(settings: &Settings) -> anyhow::Result<Self> {
         let (url, embedded) = match &settings.database_url {
             Some(url) => (url.clone(), None),
@@ -36,11 +38,19 @@ impl Database {
                 (cluster.url("postgres"), Some(cluster))
             }
         };
-        let pool = connect(&url, settings.db_pool_size, settings.db_acquire_timeout).await?;
+        let owner_url = match &embedded {
+            Some(_) => &url,
+            None => settings.migrate_database_url.as_ref().unwrap_or(&url),
+        };
+        let mut owner = sqlx::PgConnection::connect_with(&options(owner_url)?)
+            .await
+            .with_context(|| format!("cannot connect to the database at {}", redact(owner_url)))?;
         MIGRATOR
-            .run(&pool)
+            .run(&mut owner)
             .await
             .context("cannot apply the migrations")?;
+        owner.close().await?;
+        let pool = connect(&url, settings.db_pool_size, settings.db_acquire_timeout).await?;
         Ok(Self {
             pool,
             url,
@@ -66,9 +76,8 @@ impl Database {
 /// backend whose client vanished mid-statement (a killed process) notices within
 /// [`CLIENT_CHECK_INTERVAL`] and rolls back, so its locks do not outlive it.
 pub async fn connect(url: &str, size: u32, acquire_timeout: Duration) -> anyhow::Result<PgPool> {
-    let options = PgConnectOptions::from_str(url)
-        .with_context(|| format!("invalid database URL {}", redact(url)))?
-        .options([("client_connection_check_interval", CLIENT_CHECK_INTERVAL)]);
+    let options =
+        options(url)?.options([("client_connection_check_interval", CLIENT_CHECK_INTERVAL)]);
     PgPoolOptions::new()
         .max_connections(size)
         .acquire_timeout(acquire_timeout)
@@ -84,6 +93,11 @@ pub async fn connect(url: &str, size: u32, acquire_timeout: Duration) -> anyhow:
         .connect_with(options)
         .await
         .with_context(|| format!("cannot connect to the database at {}", redact(url)))
+}
+
+/// The connection options `url` says.
+fn options(url: &str) -> anyhow::Result<PgConnectOptions> {
+    PgConnectOptions::from_str(url).with_context(|| format!("invalid database URL {}", redact(url)))
 }
 
 /// A connection idle this long is pinged before it is lent.

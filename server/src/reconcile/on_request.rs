@@ -1,6 +1,7 @@
 //! "Run reconciliation now": a person starts an applied run for a day (the console's button):
 //! support staff always, a merchant's member only in test mode, checked here rather than by the
-//! page that offers it. Idempotent like every POST: the request carries a key, the run it made
+//! page that offers it. A member's run is audited (`reconciliation.run_started`) with the run's
+//! start. Idempotent like every POST: the request carries a key, the run it made
 //! is stored with that key when it finishes, and a repeat of the key (a double click, a
 //! resubmitted form) waits for the first and answers its run instead of running again; the key
 //! used for another day is refused. A run that never finished (its process died) left its key
@@ -9,9 +10,11 @@
 use chrono::NaiveDate;
 use sqlx::Connection;
 
-use super::{hold, run_with_items, Reconciler, StoredRun};
+use super::{hold, run_with_items, Reconciler, RunRequest, StoredRun};
+use crate::history::audit::By;
 use crate::idempotency::IdempotencyKey;
 use kaadxpay_partner_sim::test_mode::TestMode;
+use kaadxpay_types::ids::MerchantId;
 
 /// The advisory lock namespace of requests to run now (the key's hash is the second key).
 const REQUEST_LOCK: i32 = 0x6b78_7073;
@@ -21,8 +24,8 @@ const REQUEST_LOCK: i32 = 0x6b78_7073;
 pub enum Requester<'a> {
     /// Support staff: see every merchant's items.
     Support,
-    /// A member of this merchant: sees its items.
-    Merchant(&'a str),
+    /// A member of this merchant, as the audit log names them: sees its items.
+    Merchant(&'a MerchantId, &'a By),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -51,12 +54,12 @@ impl Reconciler {
         date: NaiveDate,
         key: &IdempotencyKey,
     ) -> Result<StoredRun, RunNowError> {
-        let merchant_id = match requester {
+        let started_by = match requester {
             Requester::Support => None,
-            Requester::Merchant(_) if !test_mode.is_on().await => {
+            Requester::Merchant(..) if !test_mode.is_on().await => {
                 return Err(RunNowError::NotAllowed)
             }
-            Requester::Merchant(id) => Some(id),
+            Requester::Merchant(id, by) => Some((id, by)),
         };
         let lock = hold(
             &self.pool,
@@ -67,24 +70,29 @@ impl Reconciler {
             ),
         )
         .await?;
-        let result = self.run_once_for_key(date, key).await;
+        let request = RunRequest {
+            key: key.as_str(),
+            started_by,
+        };
+        let result = self.run_once_for_key(date, &request).await;
         lock.close().await?;
         let run_id = result?;
+        let merchant_id = started_by.map(|(merchant_id, _)| merchant_id.as_str());
         run_with_items(&self.pool, &run_id, merchant_id)
             .await?
             .ok_or_else(|| anyhow::anyhow!("the run {run_id} vanished").into())
     }
 
-    /// The run `key` made, or a new one; under the key's lock.
+    /// The run the request's key made, or a new one; under the key's lock.
     async fn run_once_for_key(
         &self,
         date: NaiveDate,
-        key: &IdempotencyKey,
+        request: &RunRequest<'_>,
     ) -> Result<String, RunNowError> {
         let made = sqlx::query!(
             r#"SELECT id, run_date AS "run_date: NaiveDate" FROM reconciliation_runs
                WHERE request_key = $1"#,
-            key.as_str(),
+            request.key,
         )
         .fetch_optional(&self.pool)
         .await?
@@ -92,7 +100,7 @@ impl Reconciler {
         match made {
             Some((_, other)) if other != date => Err(RunNowError::KeyReused(other)),
             Some((run_id, _)) => Ok(run_id),
-            None => Ok(self.run_for(date, true, Some(key.as_str())).await?.id),
+            None => Ok(self.run_for(date, true, Some(request)).await?.id),
         }
     }
 }

@@ -13,9 +13,11 @@ use crate::accounts::auth::Maker;
 use crate::contract::error::Error;
 use crate::history::audit::By;
 use crate::idempotency::fingerprint::fingerprint;
+use crate::idempotency::sealed;
 use crate::idempotency::{
     IdempotencyKey, IdempotentRequest, Once, Outcome, Ran, Resource, StoredResponse,
 };
+use crate::platform::sealing::Sealer;
 use crate::service::state::AppState;
 
 /// Who asks, and under which key.
@@ -29,6 +31,9 @@ pub struct Caller<'a> {
     /// The member the request answers to: the console's user, or the API key's maker (`None`
     /// for a key made by `merchants create`).
     pub maker: Option<&'a Maker>,
+    /// Seals what the command keeps of a secret (an answer that shows one, see
+    /// [`sealed`]).
+    pub sealer: &'a Sealer,
 }
 
 /// An operation with an effect, run at most once per key. Its serialised form is what makes two
@@ -78,8 +83,19 @@ pub trait Command: Serialize + Send + Sync {
     }
 }
 
-/// Runs `command` for `caller` through the idempotency engine.
+/// Runs `command` for `caller` through the idempotency engine; the answer opened if it was
+/// sealed in the key's record.
 pub async fn run<C: Command>(
+    state: &AppState,
+    caller: &Caller<'_>,
+    command: &C,
+) -> Result<Outcome, Error> {
+    let outcome = run_sealed(state, caller, command).await?;
+    sealed::open_outcome(caller.sealer, caller.merchant_id, caller.key, outcome)
+}
+
+/// [`run`], the answer as recorded.
+async fn run_sealed<C: Command>(
     state: &AppState,
     caller: &Caller<'_>,
     command: &C,

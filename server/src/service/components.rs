@@ -55,13 +55,14 @@ pub fn request_log(settings: &Settings) -> request_log::Settings {
     }
 }
 
-pub fn dispatcher(settings: &Settings) -> DispatcherSettings {
-    DispatcherSettings {
+pub fn dispatcher(settings: &Settings) -> anyhow::Result<DispatcherSettings> {
+    Ok(DispatcherSettings {
         retry_schedule: RetrySchedule::new(settings.webhook_retry_schedule.clone()),
         lease: settings.webhook_lease,
         send_timeout: WEBHOOK_TIMEOUT,
         allow_private_networks: settings.webhook_allow_private_networks,
-    }
+        sealer: sealer(settings)?,
+    })
 }
 
 /// The invitations' mail, when `KAADXPAY_SMTP_URL` is set (`serve_problems` makes sure the
@@ -100,7 +101,7 @@ pub fn sealer(settings: &Settings) -> anyhow::Result<Sealer> {
     match secrets_key(settings) {
         Some(key) => Ok(Sealer::new(&key?)),
         None => anyhow::bail!(
-            "KAADXPAY_SECRETS_KEY must be set: it seals two-step sign-in secrets at rest"
+            "KAADXPAY_SECRETS_KEY must be set: it seals two-step sign-in and webhook endpoint secrets at rest"
         ),
     }
 }

@@ -10,6 +10,15 @@ use clap::{Args, ValueEnum};
 /// How long a merchant's webhook endpoint has to answer.
 pub const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The mode a deployment runs in (`KAADXPAY_MODE`, API.md §1): `live` beside a real partner
+/// only. What it means for API keys is `accounts::auth`'s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Mode {
+    #[default]
+    Test,
+    Live,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
     Json,
@@ -22,6 +31,17 @@ pub struct Settings {
     /// The PostgreSQL database. Without it, an embedded cluster is started under --data-dir.
     #[arg(long, env = "DATABASE_URL", global = true)]
     pub database_url: Option<String>,
+
+    /// The database as the role that owns the tables, for the migrations (every command applies
+    /// them first); default DATABASE_URL. A hardened `serve` connects with DATABASE_URL as a
+    /// role that cannot change or delete audit entries (deploy/roles.sql).
+    #[arg(
+        long,
+        env = "KAADXPAY_MIGRATE_DATABASE_URL",
+        hide_env_values = true,
+        global = true
+    )]
+    pub migrate_database_url: Option<String>,
 
     /// Where the embedded PostgreSQL keeps its cluster.
     #[arg(
@@ -86,6 +106,19 @@ pub struct Settings {
     /// How often expired idempotency records are deleted.
     #[arg(long, env = "KAADXPAY_PURGE_INTERVAL", default_value = "1h", value_parser = humantime::parse_duration, global = true)]
     pub purge_interval: Duration,
+
+    /// `test` or `live` (API.md §1): keys are made `sk_test_…` or `sk_live_…`, and a key of the
+    /// other mode is refused. `live` needs KAADXPAY_PARTNER_URL: never the simulator, never
+    /// `--demo`. (`--mode` is the partner simulator's.)
+    #[arg(
+        id = "deployment_mode",
+        long = "deployment-mode",
+        env = "KAADXPAY_MODE",
+        value_enum,
+        default_value = "test",
+        global = true
+    )]
+    pub mode: Mode,
 
     /// The partner bank. Without it, `serve` runs the partner simulator in-process on
     /// `127.0.0.1:4000` (or a free port), which is also where `reconcile` looks by default.
@@ -163,7 +196,8 @@ pub struct Settings {
         global = true
     )]
     pub mail_from: String,
-    /// The key two-step sign-in's TOTP secrets are sealed with at rest: 64 hexadecimal
+    /// The key two-step sign-in's TOTP secrets, webhook endpoint secrets and the stored answers
+    /// that show one are sealed with at rest: 64 hexadecimal
     /// characters (32 bytes, e.g. `openssl rand -hex 32`), the same on every replica. Required
     /// by `serve` with DATABASE_URL; the embedded mode keeps one in `<data dir>/secrets.key`.
     #[arg(
@@ -269,10 +303,22 @@ impl Settings {
         problems
     }
 
-    /// What `serve` needs beyond [`Settings::problems`]: a real partner's webhooks are only
-    /// trusted with a secret of its own, never the simulator's published one.
-    pub fn serve_problems(&self) -> Vec<String> {
+    /// What `serve` (with `--demo` or not) needs beyond [`Settings::problems`]: a real
+    /// partner's webhooks are only trusted with a secret of its own, never the simulator's
+    /// published one; live mode needs a real partner, and the demo merchant and logins never
+    /// exist beside one.
+    pub fn serve_problems(&self, demo: bool) -> Vec<String> {
         let mut problems = Vec::new();
+        if self.mode == Mode::Live && self.partner_url.is_none() {
+            problems.push(
+                "KAADXPAY_PARTNER_URL must be set when KAADXPAY_MODE is live: live mode never uses the in-process partner simulator.".to_owned(),
+            );
+        }
+        if demo && self.partner_url.is_some() {
+            problems.push(
+                "--demo is refused when KAADXPAY_PARTNER_URL is set: the demo logins and the demo API key never exist beside a real partner.".to_owned(),
+            );
+        }
         if self.smtp_url.is_some() && self.public_url.is_none() {
             problems.push(
                 "KAADXPAY_PUBLIC_URL must be set when KAADXPAY_SMTP_URL is: a mailed invitation links to it.".to_owned(),
@@ -285,7 +331,7 @@ impl Settings {
         }
         if self.database_url.is_some() && self.secrets_key.is_none() {
             problems.push(
-                "KAADXPAY_SECRETS_KEY must be set when DATABASE_URL is: it seals two-step sign-in secrets at rest. Make one with `openssl rand -hex 32` and give every replica the same.".to_owned(),
+                "KAADXPAY_SECRETS_KEY must be set when DATABASE_URL is: it seals two-step sign-in and webhook endpoint secrets at rest. Make one with `openssl rand -hex 32` and give every replica the same.".to_owned(),
             );
         }
         problems

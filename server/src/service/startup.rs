@@ -29,7 +29,7 @@ use crate::reconcile::reversals::ReversalWorker;
 use crate::reconcile::Reconciler;
 use crate::request_log::{self, RequestLog};
 use crate::service::state::AppState;
-use crate::webhooks::Dispatcher;
+use crate::webhooks::{self, Dispatcher};
 use crate::{console, edge};
 use kaadxpay_partner_sim::test_mode::TestMode;
 use kaadxpay_partner_sim::{self as sim, Mode, SimArgs};
@@ -83,6 +83,7 @@ impl Application {
             )
             .on_broken_connection(db::connection_broke),
             pool: pool.clone(),
+            mode: settings.mode,
             api_keys: Arc::default(),
             key_usage: Arc::default(),
             metrics: telemetry::metrics(),
@@ -96,6 +97,8 @@ impl Application {
             sealer: components::sealer(settings)?,
             step_up_window: settings.step_up_window,
         };
+        // Before any worker or request reads them.
+        webhooks::secrets::seal_stored_in_clear(&pool, &state.sealer).await?;
         let outcomes = state.idempotency.outcomes().clone();
         let key_usage = state.key_usage.clone();
         workers.push(tokio::spawn(auth::cache::listen(
@@ -131,7 +134,7 @@ impl Application {
             figures,
             settings.serves_https(),
         );
-        let dispatcher = Dispatcher::new(pool.clone(), components::dispatcher(settings));
+        let dispatcher = Dispatcher::new(pool.clone(), components::dispatcher(settings)?);
         let payouts = PayoutWorker {
             pool: pool.clone(),
             partner: components::partner_client(settings, &partner_url),

@@ -10,6 +10,7 @@ use sqlx::PgPool;
 
 use crate::accounts::auth::cache::ApiKeyCache;
 use crate::accounts::auth::usage::KeyUsage;
+use crate::accounts::auth::Mode;
 use crate::idempotency::Idempotency;
 use crate::platform::mail::Mailer;
 use crate::platform::sealing::Sealer;
@@ -28,6 +29,8 @@ pub struct AppState {
     /// The API keys used since their `last_used_at` was last written.
     pub key_usage: Arc<KeyUsage>,
     pub idempotency: Idempotency,
+    /// Test or live (`KAADXPAY_MODE`): the prefix of the keys made and accepted.
+    pub mode: Mode,
     pub metrics: PrometheusHandle,
     /// The partner bank, asked whose transfer a partner webhook is about when that is unknown.
     pub partner: PartnerClient,

@@ -7,16 +7,16 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use super::secrets::{SealedSecrets, SEALED_COLUMNS};
 use super::signature::{self, InvalidSecret};
+use crate::platform::sealing::Sealer;
 use kaadxpay_types::ids::MerchantId;
 
-/// What an attempt is sent and signed with, selected from a delivery's event `e` and endpoint
-/// `w`: the event's type and body, the endpoint's URL and secrets (the one before the last
-/// rotation while its overlap lasts), and whether it is a test event. The dispatcher's claim and
-/// [`reproduce`] both read it.
-pub const SENT_COLUMNS: &str = "e.event_type, e.payload::text AS body, w.url, w.secret, \
-     CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END \
-       AS previous_secret, \
+/// What an attempt is sent with, selected from a delivery's event `e` and endpoint `w`: the
+/// event's type and body, the endpoint's URL, and whether it is a test event; with
+/// [`secrets::SEALED_COLUMNS`], what it is signed with. The dispatcher's claim and
+/// [`reproduce`] both read them.
+pub const SENT_COLUMNS: &str = "e.event_type, e.payload::text AS body, w.url, \
      coalesce((e.payload -> 'test')::boolean, false) AS test";
 
 /// One attempt's event, and the endpoint's secrets.
@@ -66,24 +66,27 @@ pub fn headers(
 }
 
 /// The merchant's delivery `delivery_id` as a `curl` command that sends it again, as a new
-/// attempt signed now; `None` when the merchant has no such delivery.
+/// attempt signed now (with the endpoint's secrets, opened by `sealer`); `None` when the
+/// merchant has no such delivery.
 pub async fn reproduce(
     conn: &mut PgConnection,
+    sealer: &Sealer,
     merchant_id: &MerchantId,
     delivery_id: Uuid,
 ) -> sqlx::Result<Option<String>> {
     #[derive(sqlx::FromRow)]
     struct Delivery {
         event_id: Uuid,
+        endpoint_id: String,
         event_type: String,
         body: String,
         url: String,
-        secret: String,
-        previous_secret: Option<String>,
+        #[sqlx(flatten)]
+        secrets: SealedSecrets,
         test: bool,
     }
     let delivery: Option<Delivery> = sqlx::query_as(&format!(
-        "SELECT e.id AS event_id, {SENT_COLUMNS} \
+        "SELECT e.id AS event_id, d.endpoint_id, {SENT_COLUMNS}, {SEALED_COLUMNS} \
          FROM webhook_deliveries d JOIN events e ON e.id = d.event_id \
            JOIN webhook_endpoints w ON w.id = d.endpoint_id \
          WHERE d.merchant_id = $1 AND d.id = $2"
@@ -95,12 +98,16 @@ pub async fn reproduce(
     let Some(delivery) = delivery else {
         return Ok(None);
     };
+    let secrets = delivery
+        .secrets
+        .open(sealer, &delivery.endpoint_id)
+        .map_err(|err| sqlx::Error::Decode(err.into()))?;
     let signing = Signing {
         event_id: delivery.event_id,
         event_type: &delivery.event_type,
         body: &delivery.body,
-        secret: &delivery.secret,
-        previous_secret: delivery.previous_secret.as_deref(),
+        secret: &secrets.secret,
+        previous_secret: secrets.previous.as_deref(),
         test: delivery.test,
     };
     let headers = headers(&signing, Uuid::new_v4(), Utc::now())

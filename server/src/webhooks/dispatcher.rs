@@ -32,7 +32,9 @@ use super::attempt::{self, Signing, SENT_COLUMNS};
 use super::destination::{self, GuardedResolver, Refusal};
 use super::endpoints;
 use super::schedule::RetrySchedule;
+use super::secrets::{SealedSecrets, SEALED_COLUMNS};
 use crate::platform::failpoints;
+use crate::platform::sealing::Sealer;
 
 /// What the dispatcher is configured with.
 #[derive(Debug, Clone)]
@@ -44,6 +46,8 @@ pub struct DispatcherSettings {
     pub send_timeout: Duration,
     /// Whether endpoints may be internal addresses (local development and tests).
     pub allow_private_networks: bool,
+    /// Opens the endpoints' secrets to sign with.
+    pub sealer: Sealer,
 }
 
 /// Deliveries claimed, and sent concurrently, per run.
@@ -57,6 +61,7 @@ pub struct Dispatcher {
     lease: Duration,
     /// Sends reach public addresses only (see [`super::destination`]).
     guarded: bool,
+    sealer: Sealer,
 }
 
 /// A claimed delivery with what its attempt needs.
@@ -71,9 +76,8 @@ struct Due {
     body: String,
     endpoint_id: EndpointId,
     url: String,
-    secret: String,
-    /// The secret before the last rotation, while its overlap lasts.
-    previous_secret: Option<String>,
+    #[sqlx(flatten)]
+    secrets: SealedSecrets,
     /// A test event (`POST /v1/webhook-endpoints/{id}/test`).
     test: bool,
 }
@@ -119,6 +123,7 @@ impl Dispatcher {
             schedule: settings.retry_schedule,
             lease: settings.lease,
             guarded,
+            sealer: settings.sealer,
         }
     }
 
@@ -173,7 +178,7 @@ impl Dispatcher {
                FROM due WHERE d.id = due.id AND due.live \
                RETURNING d.id, d.merchant_id, d.lease_token, d.attempts, d.event_id, d.endpoint_id) \
              SELECT c.id, c.merchant_id, c.lease_token, c.attempts, c.event_id, c.endpoint_id, \
-               {SENT_COLUMNS} \
+               {SENT_COLUMNS}, {SEALED_COLUMNS} \
              FROM claimed c JOIN events e ON e.id = c.event_id \
                JOIN webhook_endpoints w ON w.id = c.endpoint_id",
         ))
@@ -271,12 +276,16 @@ impl Dispatcher {
         if self.guarded {
             destination::check_before_send(&url).map_err(|refusal| refused(&refusal))?;
         }
+        let secrets = due
+            .secrets
+            .open(&self.sealer, &due.endpoint_id)
+            .map_err(|err| err.to_string())?;
         let signing = Signing {
             event_id: due.event_id,
             event_type: &due.event_type,
             body: &due.body,
-            secret: &due.secret,
-            previous_secret: due.previous_secret.as_deref(),
+            secret: &secrets.secret,
+            previous_secret: secrets.previous.as_deref(),
             test: due.test,
         };
         let headers =

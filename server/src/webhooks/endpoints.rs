@@ -14,11 +14,12 @@ use utoipa::openapi::RefOr;
 
 use super::destination;
 use super::outbox::{known_event_names, EventType};
+use super::secrets;
 use super::signature;
 use crate::contract::error::Error;
 use crate::contract::pagination::Page;
 use crate::history::audit::{self, Action, By, Entry};
-use crate::idempotency::{Once, Ran, StoredResponse};
+use crate::idempotency::{sealed, Once, Ran, StoredResponse};
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 
@@ -95,11 +96,16 @@ impl Command for CreateEndpoint {
         self.url.check_allowed(state).await
     }
 
-    /// One statement records the key, inserts the endpoint, made here with its secret, and
-    /// writes the audit entry; the answer's bytes are recorded (it shows a secret that a
-    /// rotation replaces).
+    /// One statement records the key, inserts the endpoint, made here with its secret (sealed),
+    /// and writes the audit entry; the answer's bytes are recorded, sealed (it shows a secret
+    /// that a rotation replaces).
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
         let endpoint = self.new_endpoint();
+        let secret = endpoint
+            .secret
+            .as_deref()
+            .expect("a new endpoint has its secret");
+        let sealed_secret = secrets::seal(caller.sealer, &endpoint.id, secret);
         // Its secret may be rotated later: the answer that showed it is recorded as it was.
         let response = StoredResponse::created(
             "/v1/webhook-endpoints",
@@ -108,6 +114,7 @@ impl Command for CreateEndpoint {
             &endpoint,
         )
         .recorded_verbatim();
+        let response = sealed::seal(caller.sealer, caller.merchant_id, caller.key, response);
         let entry = Entry::new(
             caller.merchant_id,
             caller.by,
@@ -120,11 +127,12 @@ impl Command for CreateEndpoint {
             let id = statement.bind(&endpoint.id);
             let url = statement.bind(&endpoint.url);
             let events = statement.bind(&endpoint.events);
-            let secret = statement.bind(&endpoint.secret);
+            let secret = statement.bind(&sealed_secret);
             let at = statement.bind(endpoint.created_at);
             statement.push(format_args!(
                 ", new_endpoint AS ( \
-                   INSERT INTO webhook_endpoints (id, merchant_id, url, events, secret, created_at) \
+                   INSERT INTO webhook_endpoints (id, merchant_id, url, events, secret_sealed, \
+                     created_at) \
                    SELECT {id}, {merchant}, {url}, {events}, {secret}, {at} FROM recorded \
                    RETURNING 1)"
             ));

@@ -13,6 +13,7 @@ use super::outbox;
 use crate::contract::error::Error;
 use crate::contract::pagination::{Filters, Page};
 use crate::contract::schema::one_of;
+use crate::history::audit::{self, Action, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
@@ -236,11 +237,20 @@ impl Command for RedeliverEvent {
         }
     }
 
-    /// A transaction of several statements: the new deliveries, the event as it now stands
-    /// (the answer), then the record.
+    /// A transaction of several statements: the new deliveries, the audit entry, the event as
+    /// it now stands (the answer), then the record.
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
         once.transaction(async |conn| {
             outbox::enqueue(conn, caller.merchant_id, self.event_id).await?;
+            let event_id = self.event_id.to_string();
+            let entry = Entry::new(
+                caller.merchant_id,
+                caller.by,
+                Action::EventRedelivered,
+                "event",
+                &event_id,
+            );
+            audit::record(conn, &entry).await?;
             let event = find(conn, caller.merchant_id, self.event_id)
                 .await?
                 .ok_or(Error::ResourceMissing("event"))?;

@@ -26,10 +26,11 @@ use utoipa::openapi::RefOr;
 use super::endpoints::{self, Endpoint, Subscriptions, WebhookUrl};
 use super::events;
 use super::outbox::{EventType, KnownEventType, NewEvent};
+use super::secrets;
 use super::signature;
 use crate::contract::error::Error;
 use crate::history::audit::{self, Action, By, Entry};
-use crate::idempotency::{Once, Ran, Resource, StoredResponse};
+use crate::idempotency::{sealed, Once, Ran, Resource, StoredResponse};
 use crate::payments::orders::Order;
 use crate::payments::payouts::Payout;
 use crate::service::commands::{Caller, Command};
@@ -250,17 +251,21 @@ impl RotateSecret {
         caller: &Caller<'_>,
     ) -> Result<StoredResponse, Error> {
         let merchant_id = caller.merchant_id;
+        let secret = signature::new_secret();
+        // Both sealed for the endpoint: the current secret moves to the previous one as it is.
         let endpoint: Endpoint = sqlx::query_as(&format!(
-            "UPDATE webhook_endpoints SET previous_secret = secret, \
-               previous_secret_expires_at = now() + make_interval(secs => $3), secret = $4 \
+            "UPDATE webhook_endpoints SET previous_secret_sealed = secret_sealed, \
+               previous_secret_expires_at = now() + make_interval(secs => $3), \
+               secret_sealed = $4 \
              WHERE merchant_id = $1 AND id = $2 AND deleted_at IS NULL \
-             RETURNING {}, secret",
+             RETURNING {}, $5::text AS secret",
             endpoints::ENDPOINT_COLUMNS
         ))
         .bind(merchant_id)
         .bind(&self.endpoint_id)
         .bind(self.overlap.length.as_secs_f64())
-        .bind(signature::new_secret())
+        .bind(secrets::seal(caller.sealer, &self.endpoint_id, &secret))
+        .bind(&secret)
         .fetch_optional(&mut *conn)
         .await?
         .ok_or(Error::ResourceMissing("webhook endpoint"))?;
@@ -273,7 +278,12 @@ impl RotateSecret {
         );
         audit::record(conn, &entry.after(endpoint.without_secret())).await?;
         let response = StoredResponse::ok(&endpoint, endpoint_resource(&self.endpoint_id));
-        Ok(response)
+        Ok(sealed::seal(
+            caller.sealer,
+            merchant_id,
+            caller.key,
+            response,
+        ))
     }
 }
 
@@ -313,17 +323,18 @@ impl Command for Recover {
     }
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        once.transaction(async |conn| self.answer(conn, caller.merchant_id).await)
+        once.transaction(async |conn| self.answer(conn, caller.merchant_id, caller.by).await)
             .await
     }
 }
 
 impl Recover {
-    /// The effect, in `conn`'s transaction, and its answer.
+    /// The effect, in `conn`'s transaction with its audit entry, and its answer.
     async fn answer(
         &self,
         conn: &mut PgConnection,
         merchant_id: &MerchantId,
+        by: &By,
     ) -> Result<StoredResponse, Error> {
         let queued = sqlx::query!(
             "INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, status) \
@@ -350,6 +361,15 @@ impl Recover {
             object: "recovery",
             queued,
         };
+        let entry = Entry::new(
+            merchant_id,
+            by,
+            Action::WebhookEndpointRecovered,
+            "webhook_endpoint",
+            &self.endpoint_id,
+        );
+        let after = json!({"since": self.since, "queued": queued});
+        audit::record(conn, &entry.after(after)).await?;
         let response = StoredResponse::ok(&recovery, endpoint_resource(&self.endpoint_id));
         Ok(response)
     }
@@ -380,23 +400,33 @@ impl Command for SendTestEvent {
     }
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
-        once.transaction(async |conn| self.answer(conn, caller.merchant_id).await)
+        once.transaction(async |conn| self.answer(conn, caller.merchant_id, caller.by).await)
             .await
     }
 }
 
 impl SendTestEvent {
-    /// The effect, in `conn`'s transaction, and its answer.
+    /// The effect, in `conn`'s transaction with its audit entry, and its answer.
     async fn answer(
         &self,
         conn: &mut PgConnection,
         merchant_id: &MerchantId,
+        by: &By,
     ) -> Result<StoredResponse, Error> {
         let event = test_event(self.event_type.0);
         insert_test_event(&mut *conn, merchant_id, &self.endpoint_id, &event).await?;
         let shown = events::find(&mut *conn, merchant_id, event.id)
             .await?
             .ok_or(Error::ResourceMissing("webhook endpoint"))?;
+        let entry = Entry::new(
+            merchant_id,
+            by,
+            Action::WebhookEndpointTestSent,
+            "webhook_endpoint",
+            &self.endpoint_id,
+        );
+        let after = json!({"event_id": event.id, "event_type": event.event_type.as_str()});
+        audit::record(conn, &entry.after(after)).await?;
         let resource = Resource {
             kind: "event".to_owned(),
             id: event.id.to_string(),

@@ -321,6 +321,7 @@ mod costs {
             exports_pool: pool.clone(),
             pool,
             api_keys: Arc::default(),
+            mode: settings.mode,
             key_usage: Arc::default(),
             metrics: server::platform::telemetry::metrics(),
             partner: components::partner_client(&settings, "http://127.0.0.1:9"),
@@ -347,6 +348,7 @@ mod costs {
             request_id: "req_costs",
             by: &crate::common::test_author(),
             maker: None,
+            sealer: &state.sealer,
         };
         commands::run(state, &caller, &order).await.unwrap()
     }
@@ -438,6 +440,7 @@ mod costs {
             request_id: "req_render",
             by: &crate::common::test_author(),
             maker: None,
+            sealer: &state.sealer,
         };
         commands::run(state, &caller, &command).await.unwrap()
     }
@@ -470,6 +473,7 @@ mod costs {
             &merchant.id,
             &order_id.as_str().into(),
             Target::Captured,
+            &super::common::test_author(),
         )
         .await
         .unwrap();

@@ -199,7 +199,7 @@ pub async fn spawn_app_and_partner(port: u16, flags: &[&str]) -> (TestApp, Strin
     let base_url = format!("http://{}", app.local_addr());
     let partner_url = app.partner_url().to_owned();
     tokio::spawn(app.run(std::future::pending()));
-    let merchant = create_merchant(&pool, "Test Merchant").await;
+    let merchant = create_merchant_in(&pool, "Test Merchant", settings.mode).await;
     let app = TestApp {
         base_url,
         db_url,
@@ -222,8 +222,18 @@ pub async fn create_user(
         .unwrap();
 }
 
+/// A merchant and its first key, a test mode key.
 pub async fn create_merchant(pool: &PgPool, name: &str) -> TestMerchant {
-    let merchant = server::accounts::auth::create_merchant(pool, name)
+    create_merchant_in(pool, name, server::accounts::auth::Mode::Test).await
+}
+
+/// A merchant and its first key, made in `mode`.
+pub async fn create_merchant_in(
+    pool: &PgPool,
+    name: &str,
+    mode: server::accounts::auth::Mode,
+) -> TestMerchant {
+    let merchant = server::accounts::auth::create_merchant(pool, name, mode)
         .await
         .unwrap();
     TestMerchant {
@@ -344,7 +354,10 @@ impl TestApp {
                 schedule,
                 "--webhook-allow-private-networks",
                 "true",
-            ])),
+                "--secrets-key",
+                TEST_SECRETS_KEY,
+            ]))
+            .unwrap(),
         )
     }
 

@@ -1,6 +1,6 @@
 //! What the webhook tests share: an app whose own dispatcher stays idle (the tests step theirs
-//! with [`super::TestApp::dispatcher`] and [`super::TestApp::drain`]), endpoints made over HTTP,
-//! and a local endpoint that records every delivery.
+//! with [`super::TestApp::dispatcher`] and [`super::TestApp::drain`]), endpoints made over HTTP
+//! and their secrets as stored (sealed), and a local endpoint that records every delivery.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU16, Ordering};
@@ -29,6 +29,21 @@ pub async fn create_endpoint(app: &TestApp, key: &str, body: Value) -> Value {
     let endpoint = json(response).await;
     assert_eq!(status, 201, "{endpoint}");
     endpoint
+}
+
+/// The secret of the app's endpoint (its only one when `endpoint_id` is `None`), opened from
+/// its seal with the tests' key.
+pub async fn stored_secret(app: &TestApp, endpoint_id: Option<&str>) -> String {
+    let (id, sealed): (String, Vec<u8>) = sqlx::query_as(
+        "SELECT id, secret_sealed FROM webhook_endpoints WHERE $1::text IS NULL OR id = $1",
+    )
+    .bind(endpoint_id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    let settings = super::settings(&["--secrets-key", super::TEST_SECRETS_KEY]);
+    let sealer = server::service::components::sealer(&settings).unwrap();
+    String::from_utf8(sealer.open(&sealed, &id).unwrap()).unwrap()
 }
 
 /// A request the receiver got.

@@ -383,6 +383,10 @@ async fn the_database_refuses_to_rewrite_history_and_the_purge_deletes_only_what
         .bind(&merchant.id)
         .bind(age_days as i32)
     };
+    // In the order they were made: the chain's order.
+    insert(800).execute(&pool).await.unwrap();
+    insert(400).execute(&pool).await.unwrap();
+    insert(200).execute(&pool).await.unwrap();
     let young: String = sqlx::query_scalar::<_, String>(
         "INSERT INTO audit_log (id, merchant_id, actor_kind, actor, action, object_type, object_id) \
          VALUES ('aud_young', $1, 'user', 'a@audit.test', 'user.signed_in', 'user', 'usr_1') RETURNING id",
@@ -391,9 +395,6 @@ async fn the_database_refuses_to_rewrite_history_and_the_purge_deletes_only_what
     .fetch_one(&pool)
     .await
     .unwrap();
-    insert(200).execute(&pool).await.unwrap();
-    insert(400).execute(&pool).await.unwrap();
-    insert(800).execute(&pool).await.unwrap();
 
     let refused = sqlx::query("UPDATE audit_log SET actor = 'someone@else' WHERE id = $1")
         .bind(&young)

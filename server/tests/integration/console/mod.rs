@@ -5,6 +5,7 @@
 mod api_keys;
 mod approvals;
 mod audit;
+mod audit_actions;
 mod end2end;
 mod exports;
 mod powers;

@@ -246,6 +246,11 @@ async fn a_recovery_code_signs_in_once() {
     );
     let security = page(&app, &signed, "/settings/security").await;
     assert!(security.contains("9 recovery codes left"), "{security}");
+    assert_eq!(
+        audited(&app, "two_factor.recovery_code_used").await,
+        [("user".into(), email.into(), Some(json!({"for": "sign_in"})))],
+        "a recovery code's use is audited"
+    );
 
     let again = password_step(&app, email).await;
     let (location, _) = code_step(&app, &again, &codes[3]).await;
@@ -348,6 +353,7 @@ async fn a_payout_endpoint_or_team_change_needs_a_recent_code() {
     )
     .await;
     assert_eq!(location, "/step-up?back=%2Fpayouts%2Fnew&error=code");
+    assert!(audited(&app, "two_factor.step_up").await.is_empty());
     let (_, location) = submit_from(
         &app,
         &browser,
@@ -357,6 +363,15 @@ async fn a_payout_endpoint_or_team_change_needs_a_recent_code() {
     )
     .await;
     assert_eq!(location, "/payouts/new", "back to the form");
+    assert_eq!(
+        audited(&app, "two_factor.step_up").await,
+        [(
+            "user".into(),
+            "owner@2fa.test".into(),
+            Some(json!({"second_factor": "totp"}))
+        )],
+        "the step-up is audited"
+    );
     let (status, location) = pay_out(&app, &browser, "step-up-3").await;
     assert_eq!(status, 303);
     assert!(location.starts_with("/payouts/po_"), "{location}");

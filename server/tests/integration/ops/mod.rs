@@ -2,6 +2,7 @@
 //! retention, the idempotency engine's schema beside the migrations, the OpenAPI document under Schemathesis and client generators, and the layering
 //! of the sources.
 
+mod audit_chain;
 mod checked_sql;
 mod cli;
 mod endpoints;

@@ -194,3 +194,57 @@ async fn a_secrets_key_that_is_not_32_bytes_in_hex_is_refused_at_start() {
         "{stderr}"
     );
 }
+
+/// Live mode (API.md §1) needs a real partner, and `--demo` is never beside one: each refused
+/// at start in one line.
+#[tokio::test]
+async fn live_mode_without_a_partner_and_demo_beside_a_real_partner_are_refused_at_start() {
+    let output = serve_expecting_exit(&[("KAADXPAY_MODE", "live")]).await;
+    assert!(!output.status.success(), "it must exit with an error");
+    assert_eq!(
+        lines_naming(&output, "KAADXPAY_MODE is live"),
+        1,
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let db_url = fresh_database().await;
+    let output = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+        .args([
+            "serve",
+            "--demo",
+            "--addr",
+            &format!("127.0.0.1:{}", free_port()),
+        ])
+        .env("DATABASE_URL", &db_url)
+        .env("KAADXPAY_PARTNER_URL", "http://127.0.0.1:9")
+        .env("KAADXPAY_PARTNER_WEBHOOK_SECRET", "whsec_partner")
+        .env("KAADXPAY_SECRETS_KEY", TEST_SECRETS_KEY)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("kaadxpay runs");
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        lines_naming(
+            &output,
+            "--demo is refused when KAADXPAY_PARTNER_URL is set"
+        ),
+        1,
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let pool = sqlx::PgPool::connect(&db_url).await.unwrap();
+    assert_eq!(
+        common::count(&pool, "merchants").await,
+        0,
+        "no demo merchant"
+    );
+    assert_eq!(common::count(&pool, "users").await, 0, "no demo logins");
+}

@@ -249,7 +249,8 @@ async fn the_duplicated_iban_is_found_and_reversed_by_a_run_started_now() {
     };
     let test_mode = TestMode::at(&partner_url);
     let today = Utc::now().date_naive();
-    let merchant = Requester::Merchant(&app.merchant.id);
+    let by = common::test_author();
+    let merchant = Requester::Merchant(&app.merchant.id, &by);
     // A double click: two requests with one key make one run.
     let click = key("run-now-1");
     let (first, second) = tokio::join!(
@@ -326,7 +327,7 @@ async fn test_mode_is_on_exactly_when_the_partner_is_the_simulator() {
     assert!(matches!(
         reconciler
             .run_now(
-                Requester::Merchant(&app.merchant.id),
+                Requester::Merchant(&app.merchant.id, &common::test_author()),
                 &real_bank,
                 today,
                 &key("merchant")
