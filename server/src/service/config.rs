@@ -428,6 +428,24 @@ pub struct ServeArgs {
     pub demo: bool,
 }
 
+impl ServeArgs {
+    /// `serve`'s flags as given after it, with those given before it (`kaadxpay --addr A
+    /// serve` is `kaadxpay serve --addr A`): `before` is what the command line's `matches`
+    /// read before the subcommand, where an unset flag has its default too.
+    pub fn with_flags_before(self, before: Self, matches: &clap::ArgMatches) -> Self {
+        let on_command_line = |matches: Option<&clap::ArgMatches>| {
+            matches.and_then(|matches| matches.value_source("addr"))
+                == Some(clap::parser::ValueSource::CommandLine)
+        };
+        let addr_before =
+            on_command_line(Some(matches)) && !on_command_line(matches.subcommand_matches("serve"));
+        Self {
+            addr: if addr_before { before.addr } else { self.addr },
+            demo: self.demo || before.demo,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::duration_list;

@@ -4,5 +4,6 @@
 pub mod commands;
 pub mod components;
 pub mod config;
+pub mod flags;
 pub mod startup;
 pub mod state;

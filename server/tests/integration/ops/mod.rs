@@ -4,6 +4,7 @@
 
 mod checked_sql;
 mod cli;
+mod command_line;
 mod endpoints;
 mod engine_schema;
 mod generated_clients;
