@@ -315,7 +315,7 @@ pub async fn check(
     user_id: &str,
     email: &str,
     code: &str,
-    client: IpAddr,
+    client: Option<IpAddr>,
 ) -> anyhow::Result<Checked> {
     let Some(attempt) = users::attempt(pool, email, client).await? else {
         return Ok(Checked::Throttled);
@@ -336,13 +336,13 @@ pub async fn sign_in(
     sealer: &Sealer,
     user: &users::User,
     code: &str,
-    client: IpAddr,
+    client: Option<IpAddr>,
 ) -> anyhow::Result<Checked> {
     let checked = check(pool, sealer, &user.id, &user.email, code, client).await?;
     if let Some(merchant_id) = &user.merchant_id {
         let by = By {
             actor: Actor::User(user.email.clone()),
-            address: Some(client),
+            address: client,
         };
         let entry = match checked {
             Checked::Accepted(factor) => {

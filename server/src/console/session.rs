@@ -8,10 +8,10 @@
 //! remembers when a second factor was last given, for step-ups (`step_up`). A member whose
 //! merchant requires two-step sign-in and who has none may reach only `/settings/security`.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -21,6 +21,7 @@ use tower_sessions::Session;
 use app::console::{CsrfToken, CurrentUser, Flash, SecondStep};
 
 use crate::accounts::users;
+use crate::edge::client::ClientAddress;
 use crate::edge::request_log::{Caller, CallerSlot};
 use crate::platform::sealing::Sealer;
 use crate::service::state::AppState;
@@ -187,8 +188,8 @@ pub async fn authenticate(
 ) -> Response {
     let address = request
         .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(peer)| peer.ip());
+        .get::<ClientAddress>()
+        .and_then(|client| client.0);
     let user = match current_user(&state, &session, address).await {
         Ok(user) => user,
         Err(err) => return crate::contract::error::Error::Internal(err).into_response(),

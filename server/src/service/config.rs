@@ -148,6 +148,12 @@ pub struct Settings {
     #[arg(long, env = "KAADXPAY_PUBLIC_URL", global = true)]
     pub public_url: Option<String>,
 
+    /// The proxies in front of the service, as comma-separated CIDRs (`10.0.0.0/8,192.0.2.7/32`):
+    /// a request from one of them comes from the last address of its `X-Forwarded-For` that is
+    /// not one of them. Unset, a request comes from its connection's peer, whatever it sends.
+    #[arg(long, env = "KAADXPAY_TRUSTED_PROXIES", global = true)]
+    pub trusted_proxies: Option<String>,
+
     /// Where invitations are mailed from: `smtp://user:password@host:587?tls=required`
     /// (STARTTLS), `smtps://user:password@host` (TLS) or, on a trusted network only,
     /// `smtp://host:25` (no TLS). Unset, the console shows an invitation's link for the inviter

@@ -133,6 +133,7 @@ impl Application {
             deadlines,
             figures,
             settings.serves_https(),
+            components::trusted_proxies(settings).map_err(anyhow::Error::msg)?,
         );
         let dispatcher = Dispatcher::new(pool.clone(), components::dispatcher(settings));
         let payouts = PayoutWorker {

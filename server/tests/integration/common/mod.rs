@@ -439,7 +439,26 @@ pub fn browser_client() -> Client {
 
 impl Visitor {
     pub async fn arrive(base_url: &str) -> Self {
-        let client = browser_client();
+        Self::arrive_with(base_url, browser_client()).await
+    }
+
+    /// A visitor whose connections come from the loopback address `from` (`127.0.0.2`: any
+    /// of 127/8 reaches a server on 127.0.0.1), sending `X-Forwarded-For: forwarded` if given.
+    pub async fn arrive_from(base_url: &str, from: &str, forwarded: Option<&str>) -> Self {
+        let mut headers = reqwest::header::HeaderMap::new();
+        if let Some(forwarded) = forwarded {
+            headers.insert("x-forwarded-for", forwarded.parse().unwrap());
+        }
+        let client = Client::builder()
+            .redirect(Policy::none())
+            .local_address(from.parse::<std::net::IpAddr>().unwrap())
+            .default_headers(headers)
+            .build()
+            .unwrap();
+        Self::arrive_with(base_url, client).await
+    }
+
+    async fn arrive_with(base_url: &str, client: Client) -> Self {
         let page = client
             .get(format!("{base_url}/login"))
             .send()
