@@ -7,6 +7,7 @@ mod approvals;
 mod audit;
 mod end2end;
 mod exports;
+mod headers;
 mod sign_in_and_pages;
 mod team;
 mod timeline;
