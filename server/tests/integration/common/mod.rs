@@ -538,6 +538,20 @@ impl ServerProcess {
 
     /// On a chosen port, so that a restarted process is found where the first one was.
     pub async fn start_at(port: u16, db_url: &str, env: &[(&str, &str)]) -> Self {
+        Self::spawn(port, db_url, env, Stdio::null()).await
+    }
+
+    /// [`ServerProcess::start`], writing its logs (its stdout) to the file `log`.
+    pub async fn start_logging_to(
+        db_url: &str,
+        env: &[(&str, &str)],
+        log: &std::path::Path,
+    ) -> Self {
+        let log = std::fs::File::create(log).expect("the log file is made");
+        Self::spawn(free_port(), db_url, env, log.into()).await
+    }
+
+    async fn spawn(port: u16, db_url: &str, env: &[(&str, &str)], stdout: Stdio) -> Self {
         let child = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
             .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
             .env("DATABASE_URL", db_url)
@@ -546,7 +560,7 @@ impl ServerProcess {
             .env("KAADXPAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true")
             .env("KAADXPAY_SECRETS_KEY", TEST_SECRETS_KEY)
             .envs(env.iter().copied())
-            .stdout(Stdio::null())
+            .stdout(stdout)
             .spawn()
             .expect("kaadxpay starts");
         let process = Self {

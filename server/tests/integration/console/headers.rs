@@ -2,7 +2,7 @@
 //! `Content-Security-Policy` that runs only the scripts given the answer's nonce and lets no
 //! site frame the console, `nosniff`, `Referrer-Policy: same-origin`, and `no-store` on a page
 //! that shows a secret; and where a secret path goes: an invitation's link, opened and used by
-//! a member of another merchant, is in no merchant's request log.
+//! a member of another merchant, is in no merchant's request log and not in the logs.
 
 use crate::common;
 
@@ -15,7 +15,9 @@ use serde_json::Value;
 use common::browser::{
     get, hidden, invite, page, shown_invitation_link, signed_in_as, submit, Browser,
 };
-use common::{browser_client, create_merchant, json, spawn_app, TestApp, TestMerchant};
+use common::{
+    browser_client, create_merchant, json, spawn_app, ServerProcess, TestApp, TestMerchant,
+};
 
 fn header<'r>(response: &'r Response, name: &str) -> &'r str {
     response
@@ -146,8 +148,17 @@ async fn requests_of(app: &TestApp, merchant: &TestMerchant) -> Vec<Value> {
 }
 
 #[tokio::test]
-async fn an_invitation_opened_by_another_merchants_member_is_in_no_request_log() {
-    let app = spawn_app().await;
+async fn an_invitation_opened_by_another_merchants_member_is_in_no_request_log_nor_the_logs() {
+    let (db_url, pool, merchant) = common::database_with_merchant("Merchant A").await;
+    let log = common::scratch_dir().join("kaadxpay.log");
+    let server = ServerProcess::start_logging_to(&db_url, &[("RUST_LOG", "debug")], &log).await;
+    let app = TestApp {
+        base_url: server.base_url.clone(),
+        db_url,
+        pool,
+        client: reqwest::Client::new(),
+        merchant,
+    };
     let owner = signed_in_as(&app, "inviter@a.test", Some(Role::Owner)).await;
     invite(&app, &owner, "outsider@b.test", "developer").await;
     let link = shown_invitation_link(&app, &owner).await;
@@ -199,4 +210,10 @@ async fn an_invitation_opened_by_another_merchants_member_is_in_no_request_log()
             "{merchant}'s log holds the token: {text}"
         );
     }
+    let logs = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        logs.contains("invitation accepted"),
+        "the logs were read: {logs}"
+    );
+    assert!(!logs.contains(&token), "the logs hold the token");
 }
