@@ -1,5 +1,6 @@
-//! The edge every request passes: the listener (slow clients cut off), the middleware (deadlines,
-//! admission control, the NUL refusal, observation, caught panics, the request log), and the
+//! The edge every request passes: the listener (slow clients cut off), the client's address
+//! (behind trusted proxies), the middleware (deadlines, admission control, the NUL refusal,
+//! observation, caught panics, the request log), and the
 //! application's router, which puts the JSON API (`http`), the console (`console`) and the
 //! operational routes side by side. The two adapters never import each other; only this module
 //! knows both.
