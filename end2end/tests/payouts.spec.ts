@@ -17,6 +17,25 @@ test('a double click makes one payout, shown with its key', async ({ page, reque
   await console.screenshot('payout');
 });
 
+test('the form runs its own script under the Content-Security-Policy, and no script is refused', async ({ page }) => {
+  const refused: string[] = [];
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) refused.push(message.text());
+  });
+  const console = new ConsolePage(page);
+  await console.fillPayout('4.44');
+  const policy = await page.evaluate(async () => (await fetch(location.href)).headers.get('content-security-policy'));
+  expect(policy).toContain("frame-ancestors 'none'");
+  expect(policy).toMatch(/script-src 'nonce-[^']+';/);
+  // Kept from leaving the page, the submit shows what the page's script does: the button turns
+  // into "Paying out…" and cannot be pressed again.
+  await page.evaluate(() =>
+    document.getElementById('new-payout')!.addEventListener('submit', (event) => event.preventDefault()));
+  await console.payOutButton().click();
+  await expect(page.locator('#new-payout button')).toBeDisabled();
+  expect(refused).toEqual([]);
+});
+
 test('a burst of five submits of one form makes one payout, and all land on it', async ({ page, request }) => {
   const console = new ConsolePage(page);
   const before = await payoutCount(request);

@@ -2,9 +2,12 @@
 //! reset-two-factor), partner-sim,
 //! reconcile, reversals, sweep, purge, audit verify.
 
+use std::ffi::OsString;
+use std::process::ExitCode;
+
 use anyhow::Context;
 use chrono::NaiveDate;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use kaadxpay_partner_sim::{self as sim, SimArgs};
 use kaadxpay_types::ids::MerchantId;
 use kaadxpay_types::Role;
@@ -16,15 +19,17 @@ use server::platform::db::Database;
 use server::platform::sealing::SecretsKey;
 use server::platform::telemetry::{self, LogTarget};
 use server::reconcile::{reversals, Reconciler};
-use server::service::components;
 use server::service::config::{Hidden, ServeArgs, Settings};
 use server::service::startup::Application;
+use server::service::{components, flags};
 
 #[derive(Parser)]
 #[command(
     name = "kaadxpay",
     version,
-    about = "Payments whose every POST takes effect at most once."
+    about = "Payments whose every POST takes effect at most once.",
+    // The same value twice is one setting; different values are refused (`flags::given_twice`).
+    args_override_self = true
 )]
 struct Cli {
     #[command(flatten)]
@@ -154,11 +159,21 @@ const DEMO_LOGINS: [(&str, &str, Option<&str>); 2] = [
 ];
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> ExitCode {
     #[cfg(feature = "failpoints")]
     let _failpoints = fail::FailScenario::setup();
-    let cli = Cli::parse();
-    let command = cli.command.unwrap_or(Command::Serve(cli.serve));
+    let args: Vec<OsString> = std::env::args_os().collect();
+    if let Some(problem) = flags::given_twice(&Cli::command(), &args) {
+        eprintln!("kaadxpay: {problem}");
+        return ExitCode::from(2);
+    }
+    let matches = Cli::command().get_matches_from(&args);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
+    let command = match cli.command {
+        None => Command::Serve(cli.serve),
+        Some(Command::Serve(after)) => Command::Serve(after.with_flags_before(cli.serve, &matches)),
+        Some(command) => command,
+    };
     let log_target = match command {
         Command::Serve(_) | Command::PartnerSim(_) => LogTarget::Stdout,
         _ => LogTarget::Stderr,
@@ -172,15 +187,30 @@ async fn main() -> anyhow::Result<()> {
         for problem in problems {
             eprintln!("kaadxpay: {problem}");
         }
-        std::process::exit(2);
+        return ExitCode::from(2);
     }
+    // One line, its causes after colons, for a person: never a backtrace.
+    match start(command, &cli.settings).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("kaadxpay: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs `command`: the simulator on its own, anything else on the database.
+async fn start(command: Command, settings: &Settings) -> anyhow::Result<()> {
     if let Command::PartnerSim(args) = command {
-        let (addr, serving) = sim::bind(args, &cli.settings.data_dir).await?;
+        let wanted = args.addr;
+        let (addr, serving) = sim::bind(args, &settings.data_dir)
+            .await
+            .with_context(|| format!("cannot listen on {wanted}"))?;
         println!("partner simulator listening on http://{addr}");
         return Ok(serving.await?);
     }
-    let db = Database::open(&cli.settings).await?;
-    let result = run(command, &cli.settings, &db).await;
+    let db = Database::open(settings).await?;
+    let result = run(command, settings, &db).await;
     db.close().await;
     result
 }

@@ -5,6 +5,7 @@
 //! payout awaiting approval shows "Approve" and "Reject" to the members who may decide it,
 //! each a form with a key of its own minted the same way.
 
+use leptos::nonce::use_nonce;
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
@@ -104,7 +105,7 @@ pub fn NewPayout() -> impl IntoView {
             <button type="submit" data-paying-out=paying_out>{tr!("payout-submit")}</button>
         </form>
         // With JavaScript on, the button also disables itself after the first submit.
-        <script>"document.getElementById('new-payout').addEventListener('submit',function(e){var b=e.target.querySelector('button');setTimeout(function(){b.disabled=true;b.textContent=b.dataset.payingOut;},0);});"</script>
+        <script nonce=use_nonce()>"document.getElementById('new-payout').addEventListener('submit',function(e){var b=e.target.querySelector('button');setTimeout(function(){b.disabled=true;b.textContent=b.dataset.payingOut;},0);});"</script>
     }
     .into_any()
 }

@@ -47,3 +47,17 @@ pub fn pause(name: &'static str) -> std::time::Duration {
         std::time::Duration::ZERO
     }
 }
+
+/// Whether the fail point `name` is configured at all (never, without the feature): an effect
+/// takes the shape that can stop at it only then.
+pub fn configured(name: &str) -> bool {
+    #[cfg(feature = "failpoints")]
+    {
+        fail::list().iter().any(|(point, _)| point == name)
+    }
+    #[cfg(not(feature = "failpoints"))]
+    {
+        let _ = name;
+        false
+    }
+}

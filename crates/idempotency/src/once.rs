@@ -156,6 +156,8 @@ pub struct Once {
     request_hash: Vec<u8>,
     ttl: Duration,
     on_broken_connection: fn(),
+    /// The fail point between the effect's writes and its commit ([`Once::before_commit`]).
+    before_commit: Option<&'static str>,
 }
 
 /// What a one-commit statement did: recorded this request's answer, or found the key held or
@@ -199,7 +201,19 @@ impl Once {
             request_hash: request_hash.to_owned(),
             ttl,
             on_broken_connection,
+            before_commit: None,
         }
+    }
+
+    /// Names the fail point that [`Once::run`] reaches after the effect's writes, with the key
+    /// held, before the commit (`order.before_commit`): `sleep(ms)` waits there (a duplicate
+    /// gets `409`, the key shows `in_progress`), `return` fails the request and `panic` kills
+    /// it, nothing kept either way. Only while the point is configured does the statement run
+    /// in a transaction of its own, so that the point stands between its writes and the commit;
+    /// otherwise it is one statement, as ever.
+    pub fn before_commit(mut self, point: &'static str) -> Self {
+        self.before_commit = Some(point);
+        self
     }
 
     /// A statement that failed on a connection that broke under it is [`Ran::ConnectionLost`],
@@ -239,10 +253,52 @@ impl Once {
         recording(&mut statement, &bound);
         writes(&mut statement, bound.merchant);
         statement.push(ANSWER);
+        let stop_at = self
+            .before_commit
+            .filter(|point| crate::failpoints::configured(point));
+        if let Some(point) = stop_at {
+            return self.run_stopping_at(point, statement, planned).await;
+        }
         match statement.query()?.fetch_one(&self.pool).await {
             Ok(row) => Ok(RanRow::from_row(&row)?.into_ran(planned)),
             Err(err) => self.broken(err),
         }
+    }
+
+    /// [`Once::run`]'s statement in a transaction that reaches the fail point `point` after
+    /// the statement (when it recorded the key) and before the commit. A `return` there rolls
+    /// back and fails; a panic rolls back, then goes on unwinding.
+    async fn run_stopping_at<E: Failure>(
+        &self,
+        point: &'static str,
+        mut statement: Statement,
+        planned: &StoredResponse,
+    ) -> Result<Ran, E> {
+        let mut tx = match self.pool.begin().await {
+            Ok(tx) => tx,
+            Err(err) => return self.broken(err),
+        };
+        let row = match statement.query()?.fetch_one(&mut *tx).await {
+            Ok(row) => row,
+            Err(err) => return self.broken(err),
+        };
+        let ran = RanRow::from_row(&row)?.into_ran(planned);
+        if let Ran::Recorded(_) = ran {
+            match std::panic::catch_unwind(|| crate::failpoints::check(point)) {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => {
+                    tx.rollback().await?;
+                    return Err(error.into());
+                }
+                Err(panic) => {
+                    // Unlocked at once, not when the connection is next used.
+                    let _ = tx.rollback().await;
+                    std::panic::resume_unwind(panic);
+                }
+            }
+        }
+        tx.commit().await?;
+        Ok(ran)
     }
 
     /// Records a definitive refusal as the key's answer, with no effect.

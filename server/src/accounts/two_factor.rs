@@ -364,7 +364,7 @@ pub async fn check(
     sealer: &Sealer,
     holder: Holder<'_>,
     code: &str,
-    client: IpAddr,
+    client: Option<IpAddr>,
     purpose: Purpose,
 ) -> anyhow::Result<Checked> {
     let Some(attempt) = users::attempt(pool, holder.email, client).await? else {
@@ -372,7 +372,7 @@ pub async fn check(
     };
     let by = By {
         actor: Actor::User(holder.email.to_owned()),
-        address: Some(client),
+        address: client,
     };
     match verify(pool, sealer, holder, code, &by, purpose).await? {
         Some(factor) => {
@@ -390,7 +390,7 @@ pub async fn sign_in(
     sealer: &Sealer,
     user: &users::User,
     code: &str,
-    client: IpAddr,
+    client: Option<IpAddr>,
 ) -> anyhow::Result<Checked> {
     let holder = Holder {
         id: &user.id,
@@ -401,7 +401,7 @@ pub async fn sign_in(
     if let Some(merchant_id) = &user.merchant_id {
         let by = By {
             actor: Actor::User(user.email.clone()),
-            address: Some(client),
+            address: client,
         };
         let entry = match checked {
             Checked::Accepted(factor) => {

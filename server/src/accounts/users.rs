@@ -83,8 +83,10 @@ pub async fn create(
         .with_context(|| format!("cannot create {email}"))
 }
 
-/// Failed sign-ins allowed per account, and per client address (across accounts), in
-/// [`THROTTLE_WINDOW_MINUTES`].
+/// Failed sign-ins allowed, in [`THROTTLE_WINDOW_MINUTES`], for an account from one client
+/// address, and from one client address across accounts. No count spans addresses: failures
+/// from one address never refuse the right password from another (API.md §11), so nobody can
+/// lock an account, or everyone behind a proxy, by guessing wrong on purpose.
 pub const MAX_FAILURES: i64 = 5;
 pub const MAX_FAILURES_PER_ADDRESS: i64 = 20;
 pub const THROTTLE_WINDOW_MINUTES: i32 = 15;
@@ -97,8 +99,8 @@ pub enum SignIn {
     /// is asked next (`two_factor::sign_in`); not signed in until it is given.
     SecondFactor(String),
     Refused,
-    /// Too many recent failures for this account or from this address; the password was not
-    /// even checked.
+    /// Too many recent failures for this account from this address, or from this address
+    /// across accounts; the password was not even checked.
     Throttled,
 }
 
@@ -122,18 +124,25 @@ impl User {
 }
 
 /// Records an attempt at one of `email`'s secrets (a password, a code) from `client` as a
-/// failure, unless there were too many recent failures for the account or from the address:
-/// then `None`, and the secret must not be checked. An attempt that turns out right is
-/// [`forgive`]n.
+/// failure, unless there were too many recent failures for the account from that address, or
+/// from that address at all: then `None`, and the secret must not be checked. An attempt that
+/// turns out right is [`forgive`]n. (Requests without an address, as in some tests, count
+/// together as one address.)
 ///
 /// The throttle is atomic: under advisory locks on the account and the address, the recent
 /// failures are counted and this attempt is recorded before its secret is checked, so a burst
-/// of parallel guesses counts every guess and at most [`MAX_FAILURES`] of them are ever checked.
-pub async fn attempt(pool: &PgPool, email: &str, client: IpAddr) -> anyhow::Result<Option<i64>> {
-    let client = client.to_string();
+/// of parallel guesses from one address counts every guess and at most [`MAX_FAILURES`] of
+/// them are ever checked.
+pub async fn attempt(
+    pool: &PgPool,
+    email: &str,
+    client: Option<IpAddr>,
+) -> anyhow::Result<Option<i64>> {
+    let client = client.map(|client| client.to_string());
     let mut tx = pool.begin().await?;
     sqlx::query!(
-        "SELECT pg_advisory_xact_lock(1, hashtext($1)), pg_advisory_xact_lock(2, hashtext($2))",
+        "SELECT pg_advisory_xact_lock(1, hashtext($1)), \
+           pg_advisory_xact_lock(2, hashtext(coalesce($2, '')))",
         email,
         client,
     )
@@ -141,9 +150,10 @@ pub async fn attempt(pool: &PgPool, email: &str, client: IpAddr) -> anyhow::Resu
     .await?;
     let recent = sqlx::query!(
         r#"SELECT count(*) FILTER (WHERE email = $1) AS "by_account!",
-             count(*) FILTER (WHERE client_addr = $2) AS "by_address!"
+             count(*) AS "by_address!"
            FROM login_failures
-           WHERE (email = $1 OR client_addr = $2) AND failed_at > now() - make_interval(mins => $3)"#,
+           WHERE client_addr IS NOT DISTINCT FROM $2
+             AND failed_at > now() - make_interval(mins => $3)"#,
         email,
         client,
         THROTTLE_WINDOW_MINUTES,
@@ -185,8 +195,9 @@ pub fn signed_in_entry<'a>(
         .after(serde_json::json!({ "second_factor": second_factor }))
 }
 
-/// Checks a password against the stored Argon2id hash, throttled per account and per client
-/// address in the database ([`attempt`]), so that every app server throttles alike. An
+/// Checks a password against the stored Argon2id hash, throttled per account and client
+/// address, and per client address, in the database ([`attempt`]), so that every app server
+/// throttles alike. An
 /// unknown email is checked against a dummy hash, so it costs the same Argon2 verification and
 /// its answer comes as late. Argon2 runs on the blocking pool. A member's sign-in, and a
 /// member's failed one, write an audit entry (an unknown email has no merchant to write it for;
@@ -196,7 +207,7 @@ pub async fn sign_in(
     pool: &PgPool,
     email: &str,
     password: &str,
-    client: IpAddr,
+    client: Option<IpAddr>,
 ) -> anyhow::Result<SignIn> {
     let email = email.trim().to_lowercase();
     let Some(attempt) = attempt(pool, &email, client).await? else {
@@ -227,7 +238,7 @@ pub async fn sign_in(
     .await?;
     let by = By {
         actor: Actor::User(email.clone()),
-        address: Some(client),
+        address: client,
     };
     let mut tx = pool.begin().await?;
     let signed_in = match stored {

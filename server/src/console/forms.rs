@@ -5,9 +5,7 @@
 use kaadxpay_types::ids::MerchantId;
 use std::sync::Arc;
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
@@ -26,6 +24,7 @@ use super::step_up::{recent_second_factor, CodeForm};
 use crate::accounts::auth::Maker;
 use crate::accounts::two_factor::{self, Checked};
 use crate::accounts::users::{self, SignIn};
+use crate::edge::client::ClientAddress;
 use crate::history::audit::{Actor, By};
 use crate::service::state::AppState;
 
@@ -143,14 +142,14 @@ pub struct LoginForm {
 
 pub async fn login(
     State(state): State<AppState>,
-    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     session: Session,
     Form(form): Form<LoginForm>,
 ) -> Response {
     if !session::csrf_matches(&session, &form.csrf).await {
         return Redirect::to("/login?error=expired").into_response();
     }
-    match users::sign_in(&state.pool, &form.email, &form.password, client.ip()).await {
+    match users::sign_in(&state.pool, &form.email, &form.password, client).await {
         Ok(SignIn::Accepted(user_id)) => signed_in(&state, &session, &user_id).await,
         Ok(SignIn::SecondFactor(user_id)) => {
             match session::await_second_factor(&session, &user_id).await {
@@ -180,7 +179,7 @@ async fn signed_in(state: &AppState, session: &Session, user_id: &str) -> Respon
 /// right, or one of its recovery codes (once). Wrong codes count in the sign-in throttle.
 pub async fn login_code(
     State(state): State<AppState>,
-    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     session: Session,
     Form(form): Form<CodeForm>,
 ) -> Response {
@@ -197,7 +196,7 @@ pub async fn login_code(
         Ok(None) => return Redirect::to("/login?error=expired").into_response(),
         Err(err) => return failure(err),
     };
-    let checked = two_factor::sign_in(&state.pool, &state.sealer, &user, &form.code, client.ip());
+    let checked = two_factor::sign_in(&state.pool, &state.sealer, &user, &form.code, client);
     match checked.await {
         Ok(Checked::Accepted(_)) => {
             let answer = signed_in(&state, &session, &user.id).await;

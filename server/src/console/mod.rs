@@ -9,6 +9,7 @@ mod backend;
 mod exports;
 mod filters;
 mod forms;
+mod headers;
 mod notices;
 mod security;
 mod session;
@@ -71,7 +72,10 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
             generate_route_list(App),
             {
                 let console = console.clone();
-                move || provide_context(console.clone())
+                move || {
+                    provide_context(console.clone());
+                    headers::provide_nonce();
+                }
             },
             {
                 let options = options.clone();
@@ -140,4 +144,5 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
             "/language",
             get(move |query| forms::language(secure_cookies, query)),
         )
+        .layer(axum::middleware::from_fn(headers::protect))
 }

@@ -41,11 +41,13 @@ pub(super) async fn write(request: Request, next: Next) -> Response {
 /// The plain 404 page for a path no route matches, in the request's language: the app's own
 /// "Page not found", without a session, a user or anything else of the console.
 pub fn not_found(headers: &HeaderMap) -> Response {
-    document(
+    let mut response = document(
         StatusCode::NOT_FOUND,
         Notice::NotFound,
         Lang::of_request(headers),
-    )
+    );
+    super::headers::guard(&mut response, None, false);
+    response
 }
 
 fn document(status: StatusCode, notice: Notice, lang: Lang) -> Response {

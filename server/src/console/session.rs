@@ -1,17 +1,19 @@
 //! Console sessions: stored in Postgres by tower-sessions (cookies `HttpOnly`, `SameSite=Lax`),
 //! each holding its signed-in user and a token against cross-site request forgery that every
 //! form must send back. Pages other than `/login` and an invitation's need a signed-in user;
-//! a notice kept for the next page (a new invitation's link) is handed to that page once.
+//! a notice kept for the next page (a one-time secret: a new API key's or webhook secret,
+//! recovery codes, an invitation's link) is handed to that page once, which is then sent
+//! `no-store`. A member's forms are recorded in their merchant's request log.
 //!
 //! Two-step sign-in: after a right password, a user with a second factor is only *pending*
 //! (for [`PENDING_FOR_SECS`]), not signed in, until its code is given; the session then
 //! remembers when a second factor was last given, for step-ups (`step_up`). A member whose
 //! merchant requires two-step sign-in and who has none may reach only `/settings/security`.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -20,7 +22,9 @@ use tower_sessions::Session;
 
 use app::console::{CsrfToken, CurrentUser, Flash, SecondStep};
 
+use super::headers::ShowsSecret;
 use crate::accounts::users;
+use crate::edge::client::ClientAddress;
 use crate::edge::request_log::{Caller, CallerSlot};
 use crate::platform::sealing::Sealer;
 use crate::service::state::AppState;
@@ -76,7 +80,7 @@ async fn take_flash(sealer: &Sealer, session: &Session) -> anyhow::Result<Option
 }
 
 /// Pages a visitor may see before signing in: the sign-in form (both steps), and an
-/// invitation's.
+/// invitation's (whose path holds its secret: [`super::headers::secret_page`]).
 fn open_to_visitors(path: &str) -> bool {
     path == "/login" || path == "/login/code" || path.starts_with("/invitations/")
 }
@@ -187,20 +191,24 @@ pub async fn authenticate(
 ) -> Response {
     let address = request
         .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(peer)| peer.ip());
+        .get::<ClientAddress>()
+        .and_then(|client| client.0);
     let user = match current_user(&state, &session, address).await {
         Ok(user) => user,
         Err(err) => return crate::contract::error::Error::Internal(err).into_response(),
     };
+    let mut shows_secret = false;
     match user {
         Some(user) if user.must_enrol() && !open_while_enrolling(request.uri().path()) => {
             return Redirect::to(SECURITY).into_response();
         }
         Some(user) => {
-            // A member's change is recorded in the merchant's request log, by the member.
-            if let (true, Some(merchant_id), Some(slot)) = (
+            // A member's change is recorded in the merchant's request log, by the member; not a
+            // visitor's form (signing in, joining another merchant by invitation), which changes
+            // no merchant of theirs and whose path may hold a secret.
+            if let (true, false, Some(merchant_id), Some(slot)) = (
                 request.method() == Method::POST,
+                open_to_visitors(request.uri().path()),
                 &user.merchant_id,
                 request.extensions().get::<CallerSlot>(),
             ) {
@@ -213,6 +221,7 @@ pub async fn authenticate(
                 match take_flash(&state.sealer, &session).await {
                     Ok(Some(notice)) => {
                         request.extensions_mut().insert(Flash(notice));
+                        shows_secret = true;
                     }
                     Ok(None) => {}
                     Err(err) => {
@@ -238,5 +247,9 @@ pub async fn authenticate(
         }
         None => return Redirect::to("/login").into_response(),
     }
-    next.run(request).await
+    let mut response = next.run(request).await;
+    if shows_secret {
+        response.extensions_mut().insert(ShowsSecret);
+    }
+    response
 }

@@ -4,9 +4,7 @@
 //! A form without one is sent to `/step-up`, which asks for a code (or a recovery code) and
 //! then sends the member back to the page the form was on, to submit it again.
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
@@ -18,6 +16,7 @@ use app::console::CurrentUser;
 use super::notices::{failure, forbidden};
 use super::session::{self, SECURITY};
 use crate::accounts::two_factor::{self, Checked, Holder, Purpose};
+use crate::edge::client::ClientAddress;
 use crate::service::state::AppState;
 
 /// The page that asks for a code.
@@ -74,7 +73,7 @@ pub struct CodeForm {
 /// asked from.
 pub async fn give_code(
     State(state): State<AppState>,
-    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Form(form): Form<CodeForm>,
@@ -92,7 +91,7 @@ pub async fn give_code(
         &state.sealer,
         holder,
         &form.code,
-        client.ip(),
+        client,
         Purpose::StepUp,
     )
     .await;

@@ -2,9 +2,7 @@
 //! member (owners and admins; admins not owners, see `team`), and accept an invitation (anyone holding its link,
 //! signed in as the new member once it is accepted). Each answers a `303` like every form.
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
 use kaadxpay_types::ids::MerchantId;
@@ -16,6 +14,7 @@ use app::console::{CurrentUser, Permission, Role};
 use super::forms::{by_user, failure, forbidden, stepped_up_merchant};
 use super::session;
 use crate::accounts::team::{self, Actor, TeamError};
+use crate::edge::client::ClientAddress;
 use crate::history::audit::By;
 use crate::service::state::AppState;
 
@@ -214,7 +213,7 @@ pub struct AcceptForm {
 pub async fn accept(
     State(state): State<AppState>,
     session: Session,
-    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     Path(token): Path<String>,
     Form(form): Form<AcceptForm>,
 ) -> Response {
@@ -222,7 +221,7 @@ pub async fn accept(
         return forbidden();
     }
     let page = format!("/invitations/{token}");
-    match team::accept(&state.pool, &token, &form.password, Some(client.ip())).await {
+    match team::accept(&state.pool, &token, &form.password, client).await {
         Ok(user_id) => match session::sign_in(&session, &user_id).await {
             Ok(()) => Redirect::to("/").into_response(),
             Err(error) => failure(error),

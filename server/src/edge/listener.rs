@@ -1,7 +1,7 @@
 //! The listener: accepts connections and serves them with hyper (HTTP/1.1), under a header read
 //! timeout, so a client that does not send a request's headers in time has its connection
 //! closed instead of keeping it forever; each request carries its peer's address
-//! (`ConnectInfo`, which the console throttles sign-ins by). On shutdown it stops accepting and
+//! (`ConnectInfo`, from which `edge::client` resolves the client's). On shutdown it stops accepting and
 //! lets the requests in flight finish. (`axum::serve` gives hyper no timer, so no header
 //! timeout: hence this loop, which is otherwise what it does.)
 

@@ -1,9 +1,11 @@
-//! The edge every request passes: the listener (slow clients cut off), the middleware (deadlines,
-//! admission control, the NUL refusal, observation, caught panics, the request log), and the
+//! The edge every request passes: the listener (slow clients cut off), the client's address
+//! (behind trusted proxies), the middleware (deadlines, admission control, the NUL refusal,
+//! observation, caught panics, the request log), and the
 //! application's router, which puts the JSON API (`http`), the console (`console`) and the
 //! operational routes side by side. The two adapters never import each other; only this module
 //! knows both.
 
+pub mod client;
 pub mod listener;
 pub mod middleware;
 pub mod nul;
@@ -33,7 +35,8 @@ pub async fn unknown_route(
 /// The whole application: the API (behind admission control, its requests recorded in the
 /// request log), the console, and the operational routes (never shed), every request within its
 /// deadlines (its body read before it is admitted) and refused at the door when it holds text
-/// that cannot be stored, with panics caught and every request observed.
+/// that cannot be stored, with panics caught, every request observed and its client address
+/// resolved before anything else (behind `proxies`).
 pub fn router(
     state: AppState,
     sessions: tower_sessions_sqlx_store::PostgresStore,
@@ -41,6 +44,7 @@ pub fn router(
     deadlines: Deadlines,
     figures: ops::Figures,
     secure_cookies: bool,
+    proxies: client::TrustedProxies,
 ) -> Router {
     let (api, operations) = api_and_ops_routers(figures);
     let api = api.layer(axum::middleware::from_fn_with_state(
@@ -59,4 +63,8 @@ pub fn router(
         ))
         .layer(CatchPanicLayer::custom(error::panic_response))
         .layer(axum::middleware::from_fn(middleware::observe))
+        .layer(axum::middleware::from_fn_with_state(
+            proxies,
+            client::resolve,
+        ))
 }

@@ -7,17 +7,17 @@
 //! answer's `Idempotency-Key-Status`, so the engine needs no hook.
 
 use kaadxpay_types::ids::MerchantId;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, MatchedPath, Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use chrono::Utc;
 use http_body_util::BodyExt;
 
+use super::client::ClientAddress;
 use super::middleware::{ClientRequestId, RequestId};
 use crate::http::outcome::KEY_STATUS;
 use crate::idempotency::key::{IdempotencyKey, HEADER};
@@ -165,8 +165,8 @@ fn head(request: &Request) -> Head {
             )
         }),
         client_address: extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|ConnectInfo(peer)| peer.ip()),
+            .get::<ClientAddress>()
+            .and_then(|client| client.0),
     }
 }
 

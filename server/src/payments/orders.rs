@@ -18,7 +18,6 @@ use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
 use crate::history::audit::{self, Action, By, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
-use crate::platform::failpoints;
 use crate::service::commands::{Caller, Command};
 use crate::service::state::AppState;
 use crate::webhooks::outbox::{self, EventType, NewEvent};
@@ -68,7 +67,7 @@ impl Command for CreateOrder {
         let order = self.pending_order();
         let event = NewEvent::of(EventType::OrderCreated, &order);
         let response = StoredResponse::created("/v1/orders", "order", &order.id, &order);
-        failpoints::check("order.before_commit")?;
+        let once = once.before_commit("order.before_commit");
         once.run(&response, |statement, merchant| {
             let id = statement.bind(&order.id);
             let amount = statement.bind(order.amount);

@@ -3,6 +3,7 @@
 //! about its values (a retention no shorter than the sign-in throttle, say) stay with it, and
 //! [`problems`] gathers them with the flags' own.
 
+use crate::edge::client::TrustedProxies;
 use crate::history::retention::Retention;
 use crate::platform::mail::Mailer;
 use crate::platform::sealing::{NotAKey, Sealer, SecretsKey};
@@ -22,7 +23,18 @@ pub fn problems(settings: &Settings) -> Vec<String> {
     if let Some(Err(not_a_key)) = secrets_key(settings) {
         problems.push(format!("{not_a_key}."));
     }
+    if let Err(not_cidrs) = trusted_proxies(settings) {
+        problems.push(format!("KAADXPAY_TRUSTED_PROXIES: {not_cidrs}."));
+    }
     problems
+}
+
+/// The proxies whose `X-Forwarded-For` names the client; none when unset.
+pub fn trusted_proxies(settings: &Settings) -> Result<TrustedProxies, String> {
+    settings
+        .trusted_proxies
+        .as_deref()
+        .map_or_else(|| Ok(TrustedProxies::default()), TrustedProxies::parse)
 }
 
 /// The key secrets are sealed with, if one is set: read, or why it cannot be.

@@ -181,6 +181,12 @@ pub struct Settings {
     #[arg(long, env = "KAADXPAY_PUBLIC_URL", global = true)]
     pub public_url: Option<String>,
 
+    /// The proxies in front of the service, as comma-separated CIDRs (`10.0.0.0/8,192.0.2.7/32`):
+    /// a request from one of them comes from the last address of its `X-Forwarded-For` that is
+    /// not one of them. Unset, a request comes from its connection's peer, whatever it sends.
+    #[arg(long, env = "KAADXPAY_TRUSTED_PROXIES", global = true)]
+    pub trusted_proxies: Option<String>,
+
     /// Where invitations are mailed from: `smtp://user:password@host:587?tls=required`
     /// (STARTTLS), `smtps://user:password@host` (TLS) or, on a trusted network only,
     /// `smtp://host:25` (no TLS). Unset, the console shows an invitation's link for the inviter
@@ -472,6 +478,24 @@ pub struct ServeArgs {
     /// Create the demo merchant (always done on the embedded database).
     #[arg(long)]
     pub demo: bool,
+}
+
+impl ServeArgs {
+    /// `serve`'s flags as given after it, with those given before it (`kaadxpay --addr A
+    /// serve` is `kaadxpay serve --addr A`): `before` is what the command line's `matches`
+    /// read before the subcommand, where an unset flag has its default too.
+    pub fn with_flags_before(self, before: Self, matches: &clap::ArgMatches) -> Self {
+        let on_command_line = |matches: Option<&clap::ArgMatches>| {
+            matches.and_then(|matches| matches.value_source("addr"))
+                == Some(clap::parser::ValueSource::CommandLine)
+        };
+        let addr_before =
+            on_command_line(Some(matches)) && !on_command_line(matches.subcommand_matches("serve"));
+        Self {
+            addr: if addr_before { before.addr } else { self.addr },
+            demo: self.demo || before.demo,
+        }
+    }
 }
 
 #[cfg(test)]

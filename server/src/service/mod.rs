@@ -5,6 +5,7 @@
 pub mod commands;
 pub mod components;
 pub mod config;
+pub mod flags;
 pub mod keyed;
 pub mod startup;
 pub mod state;

@@ -5,6 +5,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use anyhow::Context;
 use axum::Router;
 use chrono::{Days, Utc};
 use sqlx::PgPool;
@@ -56,7 +57,9 @@ impl Application {
         pool: PgPool,
         addr: SocketAddr,
     ) -> anyhow::Result<Self> {
-        let listener = TcpListener::bind(addr).await?;
+        let listener = TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}"))?;
         let mut workers = Vec::new();
         let (partner_url, test_mode) = match &settings.partner_url {
             Some(url) => (url.clone(), TestMode::at(url)),
@@ -133,6 +136,7 @@ impl Application {
             deadlines,
             figures,
             settings.serves_https(),
+            components::trusted_proxies(settings).map_err(anyhow::Error::msg)?,
         );
         let dispatcher = Dispatcher::new(pool.clone(), components::dispatcher(settings)?);
         let payouts = PayoutWorker {

@@ -452,7 +452,26 @@ pub fn browser_client() -> Client {
 
 impl Visitor {
     pub async fn arrive(base_url: &str) -> Self {
-        let client = browser_client();
+        Self::arrive_with(base_url, browser_client()).await
+    }
+
+    /// A visitor whose connections come from the loopback address `from` (`127.0.0.2`: any
+    /// of 127/8 reaches a server on 127.0.0.1), sending `X-Forwarded-For: forwarded` if given.
+    pub async fn arrive_from(base_url: &str, from: &str, forwarded: Option<&str>) -> Self {
+        let mut headers = reqwest::header::HeaderMap::new();
+        if let Some(forwarded) = forwarded {
+            headers.insert("x-forwarded-for", forwarded.parse().unwrap());
+        }
+        let client = Client::builder()
+            .redirect(Policy::none())
+            .local_address(from.parse::<std::net::IpAddr>().unwrap())
+            .default_headers(headers)
+            .build()
+            .unwrap();
+        Self::arrive_with(base_url, client).await
+    }
+
+    async fn arrive_with(base_url: &str, client: Client) -> Self {
         let page = client
             .get(format!("{base_url}/login"))
             .send()
@@ -532,6 +551,20 @@ impl ServerProcess {
 
     /// On a chosen port, so that a restarted process is found where the first one was.
     pub async fn start_at(port: u16, db_url: &str, env: &[(&str, &str)]) -> Self {
+        Self::spawn(port, db_url, env, Stdio::null()).await
+    }
+
+    /// [`ServerProcess::start`], writing its logs (its stdout) to the file `log`.
+    pub async fn start_logging_to(
+        db_url: &str,
+        env: &[(&str, &str)],
+        log: &std::path::Path,
+    ) -> Self {
+        let log = std::fs::File::create(log).expect("the log file is made");
+        Self::spawn(free_port(), db_url, env, log.into()).await
+    }
+
+    async fn spawn(port: u16, db_url: &str, env: &[(&str, &str)], stdout: Stdio) -> Self {
         let child = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
             .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
             .env("DATABASE_URL", db_url)
@@ -540,7 +573,7 @@ impl ServerProcess {
             .env("KAADXPAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true")
             .env("KAADXPAY_SECRETS_KEY", TEST_SECRETS_KEY)
             .envs(env.iter().copied())
-            .stdout(Stdio::null())
+            .stdout(stdout)
             .spawn()
             .expect("kaadxpay starts");
         let process = Self {

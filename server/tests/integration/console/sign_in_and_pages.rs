@@ -1,6 +1,9 @@
-//! Console sign-in throttling (API.md §9), through the real login form: atomic (a burst of
-//! parallel guesses counts every guess and at most five are checked), per account and per
-//! client address, and an unknown email costs the same Argon2 verification as a wrong password.
+//! Console sign-in throttling (API.md §9, §11), through the real login form: atomic (a burst of
+//! parallel guesses counts every guess and at most five are checked), per account and client
+//! address and per client address, never across addresses (failures from one address never
+//! refuse the right password from another), the client address read from `X-Forwarded-For`
+//! only behind a trusted proxy; and an unknown email costs the same Argon2 verification as a
+//! wrong password.
 
 use crate::common;
 
@@ -63,6 +66,92 @@ async fn an_address_guessing_across_accounts_is_throttled() {
         "/login?error=throttled",
         "twenty failures from one address throttle it, whichever accounts they tried"
     );
+}
+
+#[tokio::test]
+async fn failures_from_one_address_never_refuse_the_right_password_from_another() {
+    let app = app_with_user("victim@example.com").await;
+    let attacker = Visitor::arrive_from(&app.base_url, "127.0.0.1", None).await;
+    for n in 0..20 {
+        attacker
+            .sign_in(&format!("made-up-{n}@example.com"), "guess")
+            .await;
+    }
+    for _ in 0..6 {
+        attacker.sign_in("victim@example.com", "guess").await;
+    }
+    assert_eq!(
+        attacker
+            .sign_in("victim@example.com", "right-password")
+            .await,
+        "/login?error=throttled",
+        "the guessing address is refused"
+    );
+    let victim = Visitor::arrive_from(&app.base_url, "127.0.0.2", None).await;
+    assert_eq!(
+        victim.sign_in("victim@example.com", "right-password").await,
+        "/",
+        "the right password from another address signs in"
+    );
+}
+
+/// The address of the newest audit entry of `action`.
+async fn audited_address(app: &TestApp, action: &str) -> String {
+    sqlx::query_scalar(
+        "SELECT host(client_address) FROM audit_log WHERE action = $1 ORDER BY created_at DESC LIMIT 1",
+    )
+    .bind(action)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap()
+}
+
+/// The right password of `behind@example.com` is refused to `visitor`, whose guesses were
+/// audited as from `address`.
+async fn assert_refused_from(app: &TestApp, visitor: &Visitor, address: &str) {
+    assert_eq!(
+        visitor
+            .sign_in("behind@example.com", "right-password")
+            .await,
+        "/login?error=throttled"
+    );
+    assert_eq!(audited_address(app, "user.sign_in_failed").await, address);
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_the_client_is_the_last_untrusted_forwarded_address() {
+    let app = common::spawn_app_with(&["--trusted-proxies", "127.0.0.1/32"]).await;
+    common::create_user(
+        &app.pool,
+        "behind@example.com",
+        Some((app.merchant.id.as_str(), app::console::Role::Owner)),
+    )
+    .await;
+    // Through the proxy (127.0.0.1), one client guesses until it is refused...
+    let guesser =
+        Visitor::arrive_from(&app.base_url, "127.0.0.1", Some("6.6.6.6, 203.0.113.1")).await;
+    for _ in 0..5 {
+        guesser.sign_in("behind@example.com", "guess").await;
+    }
+    assert_refused_from(&app, &guesser, "203.0.113.1").await;
+    // ... while another client behind the same proxy signs in, recorded by its own address.
+    let other = Visitor::arrive_from(&app.base_url, "127.0.0.1", Some("203.0.113.2")).await;
+    assert_eq!(
+        other.sign_in("behind@example.com", "right-password").await,
+        "/"
+    );
+    assert_eq!(audited_address(&app, "user.signed_in").await, "203.0.113.2");
+
+    // A peer that is no trusted proxy is the client, whatever it forwards: a new address in
+    // each guess's header does not get it past the throttle.
+    for n in 0..5 {
+        let spoofer =
+            Visitor::arrive_from(&app.base_url, "127.0.0.2", Some(&format!("198.51.100.{n}")))
+                .await;
+        spoofer.sign_in("behind@example.com", "guess").await;
+    }
+    let spoofer = Visitor::arrive_from(&app.base_url, "127.0.0.2", Some("198.51.100.99")).await;
+    assert_refused_from(&app, &spoofer, "127.0.0.2").await;
 }
 
 #[tokio::test]

@@ -2,7 +2,8 @@
 //! configured through `FAILPOINTS`: in flight (409), a transient failure, and a `SIGKILL`
 //! mid-request, after which nothing is kept, nothing needs sweeping and the retry executes once.
 //! `idempotency.in_transaction=return(ms)` pauses a request inside its transaction, with its
-//! key's lock held.
+//! key's lock held; `order.before_commit` is reached with the order written and its key held,
+//! before the commit (API.md §10).
 
 use crate::common;
 
@@ -29,19 +30,31 @@ async fn key_record(base_url: &str, merchant: &TestMerchant, key: &str) -> Value
         .unwrap()
 }
 
-#[tokio::test]
-async fn a_request_in_flight_answers_409_then_replays() {
+/// A `kaadxpay` process with `failpoints` on a database of its own, and an order posted with
+/// `key` to it in the background (its answer's status), given half a second to reach the point.
+async fn an_order_held_at(
+    failpoints: &str,
+    key: &'static str,
+) -> (
+    sqlx::PgPool,
+    TestMerchant,
+    ServerProcess,
+    tokio::task::JoinHandle<reqwest::StatusCode>,
+) {
     let (db_url, pool, merchant) = database_with_merchant("Crash Test").await;
-    let server = ServerProcess::start(
-        &db_url,
-        &[("FAILPOINTS", "idempotency.in_transaction=1*return(1500)")],
-    )
-    .await;
+    let server = ServerProcess::start(&db_url, &[("FAILPOINTS", failpoints)]).await;
     let first = tokio::spawn({
         let (base_url, merchant) = (server.base_url.clone(), merchant.clone());
-        async move { post_order(&base_url, &merchant, "slow").await.status() }
+        async move { post_order(&base_url, &merchant, key).await.status() }
     });
     tokio::time::sleep(Duration::from_millis(500)).await;
+    (pool, merchant, server, first)
+}
+
+#[tokio::test]
+async fn a_request_in_flight_answers_409_then_replays() {
+    let (pool, merchant, server, first) =
+        an_order_held_at("idempotency.in_transaction=1*return(1500)", "slow").await;
 
     let asked = std::time::Instant::now();
     let conflict = post_order(&server.base_url, &merchant, "slow").await;
@@ -64,6 +77,25 @@ async fn a_request_in_flight_answers_409_then_replays() {
 
     assert_eq!(first.await.unwrap(), 201);
     let replay = post_order(&server.base_url, &merchant, "slow").await;
+    assert_eq!(replay.headers()["idempotent-replayed"], "true");
+    assert_eq!(count(&pool, "orders").await, 1);
+}
+
+#[tokio::test]
+async fn order_before_commit_waits_with_the_order_written_and_its_key_held() {
+    let (pool, merchant, server, first) =
+        an_order_held_at("order.before_commit=1*sleep(2000)", "held").await;
+
+    let duplicate = post_order(&server.base_url, &merchant, "held").await;
+    assert_eq!(duplicate.status(), 409, "the key is held while it waits");
+    assert_eq!(
+        key_record(&server.base_url, &merchant, "held").await["status"],
+        "in_progress"
+    );
+    assert_eq!(count(&pool, "orders").await, 0, "not committed yet");
+
+    assert_eq!(first.await.unwrap(), 201);
+    let replay = post_order(&server.base_url, &merchant, "held").await;
     assert_eq!(replay.headers()["idempotent-replayed"], "true");
     assert_eq!(count(&pool, "orders").await, 1);
 }

@@ -5,6 +5,7 @@
 mod audit_chain;
 mod checked_sql;
 mod cli;
+mod command_line;
 mod endpoints;
 mod engine_schema;
 mod generated_clients;

@@ -80,6 +80,7 @@ async fn bad_settings_stop_the_start_with_one_line_each() {
         ("KAADXPAY_PARTNER_TIMEOUT", "10s"),
         ("KAADXPAY_WEBHOOK_LEASE", "3s"),
         ("KAADXPAY_DB_POOL_SIZE", "0"),
+        ("KAADXPAY_TRUSTED_PROXIES", "10.0.0.0/8, proxy.internal"),
     ])
     .await;
     assert_eq!(output.status.code(), Some(2), "a usage error");
@@ -91,6 +92,7 @@ async fn bad_settings_stop_the_start_with_one_line_each() {
         "KAADXPAY_PAYOUT_LEASE",
         "KAADXPAY_WEBHOOK_LEASE",
         "KAADXPAY_DB_POOL_SIZE",
+        "KAADXPAY_TRUSTED_PROXIES",
     ] {
         assert_eq!(
             stderr
