@@ -115,13 +115,18 @@ impl EmbeddedPostgres {
     }
 
     /// The URL of `database` through the cluster's socket (libpq's form, which sqlx and
-    /// PostgreSQL's own programs such as `pgbench` read).
+    /// PostgreSQL's own programs such as `pgbench` read), as the superuser `postgres`.
     pub fn url(&self, database: &str) -> String {
+        self.url_as("postgres", database)
+    }
+
+    /// [`EmbeddedPostgres::url`] as the role `role` (every local role is trusted).
+    pub fn url_as(&self, role: &str, database: &str) -> String {
         let socket_dir = self.socket_dir();
         let socket_dir = socket_dir.to_string_lossy();
         let host = utf8_percent_encode(&socket_dir, NON_ALPHANUMERIC);
         format!(
-            "postgres://postgres@localhost/{database}?host={host}&port={}",
+            "postgres://{role}@localhost/{database}?host={host}&port={}",
             self.port
         )
     }

@@ -170,6 +170,8 @@ impl CsvRow for AuditRow {
         "client_address",
         "before",
         "after",
+        "seq",
+        "hash",
     ];
 
     fn record(&self) -> Vec<String> {
@@ -187,6 +189,8 @@ impl CsvRow for AuditRow {
             optional(self.client_address.as_deref()),
             json(&self.before),
             json(&self.after),
+            self.seq.to_string(),
+            text(&self.hash),
         ]
     }
 }

@@ -218,9 +218,10 @@ pub fn audited(statement: &mut Statement, merchant: Param, entry: &Entry<'_>) {
     ));
 }
 
-/// The columns of an [`AuditRow`], the address written as a plain address.
+/// The columns of an [`AuditRow`], the address written as a plain address, the hash in hex.
 pub const ROW_COLUMNS: &str = "id, created_at, actor_kind, actor, action, object_type, \
-     object_id, host(client_address) AS client_address, before, after";
+     object_id, host(client_address) AS client_address, before, after, seq, \
+     encode(hash, 'hex') AS hash";
 
 /// An entry as the page and the CSV show it.
 #[derive(Debug, Clone, sqlx::FromRow, Serialize)]
@@ -235,6 +236,10 @@ pub struct AuditRow {
     pub client_address: Option<String>,
     pub before: Option<Value>,
     pub after: Option<Value>,
+    /// Its place in the merchant's hash chain, and its hash (hex): what an auditor keeps to
+    /// check the chain later (`super::chain`).
+    pub seq: i64,
+    pub hash: String,
 }
 
 /// Which entries a list shows: one action's, made within a range of UTC days (inclusive).

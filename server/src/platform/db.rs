@@ -1,6 +1,7 @@
 //! The database: the pool, the migrations (embedded from `migrations/`, applied as the owner
 //! role of `KAADXPAY_MIGRATE_DATABASE_URL` when it is set), and the choice between
-//! `DATABASE_URL` and the embedded PostgreSQL.
+//! `DATABASE_URL` and the embedded PostgreSQL, which serves as the restricted role of
+//! `deploy/roles.sql`, as a hardened deployment does.
 
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,6 +18,11 @@ use kaadxpay_embedded_pg::{Durability, EmbeddedPostgres};
 
 pub static MIGRATOR: Migrator = sqlx::migrate!("../migrations");
 
+/// The role `serve` may connect as, which cannot change or delete audit entries, and the script
+/// that makes it and gives it its rights (run as the owner, after the migrations).
+pub const SERVER_ROLE: &str = "kaadxpay_app";
+const SERVER_ROLE_SCRIPT: &str = include_str!("../../../deploy/roles.sql");
+
 /// An open database, and the embedded cluster behind it when there is one.
 pub struct Database {
     pub pool: PgPool,
@@ -26,29 +32,36 @@ pub struct Database {
 
 impl Database {
     /// Connects to `DATABASE_URL`, or starts the embedded cluster, and applies the migrations
-    /// (as `KAADXPAY_MIGRATE_DATABASE_URL`'s role when it is set).
+    /// (as `KAADXPAY_MIGRATE_DATABASE_URL`'s role when it is set; in the embedded cluster as
+    /// `postgres`, which then sets up [`SERVER_ROLE`], the pool's role).
     pub async fn open(settings: &Settings) -> anyhow::Result<Self> {
-        let (url, embedded) = match &settings.database_url {
-            Some(url) => (url.clone(), None),
+        let (url, owner_url, embedded) = match &settings.database_url {
+            Some(url) => {
+                let owner_url = settings.migrate_database_url.as_ref().unwrap_or(url);
+                (url.clone(), owner_url.clone(), None)
+            }
             None => {
                 let cluster = EmbeddedPostgres::start(
                     &settings.data_dir.join("postgres"),
                     Durability::Durable,
                 )?;
-                (cluster.url("postgres"), Some(cluster))
+                let url = cluster.url_as(SERVER_ROLE, "postgres");
+                (url, cluster.url("postgres"), Some(cluster))
             }
         };
-        let owner_url = match &embedded {
-            Some(_) => &url,
-            None => settings.migrate_database_url.as_ref().unwrap_or(&url),
-        };
-        let mut owner = sqlx::PgConnection::connect_with(&options(owner_url)?)
+        let mut owner = sqlx::PgConnection::connect_with(&options(&owner_url)?)
             .await
-            .with_context(|| format!("cannot connect to the database at {}", redact(owner_url)))?;
+            .with_context(|| format!("cannot connect to the database at {}", redact(&owner_url)))?;
         MIGRATOR
             .run(&mut owner)
             .await
             .context("cannot apply the migrations")?;
+        if embedded.is_some() {
+            sqlx::raw_sql(SERVER_ROLE_SCRIPT)
+                .execute(&mut owner)
+                .await
+                .context("cannot set up the server's role (deploy/roles.sql)")?;
+        }
         owner.close().await?;
         let pool = connect(&url, settings.db_pool_size, settings.db_acquire_timeout).await?;
         Ok(Self {

@@ -16,10 +16,11 @@ pub fn seal(sealer: &Sealer, endpoint_id: &str, secret: &str) -> Vec<u8> {
 }
 
 /// An endpoint's secrets as stored: selected as `sealed_secret` and `sealed_previous_secret`
-/// (the latter while the overlap after a rotation lasts).
+/// (the latter while the overlap after a rotation lasts). A secret not sealed yet (written in
+/// clear since `serve` started, by an earlier version) fails its own attempts only.
 #[derive(sqlx::FromRow)]
 pub struct SealedSecrets {
-    sealed_secret: Vec<u8>,
+    sealed_secret: Option<Vec<u8>>,
     sealed_previous_secret: Option<Vec<u8>>,
 }
 
@@ -43,7 +44,7 @@ impl SealedSecrets {
             String::from_utf8(bytes).map_err(|_| Unopenable)
         };
         Ok(Secrets {
-            secret: open(&self.sealed_secret)?,
+            secret: open(self.sealed_secret.as_deref().ok_or(Unopenable)?)?,
             previous: self
                 .sealed_previous_secret
                 .as_deref()

@@ -87,13 +87,13 @@ async fn internal_addresses_are_refused_at_registration_in_every_spelling() {
 
 async fn insert_endpoint(pool: &sqlx::PgPool, merchant_id: &str, id: &str, url: &str) {
     sqlx::query(
-        "INSERT INTO webhook_endpoints (id, merchant_id, url, events, secret) \
+        "INSERT INTO webhook_endpoints (id, merchant_id, url, events, secret_sealed) \
          VALUES ($1, $2, $3, '{*}', $4)",
     )
     .bind(id)
     .bind(merchant_id)
     .bind(url)
-    .bind(server::webhooks::signature::new_secret())
+    .bind(common::webhooks::new_sealed_secret(id))
     .execute(pool)
     .await
     .unwrap();

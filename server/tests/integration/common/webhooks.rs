@@ -41,9 +41,19 @@ pub async fn stored_secret(app: &TestApp, endpoint_id: Option<&str>) -> String {
     .fetch_one(&app.pool)
     .await
     .unwrap();
+    String::from_utf8(sealer().open(&sealed, &id).unwrap()).unwrap()
+}
+
+/// A new secret for the endpoint `endpoint_id`, sealed as the server stores it.
+pub fn new_sealed_secret(endpoint_id: &str) -> Vec<u8> {
+    let secret = server::webhooks::signature::new_secret();
+    server::webhooks::secrets::seal(&sealer(), endpoint_id, &secret)
+}
+
+/// What seals secrets under the tests' key.
+fn sealer() -> server::platform::sealing::Sealer {
     let settings = super::settings(&["--secrets-key", super::TEST_SECRETS_KEY]);
-    let sealer = server::service::components::sealer(&settings).unwrap();
-    String::from_utf8(sealer.open(&sealed, &id).unwrap()).unwrap()
+    server::service::components::sealer(&settings).unwrap()
 }
 
 /// A request the receiver got.

@@ -327,6 +327,13 @@ async fn owners_and_admins_see_their_merchants_log_and_its_csv_and_no_other_role
                 "{csv}"
             );
             assert!(
+                csv.lines()
+                    .next()
+                    .unwrap()
+                    .ends_with(",before,after,seq,hash"),
+                "each entry's place and hash in its chain: {csv}"
+            );
+            assert!(
                 csv.contains(&format!("user,{email},user.signed_in")),
                 "{csv}"
             );

@@ -266,3 +266,69 @@ async fn commands_migrate_as_the_owner_role_and_work_as_the_restricted_one() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// The embedded mode serves as the role of deploy/roles.sql, as a hardened deployment does: every
+/// connection of `serve` is `kaadxpay_app`'s, and its requests (a capture, audited) still work.
+#[tokio::test]
+async fn the_embedded_mode_serves_as_the_role_that_cannot_rewrite_audit_entries() {
+    let data_dir = common::scratch_dir();
+    let port = common::free_port();
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+        .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
+        .env_remove("DATABASE_URL")
+        .env("KAADXPAY_DATA_DIR", &data_dir)
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("kaadxpay starts");
+    let base = format!("http://127.0.0.1:{port}");
+    common::wait_until_answering(&format!("{base}/readyz")).await;
+    let demo = common::TestMerchant {
+        id: "mer_demo".into(),
+        api_key: "sk_test_demo_0000000000000000000000000000000".to_owned(),
+    };
+    let order: serde_json::Value = common::post_order(&base, &demo, "embedded-role")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let captured = reqwest::Client::new()
+        .put(format!(
+            "{base}/v1/orders/{}",
+            order["id"].as_str().unwrap()
+        ))
+        .bearer_auth(&demo.api_key)
+        .body(r#"{"status": "captured"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(captured.status(), 200);
+
+    let cluster = kaadxpay_embedded_pg::EmbeddedPostgres::start(
+        &data_dir.join("postgres"),
+        kaadxpay_embedded_pg::Durability::Durable,
+    )
+    .expect("attaches to the running cluster");
+    let pool = PgPool::connect(&cluster.url("postgres")).await.unwrap();
+    let roles: Vec<String> = sqlx::query_scalar(
+        "SELECT DISTINCT usename::text FROM pg_stat_activity \
+         WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(roles, ["kaadxpay_app"], "serve's connections");
+    let audited: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM audit_log WHERE action = 'order.captured'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(audited, 1);
+    pool.close().await;
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(serve.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    assert!(serve.wait().unwrap().success());
+}
