@@ -129,10 +129,10 @@ impl User {
 /// turns out right is [`forgive`]n. (Requests without an address, as in some tests, count
 /// together as one address.)
 ///
-/// The throttle is atomic: under advisory locks on the account and the address, the recent
-/// failures are counted and this attempt is recorded before its secret is checked, so a burst
-/// of parallel guesses from one address counts every guess and at most [`MAX_FAILURES`] of
-/// them are ever checked.
+/// The throttle is atomic: under an advisory lock on the address (every count is the
+/// address's), the recent failures are counted and this attempt is recorded before its secret
+/// is checked, so a burst of parallel guesses from one address counts every guess and at most
+/// [`MAX_FAILURES`] of them are ever checked; attempts from other addresses never wait for it.
 pub async fn attempt(
     pool: &PgPool,
     email: &str,
@@ -141,9 +141,7 @@ pub async fn attempt(
     let client = client.map(|client| client.to_string());
     let mut tx = pool.begin().await?;
     sqlx::query!(
-        "SELECT pg_advisory_xact_lock(1, hashtext($1)), \
-           pg_advisory_xact_lock(2, hashtext(coalesce($2, '')))",
-        email,
+        "SELECT pg_advisory_xact_lock(2, hashtext(coalesce($1, '')))",
         client,
     )
     .execute(&mut *tx)
