@@ -127,36 +127,36 @@ impl User {
 /// failure, unless there were too many recent failures for the account from that address, or
 /// from that address at all: then `None`, and the secret must not be checked. An attempt that
 /// turns out right is [`forgive`]n. (Requests without an address, as in some tests, count
-/// together as one address.)
+/// together under the empty address: a plain `=` keeps the counts on the address's index.)
 ///
-/// The throttle is atomic: under advisory locks on the account and the address, the recent
-/// failures are counted and this attempt is recorded before its secret is checked, so a burst
-/// of parallel guesses from one address counts every guess and at most [`MAX_FAILURES`] of
-/// them are ever checked.
+/// The throttle is atomic: under an advisory lock on the address (every count is the
+/// address's), the recent failures are counted and this attempt is recorded before its secret
+/// is checked, so a burst of parallel guesses from one address counts every guess and at most
+/// [`MAX_FAILURES`] of them are ever checked; attempts from other addresses never wait for it.
 pub async fn attempt(
     pool: &PgPool,
     email: &str,
     client: Option<IpAddr>,
 ) -> anyhow::Result<Option<i64>> {
-    let client = client.map(|client| client.to_string());
+    let client = client.map_or_else(String::new, |client| client.to_string());
     let mut tx = pool.begin().await?;
-    sqlx::query!(
-        "SELECT pg_advisory_xact_lock(1, hashtext($1)), \
-           pg_advisory_xact_lock(2, hashtext(coalesce($2, '')))",
-        email,
-        client,
-    )
-    .execute(&mut *tx)
-    .await?;
+    sqlx::query!("SELECT pg_advisory_xact_lock(2, hashtext($1))", client)
+        .execute(&mut *tx)
+        .await?;
+    // At most MAX_FAILURES_PER_ADDRESS rows are read, the newest first (backwards along the
+    // address's index): with that many the address is refused whatever the account's count,
+    // and below it both counts are exact. So an address that keeps guessing (every guess is
+    // recorded) costs each check no more than that.
     let recent = sqlx::query!(
         r#"SELECT count(*) FILTER (WHERE email = $1) AS "by_account!",
              count(*) AS "by_address!"
-           FROM login_failures
-           WHERE client_addr IS NOT DISTINCT FROM $2
-             AND failed_at > now() - make_interval(mins => $3)"#,
+           FROM (SELECT email FROM login_failures
+                 WHERE client_addr = $2 AND failed_at > now() - make_interval(mins => $3)
+                 ORDER BY failed_at DESC LIMIT $4) recent"#,
         email,
         client,
         THROTTLE_WINDOW_MINUTES,
+        MAX_FAILURES_PER_ADDRESS,
     )
     .fetch_one(&mut *tx)
     .await?;

@@ -56,7 +56,7 @@ pub fn guard(response: &mut Response, nonce: Option<&str>, shows_secret: bool) {
     let scripts = nonce.map_or_else(|| "'none'".to_owned(), |nonce| format!("'nonce-{nonce}'"));
     let policy = format!(
         "default-src 'self'; script-src {scripts}; style-src 'self' 'unsafe-inline'; \
-         img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; \
+         img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; \
          frame-ancestors 'none'"
     );
     let headers = response.headers_mut();
