@@ -577,14 +577,14 @@ pub trait Console: Send + Sync + 'static {
         starting_after: Option<String>,
     ) -> ConsoleResult<Result<Page<OrderRow>, Refusal>>;
     async fn order(&self, merchant_id: &MerchantId, id: &str) -> ConsoleResult<Option<OrderRow>>;
-    /// `PUT /v1/orders/{id}` semantics, audited as `user`'s: `Err` text when the move is not
-    /// allowed.
+    /// `PUT /v1/orders/{id}` semantics (to `captured` or `cancelled`), audited as `user`'s: a
+    /// refusal when the move is not allowed.
     async fn set_order_status(
         &self,
         user: &CurrentUser,
         merchant_id: &MerchantId,
         id: &str,
-        status: &str,
+        to: OrderStatus,
     ) -> ConsoleResult<Result<(), Refusal>>;
     async fn key(&self, merchant_id: &MerchantId, key: &str) -> ConsoleResult<Option<KeyView>>;
     /// Support's search across merchants; read only.

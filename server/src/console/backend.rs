@@ -12,8 +12,8 @@ use std::time::Duration;
 use app::console::{
     ApiKeyChange, ApiKeyRow, AttemptRow, AuditEntry, AuditFilter, Console, ConsoleResult,
     CurrentUser, Decision, DeliveryRow, EndpointChange, EndpointRow, EndpointState, Enrolment,
-    EventRow, HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow, Overview,
-    Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters,
+    EventRow, HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow, OrderStatus,
+    Overview, Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters,
     RequestView, Role, RunItem, RunRow, Scope, SearchHit, SearchQuery, Security, Subject,
     Submission, TimelineEntry,
 };
@@ -474,11 +474,12 @@ impl Console for PgConsole {
         user: &CurrentUser,
         merchant_id: &MerchantId,
         id: &str,
-        status: &str,
+        to: OrderStatus,
     ) -> ConsoleResult<Result<(), Refusal>> {
-        let target = match status {
-            "captured" => Target::Captured,
-            _ => Target::Cancelled,
+        let Ok(target) = Target::try_from(to) else {
+            let not_a_move =
+                Error::InvalidStateTransition(format!("An order is never moved to {to}."));
+            return Ok(Err(Refusal::new(not_a_move.code())));
         };
         let (pool, id) = (&self.state.pool, OrderId::from(id));
         match orders::transition(pool, merchant_id, &id, target, &by_user(user)).await {

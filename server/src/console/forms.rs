@@ -14,7 +14,7 @@ use serde::Deserialize;
 use tower_sessions::Session;
 
 use app::console::{
-    Console, ConsoleResult, CurrentUser, PayoutForm, Permission, Refusal, Submission,
+    Console, ConsoleResult, CurrentUser, OrderStatus, PayoutForm, Permission, Refusal, Submission,
 };
 use app::notice::Notice;
 
@@ -273,7 +273,7 @@ pub async fn capture_order(
     Path(id): Path<String>,
     Form(form): Form<CsrfOnly>,
 ) -> Response {
-    set_order_status(session, user, console, id, form, "captured").await
+    set_order_status(session, user, console, id, form, OrderStatus::Captured).await
 }
 
 pub async fn cancel_order(
@@ -283,7 +283,7 @@ pub async fn cancel_order(
     Path(id): Path<String>,
     Form(form): Form<CsrfOnly>,
 ) -> Response {
-    set_order_status(session, user, console, id, form, "cancelled").await
+    set_order_status(session, user, console, id, form, OrderStatus::Cancelled).await
 }
 
 async fn set_order_status(
@@ -292,16 +292,14 @@ async fn set_order_status(
     Extension(console): Extension<Arc<dyn Console>>,
     id: String,
     form: CsrfOnly,
-    status: &str,
+    to: OrderStatus,
 ) -> Response {
     let merchant_id =
         match acting_merchant(&session, &user, &form.csrf, Permission::ManageOrders).await {
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
-    let changed = console
-        .set_order_status(&user, &merchant_id, &id, status)
-        .await;
+    let changed = console.set_order_status(&user, &merchant_id, &id, to).await;
     back_to(&format!("/orders/{id}"), changed)
 }
 

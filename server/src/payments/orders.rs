@@ -150,6 +150,19 @@ pub enum Target {
     Cancelled,
 }
 
+/// The status an order is asked to move to, as a move: `pending` is none.
+impl TryFrom<OrderStatus> for Target {
+    type Error = OrderStatus;
+
+    fn try_from(status: OrderStatus) -> Result<Self, OrderStatus> {
+        match status {
+            OrderStatus::Captured => Ok(Self::Captured),
+            OrderStatus::Cancelled => Ok(Self::Cancelled),
+            OrderStatus::Pending => Err(status),
+        }
+    }
+}
+
 impl Target {
     fn status(self) -> OrderStatus {
         match self {
