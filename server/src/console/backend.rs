@@ -295,22 +295,25 @@ impl Console for PgConsole {
         merchant_id: &MerchantId,
         id: &str,
     ) -> ConsoleResult<Option<PayoutView>> {
-        let payout = payouts::find(&self.state.pool, merchant_id, &PayoutId::from(id))
+        let record = payouts::find(&self.state.pool, merchant_id, &PayoutId::from(id))
             .await
             .map_err(failed)?;
-        Ok(payout.map(|payout| PayoutView {
-            row: payout_row(&payout),
-            account_holder: payout.destination.account_holder.clone(),
-            iban: payout.destination.iban.clone(),
-            partner_transfer_id: payout.partner_transfer_id.clone(),
-            failure_code: payout.failure_code.clone(),
-            updated_at: payout.updated_at,
-            created_by: payout
-                .created_by_kind
-                .clone()
-                .zip(payout.created_by.clone()),
-            accountable: payout.accountable.clone(),
-            decided: payout.decided_by.clone().zip(payout.decided_at),
+        Ok(record.map(|record| {
+            let payout = &record.payout;
+            PayoutView {
+                row: payout_row(payout),
+                account_holder: payout.destination.account_holder.clone(),
+                iban: payout.destination.iban.clone(),
+                partner_transfer_id: payout.partner_transfer_id.clone(),
+                failure_code: payout.failure_code.clone(),
+                updated_at: payout.updated_at,
+                created_by: record
+                    .created_by_kind
+                    .clone()
+                    .zip(record.created_by.clone()),
+                accountable: record.accountable.clone(),
+                decided: record.decided_by.clone().zip(record.decided_at),
+            }
         }))
     }
 

@@ -72,7 +72,7 @@ async fn get_payout(
 ) -> ApiResult<Json<Payout>> {
     payouts::find(&state.pool, &merchant.id, &id)
         .await?
-        .map(Json)
+        .map(|record| Json(record.payout))
         .ok_or(Error::ResourceMissing("payout"))
 }
 

@@ -28,12 +28,11 @@ use crate::webhooks::{publish, EventType};
 use kaadxpay_partner::wire::Destination;
 use kaadxpay_types::PayoutStatus;
 
+/// A payout as the API answers it and its webhook events carry it (API.md §4).
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Payout {
     #[schema(value_type = String)]
     pub id: PayoutId,
-    #[serde(skip)]
-    pub merchant_id: MerchantId,
     /// Always `payout`.
     pub object: String,
     pub amount: i64,
@@ -52,22 +51,25 @@ pub struct Payout {
     pub duplicates_reversed: i32,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// A payout as the domain keeps it: what the API shows of it, its merchant, and who made and
+/// decided it, which the API never shows.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PayoutRecord {
+    #[sqlx(flatten)]
+    pub payout: Payout,
+    pub merchant_id: MerchantId,
     /// Whether it was created `pending_approval` (at or above the merchant's threshold).
-    #[serde(skip)]
     pub approval_required: bool,
     /// Who created it: `user` (by email) or `api_key` (by id); `None` before approvals existed.
-    #[serde(skip)]
     pub created_by_kind: Option<String>,
-    #[serde(skip)]
     pub created_by: Option<String>,
     /// The member it counts as made by, for four eyes (its creator, or the maker of the key
     /// that made it), by email; `None` for a key of `merchants create`.
-    #[serde(skip)]
     pub accountable: Option<String>,
     /// The member who approved or rejected it, and when.
-    #[serde(skip)]
     pub decided_by: Option<String>,
-    #[serde(skip)]
     pub decided_at: Option<DateTime<Utc>>,
 }
 
@@ -132,14 +134,15 @@ impl Command for CreatePayout {
         merchant_id: &MerchantId,
         resource: Resource,
     ) -> Result<StoredResponse, Error> {
-        let mut payout = find(
+        let record = find(
             &state.pool,
             merchant_id,
             &PayoutId::from(resource.id.as_str()),
         )
         .await?
         .ok_or_else(|| anyhow::anyhow!("the payout {} of a record is gone", resource.id))?;
-        payout.status = PayoutStatus::at_creation(payout.approval_required);
+        let mut payout = record.payout;
+        payout.status = PayoutStatus::at_creation(record.approval_required);
         payout.partner_transfer_id = None;
         payout.failure_code = None;
         payout.duplicates_reversed = 0;
@@ -223,7 +226,7 @@ pub async fn find(
     pool: &PgPool,
     merchant_id: &MerchantId,
     id: &PayoutId,
-) -> sqlx::Result<Option<Payout>> {
+) -> sqlx::Result<Option<PayoutRecord>> {
     sqlx::query_as(&format!(
         "SELECT {PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 AND id = $2"
     ))
@@ -299,8 +302,8 @@ async fn apply(
     id: &str,
     mover: Mover,
     change: Move<'_>,
-) -> sqlx::Result<Option<Payout>> {
-    let moved: Option<Payout> = sqlx::query_as(&format!(
+) -> sqlx::Result<Option<PayoutRecord>> {
+    let moved: Option<PayoutRecord> = sqlx::query_as(&format!(
         "UPDATE payouts SET status = $3, partner_transfer_id = coalesce(partner_transfer_id, $4), \
            failure_code = coalesce($5, failure_code), locked_until = NULL, lease_token = NULL, \
            next_attempt_at = now() + make_interval(secs => $6), updated_at = now() \
@@ -318,10 +321,11 @@ async fn apply(
     .bind(mover.lease_token())
     .fetch_optional(&mut *conn)
     .await?;
-    if let Some(payout) = &moved {
-        publish(&mut *conn, &payout.merchant_id, change.event, payout).await?;
+    if let Some(record) = &moved {
+        let (merchant_id, payout) = (&record.merchant_id, &record.payout);
+        publish(&mut *conn, merchant_id, change.event, payout).await?;
         if change.credit {
-            balance::credit(conn, &payout.merchant_id, &payout.currency, payout.amount).await?;
+            balance::credit(conn, merchant_id, &payout.currency, payout.amount).await?;
         }
     }
     Ok(moved)
@@ -334,7 +338,7 @@ pub async fn mark_in_transit(
     mover: Mover,
     transfer_id: &str,
     poll_in: Duration,
-) -> sqlx::Result<Option<Payout>> {
+) -> sqlx::Result<Option<PayoutRecord>> {
     let change = Move::new(
         PayoutStatus::InTransit,
         EventType::PayoutInTransit,
@@ -352,7 +356,7 @@ pub async fn mark_paid(
     id: &PayoutId,
     mover: Mover,
     transfer_id: &str,
-) -> sqlx::Result<Option<Payout>> {
+) -> sqlx::Result<Option<PayoutRecord>> {
     let change = Move::new(PayoutStatus::Paid, EventType::PayoutPaid, Some(transfer_id));
     apply(conn, id, mover, change).await
 }
@@ -364,7 +368,7 @@ pub async fn mark_failed(
     mover: Mover,
     transfer_id: Option<&str>,
     failure_code: &str,
-) -> sqlx::Result<Option<Payout>> {
+) -> sqlx::Result<Option<PayoutRecord>> {
     let change = Move::new(PayoutStatus::Failed, EventType::PayoutFailed, transfer_id);
     let change = Move {
         failure_code: Some(failure_code),
@@ -381,7 +385,7 @@ pub async fn mark_reversed(
     id: &PayoutId,
     mover: Mover,
     transfer_id: &str,
-) -> sqlx::Result<Option<Payout>> {
+) -> sqlx::Result<Option<PayoutRecord>> {
     let change = Move::new(
         PayoutStatus::Reversed,
         EventType::PayoutReversed,

@@ -527,7 +527,6 @@ fn test_payout(kind: EventType) -> Payout {
     );
     Payout {
         id: PayoutId::new(),
-        merchant_id: String::new().into(),
         object: "payout".to_owned(),
         amount: 50000,
         currency: "EUR".to_owned(),
@@ -543,15 +542,6 @@ fn test_payout(kind: EventType) -> Payout {
         duplicates_reversed: 0,
         created_at: now,
         updated_at: now,
-        approval_required: matches!(
-            status,
-            PayoutStatus::PendingApproval | PayoutStatus::Rejected
-        ),
-        created_by_kind: None,
-        created_by: None,
-        accountable: None,
-        decided_by: None,
-        decided_at: None,
     }
 }
 
