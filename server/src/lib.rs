@@ -1,13 +1,19 @@
 //! Kaadxpay: a payments service whose every POST takes effect at most once. The binary
 //! (`main.rs`) is a thin command line over this library. The folders are the layers, from the
 //! bottom up:
-//! - infrastructure: `platform` (the database, logs and metrics, the worker loop, fail points) and `contract` (the API's errors, input parsing, pages);
+//! - the primitives: `platform` (the database, logs and metrics, the worker loop, fail points)
+//!   and `contract` (the API's errors, input parsing, pages), with the flags (`service/config`);
 //! - the engine: `idempotency` (each `POST` at most once);
-//! - the domain: `payments`, `webhooks`, `reconcile`, `accounts` (merchants' API keys, console
-//!   users, teams), `request_log`, `history` (timelines, retention), `exports`;
-//! - the service: `service` (settings, the shared state, the commands both adapters run, start-up);
+//! - the kernel: `service/state` (what both adapters share) and `service/commands` (the keyed
+//!   command both run);
+//! - the domain: `payments`, `webhooks`, `accounts` (merchants' API keys, console users,
+//!   teams), `request_log`, `history` (timelines, retention); above it `reconcile`, then
+//!   `exports` and `service/keyed` (every keyed command);
 //! - the adapters: `http` (the JSON API) and `console` (the Leptos console), which never import
-//!   each other, and `edge`, the router and middleware that hold both.
+//!   each other, then `edge`, the router and middleware that hold both;
+//! - the composition root: `service/components` and `service/startup`.
+//!
+//! `server/tests/integration/ops/layers.rs` ranks them and fails on an upward import.
 //!
 //! Beside it, crates of their own: `kaadxpay-types` (words shared with the console, ids),
 //! `kaadxpay-partner` (the partner bank's wire format, our client, its signature),

@@ -209,7 +209,14 @@ async fn start(command: Command, settings: &Settings) -> anyhow::Result<()> {
         println!("partner simulator listening on http://{addr}");
         return Ok(serving.await?);
     }
-    let db = Database::open(settings).await?;
+    let db = Database::open(
+        settings.database_url.as_deref(),
+        settings.migrate_database_url.as_deref(),
+        &settings.data_dir,
+        settings.db_pool_size,
+        settings.db_acquire_timeout,
+    )
+    .await?;
     let result = run(command, settings, &db).await;
     db.close().await;
     result

@@ -3,6 +3,7 @@
 //! `DATABASE_URL` and the embedded PostgreSQL, which serves as the restricted role of
 //! `deploy/roles.sql`, as a hardened deployment does.
 
+use std::path::Path;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::LazyLock;
@@ -13,7 +14,6 @@ use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::Connection;
 
-use crate::service::config::Settings;
 use kaadxpay_embedded_pg::{Durability, EmbeddedPostgres};
 
 pub static MIGRATOR: Migrator = sqlx::migrate!("../migrations");
@@ -33,18 +33,20 @@ pub struct Database {
 impl Database {
     /// Connects to `DATABASE_URL`, or starts the embedded cluster, and applies the migrations
     /// (as `KAADXPAY_MIGRATE_DATABASE_URL`'s role when it is set; in the embedded cluster as
-    /// `postgres`, which then sets up [`SERVER_ROLE`], the pool's role).
-    pub async fn open(settings: &Settings) -> anyhow::Result<Self> {
-        let (url, owner_url, embedded) = match &settings.database_url {
-            Some(url) => {
-                let owner_url = settings.migrate_database_url.as_ref().unwrap_or(url);
-                (url.clone(), owner_url.clone(), None)
-            }
+    /// `postgres`, which then sets up [`SERVER_ROLE`], the pool's role). Without `url`, the
+    /// cluster keeps its files in `data_dir`; the pool holds `pool_size` connections.
+    pub async fn open(
+        url: Option<&str>,
+        owner_url: Option<&str>,
+        data_dir: &Path,
+        pool_size: u32,
+        acquire_timeout: Duration,
+    ) -> anyhow::Result<Self> {
+        let (url, owner_url, embedded) = match url {
+            Some(url) => (url.to_owned(), owner_url.unwrap_or(url).to_owned(), None),
             None => {
-                let cluster = EmbeddedPostgres::start(
-                    &settings.data_dir.join("postgres"),
-                    Durability::Durable,
-                )?;
+                let cluster =
+                    EmbeddedPostgres::start(&data_dir.join("postgres"), Durability::Durable)?;
                 let url = cluster.url_as(SERVER_ROLE, "postgres");
                 (url, cluster.url("postgres"), Some(cluster))
             }
@@ -63,7 +65,7 @@ impl Database {
                 .context("cannot set up the server's role (deploy/roles.sql)")?;
         }
         owner.close().await?;
-        let pool = connect(&url, settings.db_pool_size, settings.db_acquire_timeout).await?;
+        let pool = connect(&url, pool_size, acquire_timeout).await?;
         Ok(Self {
             pool,
             url,

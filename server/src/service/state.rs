@@ -10,11 +10,11 @@ use sqlx::PgPool;
 
 use crate::accounts::auth::cache::ApiKeyCache;
 use crate::accounts::auth::usage::KeyUsage;
-use crate::accounts::auth::Mode;
 use crate::idempotency::Idempotency;
 use crate::platform::mail::Mailer;
 use crate::platform::sealing::Sealer;
 use crate::request_log::RequestLog;
+use crate::service::config::Mode;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner_sim::test_mode::TestMode;
 
