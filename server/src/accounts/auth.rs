@@ -48,7 +48,7 @@ impl Merchant {
     }
 
     /// The role that bounds the key's powers, if any.
-    pub fn bound(&self) -> Option<Role> {
+    fn bound(&self) -> Option<Role> {
         self.maker.as_ref().and_then(|maker| maker.role)
     }
 }

@@ -344,15 +344,10 @@ impl Console for PgConsole {
 
     fn decisions(&self, user: &CurrentUser, payout: &PayoutView) -> Vec<Decision> {
         let accountable = payout.accountable.as_deref();
-        let maker = maker_of(user);
-        let mut decisions = Vec::new();
-        if approvals::may_decide(user.role, &by_user(user).actor, accountable).is_ok() {
-            decisions.extend([Decision::Approve, Decision::Reject]);
-        }
-        if approvals::may_cancel(maker.as_ref(), accountable) {
-            decisions.push(Decision::Cancel);
-        }
-        decisions
+        [Decision::Approve, Decision::Reject, Decision::Cancel]
+            .into_iter()
+            .filter(|decision| may_make(user, accountable, *decision).is_ok())
+            .collect()
     }
 
     async fn decide_payout(
@@ -374,16 +369,7 @@ impl Console for PgConsole {
         else {
             return Ok(Err(refusal(&Error::ResourceMissing("payout"))));
         };
-        let accountable = payout.accountable.as_deref();
-        let allowed = match decision {
-            Decision::Approve | Decision::Reject => {
-                approvals::may_decide(user.role, &by_user(user).actor, accountable)
-            }
-            Decision::Cancel => approvals::may_cancel(maker_of(user).as_ref(), accountable)
-                .then_some(())
-                .ok_or(approvals::NotADecider::NotTheCreator),
-        };
-        if let Err(refused) = allowed {
+        if let Err(refused) = may_make(user, payout.accountable.as_deref(), decision) {
             return Ok(Err(refusal(&refused.into())));
         }
         let answer = match decision {
@@ -1010,6 +996,21 @@ impl Console for PgConsole {
                 });
             (run_row(run), items.collect())
         }))
+    }
+}
+
+/// Whether `user` may make `decision` on a payout that counts as `accountable`'s (the server's
+/// rule, asked before the command runs and when the page offers the buttons).
+fn may_make(
+    user: &CurrentUser,
+    accountable: Option<&str>,
+    decision: Decision,
+) -> Result<(), approvals::NotADecider> {
+    match decision {
+        Decision::Approve | Decision::Reject => {
+            approvals::may_decide(user.role, &by_user(user).actor, accountable)
+        }
+        Decision::Cancel => approvals::may_cancel(maker_of(user).as_ref(), accountable),
     }
 }
 

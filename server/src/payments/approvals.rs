@@ -90,8 +90,12 @@ fn cancels_any(maker: Option<&Maker>) -> bool {
 
 /// Whether `maker` may cancel a payout awaiting approval that counts as `accountable`'s: its own
 /// member, or one who [cancels any](cancels_any).
-pub fn may_cancel(maker: Option<&Maker>, accountable: Option<&str>) -> bool {
-    cancels_any(maker) || maker.is_some_and(|maker| Some(maker.email.as_str()) == accountable)
+pub fn may_cancel(maker: Option<&Maker>, accountable: Option<&str>) -> Result<(), NotADecider> {
+    let own = maker.is_some_and(|maker| Some(maker.email.as_str()) == accountable);
+    match cancels_any(maker) || own {
+        true => Ok(()),
+        false => Err(NotADecider::NotTheCreator),
+    }
 }
 
 /// A decision on a payout awaiting approval.

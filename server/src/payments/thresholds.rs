@@ -48,7 +48,7 @@ pub async fn needs_approval(
 }
 
 /// How far back payouts to the same account count together against the threshold.
-pub const WINDOW_HOURS: i32 = 24;
+const WINDOW_HOURS: i32 = 24;
 
 /// A merchant's threshold for one currency.
 #[derive(Debug, Clone)]

@@ -66,7 +66,7 @@ impl Lineage {
         key_id: &str,
     ) -> Result<Self, Error> {
         let rolled = found(conn, caller.merchant_id, key_id).await?;
-        let bound = rolled.acts_for_maker.then(|| {
+        let bound = rolled.lineage.acts_for_maker.then(|| {
             // A key whose member has left works no more: it is bounded by nothing at all.
             rolled.maker_role.unwrap_or(Role::Viewer)
         });
@@ -84,7 +84,6 @@ impl Lineage {
 /// A key as a roll reads it: its lineage, and its maker's role now.
 struct Found {
     lineage: Lineage,
-    acts_for_maker: bool,
     maker_role: Option<Role>,
 }
 
@@ -112,7 +111,6 @@ async fn found(
             created_by_key: None,
             rolled_from: None,
         },
-        acts_for_maker: key.acts_for_maker,
         maker_role: key.maker_role.as_deref().and_then(Role::parse),
     })
 }
