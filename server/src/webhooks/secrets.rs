@@ -59,6 +59,12 @@ const SHOWN_SECRET: &[u8] = br#""secret":"whsec_"#;
 
 /// Seals what an earlier version stored in clear: endpoints' secrets, and the answers that show
 /// one in the records of their keys. Run by `serve` at start, before anything reads them.
+///
+/// An answer in clear comes with its endpoint's secret in clear (an earlier version wrote both,
+/// creating or rotating it), and the answers are sealed before their endpoints: so while no
+/// endpoint is in clear, no answer is, and the start reads no key record at all. Otherwise only
+/// the records of the endpoints' commands (whose creation and rotation show a secret) are
+/// searched.
 pub async fn seal_stored_in_clear(pool: &PgPool, sealer: &Sealer) -> sqlx::Result<()> {
     let clear = sqlx::query!(
         "SELECT id, secret, previous_secret FROM webhook_endpoints \
@@ -66,27 +72,13 @@ pub async fn seal_stored_in_clear(pool: &PgPool, sealer: &Sealer) -> sqlx::Resul
     )
     .fetch_all(pool)
     .await?;
-    for endpoint in &clear {
-        let seal = |secret: &Option<String>| {
-            secret
-                .as_deref()
-                .map(|secret| seal(sealer, &endpoint.id, secret))
-        };
-        sqlx::query!(
-            "UPDATE webhook_endpoints SET secret = NULL, previous_secret = NULL, \
-               secret_sealed = coalesce($2, secret_sealed), \
-               previous_secret_sealed = coalesce($3, previous_secret_sealed) \
-             WHERE id = $1",
-            endpoint.id,
-            seal(&endpoint.secret),
-            seal(&endpoint.previous_secret),
-        )
-        .execute(pool)
-        .await?;
+    if clear.is_empty() {
+        return Ok(());
     }
     let answers = sqlx::query!(
         r#"SELECT merchant_id, key, response_body AS "response_body!" FROM idempotency_keys
-           WHERE position($1::bytea IN response_body) > 0"#,
+           WHERE endpoint::text LIKE 'POST /v1/webhook-endpoints%'
+             AND position($1::bytea IN response_body) > 0"#,
         SHOWN_SECRET,
     )
     .fetch_all(pool)
@@ -109,13 +101,29 @@ pub async fn seal_stored_in_clear(pool: &PgPool, sealer: &Sealer) -> sqlx::Resul
         .execute(pool)
         .await?;
     }
-    if !clear.is_empty() || !answers.is_empty() {
-        tracing::info!(
-            event = "webhooks.secrets_sealed",
-            endpoints = clear.len(),
-            answers = answers.len(),
-            "sealed webhook secrets stored in clear by an earlier version"
-        );
+    for endpoint in &clear {
+        let seal = |secret: &Option<String>| {
+            secret
+                .as_deref()
+                .map(|secret| seal(sealer, &endpoint.id, secret))
+        };
+        sqlx::query!(
+            "UPDATE webhook_endpoints SET secret = NULL, previous_secret = NULL, \
+               secret_sealed = coalesce($2, secret_sealed), \
+               previous_secret_sealed = coalesce($3, previous_secret_sealed) \
+             WHERE id = $1",
+            endpoint.id,
+            seal(&endpoint.secret),
+            seal(&endpoint.previous_secret),
+        )
+        .execute(pool)
+        .await?;
     }
+    tracing::info!(
+        event = "webhooks.secrets_sealed",
+        endpoints = clear.len(),
+        answers = answers.len(),
+        "sealed webhook secrets stored in clear by an earlier version"
+    );
     Ok(())
 }
