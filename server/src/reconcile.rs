@@ -42,9 +42,10 @@ use sqlx::{Connection, PgConnection, PgPool, Postgres};
 use uuid::Uuid;
 
 use crate::contract::pagination::Filters;
-use crate::history::audit::{self, Action, By, Entry};
+use crate::history::audit::{self, Action, Entry};
 use crate::payments::payouts::partner_key;
 use crate::platform::db;
+use crate::service::author::By;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner::wire::{Transfer, TransferStatus};
 use kaadxpay_types::PayoutStatus;

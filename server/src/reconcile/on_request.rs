@@ -11,8 +11,8 @@ use chrono::NaiveDate;
 use sqlx::Connection;
 
 use super::{hold, run_with_items, Reconciler, RunRequest, StoredRun};
-use crate::history::audit::By;
 use crate::idempotency::IdempotencyKey;
+use crate::service::author::By;
 use kaadxpay_partner_sim::test_mode::TestMode;
 use kaadxpay_types::ids::MerchantId;
 
