@@ -35,7 +35,7 @@ use crate::history::audit::{self, Action, Entry};
 use crate::history::search::{self, Kind};
 use crate::history::timeline::{self, Resource as TimelineResource};
 use crate::idempotency::{
-    outcomes, record, sealed, IdempotencyKey, Outcome, Resource, StoredResponse,
+    last_hours, record, sealed, IdempotencyKey, Outcome, Resource, StoredResponse,
 };
 use crate::payments::approvals::{self, ApprovePayout, CancelPayout, RejectPayout};
 use crate::payments::balance;
@@ -232,7 +232,7 @@ impl Console for PgConsole {
         let recent_orders = orders::list(pool, merchant_id, &all, &recent)
             .await
             .map_err(failed)?;
-        let outcomes = outcomes::last_hours(pool, merchant_id, 24)
+        let outcomes = last_hours(pool, merchant_id, 24)
             .await
             .map_err(failed)?
             .into_iter()

@@ -3,8 +3,8 @@
 //! The domain and the engine return it; the adapters render it (the HTTP adapter as a response,
 //! the console as a page). Internal causes are logged, never sent to clients.
 
-use kaadxpay_idempotency::engine::Reuse;
 use kaadxpay_idempotency::key::InvalidKey;
+use kaadxpay_idempotency::Reuse;
 use kaadxpay_idempotency::{Failure, StoredResponse};
 use serde_json::{json, Value};
 

@@ -10,7 +10,7 @@ use std::future::Future;
 use serde::Serialize;
 
 use crate::contract::error::Error;
-use crate::idempotency::fingerprint::fingerprint;
+use crate::idempotency::fingerprint;
 use crate::idempotency::sealed;
 use crate::idempotency::{
     IdempotencyKey, IdempotentRequest, Once, Outcome, Ran, Resource, StoredResponse,
