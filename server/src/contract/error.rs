@@ -59,6 +59,27 @@ pub enum Error {
     Internal(#[source] anyhow::Error),
 }
 
+/// Every `(status, code)` an error answer can have, for the OpenAPI document's code enums; the
+/// unit tests check that it is exactly what [`Error::status`] and [`Error::code`] give.
+pub const CODES: [(u16, &str); 16] = [
+    (400, "invalid_request"),
+    (400, "idempotency_key_missing"),
+    (400, "idempotency_key_invalid"),
+    (401, "unauthorized"),
+    (401, "invalid_signature"),
+    (402, "insufficient_funds"),
+    (403, "forbidden"),
+    (404, "resource_missing"),
+    (405, "method_not_allowed"),
+    (408, "request_timeout"),
+    (409, "idempotency_request_in_progress"),
+    (409, "invalid_state_transition"),
+    (413, "request_too_large"),
+    (422, "idempotency_key_reused"),
+    (500, "internal_error"),
+    (503, "service_unavailable"),
+];
+
 impl Error {
     pub fn invalid(param: &str, message: impl Into<String>) -> Self {
         Self::InvalidRequest {
@@ -315,5 +336,15 @@ mod tests {
         }
         assert!(!should_retry(409, "invalid_state_transition"));
         assert!(should_retry(502, "anything"));
+    }
+
+    #[test]
+    fn the_table_of_codes_is_exactly_what_the_errors_answer() {
+        let answered: std::collections::BTreeSet<(u16, &str)> = every_error()
+            .iter()
+            .map(|(error, _)| (error.status(), error.code()))
+            .collect();
+        let listed: std::collections::BTreeSet<(u16, &str)> = CODES.into_iter().collect();
+        assert_eq!(answered, listed);
     }
 }
