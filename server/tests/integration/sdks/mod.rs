@@ -2,7 +2,9 @@
 //! suites, their integration examples and deliberate mistakes under the type checkers, and
 //! their generated parts compared with what the live document regenerates.
 
+mod generated;
 mod python;
+mod typescript;
 
 use std::path::{Path, PathBuf};
 
