@@ -15,7 +15,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel
 
-from ._core import DEFAULT_BASE_URL, Call, connection_error, headers, read, wait_before_retry
+from ._core import DEFAULT_BASE_URL, Attempts, Call
 from ._errors import KaadxpayError
 from ._pagination import AsyncPager, Pager
 from ._webhooks import Webhooks
@@ -402,28 +402,17 @@ class Kaadxpay:
 
     def _send(self, call: Call[T]) -> T:
         options = self._options
-        key, content = call.key(), call.content()
-        retry = 0
+        attempts = Attempts(call, options.api_key, options.base_url, options.max_retries)
         while True:
-            retry_after: str | None = None
+            answer: httpx.Response | httpx.TransportError
             try:
-                response = self._http.request(
-                    call.method,
-                    options.base_url + call.path,
-                    params=call.params(),
-                    content=content,
-                    headers=headers(options.api_key, key),
-                )
-                outcome: T | KaadxpayError = read(response, call, key)
-                retry_after = response.headers.get("retry-after")
+                answer = self._http.request(**attempts.request)
             except httpx.TransportError as error:
-                outcome = connection_error(error, key)
+                answer = error
+            outcome = attempts.outcome(answer)
             if not isinstance(outcome, KaadxpayError):
                 return outcome
-            if not outcome.should_retry or retry >= options.max_retries:
-                raise outcome
-            time.sleep(wait_before_retry(retry, retry_after))
-            retry += 1
+            time.sleep(attempts.wait(outcome, answer))
 
     def close(self) -> None:
         self._http.close()
@@ -460,28 +449,17 @@ class AsyncKaadxpay:
 
     async def _send(self, call: Call[T]) -> T:
         options = self._options
-        key, content = call.key(), call.content()
-        retry = 0
+        attempts = Attempts(call, options.api_key, options.base_url, options.max_retries)
         while True:
-            retry_after: str | None = None
+            answer: httpx.Response | httpx.TransportError
             try:
-                response = await self._http.request(
-                    call.method,
-                    options.base_url + call.path,
-                    params=call.params(),
-                    content=content,
-                    headers=headers(options.api_key, key),
-                )
-                outcome: T | KaadxpayError = read(response, call, key)
-                retry_after = response.headers.get("retry-after")
+                answer = await self._http.request(**attempts.request)
             except httpx.TransportError as error:
-                outcome = connection_error(error, key)
+                answer = error
+            outcome = attempts.outcome(answer)
             if not isinstance(outcome, KaadxpayError):
                 return outcome
-            if not outcome.should_retry or retry >= options.max_retries:
-                raise outcome
-            await asyncio.sleep(wait_before_retry(retry, retry_after))
-            retry += 1
+            await asyncio.sleep(attempts.wait(outcome, answer))
 
     async def close(self) -> None:
         await self._http.aclose()

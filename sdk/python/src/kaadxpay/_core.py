@@ -53,6 +53,37 @@ class Call(Generic[T]):
         return {k: v for k, v in self.query.items() if v is not None}
 
 
+class Attempts(Generic[T]):
+    """The attempts of one call: what each sends (the same key and body every time), and after
+    each what to do: return its result, raise its error, or wait this many seconds and retry."""
+
+    def __init__(self, call: Call[T], api_key: str, base_url: str, max_retries: int) -> None:
+        self.call = call
+        self.key = call.key()
+        self.max_retries = max_retries
+        self.retry = 0
+        self.request: dict[str, Any] = {
+            "method": call.method,
+            "url": base_url + call.path,
+            "params": call.params(),
+            "content": call.content(),
+            "headers": headers(api_key, self.key),
+        }
+
+    def outcome(self, answer: httpx.Response | httpx.TransportError) -> T | KaadxpayError:
+        if isinstance(answer, httpx.TransportError):
+            return connection_error(answer, self.key)
+        return read(answer, self.call, self.key)
+
+    def wait(self, outcome: KaadxpayError, answer: httpx.Response | httpx.TransportError) -> float:
+        """Seconds to wait before the next attempt; raises ``outcome`` when there is none."""
+        if not outcome.should_retry or self.retry >= self.max_retries:
+            raise outcome
+        retry_after = answer.headers.get("retry-after") if isinstance(answer, httpx.Response) else None
+        self.retry += 1
+        return wait_before_retry(self.retry - 1, retry_after)
+
+
 def headers(api_key: str, key: str | None) -> dict[str, str]:
     sent = {
         "Authorization": f"Bearer {api_key}",
