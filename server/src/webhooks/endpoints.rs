@@ -35,6 +35,7 @@ pub struct Endpoint {
     pub object: String,
     pub url: String,
     /// Event types it receives; `*` is all of them.
+    #[schema(value_type = Subscriptions)]
     pub events: Vec<String>,
     #[schema(schema_with = endpoint_statuses)]
     pub status: String,

@@ -42,13 +42,13 @@ pub struct Event {
 #[derive(Serialize, utoipa::ToSchema)]
 #[allow(dead_code)] // a schema only: the data is stored JSON, written by the outbox
 pub struct EventData {
-    object: EventObject,
+    object: ReportedObject,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
 #[allow(dead_code)]
-enum EventObject {
+enum ReportedObject {
     Order(crate::payments::orders::Order),
     Payout(Box<crate::payments::payouts::Payout>),
 }

@@ -208,7 +208,12 @@ impl utoipa::PartialSchema for Overlap {
     }
 }
 
-impl utoipa::ToSchema for Overlap {}
+/// Named apart from the key roll's overlap, which takes four values only.
+impl utoipa::ToSchema for Overlap {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "SecretOverlap".into()
+    }
+}
 
 /// The body of `POST /v1/webhook-endpoints/{id}/rotate-secret`.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]

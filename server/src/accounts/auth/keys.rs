@@ -150,6 +150,7 @@ impl Command for CreateKey {
 
 /// How long a rolled key keeps working beside its successor.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
+#[schema(as = KeyOverlap)]
 pub enum Overlap {
     #[serde(rename = "now")]
     Now,
