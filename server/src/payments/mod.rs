@@ -1,13 +1,15 @@
-//! The payments domain: money, orders and the balance (the statuses of payouts and orders are
+//! The payments domain: money, orders, the ledger and the balance (the statuses of payouts and orders are
 //! `kaadxpay-types`', which the console shares).
 
 pub mod approvals;
 pub mod balance;
 pub mod executor;
 pub mod fields;
+pub mod ledger;
 pub mod money;
 pub mod orders;
 pub mod partner_calls;
 pub mod partner_events;
 pub mod payouts;
+pub mod statement;
 pub mod thresholds;
