@@ -2,14 +2,14 @@
 //! the balance after it, newest first. Items are written by [`super::ledger::post`] with the
 //! journal they show, so a replayed request (which posts nothing) adds none.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 use kaadxpay_types::ids::MerchantId;
 use serde::Serialize;
 use sqlx::PgPool;
 
-use super::ledger::statement_types;
 use crate::contract::error::Error;
-use crate::contract::pagination::Page;
+use crate::contract::pagination::{Filters, Page};
+use kaadxpay_types::BalanceTransactionType;
 
 /// What a statement item is about.
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
@@ -55,24 +55,38 @@ pub const ITEM_COLUMNS: &str = "id, 'balance_transaction' AS object, type, amoun
 #[derive(Debug, Clone, Default)]
 pub struct StatementFilters {
     pub currency: Option<String>,
-    /// One of [`statement_types`].
+    /// One of [`BalanceTransactionType::NAMES`].
     pub kind: Option<String>,
     pub created_gte: Option<DateTime<Utc>>,
     pub created_lte: Option<DateTime<Utc>>,
 }
 
 impl StatementFilters {
+    /// A console list's filters: its status is the type, its days (UTC, inclusive) the period.
+    pub fn of_list(filters: &Filters) -> Result<Self, Error> {
+        let (start, end) = filters.period();
+        Ok(Self {
+            currency: None,
+            kind: filters.status.clone().map(Self::kind).transpose()?,
+            created_gte: start,
+            // The period's end is the first instant after it; PostgreSQL keeps microseconds.
+            created_lte: end.map(|end| end - TimeDelta::microseconds(1)),
+        })
+    }
+
     /// A `type` filter as typed: one of the statement's types, else `400` naming `type`.
     pub fn kind(text: String) -> Result<String, Error> {
-        let types = statement_types();
-        if types.contains(&text.as_str()) {
-            Ok(text)
-        } else {
-            Err(Error::invalid(
-                "type",
-                format!("type must be one of {}.", types.join(", ")),
-            ))
-        }
+        BalanceTransactionType::try_from(text)
+            .map(|kind| kind.as_str().to_owned())
+            .map_err(|_| {
+                Error::invalid(
+                    "type",
+                    format!(
+                        "type must be one of {}.",
+                        BalanceTransactionType::NAMES.join(", ")
+                    ),
+                )
+            })
     }
 }
 
