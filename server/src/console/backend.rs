@@ -39,6 +39,7 @@ use crate::idempotency::{
 };
 use crate::payments::approvals::{self, ApprovePayout, CancelPayout, RejectPayout};
 use crate::payments::balance;
+use crate::payments::events::{known_event_names, KnownEventType};
 use crate::payments::fields::{AccountHolder, BankAccount, Iban};
 use crate::payments::money::{Amount, Currency};
 use crate::payments::orders::{self, Target};
@@ -56,7 +57,6 @@ use crate::webhooks::events::RedeliverEvent;
 use crate::webhooks::management::{
     self, Overlap, Recover, RotateSecret, SendTestEvent, UpdateEndpoint,
 };
-use crate::webhooks::outbox::{self, KnownEventType};
 use crate::webhooks::{attempt, endpoints, events, signature};
 use kaadxpay_partner_sim::scenarios::MAGIC_IBANS;
 
@@ -762,10 +762,7 @@ impl Console for PgConsole {
     }
 
     fn event_types(&self) -> Vec<String> {
-        outbox::known_event_names()
-            .into_iter()
-            .map(str::to_owned)
-            .collect()
+        known_event_names().into_iter().map(str::to_owned).collect()
     }
 
     async fn api_keys(&self, merchant_id: &MerchantId) -> ConsoleResult<Vec<ApiKeyRow>> {

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::webhooks::EventType;
+use crate::payments::events::EventType;
 
 /// Adds the `webhooks` section and the delivered body's schema (`WebhookDelivery`).
 pub fn describe_deliveries(document: &mut Value) {
