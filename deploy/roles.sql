@@ -8,7 +8,8 @@
 --     psql "$KAADXPAY_MIGRATE_DATABASE_URL" -v ON_ERROR_STOP=1 -f deploy/roles.sql
 --     psql "$KAADXPAY_MIGRATE_DATABASE_URL" -c "ALTER ROLE kaadxpay_app PASSWORD '…'"
 --
--- What stops the server's role from rewriting history (docs/operations.md, "Audit log"):
+-- What stops the server's role from rewriting history (docs/operations.md, "Audit log"; the
+-- ledger's journals, entries and statement likewise: appended and read only):
 -- - no UPDATE, DELETE or TRUNCATE on audit_log and no right at all on audit_chains: the
 --   entries' chaining and the retention purge run as the owner (SECURITY DEFINER functions
 --   audit_log_chain and audit_log_purge, the latter deleting only whole days past retention);
@@ -39,6 +40,11 @@ ALTER DEFAULT PRIVILEGES IN SCHEMA public
 REVOKE UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON audit_log FROM kaadxpay_app;
 REVOKE ALL ON audit_chains FROM kaadxpay_app;
 GRANT SELECT ON audit_chains TO kaadxpay_app;
+
+-- The ledger: journals, their entries and the statement are written and read, never changed
+-- (their triggers refuse it too; a wrong posting is undone by another).
+REVOKE UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER
+    ON ledger_journals, ledger_entries, balance_transactions FROM kaadxpay_app;
 
 -- The request log's daily partitions are made and dropped by the server as it runs: it owns
 -- the request log (a partition is made and dropped by its parent's owner), and the role running

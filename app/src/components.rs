@@ -152,6 +152,7 @@ pub fn Nav() -> impl IntoView {
         Some(user) => {
             let mut links = vec![
                 ("/", tr!("nav-overview")),
+                ("/balance", tr!("nav-balance")),
                 ("/payouts", tr!("nav-payouts")),
                 ("/orders", tr!("nav-orders")),
                 ("/keys", tr!("nav-keys")),

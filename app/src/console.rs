@@ -5,7 +5,9 @@
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use kaadxpay_types::ids::MerchantId;
-pub use kaadxpay_types::{Moment, Money, OrderStatus, PayoutStatus, Permission, Role};
+pub use kaadxpay_types::{
+    BalanceTransactionType, Moment, Money, OrderStatus, PayoutStatus, Permission, Role,
+};
 
 /// Who is signed in, put into the request by the server's session layer.
 #[derive(Debug, Clone)]
@@ -133,6 +135,27 @@ pub enum Decision {
     Reject,
     /// By the payout's own member, an owner or an admin: the amount comes back.
     Cancel,
+}
+
+/// One item of the merchant's statement: a change of its `available` balance.
+#[derive(Debug, Clone)]
+pub struct StatementRow {
+    pub id: String,
+    /// One of [`BalanceTransactionType::NAMES`].
+    pub kind: String,
+    /// Signed: what `available` changed by.
+    pub money: Money,
+    pub balance_after: Money,
+    /// `(type, id)` of what changed it: `order`, `payout`, `refund`, `top_up`, `reversal`.
+    pub source: (String, String),
+    pub created_at: DateTime<Utc>,
+}
+
+/// The merchant's balance: what is available and what is reserved, per currency.
+#[derive(Debug, Clone)]
+pub struct BalanceView {
+    pub available: Vec<Money>,
+    pub reserved: Vec<Money>,
 }
 
 #[derive(Debug, Clone)]
@@ -569,6 +592,16 @@ pub trait Console: Send + Sync + 'static {
         currency: &str,
         amount: &str,
     ) -> ConsoleResult<Result<(), Refusal>>;
+    /// The merchant's balance, available and reserved.
+    async fn balance(&self, merchant_id: &MerchantId) -> ConsoleResult<BalanceView>;
+    /// The merchant's statement items that pass `filter` (their type as the status, their
+    /// days), newest first; a refusal names a filter that cannot be read.
+    async fn statement(
+        &self,
+        merchant_id: &MerchantId,
+        filter: &ListFilter,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Result<Page<StatementRow>, Refusal>>;
     /// The merchant's orders that pass `filter`; a refusal names a filter that cannot be read.
     async fn orders(
         &self,

@@ -52,6 +52,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/payouts") view=pages::Payouts ssr=SsrMode::Async/>
                     <Route path=path!("/payouts/new") view=pages::NewPayout ssr=SsrMode::Async/>
                     <Route path=path!("/payouts/:id") view=pages::PayoutDetail ssr=SsrMode::Async/>
+                    <Route path=path!("/balance") view=pages::BalancePage ssr=SsrMode::Async/>
                     <Route path=path!("/orders") view=pages::Orders ssr=SsrMode::Async/>
                     <Route path=path!("/orders/:id") view=pages::OrderDetail ssr=SsrMode::Async/>
                     <Route path=path!("/keys") view=pages::Keys ssr=SsrMode::Async/>

@@ -40,6 +40,16 @@ pub fn code_word(code: &str) -> String {
         "claimed" => tr!("code-claimed"),
         "refused" => tr!("code-refused"),
         "resolved" => tr!("code-resolved"),
+        "order_captured" => tr!("code-order_captured"),
+        "payout" => tr!("code-payout"),
+        "payout_returned" => tr!("code-payout_returned"),
+        "refund" => tr!("code-refund"),
+        "refund_returned" => tr!("code-refund_returned"),
+        "top_up" => tr!("code-top_up"),
+        "reservation" => tr!("code-reservation"),
+        "reservation_released" => tr!("code-reservation_released"),
+        "order" => tr!("code-order"),
+        "reversal" => tr!("code-reversal"),
         other => other.to_owned(),
     }
 }

@@ -15,6 +15,7 @@ use server::accounts::auth::{self, NewMerchant};
 use server::accounts::{two_factor, users};
 use server::history::chain;
 use server::idempotency::maintenance;
+use server::payments::ledger;
 use server::platform::db::Database;
 use server::platform::sealing::SecretsKey;
 use server::platform::telemetry::{self, LogTarget};
@@ -80,6 +81,22 @@ enum Command {
     Audit {
         #[command(subcommand)]
         command: AuditCommand,
+    },
+    /// Check the ledger.
+    Ledger {
+        #[command(subcommand)]
+        command: LedgerCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum LedgerCommand {
+    /// Check that every journal sums to zero per currency and every balance is the sum of its
+    /// entries: exit 0 with a summary, else print one line per break and exit 1.
+    Verify {
+        /// Check this merchant's ledger only (`mer_…`).
+        #[arg(long)]
+        merchant: Option<String>,
     },
 }
 
@@ -320,23 +337,47 @@ async fn run(command: Command, settings: &Settings, db: &Database) -> anyhow::Re
         } => {
             let merchant = merchant.map(MerchantId::from);
             let report = chain::verify(&db.pool, merchant.as_ref()).await?;
-            if report.breaks.is_empty() {
-                println!(
+            verdict(
+                &report.breaks,
+                format!(
                     "the audit log is whole: {} entries in {} chains",
                     report.entries, report.chains
-                );
-                return Ok(());
-            }
-            for broken in &report.breaks {
-                println!("{broken}");
-            }
-            anyhow::bail!(
-                "{} of {} audit chains are broken",
-                report.breaks.len(),
-                report.chains
+                ),
+                format!(
+                    "{} of {} audit chains are broken",
+                    report.breaks.len(),
+                    report.chains
+                ),
+            )
+        }
+        Command::Ledger {
+            command: LedgerCommand::Verify { merchant },
+        } => {
+            let merchant = merchant.map(MerchantId::from);
+            let report = ledger::verify(&db.pool, merchant.as_ref()).await?;
+            verdict(
+                &report.breaks,
+                format!(
+                    "the ledger balances: {} journals of {} entries, {} balances equal to their entries",
+                    report.journals, report.entries, report.balances
+                ),
+                format!("the ledger has {} breaks", report.breaks.len()),
             )
         }
     }
+}
+
+/// A verification's verdict: `whole` when nothing is broken, else each break on a line of its
+/// own and an error saying `broken` (exit 1).
+fn verdict(breaks: &[impl std::fmt::Display], whole: String, broken: String) -> anyhow::Result<()> {
+    if breaks.is_empty() {
+        println!("{whole}");
+        return Ok(());
+    }
+    for each in breaks {
+        println!("{each}");
+    }
+    anyhow::bail!(broken)
 }
 
 async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::Result<()> {

@@ -413,3 +413,23 @@ security-require-all = Require two-step sign-in for every member
 security-save = Save
 step-up-title = Confirm it is you
 step-up-body = This change needs a recent authentication code. Enter the current code from your app (or a recovery code), then submit the form again.
+
+# The balance page and its statement (/balance).
+nav-balance = Balance
+balance-available = Available
+balance-reserved = Reserved
+balance-statement = Statement
+balance-statement-empty = No change of the balance yet.
+balance-type = Type
+balance-after = Balance after
+balance-source = Source
+code-order_captured = order_captured
+code-payout = payout
+code-payout_returned = payout_returned
+code-refund = refund
+code-refund_returned = refund_returned
+code-top_up = top_up
+code-reservation = reservation
+code-reservation_released = reservation_released
+code-order = order
+code-reversal = reversal

@@ -414,3 +414,23 @@ security-require-all = 要求所有成员开启两步登录
 security-save = 保存
 step-up-title = 确认是您本人
 step-up-body = 此操作需要最近输入过的验证码。请输入应用当前显示的验证码（或一个恢复码），然后重新提交表单。
+
+# 余额页面及其流水 (/balance)。
+nav-balance = 余额
+balance-available = 可用
+balance-reserved = 预留
+balance-statement = 余额流水
+balance-statement-empty = 余额尚无变动。
+balance-type = 类型
+balance-after = 变动后余额
+balance-source = 来源
+code-order_captured = 订单请款
+code-payout = 付款
+code-payout_returned = 付款退回
+code-refund = 退款
+code-refund_returned = 退款退回
+code-top_up = 充值
+code-reservation = 预留
+code-reservation_released = 预留释放
+code-order = 订单
+code-reversal = 冲正

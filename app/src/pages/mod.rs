@@ -2,6 +2,7 @@
 
 mod api_keys;
 mod audit;
+mod balance;
 mod chart;
 mod home;
 mod keys;
@@ -20,6 +21,7 @@ mod webhooks;
 
 pub use api_keys::ApiKeys;
 pub use audit::Audit;
+pub use balance::BalancePage;
 pub use home::Home;
 pub use keys::Keys;
 pub use login::Login;

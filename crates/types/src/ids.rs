@@ -112,6 +112,21 @@ id_type!(
     EndpointId,
     "whe"
 );
+id_type!(
+    /// A refund of a captured order (`POST /v1/orders/{id}/refunds`).
+    RefundId,
+    "re"
+);
+id_type!(
+    /// Money received from the partner for a merchant (`GET /v1/top-ups`).
+    TopUpId,
+    "tu"
+);
+id_type!(
+    /// One item of a merchant's statement: a change of its `available` balance.
+    BalanceTransactionId,
+    "btx"
+);
 
 #[cfg(test)]
 mod tests {

@@ -3,7 +3,7 @@
 //! server nor PostgreSQL to speak them:
 //! a member's [`Role`] and its [`Permission`]s, and [`Currency`] with its exponent, which turns
 //! typed amounts into minor units and minor units into decimals ([`Money`]), and a timeline's
-//! [`Moment`]s as data; where a [`PayoutStatus`] or an [`OrderStatus`] stands and the moves
+//! [`Moment`]s as data; the [`BalanceTransactionType`]s of a statement; where a [`PayoutStatus`] or an [`OrderStatus`] stands and the moves
 //! between them; and the prefixed [`ids`], typed per kind.
 
 /// A status enum's stored and shown names, written once for every status: `ALL` (its states in
@@ -43,6 +43,7 @@ macro_rules! status_names {
     };
 }
 
+mod balance_transaction_type;
 pub mod ids;
 mod money;
 mod order_status;
@@ -50,6 +51,7 @@ mod payout_status;
 mod role;
 mod timeline;
 
+pub use balance_transaction_type::BalanceTransactionType;
 pub use money::{Currency, Money, CURRENCIES};
 pub use order_status::OrderStatus;
 pub use payout_status::PayoutStatus;

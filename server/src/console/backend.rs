@@ -10,20 +10,20 @@ use kaadxpay_types::ids::{EndpointId, MerchantId, OrderId, PayoutId};
 use std::time::Duration;
 
 use app::console::{
-    ApiKeyChange, ApiKeyRow, AttemptRow, AuditEntry, AuditFilter, Console, ConsoleResult,
-    CurrentUser, Decision, DeliveryRow, EndpointChange, EndpointRow, EndpointState, Enrolment,
-    EventRow, HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow, OrderStatus,
-    Overview, Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal, RequestFilters,
-    RequestView, Role, RunItem, RunRow, Scope, SearchHit, SearchQuery, Security, Subject,
-    Submission, TimelineEntry,
+    ApiKeyChange, ApiKeyRow, AttemptRow, AuditEntry, AuditFilter, BalanceView, Console,
+    ConsoleResult, CurrentUser, Decision, DeliveryRow, EndpointChange, EndpointRow, EndpointState,
+    Enrolment, EventRow, HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow,
+    OrderStatus, Overview, Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal,
+    RequestFilters, RequestView, Role, RunItem, RunRow, Scope, SearchHit, SearchQuery, Security,
+    StatementRow, Subject, Submission, TimelineEntry,
 };
 use async_trait::async_trait;
 
 use super::filters::{audit_filters, day_filter, list_filters, page, paged, request_filters};
 use super::forms::{by_user, maker_of};
 use super::views::{
-    api_key_row, audit_entry, failed, form_key, invalid, listed, order_row, payout_row, refusal,
-    request_view, run_row, timeline_entry,
+    api_key_row, audit_entry, balance_view, failed, form_key, invalid, listed, moneys, order_row,
+    payout_row, refusal, request_view, run_row, statement_row, timeline_entry,
 };
 use crate::accounts::auth::keys::{self as api_keys, CreateKey, RollKey};
 use crate::accounts::auth::Secret;
@@ -44,6 +44,7 @@ use crate::payments::fields::{AccountHolder, BankAccount, Iban};
 use crate::payments::money::{Amount, Currency};
 use crate::payments::orders::{self, Target};
 use crate::payments::payouts::{self, CreatePayout};
+use crate::payments::statement::{self, StatementFilters};
 use crate::payments::thresholds;
 use crate::reconcile::on_request::{Requester, RunNowError};
 use crate::reconcile::{self, Reconciler};
@@ -245,14 +246,7 @@ impl Console for PgConsole {
             })
             .collect();
         Ok(Overview {
-            balances: balances
-                .available
-                .into_iter()
-                .map(|a| Money {
-                    amount: a.amount,
-                    currency: a.currency,
-                })
-                .collect(),
+            balances: moneys(balances.available),
             payouts: recent_payouts
                 .iter()
                 .take(RECENT as usize)
@@ -447,6 +441,32 @@ impl Console for PgConsole {
         listed(orders::list(&self.state.pool, merchant_id, &filters, &page).await).map(|rows| {
             rows.map(|rows| paged(rows, &page, |order| order.id.to_string(), order_row))
         })
+    }
+
+    async fn balance(&self, merchant_id: &MerchantId) -> ConsoleResult<BalanceView> {
+        balance::of_merchant(&self.state.pool, merchant_id)
+            .await
+            .map(balance_view)
+            .map_err(failed)
+    }
+
+    async fn statement(
+        &self,
+        merchant_id: &MerchantId,
+        filter: &ListFilter,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Result<Page<StatementRow>, Refusal>> {
+        let filters = match list_filters(filter) {
+            Ok(filters) => filters,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        let page = page(starting_after, PAGE_SIZE);
+        let rows = match StatementFilters::of_list(&filters) {
+            Ok(filters) => statement::list(&self.state.pool, merchant_id, &filters, &page).await,
+            Err(refused) => Err(refused),
+        };
+        listed(rows)
+            .map(|rows| rows.map(|rows| paged(rows, &page, |item| item.id.clone(), statement_row)))
     }
 
     async fn order(&self, merchant_id: &MerchantId, id: &str) -> ConsoleResult<Option<OrderRow>> {

@@ -1,4 +1,5 @@
 //! The console's CSV downloads (API.md §9, §12): `GET /exports/payouts.csv`, `/exports/orders.csv`,
+//! `/exports/balance.csv` (the statement, its `status` an item's type),
 //! `/exports/requests.csv` (each with the list page's `status`, `from` and `to`, days
 //! `YYYY-MM-DD` in UTC, inclusive), `/exports/audit.csv` (with `action`, `from` and `to`; owners
 //! and admins only) and `/exports/reconciliation/{run_id}.csv`. Whose rows an
@@ -15,6 +16,7 @@ use axum::routing::get;
 use axum::{Extension, Router};
 use chrono::NaiveDate;
 use kaadxpay_types::ids::MerchantId;
+use kaadxpay_types::BalanceTransactionType;
 use serde::Deserialize;
 
 use app::console::{CurrentUser, Permission};
@@ -29,6 +31,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/exports/payouts.csv", get(payouts))
         .route("/exports/orders.csv", get(orders))
+        .route("/exports/balance.csv", get(statement))
         .route("/exports/requests.csv", get(requests))
         .route("/exports/audit.csv", get(audit))
         .route("/exports/reconciliation/{file}", get(reconciliation))
@@ -129,6 +132,24 @@ async fn orders(
 ) -> Response {
     list_export(&state, user, &query, |merchant_id, filters| {
         Ok(Export::Orders {
+            merchant_id,
+            filters,
+        })
+    })
+}
+
+/// The statement; its `status` filter is an item's type.
+async fn statement(
+    State(state): State<AppState>,
+    user: Option<Extension<CurrentUser>>,
+    Query(query): Query<FilterQuery>,
+) -> Response {
+    list_export(&state, user, &query, |merchant_id, filters| {
+        let known = |kind: &String| BalanceTransactionType::try_from(kind.clone()).is_ok();
+        if !filters.status.as_ref().is_none_or(known) {
+            return Err(Refused(StatusCode::BAD_REQUEST, Notice::ExportStatus));
+        }
+        Ok(Export::Statement {
             merchant_id,
             filters,
         })

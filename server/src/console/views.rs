@@ -3,8 +3,8 @@
 //! page turns into a fixed sentence.
 
 use app::console::{
-    ApiKeyRow, AuditEntry, ConsoleError, ConsoleResult, Money, OrderRow, PayoutRow, Refusal,
-    RequestView, RunRow, TimelineEntry,
+    ApiKeyRow, AuditEntry, BalanceView, ConsoleError, ConsoleResult, Money, OrderRow, PayoutRow,
+    Refusal, RequestView, RunRow, StatementRow, TimelineEntry,
 };
 
 use crate::accounts::auth::keys::ApiKey;
@@ -12,8 +12,10 @@ use crate::contract::error::Error;
 use crate::history::audit::AuditRow;
 use crate::history::timeline::Entry;
 use crate::idempotency::IdempotencyKey;
+use crate::payments::balance::{Available, Balance};
 use crate::payments::orders::Order;
 use crate::payments::payouts::Payout;
+use crate::payments::statement::BalanceTransaction;
 use crate::reconcile;
 use crate::request_log::query::LoggedRequest;
 
@@ -75,6 +77,39 @@ pub(super) fn payout_row(payout: &Payout) -> PayoutRow {
         status: payout.status.to_string(),
         idempotency_key: payout.idempotency_key.clone(),
         created_at: payout.created_at,
+    }
+}
+
+/// Amounts per currency as the console shows money.
+pub(super) fn moneys(amounts: Vec<Available>) -> Vec<Money> {
+    amounts
+        .into_iter()
+        .map(|each| Money {
+            amount: each.amount,
+            currency: each.currency,
+        })
+        .collect()
+}
+
+pub(super) fn balance_view(balance: Balance) -> BalanceView {
+    BalanceView {
+        available: moneys(balance.available),
+        reserved: moneys(balance.reserved),
+    }
+}
+
+pub(super) fn statement_row(item: BalanceTransaction) -> StatementRow {
+    let money = |amount| Money {
+        amount,
+        currency: item.currency.clone(),
+    };
+    StatementRow {
+        money: money(item.amount),
+        balance_after: money(item.balance_after),
+        id: item.id,
+        kind: item.kind,
+        source: (item.source.kind, item.source.id),
+        created_at: item.created_at,
     }
 }
 

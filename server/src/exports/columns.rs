@@ -13,6 +13,7 @@ use kaadxpay_types::Money;
 use crate::history::audit::AuditRow;
 use crate::payments::orders::Order;
 use crate::payments::payouts::Payout;
+use crate::payments::statement::BalanceTransaction;
 use crate::reconcile::Item;
 use crate::request_log::query::LoggedRequest;
 use crate::request_log::redact::mask_iban;
@@ -111,6 +112,36 @@ impl CsvRow for Order {
             optional(self.description.as_deref()),
             time(self.created_at),
             time(self.updated_at),
+        ]
+    }
+}
+
+impl CsvRow for BalanceTransaction {
+    const HEADER: &'static [&'static str] = &[
+        "id",
+        "type",
+        "amount",
+        "amount_decimal",
+        "currency",
+        "balance_after",
+        "balance_after_decimal",
+        "source_type",
+        "source_id",
+        "created_at",
+    ];
+
+    fn record(&self) -> Vec<String> {
+        vec![
+            text(&self.id),
+            text(&self.kind),
+            self.amount.to_string(),
+            decimal(self.amount, &self.currency),
+            text(&self.currency),
+            self.balance_after.to_string(),
+            decimal(self.balance_after, &self.currency),
+            text(&self.source.kind),
+            text(&self.source.id),
+            time(self.created_at),
         ]
     }
 }

@@ -1,5 +1,5 @@
 //! CSV exports of what the console's list pages show (API.md §12): a merchant's payouts,
-//! orders, request log and audit log, and a reconciliation run's items. It owns the SQL of each export,
+//! orders, statement, request log and audit log, and a reconciliation run's items. It owns the SQL of each export,
 //! its columns ([`columns`]) and the streaming: [`stream`] reads the rows on one pooled
 //! connection as PostgreSQL sends them (`fetch`, never `fetch_all`), writes them as RFC 4180
 //! CSV (UTF-8, CRLF) into chunks of about [`CHUNK`] bytes and hands the chunks over a channel
@@ -24,6 +24,7 @@ pub use crate::contract::pagination::Filters;
 use crate::history::audit::{self, AuditRow};
 use crate::payments::orders::{Order, ORDER_COLUMNS};
 use crate::payments::payouts::{Payout, PAYOUT_COLUMNS};
+use crate::payments::statement::{BalanceTransaction, ITEM_COLUMNS};
 use crate::reconcile::Item;
 use crate::request_log::query::{LoggedRequest, COLUMNS as REQUEST_COLUMNS};
 
@@ -40,6 +41,11 @@ pub enum Export {
         filters: Filters,
     },
     Orders {
+        merchant_id: MerchantId,
+        filters: Filters,
+    },
+    /// The statement; `status` is an item's type.
+    Statement {
         merchant_id: MerchantId,
         filters: Filters,
     },
@@ -103,6 +109,7 @@ impl Export {
         match self {
             Self::Payouts { .. } => format!("payouts-{today}.csv"),
             Self::Orders { .. } => format!("orders-{today}.csv"),
+            Self::Statement { .. } => format!("balance-{today}.csv"),
             Self::Requests { .. } => format!("requests-{today}.csv"),
             Self::Audit { .. } => format!("audit-{today}.csv"),
             Self::Reconciliation { run_id, .. } => format!("reconciliation-{run_id}.csv"),
@@ -119,6 +126,16 @@ impl Export {
                 merchant_id,
                 filters,
             } => listed(ORDER_COLUMNS, "orders", STATUS, merchant_id, filters),
+            Self::Statement {
+                merchant_id,
+                filters,
+            } => listed(
+                ITEM_COLUMNS,
+                "balance_transactions",
+                ("type", "text"),
+                merchant_id,
+                filters,
+            ),
             Self::Requests {
                 merchant_id,
                 filters,
@@ -175,6 +192,9 @@ pub fn stream(pool: PgPool, export: Export) -> impl Stream<Item = io::Result<Vec
     match export {
         Export::Payouts { .. } => tokio::spawn(write::<Payout>(pool, sql, params, sender)),
         Export::Orders { .. } => tokio::spawn(write::<Order>(pool, sql, params, sender)),
+        Export::Statement { .. } => {
+            tokio::spawn(write::<BalanceTransaction>(pool, sql, params, sender))
+        }
         Export::Requests { .. } => tokio::spawn(write::<LoggedRequest>(pool, sql, params, sender)),
         Export::Audit { .. } => tokio::spawn(write::<AuditRow>(pool, sql, params, sender)),
         Export::Reconciliation { .. } => tokio::spawn(write::<Item>(pool, sql, params, sender)),

@@ -75,7 +75,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Filters {
     }
 }
 
-fn time(param: &str, text: Option<String>) -> Result<Option<DateTime<Utc>>, Error> {
+pub(super) fn time(param: &str, text: Option<String>) -> Result<Option<DateTime<Utc>>, Error> {
     text.map(|text| {
         DateTime::parse_from_rfc3339(&text)
             .map(|at| at.with_timezone(&Utc))

@@ -1,12 +1,12 @@
 //! A second pair of eyes on large payouts (maker-checker, API.md §4 and §11): a merchant's owner
 //! or admin sets a threshold per currency ([`super::thresholds`]); a payout at or above it is
-//! created `pending_approval` (in the creation's transaction: its amount is
-//! debited, so reserved, and no worker takes it) and moves on only when a member who may create
+//! created `pending_approval` (in the creation's transaction: its amount moves from
+//! `available` to `reserved` on the ledger, and no worker takes it) and moves on only when a member who may create
 //! payouts and did not create this one ([`may_decide`]) approves it (`pending`, and the worker
-//! pays it) or rejects it (`rejected`, the amount credited back). Each decision is a command
+//! pays it) or rejects it (`rejected`, the reservation released back to `available`). Each decision is a command
 //! ([`ApprovePayout`], [`RejectPayout`]) run under an Idempotency-Key, and its effect is one
 //! conditional `UPDATE … WHERE status = 'pending_approval'` with its event, its audit entry and
-//! (for a rejection) the credit in the same transaction: two approvers at once, or an approval
+//! its ledger journal (the reservation out to the partner, or back) in the same transaction: two approvers at once, or an approval
 //! racing a rejection, make one outcome. API keys never decide (`403 forbidden`). Four eyes are
 //! two people: a payout counts as made by its `accountable` member (its creator, or the maker of
 //! the key that made it), who may not decide on it, but may cancel it while it awaits approval
@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::json;
 use sqlx::PgConnection;
 
-use super::balance;
+use super::ledger::{self, Movement, Posting, Source};
 use super::payouts::{Payout, PAYOUT_COLUMNS};
 use crate::contract::error::Error;
 use crate::history::audit::{self, Action, Entry};
@@ -133,9 +133,13 @@ impl Decision {
         }
     }
 
-    /// Whether it gives the payout's amount back.
-    fn credits(self) -> bool {
-        self != Decision::Approve
+    /// Where the reserved amount goes: out to the partner (the payout proceeds), or back to
+    /// `available`.
+    fn movement(self) -> Movement {
+        match self {
+            Decision::Approve => Movement::PayoutApproved,
+            Decision::Reject | Decision::Cancel => Movement::ReservationReleased,
+        }
     }
 }
 
@@ -222,9 +226,14 @@ async fn decide(
         return Err(not_decided(conn, caller, payout_id, decision).await?);
     };
     publish(&mut *conn, merchant_id, decision.event(), &payout).await?;
-    if decision.credits() {
-        balance::credit(conn, merchant_id, &payout.currency, payout.amount).await?;
-    }
+    let posting = Posting {
+        merchant_id,
+        currency: &payout.currency,
+        amount: payout.amount,
+        movement: decision.movement(),
+        source: Source::payout(&payout.id),
+    };
+    ledger::post_credit(conn, &posting).await?;
     let entry = Entry::new(
         merchant_id,
         caller.by,

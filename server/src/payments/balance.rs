@@ -1,12 +1,14 @@
-//! The balance: per currency, captured orders minus payouts that are neither failed nor
-//! reversed (a reversed payout's own transfer came back, and so did its money). It is kept as
-//! one row per (merchant, currency), changed only inside the transaction of the change it
-//! reflects, and a `CHECK (available >= 0)` makes an overdraft impossible.
+//! The balance (API.md §13): per currency, what the merchant may pay out or refund
+//! (`available`) and what payouts awaiting approval hold back (`reserved`). Each is the sum of
+//! its ledger account's entries, kept as one row per (merchant, currency) that only
+//! [`super::ledger::post`] changes, in the transaction of the change it reflects; `CHECK`s make
+//! an overdraft impossible.
 
 use kaadxpay_types::ids::MerchantId;
 use serde::Serialize;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgPool;
 
+/// An amount of one currency.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Available {
     #[schema(value_type = crate::payments::money::Currency)]
@@ -18,38 +20,33 @@ pub struct Available {
 pub struct Balance {
     /// Always `balance`.
     pub object: &'static str,
+    /// What may be paid out or refunded, per currency the merchant has had money in.
     pub available: Vec<Available>,
-}
-
-pub async fn credit(
-    conn: &mut PgConnection,
-    merchant_id: &MerchantId,
-    currency: &str,
-    amount: i64,
-) -> sqlx::Result<()> {
-    sqlx::query!(
-        "INSERT INTO balances (merchant_id, currency, available) VALUES ($1, $2, $3) \
-         ON CONFLICT (merchant_id, currency) \
-         DO UPDATE SET available = balances.available + EXCLUDED.available, updated_at = now()",
-        merchant_id.as_str(),
-        currency,
-        amount,
-    )
-    .execute(conn)
-    .await?;
-    Ok(())
+    /// What payouts awaiting approval hold back, in the same currencies.
+    pub reserved: Vec<Available>,
 }
 
 pub async fn of_merchant(pool: &PgPool, merchant_id: &MerchantId) -> sqlx::Result<Balance> {
-    let available = sqlx::query_as!(
-        Available,
-        "SELECT currency, available AS amount FROM balances WHERE merchant_id = $1 ORDER BY currency",
+    let rows = sqlx::query!(
+        "SELECT currency, available, reserved FROM balances WHERE merchant_id = $1 ORDER BY currency",
         merchant_id.as_str(),
     )
     .fetch_all(pool)
     .await?;
+    let (mut available, mut reserved) = (Vec::new(), Vec::new());
+    for row in rows {
+        reserved.push(Available {
+            currency: row.currency.clone(),
+            amount: row.reserved,
+        });
+        available.push(Available {
+            currency: row.currency,
+            amount: row.available,
+        });
+    }
     Ok(Balance {
         object: "balance",
         available,
+        reserved,
     })
 }

@@ -1,4 +1,5 @@
-//! The payments domain: money, orders and the balance, and the events they raise (the statuses of payouts and orders are
+//! The payments domain: money, orders, the ledger and the balance, and the events they raise
+//! (the statuses of payouts and orders are
 //! `kaadxpay-types`', which the console shares).
 
 pub mod approvals;
@@ -6,10 +7,12 @@ pub mod balance;
 pub mod events;
 pub mod executor;
 pub mod fields;
+pub mod ledger;
 pub mod money;
 pub mod orders;
 pub mod partner_calls;
 pub mod partner_events;
 pub mod payouts;
 pub mod samples;
+pub mod statement;
 pub mod thresholds;

@@ -11,8 +11,8 @@ use serde_json::json;
 use sqlx::types::Json;
 use sqlx::PgPool;
 
-use super::balance;
 use super::fields::{Description, Metadata};
+use super::ledger::{self, Movement, Posting, Source};
 use super::money::{Amount, Currency};
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
@@ -214,7 +214,7 @@ pub async fn list(
 
 /// Moves a pending order to `target` for `by`; asking for the state it is already in changes
 /// nothing. The row lock of the `UPDATE` serialises racing requests: one moves the order (and
-/// credits the balance, publishes its event and writes its audit entry, in the same
+/// posts the credit to the ledger, publishes its event and writes its audit entry, in the same
 /// transaction), the others then find it already moved and publish and record nothing.
 pub async fn transition(
     pool: &PgPool,
@@ -235,7 +235,14 @@ pub async fn transition(
     .await?;
     if let Some(order) = moved {
         if target == Target::Captured {
-            balance::credit(&mut tx, merchant_id, &order.currency, order.amount).await?;
+            let posting = Posting {
+                merchant_id,
+                currency: &order.currency,
+                amount: order.amount,
+                movement: Movement::OrderCaptured,
+                source: Source::order(&order.id),
+            };
+            ledger::post_credit(&mut tx, &posting).await?;
         }
         outbox::publish(&mut tx, merchant_id, target.event_type(), &order).await?;
         let entry = Entry::new(merchant_id, by, target.action(), "order", &order.id)

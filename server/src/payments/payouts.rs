@@ -14,8 +14,8 @@ use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use super::balance;
 use super::fields::{BankAccount, Description};
+use super::ledger::{self, Insufficient, Movement, Posting, Source};
 use super::money::{Amount, Currency};
 use super::thresholds;
 use crate::contract::error::Error;
@@ -166,28 +166,44 @@ pub async fn create(
     payout: &CreatePayout,
 ) -> Result<Payout, Error> {
     let (merchant_id, idempotency_key) = (caller.merchant_id, caller.key.as_str());
-    let debited = sqlx::query!(
-        "UPDATE balances SET available = available - $3, updated_at = now() \
-         WHERE merchant_id = $1 AND currency = $2 AND available >= $3",
+    let (currency, amount) = (payout.currency.code(), payout.amount.minor_units());
+    // The balance row's lock, held until commit, puts this payout after every other of the
+    // merchant's in the currency, so that the threshold's sum below sees them.
+    let available = sqlx::query_scalar!(
+        "SELECT available FROM balances WHERE merchant_id = $1 AND currency = $2 FOR UPDATE",
         merchant_id.as_str(),
-        payout.currency.code(),
-        payout.amount.minor_units(),
+        currency,
     )
-    .execute(&mut *conn)
+    .fetch_optional(&mut *conn)
     .await?;
-    if debited.rows_affected() == 0 {
-        return Err(Error::InsufficientFunds(payout.currency.code().to_owned()));
+    let insufficient = || Error::InsufficientFunds(currency.to_owned());
+    if available.is_none_or(|available| available < amount) {
+        return Err(insufficient());
     }
     let awaits_approval = thresholds::needs_approval(
         &mut *conn,
         merchant_id,
-        payout.currency.code(),
-        payout.amount.minor_units(),
+        currency,
+        amount,
         payout.destination.iban.as_str(),
     )
     .await?;
-    let status = PayoutStatus::at_creation(awaits_approval);
     let id = PayoutId::new();
+    let posting = Posting {
+        merchant_id,
+        currency,
+        amount,
+        movement: if awaits_approval {
+            Movement::Reservation
+        } else {
+            Movement::Payout
+        },
+        source: Source::payout(&id),
+    };
+    ledger::post(&mut *conn, &posting)
+        .await?
+        .map_err(|Insufficient| insufficient())?;
+    let status = PayoutStatus::at_creation(awaits_approval);
     let created: Payout = sqlx::query_as(&format!(
         "INSERT INTO payouts (id, merchant_id, amount, currency, status, destination, description, \
            idempotency_key, partner_key, next_attempt_at, approval_required, created_by_kind, \
@@ -326,7 +342,18 @@ async fn apply(
         let (merchant_id, payout) = (&record.merchant_id, &record.payout);
         publish(&mut *conn, merchant_id, change.event, payout).await?;
         if change.credit {
-            balance::credit(conn, merchant_id, &payout.currency, payout.amount).await?;
+            let posting = Posting {
+                merchant_id,
+                currency: &payout.currency,
+                amount: payout.amount,
+                movement: Movement::PayoutReturned,
+                source: if change.to == PayoutStatus::Reversed {
+                    Source::reversal(&payout.id)
+                } else {
+                    Source::payout(&payout.id)
+                },
+            };
+            ledger::post_credit(conn, &posting).await?;
         }
     }
     Ok(moved)

@@ -19,8 +19,8 @@ use crate::service::author::By;
 /// currency (no threshold: never), so that splitting a large payout never escapes approval.
 /// IBANs are compared without spaces, in upper case.
 ///
-/// Called in the payout's transaction after its debit, which holds the merchant's balance row
-/// in the currency until commit: a payout made at the same time waits there, then sees this
+/// Called in the payout's transaction after it locked the merchant's balance row in the
+/// currency, which it holds until commit: a payout made at the same time waits there, then sees this
 /// one's row (each statement reads what committed before it), so two halves made at once are
 /// summed too.
 pub async fn needs_approval(

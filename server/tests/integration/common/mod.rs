@@ -737,3 +737,25 @@ impl Drop for ServerProcess {
         let _ = self.child.wait();
     }
 }
+
+/// `kaadxpay ledger verify` on `db_url`: its exit code and what it printed.
+pub fn ledger_verify(db_url: &str) -> (Option<i32>, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+        .args(["ledger", "verify"])
+        .env("DATABASE_URL", db_url)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("kaadxpay runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+/// Fails unless `kaadxpay ledger verify` finds every journal balanced and every balance equal
+/// to its entries on `db_url`.
+pub fn assert_ledger_whole(db_url: &str) {
+    let (code, out) = ledger_verify(db_url);
+    assert_eq!(code, Some(0), "ledger verify: {out}");
+    assert!(out.starts_with("the ledger balances"), "{out}");
+}

@@ -203,6 +203,64 @@ async fn payouts_and_orders_export_as_the_api_shows_them() {
 }
 
 #[tokio::test]
+async fn the_balance_page_shows_the_statement_and_exports_it_as_the_api_shows_it() {
+    let (app, cookie) = app_with_session("ledger@example.com").await;
+    app.fund(100_000).await;
+    let body = json!({"amount": 2001, "currency": "EUR",
+        "destination": {"account_holder": "Ada", "iban": IBAN}});
+    post(&app, "/v1/payouts", "p1", body).await;
+
+    let page = download(&app.base_url, &cookie, "/balance").await;
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    for shown in [
+        "Available",
+        "Reserved",
+        "Statement",
+        "order_captured",
+        "979.99",
+    ] {
+        assert!(html.contains(shown), "{shown} in the page");
+    }
+
+    let items = api_list(&app, "/v1/balance-transactions").await;
+    let rows = export(&app, &cookie, "/exports/balance.csv").await;
+    assert_eq!(rows.len(), 2, "the capture and the payout");
+    assert_eq!(rows.len(), items.len());
+    for (row, item) in rows.iter().zip(&items) {
+        for field in [
+            "id",
+            "type",
+            "amount",
+            "currency",
+            "balance_after",
+            "created_at",
+        ] {
+            assert_eq!(row[field].as_str().unwrap(), cell(&item[field]), "{field}");
+        }
+        assert_eq!(
+            row["source_type"].as_str().unwrap(),
+            cell(&item["source"]["type"])
+        );
+        assert_eq!(
+            row["source_id"].as_str().unwrap(),
+            cell(&item["source"]["id"])
+        );
+    }
+    assert_eq!(rows[0]["amount_decimal"], "-20.01");
+    assert_eq!(rows[0]["balance_after_decimal"], "979.99");
+    let payouts = export(&app, &cookie, "/exports/balance.csv?status=payout").await;
+    assert_eq!(payouts.len(), 1);
+    let refused = download(
+        &app.base_url,
+        &cookie,
+        "/exports/balance.csv?status=capture",
+    )
+    .await;
+    assert_eq!(refused.status(), 400);
+}
+
+#[tokio::test]
 async fn the_request_log_exports_as_get_v1_requests_shows_it() {
     let (app, cookie) = app_with_session("grace@example.com").await;
     app.fund(10_000).await;

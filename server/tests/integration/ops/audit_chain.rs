@@ -148,13 +148,13 @@ async fn audit_verify_names_the_entry_changed_removed_or_inserted_and_accepts_a_
 }
 
 /// deploy/roles.sql, which sets up the role `serve` connects as.
-fn roles_script() -> String {
+pub(crate) fn roles_script() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/roles.sql"))
         .expect("deploy/roles.sql sets up the server's role")
 }
 
 /// `db_url` as the role deploy/roles.sql makes for `serve`.
-fn as_server_role(db_url: &str) -> PgConnectOptions {
+pub(crate) fn as_server_role(db_url: &str) -> PgConnectOptions {
     PgConnectOptions::from_str(db_url)
         .unwrap()
         .username("kaadxpay_app")

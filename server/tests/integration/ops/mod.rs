@@ -11,6 +11,7 @@ mod engine_schema;
 mod generated_clients;
 mod keyed_commands;
 mod layers;
+mod ledger;
 mod retention;
 mod schemathesis;
 mod settings;

@@ -20,7 +20,9 @@ use std::process::Command;
 
 use common::tools::python_venv;
 use common::{create_merchant, fresh_database, ServerProcess};
+use kaadxpay_types::ids::MerchantId;
 use kaadxpay_types::CURRENCIES;
+use server::payments::ledger::{self, Movement, Posting, Source};
 
 fn here() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schemathesis")
@@ -40,15 +42,19 @@ async fn the_openapi_document_passes_every_schemathesis_check() {
         .unwrap();
     let merchant = create_merchant(&pool, "Schemathesis").await;
     // Funded in every currency, so that a schema-valid payout is never short of money.
-    sqlx::query(
-        "INSERT INTO balances (merchant_id, currency, available) \
-         SELECT $1, currency, 1000000000000000 FROM unnest($2::text[]) AS currency",
-    )
-    .bind(&merchant.id)
-    .bind(CURRENCIES)
-    .execute(&pool)
-    .await
-    .unwrap();
+    let funder = MerchantId::from(merchant.id.as_str());
+    let mut conn = pool.acquire().await.unwrap();
+    for currency in CURRENCIES {
+        let posting = Posting {
+            merchant_id: &funder,
+            currency,
+            amount: 1_000_000_000_000_000,
+            movement: Movement::TopUp,
+            source: Source::top_up("tu_schemathesis"),
+        };
+        ledger::post_credit(&mut conn, &posting).await.unwrap();
+    }
+    drop(conn);
     // Checked here is what the API answers, not how it sheds load (faults::overload is): on a
     // machine busy with the other tests, a request waits for its turn instead of getting `503`.
     let server = ServerProcess::start(

@@ -1,0 +1,107 @@
+//! `/balance`: the merchant's balance (available and reserved, per currency) and its statement,
+//! every change of `available` with the balance after it, filtered by type and days, with CSV.
+
+use leptos::prelude::*;
+use leptos_fluent::tr;
+
+use crate::components::{
+    console, cursor, failure_view, list_filter, merchant_id_or_notice, refused_filter, Empty,
+    ExportLink, ListFilterForm, Pager,
+};
+use crate::console::{BalanceTransactionType, BalanceView, StatementRow};
+use crate::i18n::{money, when};
+use crate::vocabulary::code_word;
+
+#[component]
+fn BalanceFacts(balance: BalanceView) -> impl IntoView {
+    let amounts = |list: Vec<kaadxpay_types::Money>| {
+        if list.is_empty() {
+            return view! { <span>"0"</span> }.into_any();
+        }
+        view! {
+            <ul class="balances">
+                {list.into_iter().map(|each| view! { <li class="balance">{money(&each)}</li> }).collect_view()}
+            </ul>
+        }
+        .into_any()
+    };
+    view! {
+        <dl class="card facts">
+            <dt>{tr!("balance-available")}</dt><dd>{amounts(balance.available)}</dd>
+            <dt>{tr!("balance-reserved")}</dt><dd>{amounts(balance.reserved)}</dd>
+        </dl>
+    }
+}
+
+/// Where a statement item's source is shown, when the console has a page for it.
+fn source_link(kind: &str, id: &str) -> Option<String> {
+    match kind {
+        "order" => Some(format!("/orders/{id}")),
+        "payout" | "reversal" if id.starts_with("po_") => Some(format!("/payouts/{id}")),
+        _ => None,
+    }
+}
+
+#[component]
+fn StatementTable(rows: Vec<StatementRow>) -> impl IntoView {
+    if rows.is_empty() {
+        return view! { <Empty message=tr!("balance-statement-empty")/> }.into_any();
+    }
+    view! {
+        <table>
+            <thead><tr><th>{tr!("balance-type")}</th><th>{tr!("field-amount")}</th><th>{tr!("balance-after")}</th><th>{tr!("balance-source")}</th><th>{tr!("field-created")}</th></tr></thead>
+            <tbody>
+                {rows.into_iter().map(|row| {
+                    let (kind, id) = row.source;
+                    let source = match source_link(&kind, &id) {
+                        Some(href) => view! { <a href=href>{id}</a> }.into_any(),
+                        None => view! { <code>{id}</code> }.into_any(),
+                    };
+                    view! {
+                        <tr>
+                            <td>{code_word(&row.kind)}</td>
+                            <td>{money(&row.money)}</td>
+                            <td>{money(&row.balance_after)}</td>
+                            <td>{code_word(&kind)}" "{source}</td>
+                            <td>{when(&row.created_at)}</td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
+}
+
+#[component]
+pub fn BalancePage() -> impl IntoView {
+    let merchant_id = match merchant_id_or_notice() {
+        Ok(merchant_id) => merchant_id,
+        Err(notice) => return notice,
+    };
+    let console = console();
+    let cursor = cursor();
+    view! {
+        <div class="heading-row"><h1>{tr!("nav-balance")}</h1><ExportLink base="/exports/balance.csv".to_owned()/></div>
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                let balance = match console.balance(&merchant_id).await {
+                    Err(error) => return failure_view(error),
+                    Ok(balance) => balance,
+                };
+                let statement = match console.statement(&merchant_id, &list_filter(), cursor).await {
+                    Err(error) => return failure_view(error),
+                    Ok(Err(refusal)) => refused_filter(&refusal),
+                    Ok(Ok(page)) => view! { <StatementTable rows=page.rows/><Pager base="/balance" next=page.next/> }.into_any(),
+                };
+                view! {
+                    <BalanceFacts balance=balance/>
+                    <h2>{tr!("balance-statement")}</h2>
+                    <ListFilterForm action="/balance" statuses=&BalanceTransactionType::NAMES/>
+                    {statement}
+                }.into_any()
+            })}
+        </Suspense>
+    }
+    .into_any()
+}
