@@ -1,8 +1,8 @@
 # 控制台简体中文文案。每个 id 都必须在 en/main.ftl 中存在（app/src/i18n.rs 中有测试）。
-# 术语：付款 (payout)、订单 (order)、幂等键 (idempotency key)、对账 (reconciliation)、
-# 商户 (merchant)、端点 (endpoint)、请款 (capture)、冲正 (reversal)。
+# 术语以 docs/glossary.zh-CN.md 为准：提现 (payout)、订单 (order)、幂等键 (idempotency key)、
+# 对账 (reconciliation)、商户 (merchant)、端点 (endpoint)、请款 (capture)、退回 (returned)、
+# 撤回 (reversal of a duplicate)、两步验证 (two-step sign-in)、客服 (support staff)；称呼一律用“您”。
 
-console-title = Kaadxpay 控制台
 none = 无
 none-yet = 暂无
 not-yet = 尚无
@@ -12,7 +12,7 @@ no = 否
 ## Navigation and the language switch
 nav-main = 主导航
 nav-overview = 概览
-nav-payouts = 付款
+nav-payouts = 提现
 nav-orders = 订单
 nav-keys = 幂等键
 nav-requests = 请求日志
@@ -25,6 +25,7 @@ nav-security = 安全
 nav-support = 客服
 nav-sign-out = 退出登录
 nav-language = 语言
+nav-menu = 菜单
 
 ## Fields used on more than one page
 field-status = 状态
@@ -59,8 +60,8 @@ export-csv = 导出 CSV
 failure-title = 出错了
 failure-body = 页面未能加载。请稍后刷新；您所做的操作均未丢失。
 merchant-page-title = 商户页面
-merchant-page-before = 此页面仅显示单个商户的数据。客服人员可在
-merchant-page-after = 中查找任意商户的幂等键、付款和订单。
+merchant-page-before = 此页面仅显示单个商户的数据。客服可在
+merchant-page-after = 中查找任意商户的幂等键、提现和订单。
 not-found-title = 页面不存在
 not-found-before = 这里什么也没有。
 not-found-link = 返回控制台首页
@@ -76,7 +77,7 @@ forbidden-manage-orders = 您的角色无权请款或取消订单（所有者、
 forbidden-manage-integrations = 您的角色无权管理 Webhook 和 API 密钥（所有者、管理员和开发者可以）。请联系团队的所有者或管理员。
 
 ## The error codes' fixed sentences
-refusal-insufficient-funds = 可用余额低于付款金额。
+refusal-insufficient-funds = 可用余额低于提现金额。
 refusal-amount = 请按币种单位输入金额，例如 12.50（日元须为整数）。
 refusal-currency = 请选择所列币种之一。
 refusal-account-holder = 请输入收款人姓名（不超过 140 个字符）。
@@ -91,19 +92,19 @@ refusal-invalid-request = 表单中有值缺失或无效。
 refusal-form-expired = 此表单已过期，请刷新页面后重试。
 refusal-moved-on = 状态已发生变化，请刷新页面查看最新情况。
 refusal-missing = 该对象已不存在。
-refusal-not-allowed = 非测试模式下，仅客服人员可执行此操作。
+refusal-not-allowed = 非测试模式下，仅客服可执行此操作。
 refusal-other = 操作未成功，请刷新页面后重试。
 
 ## Test mode
 test-mode-region = 测试模式
 test-mode-title = 测试模式。
-test-mode-body = 合作银行为模拟器：不会发生真实资金划转。向下列 IBAN 付款会得到固定结果；向其他有效 IBAN 付款均会成功。
+test-mode-body = 合作银行为模拟器：不会发生真实资金划转。提现到下列 IBAN 会得到固定结果；提现到其他有效 IBAN 均会成功。
 test-mode-outcome = 结果
 test-mode-paid = 已支付
-test-mode-refused = 被合作银行拒绝（422 account_closed）：付款失败，金额退回余额
-test-mode-returned = 已支付，5 秒后被退回：付款已冲正，金额退回余额
+test-mode-refused = 被合作银行拒绝（422 account_closed）：提现失败，金额退回余额
+test-mode-returned = 已支付，5 秒后被银行退回：提现状态为已退回，金额退回余额
 test-mode-slow = 首次调用超时（转账已创建，但响应丢失）；重试得到同一笔转账：只支付一次
-test-mode-duplicated = 被合作银行重复记账：付款只支付一次，重复的转账由对账发现并冲正
+test-mode-duplicated = 被合作银行重复记账：提现只支付一次，重复的转账由对账发现并撤回
 test-mode-held = 在合作银行处挂起（在途），直到调用 POST /_sim/transfers/{"{"}id{"}"}/release 放行，然后支付
 
 ## Codes the backend stores, as shown to people
@@ -111,7 +112,7 @@ code-pending = 待处理
 code-in_transit = 在途
 code-paid = 已支付
 code-failed = 失败
-code-reversed = 已冲正
+code-reversed = 已退回
 code-captured = 已请款
 code-cancelled = 已取消
 code-in_progress = 处理中
@@ -132,12 +133,12 @@ code-missing = 缺失
 code-unknown = 未知
 code-amount_mismatch = 金额不符
 code-status_mismatch = 状态不符
-code-already_reversed = 此前已冲正
+code-already_reversed = 此前已撤回
 code-claimed = 已受理
 code-refused = 被拒绝
 code-resolved = 已解决
 subject-key = 幂等键
-subject-payout = 付款
+subject-payout = 提现
 subject-order = 订单
 role-owner = 所有者
 role-admin = 管理员
@@ -158,7 +159,7 @@ login-code-invalid = 验证码不正确或已被使用。请输入应用当前�
 home-balance = 余额
 home-no-balance = 暂无余额：请款一笔订单即可入账。
 home-outcomes = 近 24 小时幂等结果
-home-recent-payouts = 最近付款
+home-recent-payouts = 最近提现
 home-recent-orders = 最近订单
 chart-new = 新请求
 chart-replayed = 重放
@@ -169,16 +170,16 @@ chart-summary = 近 24 小时共 { $total } 个幂等请求
 chart-caption = { $summary }。
 
 ## Payouts
-payout-payout = 付款
-payout-new = 新建付款
-payout-submit = 付款
-payout-paying-out = 正在付款…
-forbidden-create-payouts = 您的角色无权创建付款（所有者、管理员和财务可以）。请联系团队的所有者或管理员。
-payouts-empty = 暂无付款。点击“新建付款”向银行账户付款。
+payout-payout = 提现
+payout-new = 新建提现
+payout-submit = 提现
+payout-paying-out = 正在提现…
+forbidden-create-payouts = 您的角色无权创建提现（所有者、管理员和财务可以）。请联系团队的所有者或管理员。
+payouts-empty = 暂无提现。点击“新建提现”将余额提现到银行账户。
 payout-partner-transfer = 合作银行转账
 payout-failure = 失败原因
 payout-updated = 更新时间
-payout-all = 全部付款
+payout-all = 全部提现
 
 ## Orders
 order-order = 订单
@@ -220,7 +221,7 @@ request-response-body = 响应体
 request-all = 全部请求
 
 ## Support and timelines
-support-any-id = 任意 ID：请求、幂等键、付款、订单、事件、投递、转账、端到端标识或商户
+support-any-id = 任意 ID：请求、幂等键、提现、订单、事件、投递、转账、端到端标识或商户
 support-search = 搜索
 support-empty = 没有匹配结果。请尝试输入完整 ID，或扩大时间范围。
 support-merchant = 商户
@@ -229,7 +230,7 @@ support-detail = 详情
 timeline-title = 时间线
 timeline-empty = 暂无任何记录。
 timeline-of-key = 幂等键 { $key }
-timeline-of-payout = 付款 { $id }
+timeline-of-payout = 提现 { $id }
 timeline-of-order = 订单 { $id }
 timeline-read-only = 。只读。
 timeline-search-again = 重新搜索
@@ -240,35 +241,35 @@ moment-after-ms = +{ $ms } 毫秒
 moment-after-s = +{ $s } 秒
 moment-kind-request = 请求
 moment-kind-record = 记录
-moment-kind-payout = 付款
+moment-kind-payout = 提现
 moment-kind-order = 订单
 moment-kind-partner_call = 合作银行调用
 moment-kind-partner_webhook = 合作银行通知
 moment-kind-reconciliation = 对账
-moment-kind-reversal = 冲正
+moment-kind-reversal = 撤回
 moment-kind-event = 事件
 moment-kind-delivery = 投递
 moment-request-answered = { $route } 返回 { $outcome }，耗时 { $latency } 毫秒
 moment-record-stored = 已为 { $endpoint } 存储记录
 moment-record-changed = 记录状态：{ $status }
 moment-record-failed = 记录状态：{ $status }（{ $error }）
-moment-payout-created = 已创建付款：{ $amount } { $currency }（最小货币单位），端到端标识 { $partner_key }
+moment-payout-created = 已创建提现：{ $amount } { $currency }（最小货币单位），端到端标识 { $partner_key }
 moment-order-created = 已创建订单：{ $amount } { $currency }（最小货币单位）
 moment-partner-call = { $call }（端到端标识 { $partner_key }）：{ $answer }（{ $latency } 毫秒）
 moment-partner-webhook = 转账 { $transfer } 的 { $event_type }
 moment-reconciled = { $day } 对账：{ $item }{ $action }{ $transfer }
 moment-reconciliation-action = ，{ $action }
 moment-reconciliation-transfer = （转账 { $transfer }）
-moment-reversal-state = 重复转账 { $transfer }，冲正状态：{ $state }
+moment-reversal-state = 重复转账 { $transfer }，撤回状态：{ $state }
 moment-event-sent = 已向商户发送 { $event_type }
 moment-delivery-attempt = { $event_type } 投递至 { $url }：{ $answer }，耗时 { $latency } 毫秒
-moment-delivery-http = HTTP { $status }
+moment-delivery-http = 状态码 { $status }
 moment-delivery-no-answer = 无响应
 
 ## Webhooks
 webhooks-endpoints = 端点
 webhooks-endpoint = 端点
-webhooks-endpoint-url = 端点 URL
+webhooks-endpoint-url = 端点网址
 webhooks-events = 事件
 webhooks-events-placeholder = 全部，或如 payout.paid, payout.failed
 webhooks-add = 添加端点
@@ -306,12 +307,12 @@ api-keys-roll = 轮换
 api-keys-revoke = 吊销
 api-keys-overlap-for = { $name } 在新密钥生效后继续可用的时长
 api-keys-none = 还没有 API 密钥。
-api-keys-secret-shown = 新密钥的明文（仅显示这一次）：请复制到你的集成配置中。
+api-keys-secret-shown = 新密钥的明文（仅显示这一次）：请复制到您的集成配置中。
 webhooks-verify-title = 在端点代码中验证投递
 webhooks-verify-intro = 在解析之前，先对原始请求体校验签名。Standard Webhooks 的库（pip 或 npm 的 "standardwebhooks"）做的是同一件事；手写如下：
 webhooks-secret-shown = 该端点的签名密钥（仅显示这一次）：
 webhooks-recent-events = 最近事件
-webhooks-no-events = 暂无事件：每次订单或付款变更时都会生成事件。
+webhooks-no-events = 暂无事件：每次订单或提现变更时都会生成事件。
 webhooks-event-created = 创建于 { $at }
 webhooks-no-deliveries = 没有端点订阅此事件。
 webhooks-delivery = 投递状态
@@ -324,7 +325,7 @@ runs-test-mode = 测试模式：
 runs-test-mode-body = 合作银行为模拟器。
 runs-day-utc = 日期（UTC）
 runs-run-now = 立即对账
-runs-lead = 每天将合作银行的转账与付款逐笔匹配；若合作银行忽略了我们的幂等键而产生重复转账，会对其冲正一次（合作银行拒绝的冲正会一直重试直至完成）。若付款状态与其在合作银行的转账状态相矛盾（status_mismatch），该次对账需要关注：系统不会自动处理，由人工决定。
+runs-lead = 每天将合作银行的转账与提现逐笔匹配；若合作银行忽略了我们的幂等键而产生重复转账，会将其撤回一次（合作银行拒绝的撤回会一直重试直至完成）。若提现状态与其在合作银行的转账状态相矛盾（status_mismatch），该次对账需要关注：系统不会自动处理，由人工决定。
 runs-empty = 暂无对账记录：每日任务会对前一天进行对账，也可运行 `kaadxpay reconcile --date YYYY-MM-DD`。
 runs-run = 对账批次
 runs-day = 对账日
@@ -378,39 +379,145 @@ audit-address = 地址
 audit-change = 之前 → 之后
 audit-actor-user = 成员
 audit-actor-api-key = API 密钥
-audit-actor-support = 支持人员
+audit-actor-support = 客服
 audit-actor-operator = 运维人员
-audit-empty = 没有符合条件的记录。账户的每项更改、每次登录以及支持人员的每次查阅都记录在此。
+audit-empty = 没有符合条件的记录。账户的每项更改、每次登录以及客服的每次查阅都记录在此。
 audit-hint = 记录保留一年，且永远无法更改。
 
-## 大额付款审批（/payouts/{id}、/settings/payouts）
-nav-payout-settings = 付款审批
+## 大额提现审批（/payouts/{id}、/settings/payouts）
+nav-payout-settings = 提现审批
 code-pending_approval = 待审批
 code-rejected = 已拒绝
 forbidden-manage-thresholds = 您的角色无权修改审批阈值（所有者和管理员可以）。请联系团队的所有者或管理员。
-notice-own-payout = 这笔付款是您创建的，您不能批准或拒绝它：须由另一位有权创建付款的成员处理。
+notice-own-payout = 这笔提现是您创建的，您不能批准或拒绝它：须由另一位有权创建提现的成员处理。
 payout-created-by = 创建者
 payout-decided-by = 批准或拒绝者
-approval-awaiting = 这笔付款达到或超过审批阈值：在另一位成员批准之前不会转出任何资金。拒绝后金额将退回余额。
-approval-awaiting-other = 这笔付款正在等待另一位有权创建付款的成员（而非创建者）审批。
+approval-awaiting = 这笔提现达到或超过审批阈值：在另一位成员批准之前不会转出任何资金。拒绝后金额将退回余额。
+approval-awaiting-other = 这笔提现正在等待另一位有权创建提现的成员（而非创建者）审批。
 approval-approve = 批准
 approval-reject = 拒绝
-approval-cancel = 取消付款
-threshold-hint = 金额达到或超过其币种阈值的付款将处于待审批状态，直到另一位成员批准。未设置阈值则无需审批。金额留空即可删除该币种的阈值。
+approval-cancel = 取消提现
+threshold-hint = 金额达到或超过其币种阈值的提现将处于待审批状态，直到另一位成员批准。未设置阈值则无需审批。金额留空即可删除该币种的阈值。
 threshold-amount = 审批阈值
 threshold-save = 保存
 threshold-current = 当前阈值
-threshold-none = 尚未设置阈值：任何付款都无需审批。
-# 两步登录 (/settings/security) 与二次验证 (/step-up)
-security-set-up = 设置两步登录
+threshold-none = 尚未设置阈值：任何提现都无需审批。
+# 两步验证 (/settings/security) 与再次验证身份 (/step-up)
+security-set-up = 设置两步验证
 security-scan = 用身份验证器应用（如 Google Authenticator、1Password 或 Authy）扫描此二维码，然后输入它显示的验证码。
 security-qr = 供身份验证器应用扫描的密钥二维码
 security-or-type = 或在应用中手动输入此密钥：
-security-turn-on = 开启两步登录
-security-recovery-codes = 两步登录已开启。请把这些恢复码保存在安全的地方：每个恢复码可在没有手机时登录一次，且只显示这一次。
-security-on = 两步登录自 { $since } 起已开启；剩余 { $left } 个恢复码。如果丢失手机，请用恢复码登录，或请运维人员重置。
-security-required-notice = 您的团队要求开启两步登录：请先完成设置。
-security-require-all = 要求所有成员开启两步登录
+security-turn-on = 开启两步验证
+security-recovery-codes = 两步验证已开启。请把这些恢复码保存在安全的地方：每个恢复码可在没有手机时登录一次，且只显示这一次。
+security-on = 两步验证自 { $since } 起已开启；剩余 { $left } 个恢复码。如果丢失手机，请用恢复码登录，或请运维人员重置。
+security-required-notice = 您的团队要求开启两步验证：请先完成设置。
+security-require-all = 要求所有成员开启两步验证
 security-save = 保存
 step-up-title = 确认是您本人
 step-up-body = 此操作需要最近输入过的验证码。请输入应用当前显示的验证码（或一个恢复码），然后重新提交表单。
+
+## 页面标题（app/src/titles.rs）：页面名称，然后是控制台名称
+page-title = { $page } · Kaadxpay 控制台
+title-request = 请求 { $id }
+title-run = 对账批次 { $id }
+
+## 审计日志的操作与对象类型、幂等恢复点、合作银行调用（app/src/vocabulary.rs）
+action-user-signed_in = 登录成功
+action-user-sign_in_failed = 登录失败
+action-member-invited = 邀请成员
+action-member-joined = 成员加入
+action-member-role_changed = 更改成员角色
+action-member-removed = 移除成员
+action-member-invitation_revoked = 撤销邀请
+action-api_key-created = 创建 API 密钥
+action-api_key-rolled = 轮换 API 密钥
+action-api_key-revoked = 吊销 API 密钥
+action-webhook_endpoint-created = 添加 Webhook 端点
+action-webhook_endpoint-updated = 修改 Webhook 端点
+action-webhook_endpoint-deleted = 删除 Webhook 端点
+action-webhook_endpoint-secret_rotated = 轮换端点签名密钥
+action-two_factor-enrolled = 开启两步验证
+action-two_factor-reset = 重置两步验证
+action-two_factor-requirement_changed = 更改两步验证要求
+action-payout-created = 创建提现
+action-payout-approved = 批准提现
+action-payout-rejected = 拒绝提现
+action-payout-cancelled = 取消提现
+action-payout_threshold-changed = 更改审批阈值
+action-support-viewed = 客服查阅
+action-order-captured = 订单请款
+action-order-cancelled = 取消订单
+action-webhook_endpoint-test_sent = 发送测试事件
+action-webhook_endpoint-recovered = 恢复失败的投递
+action-event-redelivered = 重新投递事件
+action-reconciliation-run_started = 发起对账
+action-two_factor-step_up = 再次验证身份
+action-two_factor-recovery_code_used = 使用恢复码
+object-user = 用户
+object-member = 成员
+object-invitation = 邀请
+object-api_key = API 密钥
+object-webhook_endpoint = Webhook 端点
+object-event = 事件
+object-payout = 提现
+object-payout_threshold = 审批阈值
+object-order = 订单
+object-merchant = 商户
+object-reconciliation_run = 对账批次
+recovery-point-started = 已开始
+recovery-point-finished = 已结束
+partner-call-create = 创建转账
+partner-call-status = 查询状态
+partner-call-listing = 查询当日转账列表
+reconciliation-action-reversed = 已撤回
+reconciliation-action-already_reversed = 此前已撤回
+reconciliation-action-refused = 合作银行拒绝撤回
+reconciliation-action-failed = 撤回未成功，将重试
+reconciliation-action-in_progress = 另一批次处理中
+reconciliation-action-resolved = 已人工处理
+reconciliation-action-not_reversed = 不撤回
+partner-problem-own_transfer = 本笔提现自己的转账
+partner-problem-not_reversible = 不可撤回
+partner-problem-timeout = 超时
+partner-problem-connection = 无法连接
+partner-problem-bad_answer = 响应无法识别
+partner-problem-unprocessable = 请求被拒绝
+partner-problem-in_flight = 正在处理中
+partner-problem-server_error = 合作银行服务出错
+partner-problem-client_error = 请求出错
+partner-problem-refused = 被拒绝
+partner-answer-transfer = 转账 { $transfer }，状态：{ $status }
+partner-answer-problem = { $problem }：{ $detail }
+latency-ms = { $ms } 毫秒
+http-status = 状态码 { $status }
+field-url = 网址
+partner-problem-account_closed = 账户已关闭
+reconciliation-action-claimed = 正在撤回
+reconciliation-action-pending = 待撤回
+
+## 个人设置（/settings/profile）：用户自己的时区
+nav-profile = 个人设置
+profile-time-zone = 时区
+profile-time-zone-hint = 控制台中的所有时间都按此时区显示，并注明时区名称。CSV 导出仍使用 UTC。
+profile-save = 保存
+profile-saved = 时区已保存：现在按 { $zone } 显示时间。
+profile-refused = 请从列表中选择一个时区。
+
+## API 错误码（app/src/vocabulary.rs）
+error-unauthorized = 未授权
+error-forbidden = 无权限
+error-invalid_request = 请求无效
+error-idempotency_key_missing = 缺少幂等键
+error-idempotency_key_invalid = 幂等键无效
+error-idempotency_request_in_progress = 同一幂等键的请求正在处理
+error-idempotency_key_reused = 幂等键已用于其他请求
+error-resource_missing = 资源不存在
+error-invalid_state_transition = 当前状态不允许此操作
+error-insufficient_funds = 余额不足
+error-method_not_allowed = 方法不允许
+error-request_too_large = 请求过大
+error-request_timeout = 请求超时
+error-service_unavailable = 服务暂不可用
+error-internal_error = 内部错误
+moment-delivery-network-error = 网络错误
+code-accepted = 已受理
