@@ -15,7 +15,7 @@ use super::forms::{by_user, failure, forbidden, stepped_up_merchant};
 use super::session;
 use crate::accounts::team::{self, Actor, TeamError};
 use crate::edge::client::ClientAddress;
-use crate::history::audit::By;
+use crate::service::author::By;
 use crate::service::state::AppState;
 
 const TEAM: &str = "/settings/team";
