@@ -147,6 +147,7 @@ pub fn Nav() -> impl IntoView {
         Some(user) if user.is_support() => vec![
             ("/support", tr!("nav-support")),
             ("/reconciliation", tr!("nav-reconciliation")),
+            ("/settings/profile", tr!("nav-profile")),
             ("/settings/security", tr!("nav-security")),
         ],
         Some(user) => {
@@ -170,10 +171,20 @@ pub fn Nav() -> impl IntoView {
             if user.may(Permission::SeeAuditLog) {
                 links.push(("/settings/audit", tr!("nav-audit")));
             }
+            links.push(("/settings/profile", tr!("nav-profile")));
             links.push(("/settings/security", tr!("nav-security")));
             links
         }
     };
+    let current = current_link(&request_path(), links.iter().map(|(href, _)| *href));
+    // The menu's switch (a checkbox and its label, so it works without JavaScript), only where
+    // there is a menu; the stylesheet shows it on narrow screens alone.
+    let toggle = (!links.is_empty()).then(|| {
+        view! {
+            <input type="checkbox" id="menu-toggle" class="menu-toggle"/>
+            <label for="menu-toggle" class="menu-button">{tr!("nav-menu")}</label>
+        }
+    });
     let signed_in = current_user().map(|user| {
         view! {
             <form class="signout" method="post" action="/logout">
@@ -186,13 +197,38 @@ pub fn Nav() -> impl IntoView {
     view! {
         <header class="topbar">
             <a class="brand" href="/">"Kaadxpay"</a>
+            {toggle}
             <nav aria-label=tr!("nav-main")>
-                {links.into_iter().map(|(href, label)| view! { <a href=href>{label}</a> }).collect_view()}
+                {links.into_iter().map(|(href, label)| {
+                    let here = (Some(href) == current).then_some("page");
+                    view! { <a href=href aria-current=here>{label}</a> }
+                }).collect_view()}
             </nav>
             <LanguageSwitch/>
             {signed_in}
         </header>
     }
+}
+
+/// The path of the page being rendered (`/` outside a request).
+pub fn request_path() -> String {
+    use_context::<http::request::Parts>()
+        .map(|parts| parts.uri.path().to_owned())
+        .unwrap_or_else(|| "/".to_owned())
+}
+
+/// The menu link of the page at `path`: its own, else the section it belongs to (the longest
+/// link that is a folder of it: `/payouts` for `/payouts/po_1`); `/` only for `/` itself.
+fn current_link<'a>(path: &str, links: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    links
+        .filter(|href| {
+            *href == path
+                || (*href != "/"
+                    && path
+                        .strip_prefix(href)
+                        .is_some_and(|rest| rest.starts_with('/')))
+        })
+        .max_by_key(|href| href.len())
 }
 
 #[component]
@@ -209,9 +245,7 @@ pub fn StatusBadge(status: String) -> impl IntoView {
 #[component]
 fn LanguageSwitch() -> impl IntoView {
     let current = Lang::current();
-    let path = use_context::<http::request::Parts>()
-        .map(|parts| parts.uri.path().to_owned())
-        .unwrap_or_else(|| "/".to_owned());
+    let path = request_path();
     let back = match query_but(&["error", "param"]).strip_prefix('&') {
         Some(query) => format!("{path}?{query}"),
         None => path,
@@ -305,11 +339,11 @@ pub fn merchant_id_or_notice() -> Result<MerchantId, AnyView> {
     }
 }
 
-/// The link to an idempotency key's page: the key percent-encoded, since keys may hold `?`,
-/// `#`, `&`, `/` or `%`.
+/// The link to an idempotency key's page, `/keys/{key}`: the key percent-encoded, since keys
+/// may hold `?`, `#`, `&`, `/` or `%`.
 pub fn key_href(key: &str) -> String {
     let key = percent_encoding::utf8_percent_encode(key, percent_encoding::NON_ALPHANUMERIC);
-    format!("/keys?key={key}")
+    format!("/keys/{key}")
 }
 
 /// What a page says when a form came back refused: a fixed sentence per known code (and field),
@@ -406,4 +440,54 @@ pub fn ExportLink(base: String) -> impl IntoView {
         format!("{base}?{}", filters.join("&"))
     };
     view! { <a class="button secondary" href=href download="">{tr!("export-csv")}</a> }
+}
+
+/// A logged body as people read it: a console form's body (`amount=12%2C50&account_holder=%E5%BC%A0`)
+/// one field a line, decoded (`amount = 12,50`); JSON and anything else as it was stored.
+pub fn readable_body(body: &str) -> String {
+    let form_like = !body.is_empty()
+        && !body.starts_with(['{', '['])
+        && !body.contains(char::is_whitespace)
+        && body.split('&').all(|pair| pair.contains('='));
+    if !form_like {
+        return body.to_owned();
+    }
+    let decode = |text: &str| {
+        percent_encoding::percent_decode_str(&text.replace('+', " "))
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    body.split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(name, value)| format!("{} = {}", decode(name), decode(value)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_form_body_is_shown_decoded_and_json_as_it_is() {
+        assert_eq!(
+            readable_body("csrf=[redacted]&amount=12%2C50&account_holder=%E5%BC%A0+%E4%B8%89"),
+            "csrf = [redacted]\namount = 12,50\naccount_holder = 张 三"
+        );
+        for kept in [r#"{"amount":1250}"#, "", "not a form"] {
+            assert_eq!(readable_body(kept), kept);
+        }
+    }
+
+    #[test]
+    fn the_menu_marks_the_page_or_its_section() {
+        let links = ["/", "/payouts", "/payouts/approvals", "/settings/keys"];
+        let current = |path| current_link(path, links.into_iter());
+        assert_eq!(current("/"), Some("/"));
+        assert_eq!(current("/payouts"), Some("/payouts"));
+        assert_eq!(current("/payouts/po_1"), Some("/payouts"));
+        assert_eq!(current("/payouts/approvals"), Some("/payouts/approvals"));
+        assert_eq!(current("/payoutsx"), None);
+        assert_eq!(current("/keys"), None);
+    }
 }

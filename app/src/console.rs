@@ -27,6 +27,8 @@ pub struct CurrentUser {
     pub two_factor: bool,
     /// Whether the user's merchant requires two-step sign-in of every member.
     pub two_factor_required: bool,
+    /// The IANA time zone the user reads times in (`Europe/Berlin`); `UTC` unless chosen.
+    pub time_zone: String,
 }
 
 impl CurrentUser {
@@ -622,13 +624,14 @@ pub trait Console: Send + Sync + 'static {
     async fn key(&self, merchant_id: &MerchantId, key: &str) -> ConsoleResult<Option<KeyView>>;
     /// Support's search across merchants; read only.
     async fn search(&self, query: &SearchQuery) -> ConsoleResult<Vec<SearchHit>>;
-    /// The merchant's webhook endpoints, and its recent events that pass `filter` (the status
-    /// of one of their deliveries, their days) with every delivery attempt.
+    /// The merchant's webhook endpoints, and a page of its events that pass `filter` (the status
+    /// of one of their deliveries, their days), newest first, with every delivery attempt.
     async fn webhooks(
         &self,
         merchant_id: &MerchantId,
         filter: &ListFilter,
-    ) -> ConsoleResult<Result<(Vec<EndpointRow>, Vec<EventRow>), Refusal>>;
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Result<(Vec<EndpointRow>, Page<EventRow>), Refusal>>;
     /// Makes `change` under the form's key (the API's commands: any number of submits of one
     /// form change it once); the secret to show once, for a new endpoint or a rotation.
     async fn change_endpoint(

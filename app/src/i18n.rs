@@ -7,6 +7,7 @@
 //! speaks (any `zh` tag is Simplified Chinese); else English.
 
 use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
 use leptos::prelude::*;
 use leptos_fluent::{I18n, Language, WritingDirection};
 
@@ -198,17 +199,43 @@ pub fn money(money: &Money) -> String {
     }
 }
 
-/// A moment to the second as the language writes it: `2026-12-05 11:33:00 UTC` in English,
-/// `2026年12月05日 11:33:00 UTC` in Chinese.
+/// A moment to the second as the language writes it, in the reader's time zone, named:
+/// `2026-12-05 11:33:00 UTC` in English, `2026年12月05日 19:33:00 Asia/Shanghai` in Chinese
+/// for a reader in Shanghai.
 pub fn when(at: &DateTime<Utc>) -> String {
-    at.format(&format!("{} %H:%M:%S UTC", day_pattern()))
-        .to_string()
+    when_in(at, time_zone(), "%H:%M:%S")
 }
 
 /// A moment to the millisecond (a timeline's, a request's), written as [`when`] writes one.
 pub fn when_exactly(at: &DateTime<Utc>) -> String {
-    at.format(&format!("{} %H:%M:%S%.3f UTC", day_pattern()))
-        .to_string()
+    when_in(at, time_zone(), "%H:%M:%S%.3f")
+}
+
+fn when_in(at: &DateTime<Utc>, zone: Tz, clock: &str) -> String {
+    let local = at.with_timezone(&zone);
+    let pattern = format!("{} {clock}", day_pattern());
+    format!("{} {}", local.format(&pattern), zone.name())
+}
+
+/// The time zone the reader chose (`/settings/profile`), else UTC: the signed-in user's, in
+/// the request being rendered.
+fn time_zone() -> Tz {
+    use_context::<http::request::Parts>()
+        .and_then(|parts| {
+            let user = parts.extensions.get::<crate::console::CurrentUser>()?;
+            user.time_zone.parse().ok()
+        })
+        .unwrap_or(Tz::UTC)
+}
+
+/// Every time zone a user may choose: the IANA database's names, in its order.
+pub fn time_zones() -> impl Iterator<Item = &'static str> {
+    chrono_tz::TZ_VARIANTS.iter().map(|zone| zone.name())
+}
+
+/// Whether `name` is a time zone of the IANA database ([`time_zones`]).
+pub fn is_time_zone(name: &str) -> bool {
+    name.parse::<Tz>().is_ok()
 }
 
 /// A day as the language writes it: `2026-12-05`, or `2026年12月05日`.
@@ -389,16 +416,26 @@ mod tests {
             assert_eq!(money(&yen), "1,200 JPY");
             assert_eq!(when(&moment), "2026-12-05 11:33:00 UTC");
             assert_eq!(when_exactly(&moment), "2026-12-05 11:33:00.250 UTC");
+            assert_eq!(
+                when_in(&moment, Tz::America__New_York, "%H:%M"),
+                "2026-12-05 06:33 America/New_York"
+            );
             assert_eq!(leptos_fluent::tr!("payout-submit"), "Pay out");
         });
         in_language(Lang::Zh, || {
             assert_eq!(money(&euros), "EUR -1,234,567.89");
             assert_eq!(when(&moment), "2026年12月05日 11:33:00 UTC");
             assert_eq!(day(&moment.date_naive()), "2026年12月05日");
-            assert_eq!(leptos_fluent::tr!("payout-submit"), "付款");
+            assert_eq!(
+                when_in(&moment, Tz::Asia__Shanghai, "%H:%M:%S"),
+                "2026年12月05日 19:33:00 Asia/Shanghai"
+            );
+            assert!(is_time_zone("Europe/Berlin") && !is_time_zone("Mars/Olympus"));
+            assert!(time_zones().any(|name| name == "UTC"));
+            assert_eq!(leptos_fluent::tr!("payout-submit"), "提现");
             assert_eq!(
                 leptos_fluent::tr!("timeline-of-payout", {"id" => "po_1"}),
-                "付款 po_1"
+                "提现 po_1"
             );
         });
     }

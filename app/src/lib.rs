@@ -3,7 +3,6 @@
 //! pages reach the backend only through the [`console::Console`] trait in their context.
 
 use leptos::prelude::*;
-use leptos_fluent::tr;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
@@ -16,7 +15,8 @@ pub mod i18n;
 pub mod moments;
 pub mod notice;
 mod pages;
-mod vocabulary;
+mod titles;
+pub mod vocabulary;
 
 /// The HTML document every page is rendered into; the stylesheet is served by the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -42,7 +42,7 @@ pub fn App() -> impl IntoView {
     provide_meta_context();
     i18n::provide(Lang::current());
     view! {
-        <Title text=tr!("console-title")/>
+        <Title text=titles::page_title(&components::request_path())/>
         <Router>
             <components::Nav/>
             <main class="page">
@@ -56,6 +56,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/orders") view=pages::Orders ssr=SsrMode::Async/>
                     <Route path=path!("/orders/:id") view=pages::OrderDetail ssr=SsrMode::Async/>
                     <Route path=path!("/keys") view=pages::Keys ssr=SsrMode::Async/>
+                    <Route path=path!("/keys/:key") view=pages::Keys ssr=SsrMode::Async/>
                     <Route path=path!("/requests") view=pages::Requests ssr=SsrMode::Async/>
                     <Route path=path!("/requests/:id") view=pages::RequestDetail ssr=SsrMode::Async/>
                     <Route path=path!("/support") view=pages::Support ssr=SsrMode::Async/>
@@ -64,6 +65,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/settings/audit") view=pages::Audit ssr=SsrMode::Async/>
                     <Route path=path!("/settings/payouts") view=pages::PayoutSettings ssr=SsrMode::Async/>
                     <Route path=path!("/settings/security") view=pages::SecurityPage ssr=SsrMode::Async/>
+                    <Route path=path!("/settings/profile") view=pages::Profile ssr=SsrMode::Async/>
                     <Route path=path!("/step-up") view=pages::StepUp ssr=SsrMode::Async/>
                     <Route path=path!("/invitations/:token") view=pages::AcceptInvitation ssr=SsrMode::Async/>
                     <Route path=path!("/support/timeline") view=pages::SupportTimeline ssr=SsrMode::Async/>

@@ -3,8 +3,10 @@
 
 use leptos_fluent::tr;
 
-use crate::i18n::day;
-use crate::vocabulary::code_word;
+use crate::i18n::{day, Lang};
+use crate::vocabulary::{
+    code_word, error_code_word, partner_answer, partner_call_word, reconciliation_action_word,
+};
 use kaadxpay_types::Moment;
 
 /// The badge of a kind of moment (in English the kind itself, as the API names it).
@@ -46,7 +48,7 @@ pub fn sentence(moment: &Moment) -> String {
         } => {
             let outcome = [Some(status.to_string()), verdict.as_deref().map(code_word)]
                 .into_iter()
-                .chain([error_code.clone()])
+                .chain([error_code.as_deref().map(error_code_word)])
                 .flatten()
                 .collect::<Vec<_>>()
                 .join(" ");
@@ -65,7 +67,7 @@ pub fn sentence(moment: &Moment) -> String {
                 None => tr!("moment-record-changed", {"status" => status}),
                 Some(error) => tr!("moment-record-failed", {
                     "status" => status,
-                    "error" => error.clone(),
+                    "error" => error_code_word(error),
                 }),
             }
         }
@@ -90,9 +92,9 @@ pub fn sentence(moment: &Moment) -> String {
             answer,
             latency_ms,
         } => tr!("moment-partner-call", {
-            "call" => call.clone(),
+            "call" => partner_call_word(call),
             "partner_key" => partner_key.clone(),
-            "answer" => answer.clone(),
+            "answer" => partner_answer(answer),
             "latency" => latency_ms.to_string(),
         }),
         Moment::PartnerWebhook {
@@ -110,7 +112,7 @@ pub fn sentence(moment: &Moment) -> String {
         } => {
             let action = action
                 .as_deref()
-                .map(|action| tr!("moment-reconciliation-action", {"action" => code_word(action)}));
+                .map(|action| tr!("moment-reconciliation-action", {"action" => reconciliation_action_word(action)}));
             let transfer = transfer_id.as_ref().map(
                 |transfer| tr!("moment-reconciliation-transfer", {"transfer" => transfer.clone()}),
             );
@@ -123,7 +125,7 @@ pub fn sentence(moment: &Moment) -> String {
         }
         Moment::Reversal { transfer_id, state } => tr!("moment-reversal-state", {
             "transfer" => transfer_id.clone(),
-            "state" => code_word(state),
+            "state" => reconciliation_action_word(state),
         }),
         Moment::EventSent { event_type } => {
             tr!("moment-event-sent", {"event_type" => event_type.clone()})
@@ -139,7 +141,9 @@ pub fn sentence(moment: &Moment) -> String {
                 (Some(status), _) => {
                     tr!("moment-delivery-http", {"status" => status.to_string()})
                 }
-                (None, Some(error)) => error.clone(),
+                // The network's own words are English: elsewhere, a word for what happened.
+                (None, Some(error)) if Lang::current() == Lang::En => error.clone(),
+                (None, Some(_)) => tr!("moment-delivery-network-error"),
                 (None, None) => tr!("moment-delivery-no-answer"),
             };
             tr!("moment-delivery-attempt", {
@@ -240,7 +244,7 @@ mod tests {
             );
             assert_eq!(
                 sentence(&reconciliation(Some("reversed"), Some("tr_2"))),
-                "2026年12月04日 对账：重复，已冲正（转账 tr_2）"
+                "2026年12月04日 对账：重复，已撤回（转账 tr_2）"
             );
             assert_eq!(badge(&reconciliation(None, None)), "对账");
             assert_eq!(wait(1250), "+1.2 秒");

@@ -127,6 +127,6 @@ mod tests {
         assert!(english.contains("There is nothing here."), "{english}");
         let chinese = Notice::NotForRole(Permission::CreatePayouts).document(Lang::Zh);
         assert!(chinese.contains(r#"<html lang="zh-CN">"#), "{chinese}");
-        assert!(chinese.contains("您的角色无权创建付款"), "{chinese}");
+        assert!(chinese.contains("您的角色无权创建提现"), "{chinese}");
     }
 }

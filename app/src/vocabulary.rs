@@ -5,6 +5,7 @@
 use leptos_fluent::tr;
 
 use crate::console::Role;
+use crate::i18n::Lang;
 
 /// The word for a status, verdict, reconciliation item kind or action, or reversal state.
 pub fn code_word(code: &str) -> String {
@@ -50,6 +51,7 @@ pub fn code_word(code: &str) -> String {
         "reservation_released" => tr!("code-reservation_released"),
         "order" => tr!("code-order"),
         "reversal" => tr!("code-reversal"),
+        "accepted" => tr!("code-accepted"),
         other => other.to_owned(),
     }
 }
@@ -75,11 +77,293 @@ pub fn subject_word(kind: &str) -> String {
     }
 }
 
+/// The word for what an audit log entry records (`member.role_changed`).
+pub fn audit_action_word(action: &str) -> String {
+    match action {
+        "user.signed_in" => tr!("action-user-signed_in"),
+        "user.sign_in_failed" => tr!("action-user-sign_in_failed"),
+        "member.invited" => tr!("action-member-invited"),
+        "member.joined" => tr!("action-member-joined"),
+        "member.role_changed" => tr!("action-member-role_changed"),
+        "member.removed" => tr!("action-member-removed"),
+        "member.invitation_revoked" => tr!("action-member-invitation_revoked"),
+        "api_key.created" => tr!("action-api_key-created"),
+        "api_key.rolled" => tr!("action-api_key-rolled"),
+        "api_key.revoked" => tr!("action-api_key-revoked"),
+        "webhook_endpoint.created" => tr!("action-webhook_endpoint-created"),
+        "webhook_endpoint.updated" => tr!("action-webhook_endpoint-updated"),
+        "webhook_endpoint.deleted" => tr!("action-webhook_endpoint-deleted"),
+        "webhook_endpoint.secret_rotated" => tr!("action-webhook_endpoint-secret_rotated"),
+        "two_factor.enrolled" => tr!("action-two_factor-enrolled"),
+        "two_factor.reset" => tr!("action-two_factor-reset"),
+        "two_factor.requirement_changed" => tr!("action-two_factor-requirement_changed"),
+        "payout.created" => tr!("action-payout-created"),
+        "payout.approved" => tr!("action-payout-approved"),
+        "payout.rejected" => tr!("action-payout-rejected"),
+        "payout.cancelled" => tr!("action-payout-cancelled"),
+        "payout_threshold.changed" => tr!("action-payout_threshold-changed"),
+        "support.viewed" => tr!("action-support-viewed"),
+        "order.captured" => tr!("action-order-captured"),
+        "order.cancelled" => tr!("action-order-cancelled"),
+        "webhook_endpoint.test_sent" => tr!("action-webhook_endpoint-test_sent"),
+        "webhook_endpoint.recovered" => tr!("action-webhook_endpoint-recovered"),
+        "event.redelivered" => tr!("action-event-redelivered"),
+        "reconciliation.run_started" => tr!("action-reconciliation-run_started"),
+        "two_factor.step_up" => tr!("action-two_factor-step_up"),
+        "two_factor.recovery_code_used" => tr!("action-two_factor-recovery_code_used"),
+        other => other.to_owned(),
+    }
+}
+
+/// The word for the kind of object an audit log entry is about (`webhook_endpoint`).
+pub fn object_word(kind: &str) -> String {
+    match kind {
+        "user" => tr!("object-user"),
+        "member" => tr!("object-member"),
+        "invitation" => tr!("object-invitation"),
+        "api_key" => tr!("object-api_key"),
+        "webhook_endpoint" => tr!("object-webhook_endpoint"),
+        "event" => tr!("object-event"),
+        "payout" => tr!("object-payout"),
+        "payout_threshold" => tr!("object-payout_threshold"),
+        "order" => tr!("object-order"),
+        "merchant" => tr!("object-merchant"),
+        "reconciliation_run" => tr!("object-reconciliation_run"),
+        other => other.to_owned(),
+    }
+}
+
+/// The word for an idempotency record's recovery point (`started`, `finished`).
+pub fn recovery_point_word(point: &str) -> String {
+    match point {
+        "started" => tr!("recovery-point-started"),
+        "finished" => tr!("recovery-point-finished"),
+        other => other.to_owned(),
+    }
+}
+
+/// The word for a call to the partner bank (`create`, `status`, `listing`).
+pub fn partner_call_word(call: &str) -> String {
+    match call {
+        "create" => tr!("partner-call-create"),
+        "status" => tr!("partner-call-status"),
+        "listing" => tr!("partner-call-listing"),
+        other => other.to_owned(),
+    }
+}
+
+/// The word for what reconciliation did about a duplicate transfer (`reversed`, `refused`, ...)
+/// or about its reversal: "reversed" here is a duplicate taken back, not a payout returned.
+pub fn reconciliation_action_word(action: &str) -> String {
+    match action {
+        "reversed" => tr!("reconciliation-action-reversed"),
+        "already_reversed" => tr!("reconciliation-action-already_reversed"),
+        "refused" => tr!("reconciliation-action-refused"),
+        "failed" => tr!("reconciliation-action-failed"),
+        "in_progress" => tr!("reconciliation-action-in_progress"),
+        "resolved" => tr!("reconciliation-action-resolved"),
+        "not_reversed" => tr!("reconciliation-action-not_reversed"),
+        "claimed" => tr!("reconciliation-action-claimed"),
+        "pending" => tr!("reconciliation-action-pending"),
+        other => other.to_owned(),
+    }
+}
+
+/// The word for why the partner gave no useful answer, or why a reversal was not made
+/// (`timeout`, `not_reversible`, `own_transfer`, ...).
+pub fn partner_problem_word(problem: &str) -> String {
+    match problem {
+        "own_transfer" => tr!("partner-problem-own_transfer"),
+        "not_reversible" => tr!("partner-problem-not_reversible"),
+        "timeout" => tr!("partner-problem-timeout"),
+        "connection" => tr!("partner-problem-connection"),
+        "bad_answer" => tr!("partner-problem-bad_answer"),
+        "unprocessable" => tr!("partner-problem-unprocessable"),
+        "in_flight" => tr!("partner-problem-in_flight"),
+        "server_error" => tr!("partner-problem-server_error"),
+        "client_error" => tr!("partner-problem-client_error"),
+        "refused" => tr!("partner-problem-refused"),
+        "account_closed" => tr!("partner-problem-account_closed"),
+        other => other.to_owned(),
+    }
+}
+
+/// What the partner answered a call, as the payout worker recorded it (`transfer tr_1 paid`,
+/// `refused: account_closed`, `timeout: …`), in words. In English it is the record as it is;
+/// elsewhere a transport error's own text (the HTTP client's English) gives way to its word.
+pub fn partner_answer(answer: &str) -> String {
+    let words: Vec<&str> = answer.split(' ').collect();
+    if let ["transfer", transfer, status] = words.as_slice() {
+        return tr!("partner-answer-transfer", {"transfer" => *transfer, "status" => code_word(status)});
+    }
+    let is_code =
+        |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+    let Some((problem, detail)) = answer
+        .split_once(": ")
+        .filter(|(problem, _)| is_code(problem))
+    else {
+        return answer.to_owned();
+    };
+    let detail = if is_code(detail) {
+        partner_problem_word(detail)
+    } else if Lang::current() == Lang::En {
+        detail.to_owned()
+    } else {
+        return partner_problem_word(problem);
+    };
+    tr!("partner-answer-problem", {"problem" => partner_problem_word(problem), "detail" => detail})
+}
+
+/// The word for one of the API's error codes (`insufficient_funds`), as the request log and
+/// timelines show them.
+pub fn error_code_word(code: &str) -> String {
+    match code {
+        "unauthorized" => tr!("error-unauthorized"),
+        "forbidden" => tr!("error-forbidden"),
+        "invalid_request" => tr!("error-invalid_request"),
+        "idempotency_key_missing" => tr!("error-idempotency_key_missing"),
+        "idempotency_key_invalid" => tr!("error-idempotency_key_invalid"),
+        "idempotency_request_in_progress" => tr!("error-idempotency_request_in_progress"),
+        "idempotency_key_reused" => tr!("error-idempotency_key_reused"),
+        "resource_missing" => tr!("error-resource_missing"),
+        "invalid_state_transition" => tr!("error-invalid_state_transition"),
+        "insufficient_funds" => tr!("error-insufficient_funds"),
+        "method_not_allowed" => tr!("error-method_not_allowed"),
+        "request_too_large" => tr!("error-request_too_large"),
+        "request_timeout" => tr!("error-request_timeout"),
+        "service_unavailable" => tr!("error-service_unavailable"),
+        "internal_error" => tr!("error-internal_error"),
+        other => other.to_owned(),
+    }
+}
+
+/// What is wrong with how `word` writes `code`, if anything: in English it must be the code
+/// itself, in Chinese a word with no English in it (but "Webhook", which the glossary keeps).
+/// For the tests of every word list, here and in the server's (which has the lists of its
+/// types: audit actions, partner calls).
+pub fn missing_word(code: &str, word: fn(&str) -> String) -> Option<String> {
+    let english = crate::i18n::in_language(Lang::En, || word(code));
+    let chinese = crate::i18n::in_language(Lang::Zh, || word(code));
+    if english != code {
+        return Some(format!("{code} is {english:?} in English"));
+    }
+    let latin = chinese
+        .replace("Webhook", "")
+        .contains(|c: char| c.is_ascii_lowercase());
+    latin.then(|| format!("{code} has no Chinese word (shows {chinese:?})"))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::code_word;
+    use super::*;
     use crate::console::{OrderStatus, PayoutStatus};
-    use crate::i18n::{in_language, Lang};
+    use crate::i18n::in_language;
+
+    /// Codes that no type of ours lists (the server's tests check the lists it has: audit
+    /// actions, partner calls): an audit entry's object types, a key record's recovery points,
+    /// what reconciliation did about a duplicate (`reconcile::Item::action`), and why a reversal
+    /// was not made or the partner gave no useful answer.
+    const OBJECT_TYPES: [&str; 11] = [
+        "user",
+        "member",
+        "invitation",
+        "api_key",
+        "webhook_endpoint",
+        "event",
+        "payout",
+        "payout_threshold",
+        "order",
+        "merchant",
+        "reconciliation_run",
+    ];
+    const RECOVERY_POINTS: [&str; 2] = ["started", "finished"];
+    /// A transfer's status at the partner (`kaadxpay_partner::wire::TransferStatus`).
+    const TRANSFER_STATUSES: [&str; 4] = ["accepted", "paid", "failed", "reversed"];
+    /// `contract::error::Error::code`'s values.
+    const ERROR_CODES: [&str; 15] = [
+        "unauthorized",
+        "forbidden",
+        "invalid_request",
+        "idempotency_key_missing",
+        "idempotency_key_invalid",
+        "idempotency_request_in_progress",
+        "idempotency_key_reused",
+        "resource_missing",
+        "invalid_state_transition",
+        "insufficient_funds",
+        "method_not_allowed",
+        "request_too_large",
+        "request_timeout",
+        "service_unavailable",
+        "internal_error",
+    ];
+    const RECONCILIATION_ACTIONS: [&str; 9] = [
+        "reversed",
+        "already_reversed",
+        "refused",
+        "failed",
+        "in_progress",
+        "resolved",
+        "not_reversed",
+        "claimed",
+        "pending",
+    ];
+    const PARTNER_PROBLEMS: [&str; 11] = [
+        "own_transfer",
+        "not_reversible",
+        "timeout",
+        "connection",
+        "bad_answer",
+        "unprocessable",
+        "in_flight",
+        "server_error",
+        "client_error",
+        "refused",
+        "account_closed",
+    ];
+
+    fn assert_words(code: &str, word: fn(&str) -> String) {
+        assert_eq!(missing_word(code, word), None);
+    }
+
+    #[test]
+    fn every_code_shown_has_its_word_in_each_language() {
+        for code in OBJECT_TYPES {
+            assert_words(code, object_word);
+        }
+        for code in RECOVERY_POINTS {
+            assert_words(code, recovery_point_word);
+        }
+        for code in TRANSFER_STATUSES {
+            assert_words(code, code_word);
+        }
+        for code in ERROR_CODES {
+            assert_words(code, error_code_word);
+        }
+        for code in RECONCILIATION_ACTIONS {
+            assert_words(code, reconciliation_action_word);
+        }
+        for code in PARTNER_PROBLEMS {
+            assert_words(code, partner_problem_word);
+        }
+    }
+
+    #[test]
+    fn a_partners_answer_is_written_in_words() {
+        let answers = [
+            "transfer tr_1 paid",
+            "refused: account_closed",
+            "timeout: error sending request",
+        ];
+        for answer in answers {
+            assert_eq!(in_language(Lang::En, || partner_answer(answer)), answer);
+        }
+        let chinese = answers.map(|answer| in_language(Lang::Zh, || partner_answer(answer)));
+        assert_eq!(
+            chinese,
+            ["转账 tr_1，状态：已支付", "被拒绝：账户已关闭", "超时"].map(str::to_owned)
+        );
+    }
 
     #[test]
     fn every_status_has_its_word_in_each_language() {

@@ -11,9 +11,9 @@ test('the nav switch turns the console Chinese, and a reload keeps it', async ({
   await page.getByTestId('language-zh-CN').click();
   await expect(page).toHaveURL(/\/payouts\?status=paid$/);
   await expect(page.locator('html')).toHaveAttribute('lang', 'zh-CN');
-  await expect(console.heading('付款')).toBeVisible();
+  await expect(console.heading('提现')).toBeVisible();
   await page.reload();
-  await expect(console.heading('付款')).toBeVisible();
+  await expect(console.heading('提现')).toBeVisible();
   await page.goto('/orders');
   await expect(console.heading('订单')).toBeVisible();
   await page.getByTestId('language-en').click();

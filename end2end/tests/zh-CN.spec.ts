@@ -25,7 +25,7 @@ test('登录：错误的凭据不说明是哪一项，正确的进入概览', as
   await console.screenshot('zh-CN/overview');
 });
 
-test('新建付款：一次提交一笔付款，落在其页面，余额不足时以中文说明', async ({ page }) => {
+test('新建提现：一次提交一笔提现，落在其页面，余额不足时以中文说明', async ({ page }) => {
   const console = new ConsolePage(page);
   await console.loginInAnyLanguage(merchantEmail());
   await page.goto('/payouts/new');
@@ -39,12 +39,12 @@ test('新建付款：一次提交一笔付款，落在其页面，余额不足�
   await page.locator('#iban').fill('DE89370400440532013000');
   const key = await page.locator('input[name="idempotency_key"]').inputValue();
   await page.locator('#new-payout button[type="submit"]').dblclick();
-  await expect(console.heading(/^付款 po_/)).toBeVisible();
+  await expect(console.heading(/^提现 po_/)).toBeVisible();
   await expect(page.getByRole('link', { name: key })).toBeVisible();
   await expect(page.locator('.facts')).toContainText('EUR 3.33');
   // The timeline's moments: badges and sentences in Chinese, the facts as they are.
-  await expect(page.locator('ol.timeline .timeline-payout .badge')).toHaveText('付款');
-  await expect(page.locator('ol.timeline .timeline-payout')).toContainText('已创建付款：333 EUR（最小货币单位），端到端标识 kxp-');
+  await expect(page.locator('ol.timeline .timeline-payout .badge')).toHaveText('提现');
+  await expect(page.locator('ol.timeline .timeline-payout')).toContainText('已创建提现：333 EUR（最小货币单位），端到端标识 kxp-');
   await expect(page.locator('ol.timeline .timeline-event').first()).toContainText('已向商户发送 payout.created');
   await console.screenshot('zh-CN/payout');
 
@@ -53,7 +53,7 @@ test('新建付款：一次提交一笔付款，落在其页面，余额不足�
   await page.locator('#account_holder').fill('王小明');
   await page.locator('#iban').fill('DE89370400440532013000');
   await page.locator('#new-payout button[type="submit"]').click();
-  await expect(page.getByRole('alert')).toHaveText('可用余额低于付款金额。');
+  await expect(page.getByRole('alert')).toHaveText('可用余额低于提现金额。');
 });
 
 test('查询幂等键：记录、关联资源与时间线', async ({ page, request }) => {
@@ -129,12 +129,12 @@ test('客服：搜索任意商户的幂等键，落在其时间线', async ({ pa
   await console.screenshot('zh-CN/support');
   await page.locator('#q').fill(env('KAADXPAY_OTHER_TRANSFER'));
   await page.locator('form[action="/support"] button[type="submit"]').click();
-  await expect(console.heading(`付款 ${env('KAADXPAY_OTHER_PAYOUT')}`)).toBeVisible();
+  await expect(console.heading(`提现 ${env('KAADXPAY_OTHER_PAYOUT')}`)).toBeVisible();
   await expect(page.locator('ol.timeline .timeline-request').first()).toContainText('POST /v1/payouts 返回 201 新请求，耗时');
   await console.screenshot('zh-CN/support-payout-timeline');
 });
 
-test('团队与两步登录：受邀成员以中文加入、开启两步登录并确认身份', async ({ page, browser }) => {
+test('团队与两步验证：受邀成员以中文加入、开启两步验证并确认身份', async ({ page, browser }) => {
   const owner = new ConsolePage(page);
   await owner.loginInAnyLanguage(merchantEmail());
   await page.goto('/settings/team');

@@ -399,7 +399,9 @@ async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::R
             merchant_id: DEMO_MERCHANT_ID.into(),
             api_key: DEMO_API_KEY.into(),
         };
-        auth::ensure_merchant(&db.pool, &demo, "Demo Merchant").await?;
+        if auth::ensure_merchant(&db.pool, &demo, "Demo Merchant").await? {
+            tokio::spawn(fund_demo(format!("http://{addr}")));
+        }
         for (email, password, merchant) in DEMO_LOGINS {
             if !users::exists(&db.pool, email).await? {
                 let membership = merchant.map(|merchant| (merchant, Role::Owner));
@@ -427,6 +429,52 @@ async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::R
     app.run(shutdown_signal())
         .await
         .context("the server stopped with an error")
+}
+
+/// What the demo merchant starts with, once, when it is made: 10,000.00 EUR from an order it
+/// captures, through the API like any merchant's money (under a key, so it is one order). Once
+/// money can come in from the partner bank (top-ups), this becomes a demo top-up.
+async fn fund_demo(base_url: String) {
+    let client = reqwest::Client::new();
+    let funded = async {
+        while client
+            .get(format!("{base_url}/healthz"))
+            .send()
+            .await
+            .is_err()
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let order: serde_json::Value = client
+            .post(format!("{base_url}/v1/orders"))
+            .bearer_auth(DEMO_API_KEY)
+            .header("Idempotency-Key", "demo-funding")
+            .json(&serde_json::json!({
+                "amount": 1_000_000,
+                "currency": "EUR",
+                "description": "Demo funding",
+            }))
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?;
+        let id = order["id"].as_str().unwrap_or_default();
+        client
+            .put(format!("{base_url}/v1/orders/{id}"))
+            .bearer_auth(DEMO_API_KEY)
+            .json(&serde_json::json!({"status": "captured"}))
+            .send()
+            .await?
+            .error_for_status()?;
+        anyhow::Ok(())
+    };
+    if let Err(error) = funded.await {
+        tracing::warn!(
+            error = format!("{error:#}"),
+            "the demo merchant was not funded"
+        );
+    }
 }
 
 async fn shutdown_signal() {

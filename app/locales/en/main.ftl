@@ -1,7 +1,6 @@
 # The console in English. Every id here is in zh-CN/main.ftl too (app/src/i18n.rs tests it).
 # These are the labels API.md §9 names and the QA suites find: change none of them lightly.
 
-console-title = Kaadxpay console
 none = none
 none-yet = none yet
 not-yet = not yet
@@ -24,6 +23,7 @@ nav-security = Security
 nav-support = Support
 nav-sign-out = Sign out
 nav-language = Language
+nav-menu = Menu
 
 ## Fields used on more than one page
 field-status = Status
@@ -433,3 +433,109 @@ code-reservation = reservation
 code-reservation_released = reservation_released
 code-order = order
 code-reversal = reversal
+## Page titles (app/src/titles.rs): what the page is, then the console's name
+page-title = { $page } · Kaadxpay console
+title-request = Request { $id }
+title-run = Reconciliation run { $id }
+
+## Audit log actions and object types, idempotency recovery points and partner calls
+## (app/src/vocabulary.rs; in English the code itself)
+action-user-signed_in = user.signed_in
+action-user-sign_in_failed = user.sign_in_failed
+action-member-invited = member.invited
+action-member-joined = member.joined
+action-member-role_changed = member.role_changed
+action-member-removed = member.removed
+action-member-invitation_revoked = member.invitation_revoked
+action-api_key-created = api_key.created
+action-api_key-rolled = api_key.rolled
+action-api_key-revoked = api_key.revoked
+action-webhook_endpoint-created = webhook_endpoint.created
+action-webhook_endpoint-updated = webhook_endpoint.updated
+action-webhook_endpoint-deleted = webhook_endpoint.deleted
+action-webhook_endpoint-secret_rotated = webhook_endpoint.secret_rotated
+action-two_factor-enrolled = two_factor.enrolled
+action-two_factor-reset = two_factor.reset
+action-two_factor-requirement_changed = two_factor.requirement_changed
+action-payout-created = payout.created
+action-payout-approved = payout.approved
+action-payout-rejected = payout.rejected
+action-payout-cancelled = payout.cancelled
+action-payout_threshold-changed = payout_threshold.changed
+action-support-viewed = support.viewed
+action-order-captured = order.captured
+action-order-cancelled = order.cancelled
+action-webhook_endpoint-test_sent = webhook_endpoint.test_sent
+action-webhook_endpoint-recovered = webhook_endpoint.recovered
+action-event-redelivered = event.redelivered
+action-reconciliation-run_started = reconciliation.run_started
+action-two_factor-step_up = two_factor.step_up
+action-two_factor-recovery_code_used = two_factor.recovery_code_used
+object-user = user
+object-member = member
+object-invitation = invitation
+object-api_key = api_key
+object-webhook_endpoint = webhook_endpoint
+object-event = event
+object-payout = payout
+object-payout_threshold = payout_threshold
+object-order = order
+object-merchant = merchant
+object-reconciliation_run = reconciliation_run
+recovery-point-started = started
+recovery-point-finished = finished
+partner-call-create = create
+partner-call-status = status
+partner-call-listing = listing
+reconciliation-action-reversed = reversed
+reconciliation-action-already_reversed = already_reversed
+reconciliation-action-refused = refused
+reconciliation-action-failed = failed
+reconciliation-action-in_progress = in_progress
+reconciliation-action-resolved = resolved
+reconciliation-action-not_reversed = not_reversed
+partner-problem-own_transfer = own_transfer
+partner-problem-not_reversible = not_reversible
+partner-problem-timeout = timeout
+partner-problem-connection = connection
+partner-problem-bad_answer = bad_answer
+partner-problem-unprocessable = unprocessable
+partner-problem-in_flight = in_flight
+partner-problem-server_error = server_error
+partner-problem-client_error = client_error
+partner-problem-refused = refused
+partner-answer-transfer = transfer { $transfer } { $status }
+partner-answer-problem = { $problem }: { $detail }
+latency-ms = { $ms } ms
+http-status = HTTP { $status }
+field-url = URL
+partner-problem-account_closed = account_closed
+reconciliation-action-claimed = claimed
+reconciliation-action-pending = pending
+
+## Profile (/settings/profile): the user's own time zone
+nav-profile = Profile
+profile-time-zone = Time zone
+profile-time-zone-hint = Every time in the console is shown in this time zone, with its name. CSV exports stay in UTC.
+profile-save = Save
+profile-saved = Time zone saved: times are now shown in { $zone }.
+profile-refused = Choose a time zone from the list.
+
+## The API's error codes (app/src/vocabulary.rs; in English the code itself)
+error-unauthorized = unauthorized
+error-forbidden = forbidden
+error-invalid_request = invalid_request
+error-idempotency_key_missing = idempotency_key_missing
+error-idempotency_key_invalid = idempotency_key_invalid
+error-idempotency_request_in_progress = idempotency_request_in_progress
+error-idempotency_key_reused = idempotency_key_reused
+error-resource_missing = resource_missing
+error-invalid_state_transition = invalid_state_transition
+error-insufficient_funds = insufficient_funds
+error-method_not_allowed = method_not_allowed
+error-request_too_large = request_too_large
+error-request_timeout = request_timeout
+error-service_unavailable = service_unavailable
+error-internal_error = internal_error
+moment-delivery-network-error = network error
+code-accepted = accepted

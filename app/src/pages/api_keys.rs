@@ -64,7 +64,7 @@ fn KeyTable(keys: Vec<ApiKeyRow>, csrf: String) -> impl IntoView {
                     let actions = (manage && working).then(|| view! { <KeyActions key=key.clone() csrf=csrf.clone()/> });
                     view! {
                         <tr>
-                            <td>{key.name.clone()}</td>
+                            <td translate="no">{key.name.clone()}</td>
                             <td><code>{key.prefix.clone()}"…"</code></td>
                             <td>{access_word(&key.access)}</td>
                             <td>{key.created_by.clone().unwrap_or_else(|| tr!("api-keys-for-merchant"))}</td>

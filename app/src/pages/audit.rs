@@ -12,6 +12,7 @@ use crate::components::{
 use crate::console::{AuditEntry, AuditFilter, Permission};
 use crate::i18n::when_exactly;
 use crate::notice::refused_page;
+use crate::vocabulary::{audit_action_word, object_word};
 
 fn filter_from_address() -> AuditFilter {
     AuditFilter {
@@ -51,8 +52,8 @@ fn AuditTable(rows: Vec<AuditEntry>) -> impl IntoView {
                         <tr>
                             <td>{when_exactly(&row.at)}</td>
                             <td>{author}</td>
-                            <td><code>{row.action}</code></td>
-                            <td>{row.object_type}" "<code>{row.object_id}</code></td>
+                            <td>{audit_action_word(&row.action)}</td>
+                            <td>{object_word(&row.object_type)}" "<code>{row.object_id}</code></td>
                             <td>{row.address.unwrap_or_else(none)}</td>
                             <td class="change">
                                 <code>{row.before.unwrap_or_else(|| "–".to_owned())}</code>
@@ -90,7 +91,7 @@ pub fn Audit() -> impl IntoView {
                 <option value="" selected=form.action.is_empty()>{tr!("filter-any")}</option>
                 {actions.into_iter().map(|action| {
                     let chosen = action == form.action;
-                    view! { <option value=action.clone() selected=chosen>{action.clone()}</option> }
+                    view! { <option value=action.clone() selected=chosen>{audit_action_word(&action)}</option> }
                 }).collect_view()}
             </select>
             <DayRange from=form.from to=form.to/>

@@ -1,18 +1,21 @@
-//! `/keys`: look up one of the merchant's idempotency keys and see its live record, its
-//! linked resource, its stored response and its timeline. While the record is `in_progress` the page
-//! refreshes itself every second (a meta refresh, so it works with JavaScript off too).
+//! `/keys` and `/keys/{key}` (the key percent-encoded in the path): look up one of the
+//! merchant's idempotency keys and see its live record, its linked resource, its stored response
+//! and its timeline. The look-up form sends `/keys?key=…`, which redirects to the key's own
+//! address. While the record is `in_progress` the page refreshes itself every second (a meta
+//! refresh, so it works with JavaScript off too).
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
 use leptos_meta::Meta;
 
 use crate::components::{
-    console, current_user, failure_view, merchant_id_or_notice, query_param, StatusBadge,
+    console, current_user, failure_view, key_href, merchant_id_or_notice, query_param,
+    request_path, StatusBadge,
 };
 use crate::console::{KeyView, Subject};
 use crate::i18n::when;
 use crate::pages::timeline::Timeline;
-use crate::vocabulary::subject_word;
+use crate::vocabulary::{error_code_word, recovery_point_word, subject_word};
 
 /// The record's facts, shared with support's view of it.
 #[component]
@@ -42,15 +45,15 @@ pub fn KeyRecord(record: KeyView) -> impl IntoView {
             <dt>{tr!("key-endpoint")}</dt><dd><code>{record.endpoint.clone()}</code></dd>
             <dt>{tr!("key-request-hash")}</dt><dd><code class="hash">{record.request_hash.clone()}</code></dd>
             <dt>{tr!("key-resource")}</dt><dd>{resource.unwrap_or_else(|| view! { <span>{tr!("none-yet")}</span> }.into_any())}</dd>
-            <dt>{tr!("key-recovery-point")}</dt><dd>{record.recovery_point.clone()}</dd>
+            <dt>{tr!("key-recovery-point")}</dt><dd>{recovery_point_word(&record.recovery_point)}</dd>
             <dt>{tr!("key-attempts")}</dt><dd>{record.attempts}</dd>
-            <dt>{tr!("field-error")}</dt><dd>{record.error.clone().unwrap_or_else(|| tr!("none"))}</dd>
+            <dt>{tr!("field-error")}</dt><dd>{record.error.as_deref().map(error_code_word).unwrap_or_else(|| tr!("none"))}</dd>
             <dt>{tr!("field-created")}</dt><dd>{when(&record.created_at)}</dd>
             <dt>{tr!("key-last-change")}</dt><dd>{when(&record.updated_at)}</dd>
             <dt>{tr!("field-expires")}</dt><dd>{when(&record.expires_at)}</dd>
             <dt>{tr!("key-stored-response")}</dt>
             <dd>{match (record.response_status, record.response_body.clone()) {
-                (Some(status), Some(body)) => view! { <p>"HTTP " {status}</p><pre class="response">{body}</pre> }.into_any(),
+                (Some(status), Some(body)) => view! { <p>{tr!("http-status", {"status" => status.to_string()})}</p><pre class="response">{body}</pre> }.into_any(),
                 _ => view! { <span>{tr!("none-yet")}</span> }.into_any(),
             }}</dd>
         </dl>
@@ -63,7 +66,24 @@ pub fn Keys() -> impl IntoView {
         Ok(merchant_id) => merchant_id,
         Err(notice) => return notice,
     };
-    let key = query_param("key");
+    let asked = query_param("key");
+    if !asked.is_empty() {
+        if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+            let location = http::HeaderValue::from_str(&key_href(&asked))
+                .expect("an encoded key is a header value");
+            response.set_status(http::StatusCode::SEE_OTHER);
+            response.insert_header(http::header::LOCATION, location);
+        }
+        return ().into_any();
+    }
+    let key = request_path()
+        .strip_prefix("/keys/")
+        .map(|key| {
+            percent_encoding::percent_decode_str(key)
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+        .unwrap_or_default();
     let console = console();
     let lookup = (!key.is_empty()).then(|| {
         let key = key.clone();

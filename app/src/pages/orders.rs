@@ -28,7 +28,7 @@ pub fn OrdersTable(rows: Vec<OrderRow>) -> impl IntoView {
                             <td><a href=href>{row.id}</a></td>
                             <td>{money(&row.money)}</td>
                             <td><StatusBadge status=row.status/></td>
-                            <td>{row.description.unwrap_or_default()}</td>
+                            <td translate="no">{row.description.unwrap_or_default()}</td>
                             <td>{when(&row.created_at)}</td>
                         </tr>
                     }
@@ -88,7 +88,7 @@ pub fn OrderDetail() -> impl IntoView {
                             <dl class="card facts">
                                 <dt>{tr!("field-status")}</dt><dd><StatusBadge status=order.status.clone()/></dd>
                                 <dt>{tr!("field-amount")}</dt><dd>{money(&order.money)}</dd>
-                                <dt>{tr!("field-description")}</dt><dd>{order.description.clone().unwrap_or_default()}</dd>
+                                <dt>{tr!("field-description")}</dt><dd translate="no">{order.description.clone().unwrap_or_default()}</dd>
                                 <dt>{tr!("field-created")}</dt><dd>{when(&order.created_at)}</dd>
                             </dl>
                             {(pending && may(Permission::ManageOrders)).then(|| view! {

@@ -18,6 +18,7 @@ use crate::console::{Decision, PayoutRow, PayoutStatus, PayoutView, Permission, 
 use crate::i18n::{money, when};
 use crate::notice::refused_page;
 use crate::pages::timeline::Timeline;
+use crate::vocabulary::partner_problem_word;
 
 #[component]
 pub fn PayoutsTable(rows: Vec<PayoutRow>) -> impl IntoView {
@@ -143,10 +144,10 @@ pub fn PayoutDetail() -> impl IntoView {
                                 <dt>{tr!("field-status")}</dt><dd><StatusBadge status=payout.row.status/></dd>
                                 <dt>{tr!("field-amount")}</dt><dd>{money(&payout.row.money)}</dd>
                                 <dt>{tr!("field-idempotency-key")}</dt><dd><a href=key_href><code>{payout.row.idempotency_key}</code></a></dd>
-                                <dt>{tr!("field-account-holder")}</dt><dd>{payout.account_holder}</dd>
+                                <dt>{tr!("field-account-holder")}</dt><dd translate="no">{payout.account_holder}</dd>
                                 <dt>{tr!("field-iban")}</dt><dd><code>{payout.iban}</code></dd>
                                 <dt>{tr!("payout-partner-transfer")}</dt><dd>{payout.partner_transfer_id.unwrap_or_else(|| tr!("not-yet"))}</dd>
-                                <dt>{tr!("payout-failure")}</dt><dd>{payout.failure_code.unwrap_or_else(|| tr!("none"))}</dd>
+                                <dt>{tr!("payout-failure")}</dt><dd>{payout.failure_code.as_deref().map(partner_problem_word).unwrap_or_else(|| tr!("none"))}</dd>
                                 <dt>{tr!("field-created")}</dt><dd>{when(&payout.row.created_at)}</dd>
                                 <dt>{tr!("payout-updated")}</dt><dd>{when(&payout.updated_at)}</dd>
                                 {created_by}

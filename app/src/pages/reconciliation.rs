@@ -12,7 +12,7 @@ use crate::components::{
     StatusBadge,
 };
 use crate::i18n::{day, money, when};
-use crate::vocabulary::code_word;
+use crate::vocabulary::{code_word, partner_problem_word, reconciliation_action_word};
 
 #[component]
 pub fn Runs() -> impl IntoView {
@@ -130,10 +130,11 @@ pub fn RunDetail() -> impl IntoView {
     .into_any()
 }
 
-/// An item's action, with why a reversal was not made: "refused (not_reversible)".
+/// An item's action, with why a reversal was not made: "refused (not_reversible)", in words.
 fn action_text(action: Option<String>, detail: Option<String>) -> String {
+    let action = action.as_deref().map(reconciliation_action_word);
     match (action, detail) {
-        (Some(action), Some(detail)) => format!("{action} ({detail})"),
+        (Some(action), Some(detail)) => format!("{action} ({})", partner_problem_word(&detail)),
         (action, _) => action.unwrap_or_default(),
     }
 }

@@ -8,11 +8,11 @@ use leptos_fluent::tr;
 
 use crate::components::{
     console, cursor, failure_view, key_href, merchant_id_or_notice, not_found_view, path_id,
-    query_param, refused_filter, AnyOf, DayRange, Empty, ExportLink, Pager,
+    query_param, readable_body, refused_filter, AnyOf, DayRange, Empty, ExportLink, Pager,
 };
 use crate::console::{RequestFilters, RequestView};
 use crate::i18n::when_exactly;
-use crate::vocabulary::code_word;
+use crate::vocabulary::{code_word, error_code_word};
 
 fn filters_from_address() -> RequestFilters {
     RequestFilters {
@@ -45,10 +45,10 @@ fn RequestsTable(rows: Vec<RequestView>) -> impl IntoView {
                         <tr>
                             <td>{when_exactly(&row.at)}</td>
                             <td><code>{row.route}</code></td>
-                            <td>{row.status}{row.error_code.map(|code| format!(" {code}"))}</td>
+                            <td>{row.status}{row.error_code.map(|code| format!(" {}", error_code_word(&code)))}</td>
                             <td>{row.verdict.map(|verdict| code_word(&verdict)).unwrap_or_default()}</td>
                             <td>{key}</td>
-                            <td>{format!("{:.1} ms", row.latency_ms)}</td>
+                            <td>{tr!("latency-ms", {"ms" => format!("{:.1}", row.latency_ms)})}</td>
                             <td><a href=href><code>{row.id}</code></a></td>
                         </tr>
                     }
@@ -126,14 +126,14 @@ pub fn RequestDetail() -> impl IntoView {
                                 <dt>{tr!("request-route")}</dt><dd><code>{request.route}</code></dd>
                                 <dt>{tr!("request-path")}</dt><dd><code>{request.path}</code></dd>
                                 <dt>{tr!("field-status")}</dt><dd>{request.status}</dd>
-                                <dt>{tr!("field-error")}</dt><dd>{request.error_code.unwrap_or_else(none)}</dd>
+                                <dt>{tr!("field-error")}</dt><dd>{request.error_code.as_deref().map(error_code_word).unwrap_or_else(none)}</dd>
                                 <dt>{tr!("request-verdict")}</dt><dd>{request.verdict.map(|verdict| code_word(&verdict)).unwrap_or_else(none)}</dd>
                                 <dt>{tr!("field-idempotency-key")}</dt><dd>{key}</dd>
-                                <dt>{tr!("request-latency")}</dt><dd>{format!("{:.1} ms", request.latency_ms)}</dd>
+                                <dt>{tr!("request-latency")}</dt><dd>{tr!("latency-ms", {"ms" => format!("{:.1}", request.latency_ms)})}</dd>
                                 <dt>{tr!("request-api-key")}</dt><dd>{request.api_key_id.or(request.user).unwrap_or_else(none)}</dd>
                                 <dt>{tr!("request-client-address")}</dt><dd>{request.client_address.unwrap_or_else(none)}</dd>
                                 <dt>{tr!("request-client-id")}</dt><dd>{request.client_request_id.unwrap_or_else(none)}</dd>
-                                <dt>{tr!("request-request-body")}</dt><dd><pre class="response">{request.request_body.unwrap_or_else(none)}</pre></dd>
+                                <dt>{tr!("request-request-body")}</dt><dd><pre class="response">{request.request_body.as_deref().map(readable_body).unwrap_or_else(none)}</pre></dd>
                                 <dt>{tr!("request-response-body")}</dt><dd><pre class="response">{request.response_body.unwrap_or_else(none)}</pre></dd>
                             </dl>
                             <p><a href="/requests">{tr!("request-all")}</a></p>

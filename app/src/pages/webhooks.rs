@@ -10,8 +10,9 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, csrf_token, failure_view, flash, list_filter, may, merchant_id_or_notice, mint_key,
-    refusal_notice, refused_filter, Empty, ListFilterForm, OverlapOptions, StatusBadge,
+    console, csrf_token, cursor, failure_view, flash, list_filter, may, merchant_id_or_notice,
+    mint_key, refusal_notice, refused_filter, Empty, ListFilterForm, OverlapOptions, Pager,
+    StatusBadge,
 };
 use crate::console::{EndpointRow, EventRow, Permission};
 use crate::i18n::when;
@@ -56,7 +57,7 @@ fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>
     let manage = may(Permission::ManageIntegrations);
     view! {
         <table class="endpoints">
-            <thead><tr><th>{tr!("webhooks-endpoint")}</th><th>"URL"</th><th>{tr!("webhooks-events")}</th><th>{tr!("field-status")}</th>{manage.then(|| view! { <th>{tr!("webhooks-actions")}</th> })}</tr></thead>
+            <thead><tr><th>{tr!("webhooks-endpoint")}</th><th>{tr!("field-url")}</th><th>{tr!("webhooks-events")}</th><th>{tr!("field-status")}</th>{manage.then(|| view! { <th>{tr!("webhooks-actions")}</th> })}</tr></thead>
             <tbody>
                 {endpoints.into_iter().map(|endpoint| {
                     let actions = manage.then(|| {
@@ -151,8 +152,13 @@ fn Event(event: EventRow, csrf: String) -> impl IntoView {
                                         <td>{url.clone()}</td>
                                         <td><StatusBadge status=status.clone()/></td>
                                         <td><code>{attempt.delivery_id}</code></td>
-                                        <td>{attempt.status_code.map(|code| code.to_string()).or(attempt.error).unwrap_or_default()}</td>
-                                        <td>{format!("{} ms", attempt.latency_ms)}</td>
+                                        <td>{match (attempt.status_code, attempt.error) {
+                                            (Some(code), _) => view! { <span>{code.to_string()}</span> }.into_any(),
+                                            // The network's own words, in English.
+                                            (None, Some(error)) => view! { <span lang="en">{error}</span> }.into_any(),
+                                            (None, None) => ().into_any(),
+                                        }}</td>
+                                        <td>{tr!("latency-ms", {"ms" => attempt.latency_ms.to_string()})}</td>
                                         <td>{when(&attempt.at)}</td>
                                     </tr>
                                 }).collect::<Vec<_>>()
@@ -173,6 +179,7 @@ pub fn Webhooks() -> impl IntoView {
         Err(notice) => return notice,
     };
     let notice = refusal_notice();
+    let cursor = cursor();
     let csrf = csrf_token();
     let console = console();
     let event_types = console.event_types();
@@ -198,7 +205,7 @@ pub fn Webhooks() -> impl IntoView {
         {add}
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                match console.webhooks(&merchant_id, &list_filter()).await {
+                match console.webhooks(&merchant_id, &list_filter(), cursor).await {
                     Err(error) => failure_view(error),
                     Ok(Err(refusal)) => refused_filter(&refusal),
                     Ok(Ok((endpoints, events))) => view! {
@@ -207,11 +214,12 @@ pub fn Webhooks() -> impl IntoView {
                         {may(Permission::ManageIntegrations).then(|| view! { <Verification/> })}
                         <h2>{tr!("webhooks-recent-events")}</h2>
                         <ListFilterForm action="/webhooks" statuses=&["pending", "delivered", "failed"]/>
-                        {if events.is_empty() {
+                        {if events.rows.is_empty() {
                             view! { <Empty message=tr!("webhooks-no-events")/> }.into_any()
                         } else {
-                            events.into_iter().map(|event| view! { <Event event=event csrf=csrf.clone()/> }).collect_view().into_any()
+                            events.rows.into_iter().map(|event| view! { <Event event=event csrf=csrf.clone()/> }).collect_view().into_any()
                         }}
+                        <Pager base="/webhooks" next=events.next/>
                     }.into_any(),
                 }
             })}

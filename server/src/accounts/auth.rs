@@ -155,14 +155,14 @@ pub async fn create_merchant(pool: &PgPool, name: &str, mode: Mode) -> sqlx::Res
 }
 
 /// Creates the merchant with its API key as its first, read-write key, unless a merchant with
-/// its id exists (so the demo merchant can be ensured).
+/// its id exists (so the demo merchant can be ensured); whether it made it now.
 pub async fn ensure_merchant(
     pool: &PgPool,
     merchant: &NewMerchant,
     name: &str,
-) -> sqlx::Result<()> {
+) -> sqlx::Result<bool> {
     let secret = Secret(merchant.api_key.clone());
-    sqlx::query!(
+    let made = sqlx::query!(
         "WITH merchant AS (INSERT INTO merchants (id, name) VALUES ($1, $2) \
            ON CONFLICT (id) DO NOTHING RETURNING id) \
          INSERT INTO api_keys (id, merchant_id, name, key_hash, prefix, access) \
@@ -176,7 +176,7 @@ pub async fn ensure_merchant(
     )
     .execute(pool)
     .await?;
-    Ok(())
+    Ok(made.rows_affected() > 0)
 }
 
 /// The merchant and key of an API key of `mode` that has not expired, if any: from `cache`, or

@@ -115,6 +115,8 @@ pub struct User {
     pub two_factor: bool,
     /// Whether the user's merchant requires two-step sign-in of every member.
     pub two_factor_required: bool,
+    /// The IANA time zone the user reads the console's times in.
+    pub time_zone: String,
 }
 
 impl User {
@@ -295,7 +297,7 @@ pub async fn find(pool: &PgPool, id: &str) -> sqlx::Result<Option<User>> {
         User,
         r#"SELECT u.id, u.email, u.merchant_id AS "merchant_id: MerchantId", u.role,
              t.confirmed_at IS NOT NULL AS "two_factor!",
-             coalesce(m.require_two_factor, false) AS "two_factor_required!"
+             coalesce(m.require_two_factor, false) AS "two_factor_required!", u.time_zone
            FROM users u LEFT JOIN two_factor t ON t.user_id = u.id
              LEFT JOIN merchants m ON m.id = u.merchant_id
            WHERE u.id = $1"#,
@@ -303,6 +305,18 @@ pub async fn find(pool: &PgPool, id: &str) -> sqlx::Result<Option<User>> {
     )
     .fetch_optional(pool)
     .await
+}
+
+/// Sets the time zone user `id` reads times in (an IANA name the caller checked).
+pub async fn set_time_zone(pool: &PgPool, id: &str, time_zone: &str) -> sqlx::Result<()> {
+    sqlx::query!(
+        "UPDATE users SET time_zone = $2 WHERE id = $1",
+        id,
+        time_zone
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
 }
 
 pub async fn exists(pool: &PgPool, email: &str) -> sqlx::Result<bool> {

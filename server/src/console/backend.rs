@@ -601,7 +601,8 @@ impl Console for PgConsole {
         &self,
         merchant_id: &MerchantId,
         filter: &ListFilter,
-    ) -> ConsoleResult<Result<(Vec<EndpointRow>, Vec<EventRow>), Refusal>> {
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Result<(Vec<EndpointRow>, Page<EventRow>), Refusal>> {
         let filters = match list_filters(filter) {
             Ok(filters) => filters,
             Err(refused) => return Ok(Err(refused)),
@@ -611,12 +612,14 @@ impl Console for PgConsole {
         let endpoints = endpoints::list(pool, merchant_id, &page(None, PAGE_SIZE))
             .await
             .map_err(failed_api)?;
-        let recent = events::list(pool, merchant_id, &filters, &page(None, PAGE_SIZE))
-            .await
-            .map_err(failed_api)?;
+        let page = page(starting_after, PAGE_SIZE);
+        let recent = match listed(events::list(pool, merchant_id, &filters, &page).await)? {
+            Ok(recent) => paged(recent, &page, |event| event.id.to_string(), |event| event),
+            Err(refused) => return Ok(Err(refused)),
+        };
         let mut conn = pool.acquire().await.map_err(failed)?;
         let mut shown = Vec::new();
-        for event in recent.into_iter().take(PAGE_SIZE as usize) {
+        for event in recent.rows {
             let Some(detail) = events::find(&mut conn, merchant_id, event.id)
                 .await
                 .map_err(failed)?
@@ -662,7 +665,11 @@ impl Console for PgConsole {
                 events: endpoint.events,
                 status: endpoint.status,
             });
-        Ok(Ok((endpoints.collect(), shown)))
+        let events = Page {
+            rows: shown,
+            next: recent.next,
+        };
+        Ok(Ok((endpoints.collect(), events)))
     }
 
     async fn change_endpoint(

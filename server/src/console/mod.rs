@@ -11,6 +11,7 @@ mod filters;
 mod forms;
 mod headers;
 mod notices;
+mod profile;
 mod security;
 mod session;
 pub mod step_up;
@@ -95,6 +96,7 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         .route(step_up::STEP_UP, post(step_up::give_code))
         .route("/settings/security/confirm", post(security::confirm))
         .route("/settings/security/required", post(security::set_required))
+        .route(profile::PROFILE, post(profile::save))
         .route("/logout", post(forms::logout))
         // Not /payouts/new: a POST invalidates the browser's cached form page, which Back reuses.
         .route("/payouts", post(forms::new_payout))

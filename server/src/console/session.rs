@@ -178,6 +178,7 @@ pub async fn current_user(
         address,
         two_factor: user.two_factor,
         two_factor_required: user.two_factor_required,
+        time_zone: user.time_zone,
     }))
 }
 

@@ -184,3 +184,21 @@ pub(super) fn api_key_row(key: ApiKey) -> ApiKeyRow {
         created_by: key.created_by,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use app::vocabulary::{audit_action_word, missing_word, partner_call_word};
+
+    use crate::history::audit::Action;
+    use crate::payments::partner_calls::Call;
+
+    #[test]
+    fn every_audit_action_and_partner_call_has_its_chinese_word() {
+        for action in Action::ALL {
+            assert_eq!(missing_word(action.as_str(), audit_action_word), None);
+        }
+        for call in Call::ALL {
+            assert_eq!(missing_word(call.name(), partner_call_word), None);
+        }
+    }
+}

@@ -26,9 +26,24 @@ pub trait CsvRow {
 
 /// A writer of RFC 4180 records (CRLF line ends, quotes only where needed) into memory.
 pub fn chunk_writer() -> Writer<Vec<u8>> {
+    writer_into(Vec::with_capacity(super::CHUNK + 8 * 1024))
+}
+
+/// UTF-8's byte-order mark: without it, spreadsheet programs (Excel) read the file in the
+/// system's code page, and 张三 comes out garbled.
+const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
+
+/// The writer of a file's first chunk: [`chunk_writer`]'s, after the byte-order mark.
+pub fn first_chunk_writer() -> Writer<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(super::CHUNK + 8 * 1024);
+    bytes.extend_from_slice(BYTE_ORDER_MARK);
+    writer_into(bytes)
+}
+
+fn writer_into(bytes: Vec<u8>) -> Writer<Vec<u8>> {
     WriterBuilder::new()
         .terminator(Terminator::CRLF)
-        .from_writer(Vec::with_capacity(super::CHUNK + 8 * 1024))
+        .from_writer(bytes)
 }
 
 /// A text cell, guarded against formula injection.

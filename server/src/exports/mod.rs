@@ -99,21 +99,50 @@ fn listed(
     (sql, params)
 }
 
+/// `value` with every character but ASCII letters, digits, `.`, `_` and `-` made a `_`: a
+/// filter typed into an address cannot break out of the file name or its header.
+fn file_safe(value: &str) -> String {
+    value
+        .chars()
+        .map(
+            |c| match c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                true => c,
+                false => '_',
+            },
+        )
+        .collect()
+}
+
 /// A text `status` column.
 const STATUS: (&str, &str) = ("status", "text");
 
 impl Export {
-    /// A name for the file: what it holds and when it was made (UTC).
+    /// A name for the file: what it holds, the filters it was made with (each named:
+    /// `status-paid`, `action-member.invited`, `from-2026-12-01`, `to-2026-12-04`) and the day
+    /// it was made (UTC): `payouts-status-paid-from-2026-12-01-2026-12-06.csv`. A run's items
+    /// are named by the run.
     pub fn file_name(&self) -> String {
         let today = Utc::now().format("%Y-%m-%d");
-        match self {
-            Self::Payouts { .. } => format!("payouts-{today}.csv"),
-            Self::Orders { .. } => format!("orders-{today}.csv"),
-            Self::Statement { .. } => format!("balance-{today}.csv"),
-            Self::Requests { .. } => format!("requests-{today}.csv"),
-            Self::Audit { .. } => format!("audit-{today}.csv"),
-            Self::Reconciliation { run_id, .. } => format!("reconciliation-{run_id}.csv"),
+        let (what, status, filters) = match self {
+            Self::Payouts { filters, .. } => ("payouts", "status", filters.clone()),
+            Self::Orders { filters, .. } => ("orders", "status", filters.clone()),
+            Self::Statement { filters, .. } => ("balance", "type", filters.clone()),
+            Self::Requests { filters, .. } => ("requests", "status", filters.clone()),
+            Self::Audit { filters, .. } => ("audit", "action", filters.days()),
+            Self::Reconciliation { run_id, .. } => return format!("reconciliation-{run_id}.csv"),
+        };
+        let named = [
+            (status, filters.status),
+            ("from", filters.from.map(|day| day.to_string())),
+            ("to", filters.to.map(|day| day.to_string())),
+        ];
+        let mut name = what.to_owned();
+        for (label, value) in named {
+            if let Some(value) = value {
+                name.push_str(&format!("-{label}-{}", file_safe(&value)));
+            }
         }
+        format!("{name}-{today}.csv")
     }
 
     fn statement(&self) -> (String, Vec<Param>) {
@@ -243,7 +272,7 @@ where
         };
     }
     let mut rows = query.fetch(&mut *conn);
-    let mut chunk = columns::chunk_writer();
+    let mut chunk = columns::first_chunk_writer();
     chunk.write_record(R::HEADER)?;
     while let Some(row) = rows.try_next().await? {
         chunk.write_record(row.record())?;

@@ -19,7 +19,10 @@ pub enum Call {
 }
 
 impl Call {
-    fn name(self) -> &'static str {
+    pub const ALL: [Call; 3] = [Call::Create, Call::Status, Call::Listing];
+
+    /// The call's name in the timeline (`create`, `status`, `listing`).
+    pub fn name(self) -> &'static str {
         match self {
             Call::Create => "create",
             Call::Status => "status",

@@ -36,9 +36,14 @@ pub fn python_venv(name: &str, requirements: &Path) -> PathBuf {
     venv.join("bin")
 }
 
-/// `npm ci` in `dir` unless its `node_modules` already holds `package`.
-pub fn npm_packages(dir: &Path, package: &str) {
-    if !dir.join("node_modules").join(package).exists() {
+/// `npm ci` in `dir` unless its `node_modules` already holds every one of `packages` (a
+/// package added to `package.json` later is installed the next time).
+pub fn npm_packages(dir: &Path, packages: &[&str]) {
+    let modules = dir.join("node_modules");
+    if !packages
+        .iter()
+        .all(|package| modules.join(package).exists())
+    {
         run(
             Command::new("npm")
                 .args(["ci", "--no-audit", "--no-fund"])

@@ -164,7 +164,7 @@ async fn transfer_of(pool: &sqlx::PgPool, payout_id: &str) -> String {
 async fn the_console_passes_its_playwright_suite() {
     let dir = end2end_dir();
     ensure_chromium();
-    npm_packages(&dir, "@playwright/test");
+    npm_packages(&dir, &["@playwright/test", "@axe-core/playwright"]);
 
     let db_url = fresh_database().await;
     let pool = server::platform::db::connect(&db_url, 2, std::time::Duration::from_secs(5))
@@ -227,9 +227,13 @@ async fn the_console_passes_its_playwright_suite() {
         ("KAADXPAY_OTHER_TRANSFER", other_transfer),
         ("CHROMIUM_PATH", chromium_path().display().to_string()),
     ];
+    // `PLAYWRIGHT_ARGS` (split at spaces, e.g. `tests/screens.spec.ts`) runs part of the suite
+    // while working on it; unset, all of it.
+    let only = std::env::var("PLAYWRIGHT_ARGS").unwrap_or_default();
     let status = tokio::task::spawn_blocking(move || {
         Command::new("npx")
             .args(["playwright", "test"])
+            .args(only.split_whitespace())
             .current_dir(&dir)
             .envs(env)
             .status()

@@ -19,8 +19,13 @@ use common::{
 
 const IBAN: &str = "DE89370400440532013000";
 
-/// The rows of a CSV text, each a JSON object by header, as Python's `csv.DictReader` reads it.
-fn python_rows(csv: &[u8]) -> Vec<Value> {
+/// The rows of a CSV file, each a JSON object by header, as Python's `csv.DictReader` reads it,
+/// after checking that the file starts with UTF-8's byte-order mark (which spreadsheet programs
+/// need to read it as UTF-8).
+fn python_rows(file: &[u8]) -> Vec<Value> {
+    let csv = file
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .expect("the file starts with a byte-order mark");
     let mut python = Command::new("python3")
         .args([
             "-c",
@@ -447,6 +452,28 @@ async fn the_pages_filters_apply() {
     assert_eq!(
         exported("/exports/orders.csv?status=pending&from=2026-01-11").await,
         [ids[3].clone(), ids[2].clone()]
+    );
+    let named = download(
+        &app.base_url,
+        &cookie,
+        "/exports/orders.csv?status=pending&from=2026-01-11",
+    )
+    .await;
+    let disposition = named.headers()["content-disposition"].to_str().unwrap();
+    assert!(
+        disposition.starts_with("attachment; filename=\"orders-status-pending-from-2026-01-11-"),
+        "the file is named by its filters: {disposition}"
+    );
+    let odd = download(
+        &app.base_url,
+        &cookie,
+        "/exports/orders.csv?status=%22%3B%20x",
+    )
+    .await;
+    let disposition = odd.headers()["content-disposition"].to_str().unwrap();
+    assert!(
+        disposition.starts_with("attachment; filename=\"orders-status-___x-"),
+        "{disposition}"
     );
     assert_eq!(
         exported("/exports/orders.csv?status=&from=&to=")

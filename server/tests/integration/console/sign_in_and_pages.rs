@@ -253,9 +253,37 @@ async fn idempotency_keys_are_url_encoded_in_console_links() {
     )
     .await;
     assert!(
-        html.contains("/keys?key=a%26b%3Fc%23d%2F%25e"),
-        "the key's link is encoded"
+        html.contains("/keys/a%26b%3Fc%23d%2F%25e"),
+        "the key's link is its page's address, encoded"
     );
+}
+
+#[tokio::test]
+async fn a_keys_page_is_at_its_own_address_and_the_look_up_form_redirects_there() {
+    let app = app_with_user("kim@example.com").await;
+    let cookie = signed_in(&app, "kim@example.com").await;
+    app.fund(500).await;
+    let payout = common::payout_body(100, common::IBAN);
+    let created = app
+        .post("/v1/payouts", Some("a&b?c#d/%e"), &payout.to_string())
+        .await;
+    assert_eq!(created.status(), 201);
+    let encoded = "a%26b%3Fc%23d%2F%25e";
+    let looked_up = common::browser_client()
+        .get(format!("{}/keys?key={encoded}", app.base_url))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(looked_up.status(), 303);
+    assert_eq!(looked_up.headers()["location"], format!("/keys/{encoded}"));
+    let html = page(&app, &cookie, &format!("/keys/{encoded}")).await;
+    assert!(
+        html.contains("<code>a&amp;b?c#d/%e</code>") && html.contains("key-record"),
+        "{html}"
+    );
+    let unknown = page(&app, &cookie, "/keys/no-such-key").await;
+    assert!(unknown.contains("No record for this key."), "{unknown}");
 }
 
 #[tokio::test]
@@ -503,7 +531,7 @@ async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
     let chinese = &[("accept-language", "zh-CN,zh;q=0.9,en;q=0.8")];
     let asked = page_asking(&app, &session, "/payouts/new", chinese).await;
     assert!(asked.contains(r#"<html lang="zh-CN""#), "{asked}");
-    assert!(asked.contains("新建付款") && asked.contains("收款人姓名"));
+    assert!(asked.contains("新建提现") && asked.contains("收款人姓名"));
     assert!(!asked.contains("Account holder"), "no English label left");
     let refused = page_asking(
         &app,
@@ -512,7 +540,7 @@ async fn pages_speak_chinese_when_the_browser_or_the_language_switch_asks() {
         chinese,
     );
     assert!(
-        refused.await.contains("可用余额低于付款金额。"),
+        refused.await.contains("可用余额低于提现金额。"),
         "error sentences too"
     );
 
@@ -718,4 +746,30 @@ async fn a_delivery_shown_as_curl_is_signed_with_the_endpoints_secret() {
     let html = common::browser::page(&app, &viewer, "/webhooks").await;
     assert!(!html.contains("curl -X POST"), "{html}");
     assert!(!html.contains("def verify("), "{html}");
+}
+
+#[tokio::test]
+async fn the_events_of_the_webhooks_page_come_a_page_at_a_time() {
+    let app = app_with_user("eve@example.com").await;
+    let cookie = signed_in(&app, "eve@example.com").await;
+    for n in 0..23 {
+        app.create_order(
+            &format!("order-{n}"),
+            r#"{"amount": 100, "currency": "EUR"}"#,
+        )
+        .await;
+    }
+    let events = |html: &str| html.matches(r#"<section class="card event">"#).count();
+    let first = page(&app, &cookie, "/webhooks").await;
+    assert_eq!(events(&first), 20, "a page of 20 events");
+    let next = first
+        .split(r#"<p class="pager"><a href=""#)
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a link to the next page")
+        .replace("&amp;", "&");
+    assert!(next.starts_with("/webhooks?starting_after="), "{next}");
+    let second = page(&app, &cookie, &next).await;
+    assert_eq!(events(&second), 3, "the rest on the next page");
+    assert!(!second.contains(r#"class="pager""#), "and no page after it");
 }

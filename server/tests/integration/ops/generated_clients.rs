@@ -22,7 +22,7 @@ fn here() -> PathBuf {
 #[tokio::test(flavor = "multi_thread")]
 async fn generated_clients_type_check_and_the_python_one_works_against_a_live_server() {
     let python = tokio::task::spawn_blocking(|| {
-        npm_packages(&here().join("typescript"), "openapi-typescript");
+        npm_packages(&here().join("typescript"), &["openapi-typescript"]);
         python_venv("clients-venv", &here().join("requirements.txt"))
     })
     .await

@@ -107,15 +107,18 @@ async fn bad_settings_stop_the_start_with_one_line_each() {
 
 const DEMO_API_KEY: &str = "sk_test_demo_0000000000000000000000000000000";
 
-async fn demo_key_status(base_url: &str) -> u16 {
+/// `GET /v1/balance` with the published demo key.
+async fn demo_balance_answer(base_url: &str) -> reqwest::Response {
     reqwest::Client::new()
         .get(format!("{base_url}/v1/balance"))
         .bearer_auth(DEMO_API_KEY)
         .send()
         .await
         .unwrap()
-        .status()
-        .as_u16()
+}
+
+async fn demo_key_status(base_url: &str) -> u16 {
+    demo_balance_answer(base_url).await.status().as_u16()
 }
 
 #[tokio::test]
@@ -135,21 +138,55 @@ async fn the_published_demo_merchant_exists_only_with_demo() {
     );
     plain.kill();
 
+    let demo = |port: u16| {
+        Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+            .args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}")])
+            .env("DATABASE_URL", &db_url)
+            .env("KAADXPAY_SECRETS_KEY", TEST_SECRETS_KEY)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
     let port = free_port();
-    let mut demo = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
-        .args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}")])
-        .env("DATABASE_URL", &db_url)
-        .env("KAADXPAY_SECRETS_KEY", TEST_SECRETS_KEY)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut first = demo(port);
     let base_url = format!("http://127.0.0.1:{port}");
     wait_until_answering(&format!("{base_url}/healthz")).await;
     let status = demo_key_status(&base_url).await;
-    demo.kill().unwrap();
-    demo.wait().unwrap();
+    let funded = demo_balance(&base_url).await;
+    first.kill().unwrap();
+    first.wait().unwrap();
     assert_eq!(status, 200, "--demo creates the demo merchant");
+    assert_eq!(funded, 1_000_000, "it starts with 10,000.00 EUR to pay out");
+
+    let port = free_port();
+    let mut again = demo(port);
+    let base_url = format!("http://127.0.0.1:{port}");
+    wait_until_answering(&format!("{base_url}/healthz")).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let balance = demo_balance(&base_url).await;
+    again.kill().unwrap();
+    again.wait().unwrap();
+    assert_eq!(balance, 1_000_000, "funded once, not at every start");
+}
+
+/// The demo merchant's available EUR, once it has some (within 20 s).
+async fn demo_balance(base_url: &str) -> i64 {
+    let read = || async {
+        let answer = demo_balance_answer(base_url).await;
+        let balance: serde_json::Value = answer.json().await.unwrap();
+        balance["available"]
+            .as_array()
+            .and_then(|amounts| amounts.iter().find(|amount| amount["currency"] == "EUR"))
+            .and_then(|eur| eur["amount"].as_i64())
+    };
+    common::eventually(
+        Duration::from_secs(20),
+        "the demo merchant's funding",
+        || async { read().await.is_some() },
+    )
+    .await;
+    read().await.unwrap()
 }
 
 #[tokio::test]

@@ -13,7 +13,7 @@ async fn the_generated_parts_are_what_the_live_document_regenerates() {
     let sdk = sdk_dir();
     let (python, typescript) = (sdk.join("python"), sdk.join("typescript"));
     let bin = tokio::task::spawn_blocking(move || {
-        npm_packages(&typescript, "openapi-typescript");
+        npm_packages(&typescript, &["openapi-typescript"]);
         python_venv("sdk-python-venv", &python.join("requirements-dev.txt"))
     })
     .await

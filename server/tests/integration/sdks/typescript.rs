@@ -29,7 +29,7 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 async fn the_typescript_sdk_passes_its_suite_and_types_strictly() {
     let typescript = sdk_dir().join("typescript");
     let here = typescript.clone();
-    tokio::task::spawn_blocking(move || npm_packages(&here, "openapi-typescript"))
+    tokio::task::spawn_blocking(move || npm_packages(&here, &["openapi-typescript"]))
         .await
         .unwrap();
     let (db_url, merchant) = database_and_merchant("TypeScript SDK").await;

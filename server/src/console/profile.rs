@@ -1,0 +1,44 @@
+//! The form of `/settings/profile`: the signed-in user (a member or support staff) chooses the
+//! time zone the console shows times in. A name that is not in the IANA database changes
+//! nothing and comes back refused; every answer is a `303` back to the page.
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::{Extension, Form};
+use serde::Deserialize;
+use tower_sessions::Session;
+
+use app::console::CurrentUser;
+use app::i18n::is_time_zone;
+
+use super::notices::{failure, forbidden};
+use super::session;
+use crate::accounts::users;
+use crate::service::state::AppState;
+
+/// Where the page is, and where the form goes.
+pub const PROFILE: &str = "/settings/profile";
+
+#[derive(Deserialize)]
+pub struct ProfileForm {
+    csrf: String,
+    time_zone: String,
+}
+
+pub async fn save(
+    State(state): State<AppState>,
+    session: Session,
+    Extension(user): Extension<CurrentUser>,
+    Form(form): Form<ProfileForm>,
+) -> Response {
+    if !session::csrf_matches(&session, &form.csrf).await {
+        return forbidden();
+    }
+    if !is_time_zone(&form.time_zone) {
+        return Redirect::to(&format!("{PROFILE}?error=time_zone")).into_response();
+    }
+    match users::set_time_zone(&state.pool, &user.id, &form.time_zone).await {
+        Ok(()) => Redirect::to(&format!("{PROFILE}?saved=time_zone")).into_response(),
+        Err(error) => failure(error),
+    }
+}
