@@ -6,11 +6,14 @@
 mod api_keys;
 mod approvals;
 mod backend;
+mod confirm;
 mod exports;
 mod filters;
 mod forms;
 mod headers;
+mod kept;
 mod notices;
+mod repeats;
 mod security;
 mod session;
 pub mod step_up;
