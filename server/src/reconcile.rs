@@ -42,9 +42,10 @@ use sqlx::{Connection, PgConnection, PgPool, Postgres};
 use uuid::Uuid;
 
 use crate::contract::pagination::Filters;
-use crate::history::audit::{self, Action, By, Entry};
+use crate::history::audit::{self, Action, Entry};
 use crate::payments::payouts::partner_key;
 use crate::platform::db;
+use crate::service::author::By;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner::wire::{Transfer, TransferStatus};
 use kaadxpay_types::PayoutStatus;
@@ -299,8 +300,7 @@ impl Reconciler {
                 item.detail = reversal.detail();
             }
         }
-        let request_key = request.map(|request| request.key);
-        let status = self.store_items(&run_id, &items, request_key).await?;
+        let status = self.store_items(&run_id, &items, request).await?;
         let mut counts = BTreeMap::new();
         for item in &items {
             *counts.entry(item.kind.clone()).or_insert(0) += 1;
@@ -369,20 +369,24 @@ impl Reconciler {
         Ok(claim.reverse(&self.pool, &self.partner).await?)
     }
 
-    /// Stores the run's items, the key of the request that asked for it, and its status, which
-    /// follows from the items; returns the status.
+    /// Stores the run's items, the key of the request that asked for it (and whom it was for),
+    /// and its status, which follows from the items; returns the status.
     async fn store_items(
         &self,
         run_id: &str,
         items: &[Item],
-        request_key: Option<&str>,
+        request: Option<&RunRequest<'_>>,
     ) -> sqlx::Result<String> {
         let mut tx = self.pool.begin().await?;
-        if let Some(key) = request_key {
+        if let Some(request) = request {
+            let requested_for = request
+                .started_by
+                .map(|(merchant_id, _)| merchant_id.as_str());
             sqlx::query!(
-                "UPDATE reconciliation_runs SET request_key = $2 WHERE id = $1",
+                "UPDATE reconciliation_runs SET request_key = $2, requested_for = $3 WHERE id = $1",
                 run_id,
-                key,
+                request.key,
+                requested_for,
             )
             .execute(&mut *tx)
             .await?;

@@ -6,30 +6,36 @@
 //! - [`once`], the one-commit path, for effects that are local SQL: the record is inserted
 //!   already completed, with the effect, under a transaction-scoped advisory lock that answers
 //!   a duplicate `409` at once ([`Idempotency::execute_once`]);
-//! - [`engine`]'s two-phase path, for effects that must outlive a transaction: the key is
-//!   claimed under a lease in its own commit, and completed in the effect's transaction
-//!   ([`Idempotency::execute`]).
+//! - the two-phase path (feature `two-phase`), for effects that must outlive a transaction:
+//!   the key is claimed under a lease in its own commit, and completed in the effect's
+//!   transaction (`Idempotency::execute`).
 //!
 //! Statements are composed from fragments that bind their own values ([`statement`]), and an
 //! effect's error tells the engine what to keep of it ([`Failure`]).
 
-pub mod cache;
-pub mod engine;
+mod cache;
+mod engine;
 pub mod failpoints;
-pub mod failure;
-pub mod fingerprint;
+mod failure;
+mod fingerprint;
 pub mod key;
 pub mod maintenance;
-pub mod once;
-pub mod outcomes;
-pub mod request;
-pub mod response;
-pub mod statement;
+mod once;
+mod outcomes;
+mod request;
+mod response;
+mod statement;
+#[cfg(feature = "two-phase")]
+mod two_phase;
 
-pub use engine::{Effected, Idempotency, Lease, Outcome, Reuse};
+pub use engine::{Idempotency, Outcome, Reuse};
 pub use failure::Failure;
-pub use key::IdempotencyKey;
-pub use once::{Once, Ran};
+pub use fingerprint::fingerprint;
+pub use key::{IdempotencyKey, InvalidKey};
+pub use once::{lock_key, Once, OnceTransaction, Ran};
+pub use outcomes::{last_hours, Hour, Outcomes};
 pub use request::IdempotentRequest;
 pub use response::{Resource, StoredResponse};
 pub use statement::{Param, Statement};
+#[cfg(feature = "two-phase")]
+pub use two_phase::{Effected, Lease};

@@ -61,7 +61,9 @@ pub struct ExistingRecord {
     pub(crate) status: String,
     /// The two-phase path's lease, which a take-over must still find; none on a record of
     /// the one-commit path.
+    #[cfg_attr(not(feature = "two-phase"), allow(dead_code))]
     pub(crate) lease_token: Option<Uuid>,
+    #[cfg_attr(not(feature = "two-phase"), allow(dead_code))]
     pub(crate) lease_live: bool,
     pub(crate) expired: bool,
     pub(crate) remaining: Duration,

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use kaadxpay_embedded_pg::{Durability, EmbeddedPostgres};
 use kaadxpay_idempotency::{
-    fingerprint::fingerprint, Effected, Failure, Idempotency, IdempotencyKey, IdempotentRequest,
-    Once, Outcome, Resource, Reuse, Statement, StoredResponse,
+    fingerprint, Failure, Idempotency, IdempotencyKey, IdempotentRequest, Once, Outcome, Resource,
+    Reuse, Statement, StoredResponse,
 };
 use kaadxpay_types::ids::MerchantId;
 use serde_json::{json, Value};
@@ -334,84 +334,92 @@ async fn a_fault_keeps_nothing_and_the_retry_executes_once() {
     assert_eq!(count(&pool, "things").await, 1);
 }
 
-/// The two-phase path: the key is claimed in its own commit, and the effect completes the
-/// record in its statement with [`kaadxpay_idempotency::Lease::completing`].
-#[tokio::test]
-async fn a_claimed_key_is_completed_in_the_effects_own_statement() {
-    let pool = database("two_phase").await;
-    let engine = engine(&pool);
-    let ask = Ask::new("claimed", "leased");
-    let make = |lease: kaadxpay_idempotency::Lease| {
-        let pool = pool.clone();
-        let name = ask.name().to_owned();
-        async move {
-            let id = format!("thing_{}", uuid_like());
-            let response = created(&id, &name).recorded_verbatim();
-            let mut statement = Statement::new();
-            statement.push("WITH ");
-            lease.completing(&mut statement, &response);
-            let id = statement.bind(&id);
-            let name = statement.bind(&name);
-            statement.push(format_args!(
-                " INSERT INTO things (id, merchant_id, name) \
-                  SELECT {id}, 'mer_test', {name} FROM completed"
-            ));
-            let made = statement.query()?.execute(&pool).await?.rows_affected();
-            Ok::<_, TestError>(if made == 1 {
-                Effected::Completed(response)
-            } else {
-                Effected::LeaseLost
-            })
-        }
-    };
-    let first = engine.execute(&ask.request(), make).await.unwrap();
-    assert!(matches!(first, Outcome::Executed(_)), "{first:?}");
-    let second = engine.execute(&ask.request(), make).await.unwrap();
-    assert!(matches!(second, Outcome::Replayed(_)), "{second:?}");
-    assert_eq!(body(&second), body(&first));
-    assert_eq!(count(&pool, "things").await, 1);
-}
+/// The two-phase path (the crate's default feature `two-phase`).
+#[cfg(feature = "two-phase")]
+mod two_phase {
+    use kaadxpay_idempotency::Effected;
 
-/// A request abandoned after its claim (its client went away) frees the key at once: the
-/// claim's guard marks the record failed, and the retry takes it over and executes.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_abandoned_claim_is_marked_failed_and_the_retry_takes_it_over() {
-    let pool = database("abandoned").await;
-    let engine = engine(&pool);
-    let ask = Ask::new("abandoned", "again");
-    let stuck = {
-        let (engine, pool) = (engine.clone(), pool.clone());
-        let ask = Ask::new("abandoned", "again");
-        tokio::spawn(async move {
-            engine
-                .execute(&ask.request(), |_lease| async move {
-                    // The effect waits on the database until the request is dropped.
-                    sqlx::query("SELECT pg_sleep(60)").execute(&pool).await?;
-                    Ok::<_, TestError>(Effected::LeaseLost)
+    use super::*;
+
+    /// The two-phase path: the key is claimed in its own commit, and the effect completes the
+    /// record in its statement with [`kaadxpay_idempotency::Lease::completing`].
+    #[tokio::test]
+    async fn a_claimed_key_is_completed_in_the_effects_own_statement() {
+        let pool = database("two_phase").await;
+        let engine = engine(&pool);
+        let ask = Ask::new("claimed", "leased");
+        let make = |lease: kaadxpay_idempotency::Lease| {
+            let pool = pool.clone();
+            let name = ask.name().to_owned();
+            async move {
+                let id = format!("thing_{}", uuid_like());
+                let response = created(&id, &name).recorded_verbatim();
+                let mut statement = Statement::new();
+                statement.push("WITH ");
+                lease.completing(&mut statement, &response);
+                let id = statement.bind(&id);
+                let name = statement.bind(&name);
+                statement.push(format_args!(
+                    " INSERT INTO things (id, merchant_id, name) \
+                      SELECT {id}, 'mer_test', {name} FROM completed"
+                ));
+                let made = statement.query()?.execute(&pool).await?.rows_affected();
+                Ok::<_, TestError>(if made == 1 {
+                    Effected::Completed(response)
+                } else {
+                    Effected::LeaseLost
                 })
-                .await
-        })
-    };
-    let status = || async {
-        sqlx::query_scalar::<_, String>("SELECT status::text FROM idempotency_keys")
-            .fetch_optional(&pool)
-            .await
-            .unwrap()
-    };
-    while status().await.as_deref() != Some("in_progress") {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    stuck.abort();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while status().await.as_deref() != Some("failed") {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the record was not freed"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        };
+        let first = engine.execute(&ask.request(), make).await.unwrap();
+        assert!(matches!(first, Outcome::Executed(_)), "{first:?}");
+        let second = engine.execute(&ask.request(), make).await.unwrap();
+        assert!(matches!(second, Outcome::Replayed(_)), "{second:?}");
+        assert_eq!(body(&second), body(&first));
+        assert_eq!(count(&pool, "things").await, 1);
     }
 
-    let retried = make_in_a_transaction(&engine, &pool, &ask, || Ok(())).await;
-    assert!(matches!(retried, Outcome::Executed(_)), "{retried:?}");
-    assert_eq!(count(&pool, "things").await, 1);
+    /// A request abandoned after its claim (its client went away) frees the key at once: the
+    /// claim's guard marks the record failed, and the retry takes it over and executes.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_abandoned_claim_is_marked_failed_and_the_retry_takes_it_over() {
+        let pool = database("abandoned").await;
+        let engine = engine(&pool);
+        let ask = Ask::new("abandoned", "again");
+        let stuck = {
+            let (engine, pool) = (engine.clone(), pool.clone());
+            let ask = Ask::new("abandoned", "again");
+            tokio::spawn(async move {
+                engine
+                    .execute(&ask.request(), |_lease| async move {
+                        // The effect waits on the database until the request is dropped.
+                        sqlx::query("SELECT pg_sleep(60)").execute(&pool).await?;
+                        Ok::<_, TestError>(Effected::LeaseLost)
+                    })
+                    .await
+            })
+        };
+        let status = || async {
+            sqlx::query_scalar::<_, String>("SELECT status::text FROM idempotency_keys")
+                .fetch_optional(&pool)
+                .await
+                .unwrap()
+        };
+        while status().await.as_deref() != Some("in_progress") {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        stuck.abort();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while status().await.as_deref() != Some("failed") {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the record was not freed"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+
+        let retried = make_in_a_transaction(&engine, &pool, &ask, || Ok(())).await;
+        assert!(matches!(retried, Outcome::Executed(_)), "{retried:?}");
+        assert_eq!(count(&pool, "things").await, 1);
+    }
 }

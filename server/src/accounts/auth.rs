@@ -17,6 +17,7 @@ use kaadxpay_types::{Permission, Role};
 use std::time::{Duration, Instant};
 
 use crate::platform::db;
+use crate::service::author::Maker;
 use cache::ApiKeyCache;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -51,19 +52,6 @@ impl Merchant {
     fn bound(&self) -> Option<Role> {
         self.maker.as_ref().and_then(|maker| maker.role)
     }
-}
-
-/// The member a request answers to (API.md §11 "Who may move money"): the member signed in to
-/// the console, or the member who made the API key in use (directly, or through a key of theirs).
-/// Four eyes count what it does as this member's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Maker {
-    /// The member's id (`usr_…`).
-    pub user_id: String,
-    pub email: String,
-    /// The member's role now, when it bounds the request's powers; `None` for a key an owner
-    /// made "for the merchant", whose powers are its access alone.
-    pub role: Option<Role>,
 }
 
 /// What a key may do: read only (`GET`), or everything.

@@ -19,7 +19,8 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
 use crate::accounts::users;
-use crate::history::audit::{self, Action, Actor as Author, By, Entry};
+use crate::history::audit::{self, Action, Entry};
+use crate::service::author::{Actor as Author, By};
 
 /// How long an invitation link works.
 pub const INVITATION_TTL: Duration = Duration::from_secs(7 * 24 * 3600);

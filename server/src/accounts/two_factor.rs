@@ -32,8 +32,9 @@ use subtle::ConstantTimeEq;
 use totp_rs::{Algorithm, TOTP};
 
 use super::users;
-use crate::history::audit::{self, Action, Actor, By, Entry};
+use crate::history::audit::{self, Action, Entry};
 use crate::platform::sealing::Sealer;
+use crate::service::author::{Actor, By};
 
 /// Digits of a code, and seconds of a time step (RFC 6238's defaults, what apps expect).
 pub const DIGITS: usize = 6;

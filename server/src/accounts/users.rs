@@ -13,7 +13,8 @@ use argon2::Argon2;
 use kaadxpay_types::Role;
 use sqlx::{PgConnection, PgPool};
 
-use crate::history::audit::{self, Action, Actor, By, Entry};
+use crate::history::audit::{self, Action, Entry};
+use crate::service::author::{Actor, By};
 
 /// Why a user could not be made.
 #[derive(Debug, thiserror::Error)]

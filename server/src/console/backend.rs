@@ -35,10 +35,11 @@ use crate::history::audit::{self, Action, Entry};
 use crate::history::search::{self, Kind};
 use crate::history::timeline::{self, Resource as TimelineResource};
 use crate::idempotency::{
-    outcomes, record, sealed, IdempotencyKey, Outcome, Resource, StoredResponse,
+    last_hours, record, sealed, IdempotencyKey, Outcome, Resource, StoredResponse,
 };
 use crate::payments::approvals::{self, ApprovePayout, CancelPayout, RejectPayout};
 use crate::payments::balance;
+use crate::payments::events::{known_event_names, KnownEventType};
 use crate::payments::money::{Amount, Currency};
 use crate::payments::orders::{self, Target};
 use crate::payments::payouts::{self, CreatePayout};
@@ -54,7 +55,6 @@ use crate::webhooks::events::RedeliverEvent;
 use crate::webhooks::management::{
     self, Overlap, Recover, RotateSecret, SendTestEvent, UpdateEndpoint,
 };
-use crate::webhooks::outbox::{self, KnownEventType};
 use crate::webhooks::{attempt, endpoints, events, signature};
 use kaadxpay_partner_sim::scenarios::MAGIC_IBANS;
 
@@ -230,7 +230,7 @@ impl Console for PgConsole {
         let recent_orders = orders::list(pool, merchant_id, &all, &recent)
             .await
             .map_err(failed)?;
-        let outcomes = outcomes::last_hours(pool, merchant_id, 24)
+        let outcomes = last_hours(pool, merchant_id, 24)
             .await
             .map_err(failed)?
             .into_iter()
@@ -771,10 +771,7 @@ impl Console for PgConsole {
     }
 
     fn event_types(&self) -> Vec<String> {
-        outbox::known_event_names()
-            .into_iter()
-            .map(str::to_owned)
-            .collect()
+        known_event_names().into_iter().map(str::to_owned).collect()
     }
 
     async fn api_keys(&self, merchant_id: &MerchantId) -> ConsoleResult<Vec<ApiKeyRow>> {

@@ -25,11 +25,11 @@ use super::notices::answer;
 use super::repeats::{self, Guarded};
 use super::session;
 use super::step_up::{recent_second_factor, CodeForm};
-use crate::accounts::auth::Maker;
 use crate::accounts::two_factor::{self, Checked};
 use crate::accounts::users::{self, SignIn};
 use crate::edge::client::ClientAddress;
-use crate::history::audit::{Actor, By};
+use crate::service::author::Maker;
+use crate::service::author::{Actor, By};
 use crate::service::state::AppState;
 
 /// Back to `path` with the refusal's code (and field), which the page turns into a sentence.

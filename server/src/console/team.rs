@@ -18,7 +18,7 @@ use super::repeats::{self, Guarded};
 use super::session;
 use crate::accounts::team::{self, Actor, TeamError};
 use crate::edge::client::ClientAddress;
-use crate::history::audit::By;
+use crate::service::author::By;
 use crate::service::state::AppState;
 
 const TEAM: &str = "/settings/team";

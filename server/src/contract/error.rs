@@ -3,8 +3,8 @@
 //! The domain and the engine return it; the adapters render it (the HTTP adapter as a response,
 //! the console as a page). Internal causes are logged, never sent to clients.
 
-use kaadxpay_idempotency::engine::Reuse;
 use kaadxpay_idempotency::key::InvalidKey;
+use kaadxpay_idempotency::Reuse;
 use kaadxpay_idempotency::{Failure, StoredResponse};
 use serde_json::{json, Value};
 
@@ -30,6 +30,9 @@ pub enum Error {
         "A request with this Idempotency-Key is still being processed; retry after it completes."
     )]
     IdempotencyRequestInProgress,
+    /// A signed request (the partner bank's webhook) whose signature is forged or stale.
+    #[error("Refused: {0}.")]
+    InvalidSignature(String),
     #[error("Idempotency-Key reused with different request body")]
     IdempotencyKeyReusedBody,
     #[error("Idempotency-Key reused with different endpoint")]
@@ -56,6 +59,27 @@ pub enum Error {
     Internal(#[source] anyhow::Error),
 }
 
+/// Every `(status, code)` an error answer can have, for the OpenAPI document's code enums; the
+/// unit tests check that it is exactly what [`Error::status`] and [`Error::code`] give.
+pub const CODES: [(u16, &str); 16] = [
+    (400, "invalid_request"),
+    (400, "idempotency_key_missing"),
+    (400, "idempotency_key_invalid"),
+    (401, "unauthorized"),
+    (401, "invalid_signature"),
+    (402, "insufficient_funds"),
+    (403, "forbidden"),
+    (404, "resource_missing"),
+    (405, "method_not_allowed"),
+    (408, "request_timeout"),
+    (409, "idempotency_request_in_progress"),
+    (409, "invalid_state_transition"),
+    (413, "request_too_large"),
+    (422, "idempotency_key_reused"),
+    (500, "internal_error"),
+    (503, "service_unavailable"),
+];
+
 impl Error {
     pub fn invalid(param: &str, message: impl Into<String>) -> Self {
         Self::InvalidRequest {
@@ -75,7 +99,7 @@ impl Error {
     /// the adapters' business, and a stored refusal replays it).
     pub fn status(&self) -> u16 {
         match self {
-            Self::Unauthorized => 401,
+            Self::Unauthorized | Self::InvalidSignature(_) => 401,
             Self::Forbidden(_) => 403,
             Self::InvalidRequest { .. }
             | Self::IdempotencyKeyMissing
@@ -104,6 +128,7 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Self::Unauthorized => "unauthorized",
+            Self::InvalidSignature(_) => "invalid_signature",
             Self::Forbidden(_) => "forbidden",
             Self::InvalidRequest { .. } => "invalid_request",
             Self::IdempotencyKeyMissing => "idempotency_key_missing",
@@ -121,6 +146,11 @@ impl Error {
             Self::ServiceUnavailable => "service_unavailable",
             Self::Internal(_) => "internal_error",
         }
+    }
+
+    /// Whether sending the same request again may succeed (`Kaadxpay-Should-Retry`).
+    pub fn should_retry(&self) -> bool {
+        should_retry(self.status(), self.code())
     }
 
     /// A definitive answer is part of the request's outcome: the idempotency engine stores it
@@ -209,6 +239,14 @@ impl Failure for Error {
     }
 }
 
+/// Whether a client should send the same request (same key, same body) again after an error
+/// answer of `status` with `code`, the `Kaadxpay-Should-Retry` header (API.md §14): yes for a
+/// body that came too slowly, a key whose first request is still in progress, and any fault of
+/// ours; never for an answer about the request itself (a business refusal, a bad request).
+pub fn should_retry(status: u16, code: &str) -> bool {
+    status == 408 || status >= 500 || (status == 409 && code == "idempotency_request_in_progress")
+}
+
 /// The code and `param` of a stored refusal (a `4xx` answer), read from its error body.
 pub fn stored_refusal(stored: &StoredResponse) -> Option<(String, Option<String>)> {
     if !(400..500).contains(&stored.status) {
@@ -248,5 +286,65 @@ pub fn is_outage(err: &sqlx::Error) -> bool {
                 )
         }),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every error the contract has, with whether a client should send it again.
+    fn every_error() -> Vec<(Error, bool)> {
+        vec![
+            (Error::Unauthorized, false),
+            (Error::Forbidden("read-only"), false),
+            (Error::invalid("amount", "too small"), false),
+            (Error::IdempotencyKeyMissing, false),
+            (Error::IdempotencyKeyInvalid("empty".into()), false),
+            (Error::IdempotencyRequestInProgress, true),
+            (Error::InvalidSignature("stale".into()), false),
+            (Error::IdempotencyKeyReusedBody, false),
+            (Error::IdempotencyKeyReusedEndpoint, false),
+            (Error::UnknownRoute("/v1/nothing".into()), false),
+            (Error::ResourceMissing("order"), false),
+            (
+                Error::MethodNotAllowed {
+                    method: "PATCH".into(),
+                    path: "/v1/orders".into(),
+                },
+                false,
+            ),
+            (Error::InvalidStateTransition("captured".into()), false),
+            (Error::InsufficientFunds("EUR".into()), false),
+            (Error::ServiceUnavailable, true),
+            (Error::RequestTooLarge(65536), false),
+            (Error::RequestTimeout, true),
+            (Error::Internal(anyhow::anyhow!("a bug")), true),
+        ]
+    }
+
+    #[test]
+    fn should_retry_is_true_exactly_for_408_409_in_progress_and_5xx() {
+        for (error, expected) in every_error() {
+            assert_eq!(
+                error.should_retry(),
+                expected,
+                "{} {}",
+                error.status(),
+                error.code()
+            );
+        }
+        assert!(!should_retry(409, "invalid_state_transition"));
+        assert!(should_retry(502, "anything"));
+    }
+
+    #[test]
+    fn the_table_of_codes_is_exactly_what_the_errors_answer() {
+        let answered: std::collections::BTreeSet<(u16, &str)> = every_error()
+            .iter()
+            .map(|(error, _)| (error.status(), error.code()))
+            .collect();
+        let listed: std::collections::BTreeSet<(u16, &str)> = CODES.into_iter().collect();
+        assert_eq!(answered, listed);
     }
 }

@@ -8,7 +8,6 @@
 //! chains each entry to the previous one of its merchant by hash (`super::chain` verifies);
 //! [`purge`] deletes the whole days past the retention and moves each chain's start.
 
-use std::net::IpAddr;
 use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -20,49 +19,10 @@ use sqlx::{PgConnection, PgPool};
 
 use crate::contract::error::Error;
 use crate::contract::pagination::{Filters as Days, Page};
+use crate::service::author::By;
 
 /// The shortest retention: the database refuses to delete an entry younger than this.
 pub const MIN_RETENTION: Duration = Duration::from_secs(365 * 24 * 3600);
-
-/// Who acted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Actor {
-    /// A merchant's member, by email.
-    User(String),
-    /// An API key, by id (`key_…`).
-    ApiKey(String),
-    /// Support staff, by email.
-    Support(String),
-    /// An operator at the command line (`kaadxpay users reset-two-factor`), by login name.
-    Operator(String),
-}
-
-impl Actor {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Actor::User(_) => "user",
-            Actor::ApiKey(_) => "api_key",
-            Actor::Support(_) => "support",
-            Actor::Operator(_) => "operator",
-        }
-    }
-
-    pub fn name(&self) -> &str {
-        match self {
-            Actor::User(name)
-            | Actor::ApiKey(name)
-            | Actor::Support(name)
-            | Actor::Operator(name) => name,
-        }
-    }
-}
-
-/// Who acted, and from which address: what every entry says of its author.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct By {
-    pub actor: Actor,
-    pub address: Option<IpAddr>,
-}
 
 macro_rules! actions {
     ($($variant:ident => $name:literal,)*) => {
@@ -305,6 +265,7 @@ pub async fn purge(pool: &PgPool, retention: Duration) -> sqlx::Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::author::Actor;
 
     #[test]
     fn actions_are_object_dot_verb_and_parse_back() {

@@ -3,7 +3,7 @@
 
 use crate::accounts::auth::Merchant;
 pub use crate::edge::client::ClientAddress;
-use crate::history::audit::{Actor, By};
+use crate::service::author::{Actor, By};
 
 /// The merchant's API key acting from `client`, as the audit log names it.
 pub fn by_key(merchant: &Merchant, ClientAddress(address): ClientAddress) -> By {

@@ -1,11 +1,14 @@
-//! Errors as HTTP answers: the contract's status, the JSON error body and, for the errors worth
-//! waiting out, `Retry-After`. Internal causes are logged here, in the request's span, with
+//! Errors as HTTP answers: the contract's status, the JSON error body, `Kaadxpay-Should-Retry`
+//! and, for the errors worth waiting out, `Retry-After`. Internal causes are logged here, in the request's span, with
 //! their chain.
 
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use crate::contract::error::Error;
+
+/// On every error answer: whether the same request may be sent again (API.md §14).
+pub const SHOULD_RETRY: HeaderName = HeaderName::from_static("kaadxpay-should-retry");
 
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
@@ -18,6 +21,7 @@ impl IntoResponse for Error {
             self.body_bytes(),
         )
             .into_response();
+        say_whether_to_retry(&mut response, self.should_retry());
         if let Some(seconds) = self.retry_after_seconds() {
             response
                 .headers_mut()
@@ -25,6 +29,14 @@ impl IntoResponse for Error {
         }
         response
     }
+}
+
+/// Sets `Kaadxpay-Should-Retry` on an error answer.
+pub fn say_whether_to_retry(response: &mut Response, should_retry: bool) {
+    response.headers_mut().insert(
+        SHOULD_RETRY,
+        HeaderValue::from_static(if should_retry { "true" } else { "false" }),
+    );
 }
 
 /// A status number as the HTTP type (the numbers come from our own tables, so they are valid).

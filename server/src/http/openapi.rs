@@ -5,20 +5,26 @@
 //! read-only key), `400`/`413` where there is a body, `404` where there is an id, the path
 //! parameters, a body that may be left out wherever none of its fields is required (the API
 //! reads no body as `{}`), and for the operations that take an `Idempotency-Key` the key's exact
-//! format, its `409`/`422` and the engine's headers. [`typing`] then tightens the schemas for
-//! client generators, and [`webhooks`] describes what endpoints receive.
+//! format, its `409`/`422` and the engine's headers on every answer. [`detailed`] splits the schemas whose
+//! single answer carries more than a list's item, [`typing`] then tightens the schemas for
+//! client generators, [`errors`] gives each error status its codes and the headers every answer
+//! carries (`X-Request-Id`, and on an error `Kaadxpay-Should-Retry`), [`webhooks`] describes what
+//! endpoints receive, [`ids`] gives ids their prefixes and [`titles`] names every schema.
 
+mod detailed;
+mod errors;
+mod ids;
+mod titles;
 mod typing;
 mod webhooks;
 
-use serde::Serialize;
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::{Operation, ParameterBuilder, ParameterIn};
 use utoipa::openapi::response::ResponseBuilder;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, Ref, RefOr, Required, Response};
-use utoipa::{Modify, OpenApi, ToSchema};
+use utoipa::{Modify, OpenApi};
 
 use crate::idempotency::key::MAX_LEN;
 
@@ -26,42 +32,24 @@ use crate::idempotency::key::MAX_LEN;
 #[openapi(
     info(title = "Kaadxpay API", description = "Payments whose every POST takes effect at most once per Idempotency-Key. The reference is docs/api.md."),
     servers((url = "/", description = "This service: the document is served by the API it describes.")),
-    components(schemas(ErrorBody)),
     security(("api_key" = []))
 )]
 pub struct ApiDoc;
 
 /// The document of `routes` (the handlers' own declarations), completed by [`Contract`],
-/// tightened by [`typing`] and given its `webhooks`. (A modifier on [`ApiDoc`] would run before the routes' operations
-/// are merged in.)
+/// its detailed answers split off, tightened by [`typing`], given its error bodies, its
+/// `webhooks`, its ids' patterns and its titles. (A modifier on [`ApiDoc`] would run before the
+/// routes' operations are merged in.)
 pub fn document(mut routes: utoipa::openapi::OpenApi) -> serde_json::Value {
     Contract.modify(&mut routes);
     let mut document = serde_json::to_value(routes).expect("an OpenAPI document is JSON");
+    detailed::split(&mut document);
     typing::tighten(&mut document);
+    errors::describe(&mut document);
     webhooks::describe_deliveries(&mut document);
+    ids::constrain(&mut document);
+    titles::name_every_schema(&mut document);
     document
-}
-
-/// Every error answer: `{"error": {"code", "message", "param"?}}`.
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)] // a schema only: the body is written by `Error::body_bytes`
-pub struct ErrorBody {
-    error: ErrorDetail,
-}
-
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-struct ErrorDetail {
-    /// Stable and machine-readable, e.g. `invalid_request`, `idempotency_key_reused`,
-    /// `insufficient_funds`, `service_unavailable` (docs/api.md lists them all).
-    #[schema(example = "invalid_request")]
-    code: String,
-    /// A sentence for people; it may change.
-    message: String,
-    /// The request field at fault, as the API spells it (`destination[iban]`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
-    param: Option<String>,
 }
 
 /// The shared parts of every operation (see the module's documentation).
@@ -236,15 +224,15 @@ fn declare_path_parameters(path: &str, operation: &mut Operation) {
     }
 }
 
-/// The error envelope on an error answer, `Retry-After` where it says when to retry, and the
-/// engine's headers on the answers of a keyed operation.
+/// The error envelope of its status on an error answer, `Retry-After` where it says when to
+/// retry, and the engine's headers on every answer of a keyed operation.
 fn describe(status: &str, response: &mut Response, takes_key: bool) {
     let is_error = status.starts_with('4') || status.starts_with('5');
     if is_error && response.content.is_empty() {
         response.content.insert(
             "application/json".to_owned(),
             ContentBuilder::new()
-                .schema(Some(Ref::from_schema_name("ErrorBody")))
+                .schema(Some(Ref::from_schema_name(errors::schema_name(status))))
                 .build(),
         );
     }
@@ -275,14 +263,12 @@ fn describe(status: &str, response: &mut Response, takes_key: bool) {
             "On every answer that passed through the engine: `new`, `replayed`, `in_progress` or `mismatch`.",
             Type::String,
         );
-        if status.starts_with('2') {
-            header(
-                response,
-                "Idempotent-Replayed",
-                "`true` when this is the stored answer of an earlier request with the key.",
-                Type::String,
-            );
-        }
+        header(
+            response,
+            "Idempotent-Replayed",
+            "`true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included).",
+            Type::String,
+        );
     }
 }
 

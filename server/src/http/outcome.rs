@@ -6,9 +6,9 @@ use axum::http::{header, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
 use super::author::{by_key, ClientAddress};
-use super::error::status_code;
+use super::error::{say_whether_to_retry, status_code};
 use crate::accounts::auth::Merchant;
-use crate::contract::error::Error;
+use crate::contract::error::{should_retry, stored_refusal, Error};
 use crate::idempotency::{IdempotencyKey, Outcome, StoredResponse};
 use crate::service::commands::{self, Caller, Command};
 use crate::service::state::AppState;
@@ -61,8 +61,10 @@ fn render(outcome: Outcome) -> Response {
     }
 }
 
-/// A stored answer, byte for byte, with its `Location`.
+/// A stored answer, byte for byte, with its `Location` (and, for a stored refusal,
+/// `Kaadxpay-Should-Retry` as its code says).
 fn stored_response(stored: StoredResponse) -> Response {
+    let refusal = stored_refusal(&stored);
     let mut response = (
         status_code(stored.status),
         [(header::CONTENT_TYPE, "application/json")],
@@ -74,6 +76,9 @@ fn stored_response(stored: StoredResponse) -> Response {
         .and_then(|location| HeaderValue::from_str(&location).ok())
     {
         response.headers_mut().insert(header::LOCATION, location);
+    }
+    if let Some((code, _)) = refusal {
+        say_whether_to_retry(&mut response, should_retry(stored.status, &code));
     }
     response
 }

@@ -4,7 +4,7 @@
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
@@ -32,8 +32,7 @@ async fn receive(State(state): State<AppState>, headers: HeaderMap, body: Bytes)
         chrono::Utc::now().timestamp(),
     ) {
         tracing::warn!(reason = %refusal, "refused a partner webhook");
-        let error = json!({"error": {"code": "invalid_signature", "message": format!("Refused: {refusal}.")}});
-        return (StatusCode::UNAUTHORIZED, Json(error)).into_response();
+        return Error::InvalidSignature(refusal.to_string()).into_response();
     }
     let event: PartnerEvent = match serde_json::from_slice(&body) {
         Ok(event) => event,

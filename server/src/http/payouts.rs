@@ -80,7 +80,8 @@ async fn get_payout(
 /// (API.md §11): an API key always gets `403 forbidden`.
 #[utoipa::path(post, path = "/v1/payouts/{id}/approve", tag = "payouts",
     params(("Idempotency-Key" = String, Header)),
-    responses((status = 403, description = "`forbidden`: an API key may not approve a payout; a member does it in the console.")))]
+    responses((status = 200, description = "The payout, `pending` (for a console member with the right; never for an API key).", body = Payout),
+        (status = 403, description = "`forbidden`: an API key may not approve a payout; a member does it in the console.")))]
 async fn approve_payout(
     _merchant: Merchant,
     _key: IdempotencyKey,
@@ -116,7 +117,8 @@ async fn cancel_payout(
 /// (API.md §11): an API key always gets `403 forbidden`.
 #[utoipa::path(post, path = "/v1/payouts/{id}/reject", tag = "payouts",
     params(("Idempotency-Key" = String, Header)),
-    responses((status = 403, description = "`forbidden`: an API key may not reject a payout; a member does it in the console.")))]
+    responses((status = 200, description = "The payout, `rejected`, its amount back in the balance (for a console member with the right; never for an API key).", body = Payout),
+        (status = 403, description = "`forbidden`: an API key may not reject a payout; a member does it in the console.")))]
 async fn reject_payout(
     _merchant: Merchant,
     _key: IdempotencyKey,

@@ -8,8 +8,8 @@ pub mod record;
 pub mod sealed;
 
 pub use kaadxpay_idempotency::{
-    fingerprint, key, maintenance, once, outcomes, Idempotency, IdempotencyKey, IdempotentRequest,
-    Once, Ran, Resource, StoredResponse,
+    fingerprint, key, last_hours, lock_key, maintenance, Idempotency, IdempotencyKey,
+    IdempotentRequest, Once, Ran, Resource, StoredResponse,
 };
 
 /// What became of a request that carried a key, its faults as the contract's errors.

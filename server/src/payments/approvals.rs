@@ -20,12 +20,14 @@ use sqlx::PgConnection;
 
 use super::balance;
 use super::payouts::{Payout, PAYOUT_COLUMNS};
-use crate::accounts::auth::Maker;
 use crate::contract::error::Error;
-use crate::history::audit::{self, Action, Actor, Entry};
+use crate::history::audit::{self, Action, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
+use crate::payments::events::EventType;
+use crate::service::author::Actor;
+use crate::service::author::Maker;
 use crate::service::commands::{Caller, Command};
-use crate::webhooks::{publish, EventType};
+use crate::webhooks::publish;
 use kaadxpay_types::PayoutStatus;
 
 /// What an API key is told on `POST /v1/payouts/{id}/approve` and `/reject`.

@@ -1,8 +1,9 @@
-//! The payments domain: money, orders and the balance (the statuses of payouts and orders are
+//! The payments domain: money, orders and the balance, and the events they raise (the statuses of payouts and orders are
 //! `kaadxpay-types`', which the console shares).
 
 pub mod approvals;
 pub mod balance;
+pub mod events;
 pub mod executor;
 pub mod fields;
 pub mod money;
@@ -10,4 +11,5 @@ pub mod orders;
 pub mod partner_calls;
 pub mod partner_events;
 pub mod payouts;
+pub mod samples;
 pub mod thresholds;

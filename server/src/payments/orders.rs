@@ -16,11 +16,13 @@ use super::fields::{Description, Metadata};
 use super::money::{Amount, Currency};
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
-use crate::history::audit::{self, Action, By, Entry};
+use crate::history::audit::{self, Action, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
+use crate::payments::events::EventType;
+use crate::service::author::By;
 use crate::service::commands::{Caller, Command};
-use crate::service::state::AppState;
-use crate::webhooks::outbox::{self, EventType, NewEvent};
+use crate::service::kernel::Kernel;
+use crate::webhooks::outbox::{self, NewEvent};
 use kaadxpay_types::OrderStatus;
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
@@ -88,7 +90,7 @@ impl Command for CreateOrder {
     }
 
     async fn render(
-        state: &AppState,
+        state: &Kernel,
         merchant_id: &MerchantId,
         resource: Resource,
     ) -> Result<StoredResponse, Error> {

@@ -22,9 +22,10 @@ use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
 use crate::history::audit::{self, Action, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
+use crate::payments::events::EventType;
 use crate::service::commands::{Caller, Command};
-use crate::service::state::AppState;
-use crate::webhooks::{publish, EventType};
+use crate::service::kernel::Kernel;
+use crate::webhooks::publish;
 use kaadxpay_partner::wire::Destination;
 use kaadxpay_types::PayoutStatus;
 
@@ -130,7 +131,7 @@ impl Command for CreatePayout {
     /// The payout as its creation answered: a new payout's later moves change only its status,
     /// transfer, failure, reversed duplicates and `updated_at`.
     async fn render(
-        state: &AppState,
+        state: &Kernel,
         merchant_id: &MerchantId,
         resource: Resource,
     ) -> Result<StoredResponse, Error> {

@@ -10,7 +10,8 @@ use sqlx::{PgConnection, PgPool};
 
 use super::money::{Amount, Currency};
 use crate::contract::error::Error;
-use crate::history::audit::{self, Action, By, Entry};
+use crate::history::audit::{self, Action, Entry};
+use crate::service::author::By;
 
 /// Whether a payout of `amount` minor units of `currency` to `iban` needs approval: when,
 /// with the merchant's other payouts to that account in that currency within [`WINDOW_HOURS`]

@@ -1,18 +1,18 @@
 //! "Run reconciliation now": a person starts an applied run for a day (the console's button):
 //! support staff always, a merchant's member only in test mode, checked here rather than by the
 //! page that offers it. A member's run is audited (`reconciliation.run_started`) with the run's
-//! start. Idempotent like every POST: the request carries a key, the run it made
-//! is stored with that key when it finishes, and a repeat of the key (a double click, a
-//! resubmitted form) waits for the first and answers its run instead of running again; the key
-//! used for another day is refused. A run that never finished (its process died) left its key
+//! start. Idempotent like every POST: the request carries a key, which is the member's merchant's
+//! own (support staff's keys are theirs together), the run it made is stored with that key when
+//! it finishes, and a repeat of the key (a double click, a resubmitted form) waits for the first
+//! and answers its run instead of running again; the key used for another day is refused. A run that never finished (its process died) left its key
 //! free, and asking again runs again, which is safe: each duplicate is reversed once, ever.
 
 use chrono::NaiveDate;
 use sqlx::Connection;
 
 use super::{hold, run_with_items, Reconciler, RunRequest, StoredRun};
-use crate::history::audit::By;
 use crate::idempotency::IdempotencyKey;
+use crate::service::author::By;
 use kaadxpay_partner_sim::test_mode::TestMode;
 use kaadxpay_types::ids::MerchantId;
 
@@ -61,11 +61,13 @@ impl Reconciler {
             }
             Requester::Merchant(id, by) => Some((id, by)),
         };
+        let requested_for = started_by.map(|(merchant_id, _)| merchant_id.as_str());
         let lock = hold(
             &self.pool,
             sqlx::query!(
-                "SELECT pg_advisory_lock($1, hashtext($2))",
+                "SELECT pg_advisory_lock($1, hashtext(coalesce($2, '') || ' ' || $3))",
                 REQUEST_LOCK,
+                requested_for,
                 key.as_str(),
             ),
         )
@@ -77,8 +79,7 @@ impl Reconciler {
         let result = self.run_once_for_key(date, &request).await;
         lock.close().await?;
         let run_id = result?;
-        let merchant_id = started_by.map(|(merchant_id, _)| merchant_id.as_str());
-        run_with_items(&self.pool, &run_id, merchant_id)
+        run_with_items(&self.pool, &run_id, requested_for)
             .await?
             .ok_or_else(|| anyhow::anyhow!("the run {run_id} vanished").into())
     }
@@ -89,10 +90,14 @@ impl Reconciler {
         date: NaiveDate,
         request: &RunRequest<'_>,
     ) -> Result<String, RunNowError> {
+        let requested_for = request
+            .started_by
+            .map(|(merchant_id, _)| merchant_id.as_str());
         let made = sqlx::query!(
             r#"SELECT id, run_date AS "run_date: NaiveDate" FROM reconciliation_runs
-               WHERE request_key = $1"#,
+               WHERE request_key = $1 AND requested_for IS NOT DISTINCT FROM $2"#,
             request.key,
+            requested_for,
         )
         .fetch_optional(&self.pool)
         .await?

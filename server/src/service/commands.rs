@@ -9,16 +9,16 @@ use std::future::Future;
 
 use serde::Serialize;
 
-use crate::accounts::auth::Maker;
 use crate::contract::error::Error;
-use crate::history::audit::By;
-use crate::idempotency::fingerprint::fingerprint;
+use crate::idempotency::fingerprint;
 use crate::idempotency::sealed;
 use crate::idempotency::{
     IdempotencyKey, IdempotentRequest, Once, Outcome, Ran, Resource, StoredResponse,
 };
 use crate::platform::sealing::Sealer;
-use crate::service::state::AppState;
+use crate::service::author::By;
+use crate::service::author::Maker;
+use crate::service::kernel::Kernel;
 
 /// Who asks, and under which key.
 pub struct Caller<'a> {
@@ -47,7 +47,7 @@ pub trait Command: Serialize + Send + Sync {
     /// types. A key that already has an answer gives it instead, whatever the check says now.
     fn check(
         &self,
-        _state: &AppState,
+        _kernel: &Kernel,
         _merchant_id: &MerchantId,
     ) -> impl Future<Output = Result<(), Error>> + Send {
         async { Ok(()) }
@@ -66,7 +66,7 @@ pub trait Command: Serialize + Send + Sync {
     /// record keeps only the reference). A command whose answers are not `201`s has its answers'
     /// bytes recorded, and is never asked.
     fn render(
-        state: &AppState,
+        state: &Kernel,
         merchant_id: &MerchantId,
         resource: Resource,
     ) -> impl Future<Output = Result<StoredResponse, Error>> + Send {
@@ -86,7 +86,7 @@ pub trait Command: Serialize + Send + Sync {
 /// Runs `command` for `caller` through the idempotency engine; the answer opened if it was
 /// sealed in the key's record.
 pub async fn run<C: Command>(
-    state: &AppState,
+    state: &Kernel,
     caller: &Caller<'_>,
     command: &C,
 ) -> Result<Outcome, Error> {
@@ -96,7 +96,7 @@ pub async fn run<C: Command>(
 
 /// [`run`], the answer as recorded.
 async fn run_sealed<C: Command>(
-    state: &AppState,
+    state: &Kernel,
     caller: &Caller<'_>,
     command: &C,
 ) -> Result<Outcome, Error> {

@@ -1,11 +1,13 @@
-//! The service as a whole: its settings, the state both adapters share, the commands both run
-//! through the idempotency engine (and the list of every keyed one), and start-up (state,
-//! router, workers, listener).
+//! The service as a whole: its settings, the kernel the domain runs on (who acts, the commands
+//! both adapters run through the idempotency engine), the state both adapters share, the list of
+//! every keyed command, and start-up (state, router, workers, listener).
 
+pub mod author;
 pub mod commands;
 pub mod components;
 pub mod config;
 pub mod flags;
+pub mod kernel;
 pub mod keyed;
 pub mod startup;
 pub mod state;

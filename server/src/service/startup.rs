@@ -29,6 +29,7 @@ use crate::platform::workers::{every, every_after_one_interval};
 use crate::reconcile::reversals::ReversalWorker;
 use crate::reconcile::Reconciler;
 use crate::request_log::{self, RequestLog};
+use crate::service::kernel::Kernel;
 use crate::service::state::AppState;
 use crate::webhooks::{self, Dispatcher};
 use crate::{console, edge};
@@ -77,7 +78,7 @@ impl Application {
                 buffer,
             )));
         }
-        let state = AppState {
+        let kernel = Kernel {
             idempotency: Idempotency::new(
                 pool.clone(),
                 db::reserve(&pool, SETTLE_CONNECTIONS),
@@ -86,6 +87,10 @@ impl Application {
             )
             .on_broken_connection(db::connection_broke),
             pool: pool.clone(),
+            webhook_allow_private_networks: settings.webhook_allow_private_networks,
+        };
+        let state = AppState {
+            kernel,
             mode: settings.mode,
             api_keys: Arc::default(),
             key_usage: Arc::default(),
@@ -93,7 +98,6 @@ impl Application {
             partner: components::partner_client(settings, &partner_url),
             partner_webhook_secret: components::partner_webhook_secret(settings)?.into(),
             test_mode,
-            webhook_allow_private_networks: settings.webhook_allow_private_networks,
             request_log,
             exports_pool: db::reserve(&pool, exports::CONNECTIONS),
             mail: components::invitation_mail(settings)?.map(Arc::new),

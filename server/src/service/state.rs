@@ -1,7 +1,10 @@
-//! The services every adapter shares (the HTTP API, the console): the database pool, the
-//! idempotency engine, the metrics, the partner bank (and whether it is the simulator: test mode), and the settings that requests need. It
-//! knows neither adapter, so both can hold it without a loop through `startup`.
+//! The services every adapter shares (the HTTP API, the console): the kernel the domain runs on
+//! (the database pool, the idempotency engine), the metrics, the partner bank (and whether it is
+//! the simulator: test mode), the API keys' cache and the request log, and the settings that
+//! requests need. It knows neither adapter, so both can hold it without a loop through
+//! `startup`.
 
+use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,17 +13,18 @@ use sqlx::PgPool;
 
 use crate::accounts::auth::cache::ApiKeyCache;
 use crate::accounts::auth::usage::KeyUsage;
-use crate::idempotency::Idempotency;
 use crate::platform::mail::Mailer;
 use crate::platform::sealing::Sealer;
 use crate::request_log::RequestLog;
 use crate::service::config::Mode;
+use crate::service::kernel::Kernel;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner_sim::test_mode::TestMode;
 
 #[derive(Clone)]
 pub struct AppState {
-    pub pool: PgPool,
+    /// What the domain's commands reach (read through `Deref`: `state.pool`).
+    pub kernel: Kernel,
     /// The exports' own connections ([`crate::exports::CONNECTIONS`]): a CSV export holds one
     /// for as long as its client takes to read it, never one that requests need.
     pub exports_pool: PgPool,
@@ -28,7 +32,6 @@ pub struct AppState {
     pub api_keys: Arc<ApiKeyCache>,
     /// The API keys used since their `last_used_at` was last written.
     pub key_usage: Arc<KeyUsage>,
-    pub idempotency: Idempotency,
     /// Test or live (`KAADXPAY_MODE`): the prefix of the keys made and accepted.
     pub mode: Mode,
     pub metrics: PrometheusHandle,
@@ -37,8 +40,6 @@ pub struct AppState {
     pub partner_webhook_secret: Arc<str>,
     /// Whether the partner is the simulator (the console says so and lists the magic IBANs).
     pub test_mode: TestMode,
-    /// Webhook endpoints may be internal addresses (local development and tests).
-    pub webhook_allow_private_networks: bool,
     /// Where served `/v1` requests are recorded.
     pub request_log: RequestLog,
     /// Seals and opens secrets kept at rest (TOTP secrets).
@@ -47,6 +48,16 @@ pub struct AppState {
     pub step_up_window: Duration,
     /// Mails invitations when `KAADXPAY_SMTP_URL` is set, with links under `public_url`.
     pub mail: Option<Arc<InvitationMail>>,
+}
+
+/// The adapters reach the kernel's parts as their own (`state.pool`, `state.idempotency`), and
+/// hand `&state` wherever the domain asks for the kernel.
+impl Deref for AppState {
+    type Target = Kernel;
+
+    fn deref(&self) -> &Kernel {
+        &self.kernel
+    }
 }
 
 /// How the console mails invitations: the mailer, and the address people reach the console at.

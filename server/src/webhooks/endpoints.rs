@@ -13,15 +13,16 @@ use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaFormat,
 use utoipa::openapi::RefOr;
 
 use super::destination;
-use super::outbox::{known_event_names, EventType};
 use super::secrets;
 use super::signature;
 use crate::contract::error::Error;
 use crate::contract::pagination::Page;
-use crate::history::audit::{self, Action, By, Entry};
+use crate::history::audit::{self, Action, Entry};
 use crate::idempotency::{sealed, Once, Ran, StoredResponse};
+use crate::payments::events::{known_event_names, EventType};
+use crate::service::author::By;
 use crate::service::commands::{Caller, Command};
-use crate::service::state::AppState;
+use crate::service::kernel::Kernel;
 
 /// Subscribes to every event type.
 const ALL_EVENTS: &str = "*";
@@ -34,6 +35,7 @@ pub struct Endpoint {
     pub object: String,
     pub url: String,
     /// Event types it receives; `*` is all of them.
+    #[schema(value_type = Subscriptions)]
     pub events: Vec<String>,
     #[schema(schema_with = endpoint_statuses)]
     pub status: String,
@@ -92,7 +94,7 @@ impl Command for CreateEndpoint {
     const ENDPOINT: &'static str = "POST /v1/webhook-endpoints";
 
     /// Unless private networks are allowed, the URL must reach the public internet only.
-    async fn check(&self, state: &AppState, _merchant_id: &MerchantId) -> Result<(), Error> {
+    async fn check(&self, state: &Kernel, _merchant_id: &MerchantId) -> Result<(), Error> {
         self.url.check_allowed(state).await
     }
 
@@ -171,7 +173,7 @@ pub struct WebhookUrl {
 
 impl WebhookUrl {
     /// Unless private networks are allowed, the URL must reach the public internet only.
-    pub async fn check_allowed(&self, state: &AppState) -> Result<(), Error> {
+    pub async fn check_allowed(&self, state: &Kernel) -> Result<(), Error> {
         if state.webhook_allow_private_networks {
             return Ok(());
         }

@@ -16,7 +16,7 @@ use crate::contract::schema::one_of;
 use crate::history::audit::{self, Action, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::service::commands::{Caller, Command};
-use crate::service::state::AppState;
+use crate::service::kernel::Kernel;
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Event {
@@ -24,7 +24,7 @@ pub struct Event {
     pub id: Uuid,
     /// Always `event`.
     pub object: &'static str,
-    #[schema(value_type = outbox::KnownEventType)]
+    #[schema(value_type = crate::payments::events::KnownEventType)]
     pub event_type: String,
     pub created_at: DateTime<Utc>,
     /// `{"object": {...}}`, as in the body sent to endpoints.
@@ -42,13 +42,13 @@ pub struct Event {
 #[derive(Serialize, utoipa::ToSchema)]
 #[allow(dead_code)] // a schema only: the data is stored JSON, written by the outbox
 pub struct EventData {
-    object: EventObject,
+    object: ReportedObject,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
 #[allow(dead_code)]
-enum EventObject {
+enum ReportedObject {
     Order(crate::payments::orders::Order),
     Payout(Box<crate::payments::payouts::Payout>),
 }
@@ -229,7 +229,7 @@ impl Command for RedeliverEvent {
     const ENDPOINT: &'static str = "POST /v1/events/{event_id}/redeliver";
 
     /// An event the merchant does not have is a `404` that leaves no record.
-    async fn check(&self, state: &AppState, merchant_id: &MerchantId) -> Result<(), Error> {
+    async fn check(&self, state: &Kernel, merchant_id: &MerchantId) -> Result<(), Error> {
         if exists(&state.pool, merchant_id, self.event_id).await? {
             Ok(())
         } else {

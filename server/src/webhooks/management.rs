@@ -12,31 +12,29 @@
 //! creation's is: the secret is kept in clear anyway (it signs every delivery), and a client
 //! whose answer was lost gets it with a retry instead of losing it for good.
 
-use kaadxpay_types::ids::{new_id, EndpointId, MerchantId, OrderId, PayoutId};
+use kaadxpay_types::ids::{EndpointId, MerchantId};
 use std::time::Duration;
 
-use chrono::{DateTime, SubsecRound, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use sqlx::types::Json;
 use sqlx::PgConnection;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
 
 use super::endpoints::{self, Endpoint, Subscriptions, WebhookUrl};
 use super::events;
-use super::outbox::{EventType, KnownEventType, NewEvent};
+use super::outbox::NewEvent;
 use super::secrets;
 use super::signature;
 use crate::contract::error::Error;
-use crate::history::audit::{self, Action, By, Entry};
+use crate::history::audit::{self, Action, Entry};
 use crate::idempotency::{sealed, Once, Ran, Resource, StoredResponse};
-use crate::payments::orders::Order;
-use crate::payments::payouts::Payout;
+use crate::payments::events::{EventType, KnownEventType};
+use crate::payments::samples;
+use crate::service::author::By;
 use crate::service::commands::{Caller, Command};
-use crate::service::state::AppState;
-use kaadxpay_partner::wire::Destination;
-use kaadxpay_types::{OrderStatus, PayoutStatus};
+use crate::service::kernel::Kernel;
 
 /// `PATCH /v1/webhook-endpoints/{id}`: what to change; a field left out stays as it is.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
@@ -55,7 +53,7 @@ pub struct UpdateEndpoint {
 /// creation); `404` when there is no such endpoint. Disabling stops its pending deliveries in
 /// the same transaction, which writes the audit entry `by` made too (before and after).
 pub async fn update(
-    state: &AppState,
+    state: &Kernel,
     merchant_id: &MerchantId,
     id: &str,
     change: &UpdateEndpoint,
@@ -108,7 +106,7 @@ pub async fn update(
 
 /// The merchant's endpoint `id`; `404` when there is none.
 async fn existing(
-    state: &AppState,
+    state: &Kernel,
     merchant_id: &MerchantId,
     id: &EndpointId,
 ) -> Result<Endpoint, Error> {
@@ -119,7 +117,7 @@ async fn existing(
 
 /// Refuses an action that would send to a disabled endpoint.
 async fn require_enabled(
-    state: &AppState,
+    state: &Kernel,
     merchant_id: &MerchantId,
     id: &EndpointId,
 ) -> Result<(), Error> {
@@ -210,7 +208,12 @@ impl utoipa::PartialSchema for Overlap {
     }
 }
 
-impl utoipa::ToSchema for Overlap {}
+/// Named apart from the key roll's overlap, which takes four values only.
+impl utoipa::ToSchema for Overlap {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "SecretOverlap".into()
+    }
+}
 
 /// The body of `POST /v1/webhook-endpoints/{id}/rotate-secret`.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
@@ -232,7 +235,7 @@ impl Command for RotateSecret {
     const ENDPOINT: &'static str = "POST /v1/webhook-endpoints/{id}/rotate-secret";
 
     /// An endpoint the merchant does not have is a `404` that leaves no record.
-    async fn check(&self, state: &AppState, merchant_id: &MerchantId) -> Result<(), Error> {
+    async fn check(&self, state: &Kernel, merchant_id: &MerchantId) -> Result<(), Error> {
         existing(state, merchant_id, &self.endpoint_id).await?;
         Ok(())
     }
@@ -318,7 +321,7 @@ impl Command for Recover {
 
     /// An endpoint the merchant does not have is a `404`, a disabled one a `409`: neither leaves
     /// a record.
-    async fn check(&self, state: &AppState, merchant_id: &MerchantId) -> Result<(), Error> {
+    async fn check(&self, state: &Kernel, merchant_id: &MerchantId) -> Result<(), Error> {
         require_enabled(state, merchant_id, &self.endpoint_id).await
     }
 
@@ -395,7 +398,7 @@ impl Command for SendTestEvent {
 
     /// An endpoint the merchant does not have is a `404`, a disabled one a `409`: neither leaves
     /// a record.
-    async fn check(&self, state: &AppState, merchant_id: &MerchantId) -> Result<(), Error> {
+    async fn check(&self, state: &Kernel, merchant_id: &MerchantId) -> Result<(), Error> {
         require_enabled(state, merchant_id, &self.endpoint_id).await
     }
 
@@ -465,84 +468,12 @@ async fn insert_test_event(
     Ok(())
 }
 
-/// A realistic event of `kind` about a made-up order or payout in the state the event reports,
-/// its body marked `"test": true`.
+/// A realistic event of `kind` about a made-up object (`payments::samples`), its body marked
+/// `"test": true`.
 fn test_event(kind: EventType) -> NewEvent {
-    let mut event = match kind {
-        EventType::OrderCreated | EventType::OrderCaptured | EventType::OrderCancelled => {
-            NewEvent::of(kind, &test_order(kind))
-        }
-        EventType::PayoutCreated
-        | EventType::PayoutInTransit
-        | EventType::PayoutPaid
-        | EventType::PayoutFailed
-        | EventType::PayoutReversed
-        | EventType::PayoutPendingApproval
-        | EventType::PayoutApproved
-        | EventType::PayoutRejected
-        | EventType::PayoutCancelled => NewEvent::of(kind, &test_payout(kind)),
-    };
+    let mut event = NewEvent::of(kind, &samples::object_of(kind));
     event.payload["test"] = json!(true);
     event
-}
-
-fn test_order(kind: EventType) -> Order {
-    let now = Utc::now().trunc_subsecs(6);
-    let status = match kind {
-        EventType::OrderCaptured => OrderStatus::Captured,
-        EventType::OrderCancelled => OrderStatus::Cancelled,
-        _ => OrderStatus::Pending,
-    };
-    Order {
-        id: OrderId::new(),
-        object: "order".to_owned(),
-        amount: 1200,
-        currency: "EUR".to_owned(),
-        status,
-        description: Some("Test order".to_owned()),
-        metadata: Json([("test".to_owned(), "true".to_owned())].into()),
-        created_at: now,
-        updated_at: now,
-    }
-}
-
-fn test_payout(kind: EventType) -> Payout {
-    let now = Utc::now().trunc_subsecs(6);
-    let status = match kind {
-        EventType::PayoutInTransit => PayoutStatus::InTransit,
-        EventType::PayoutPaid => PayoutStatus::Paid,
-        EventType::PayoutFailed => PayoutStatus::Failed,
-        EventType::PayoutReversed => PayoutStatus::Reversed,
-        EventType::PayoutPendingApproval => PayoutStatus::PendingApproval,
-        EventType::PayoutRejected => PayoutStatus::Rejected,
-        EventType::PayoutCancelled => PayoutStatus::Cancelled,
-        _ => PayoutStatus::Pending,
-    };
-    let sent = !matches!(
-        status,
-        PayoutStatus::Pending
-            | PayoutStatus::PendingApproval
-            | PayoutStatus::Rejected
-            | PayoutStatus::Cancelled
-    );
-    Payout {
-        id: PayoutId::new(),
-        object: "payout".to_owned(),
-        amount: 50000,
-        currency: "EUR".to_owned(),
-        status,
-        destination: Json(Destination {
-            account_holder: "Test Account Holder".to_owned(),
-            iban: "DE89370400440532013000".to_owned(),
-        }),
-        description: Some("Test payout".to_owned()),
-        idempotency_key: "test-payout".to_owned(),
-        partner_transfer_id: sent.then(|| new_id("tr")),
-        failure_code: (status == PayoutStatus::Failed).then(|| "partner_failed".to_owned()),
-        duplicates_reversed: 0,
-        created_at: now,
-        updated_at: now,
-    }
 }
 
 #[cfg(test)]

@@ -18,4 +18,4 @@ pub mod secrets;
 pub mod signature;
 
 pub use dispatcher::Dispatcher;
-pub use outbox::{publish, EventType};
+pub use outbox::publish;

@@ -1,105 +1,19 @@
 //! The transactional outbox: [`publish`] writes an event and one pending delivery per
 //! subscribed endpoint on the caller's connection, inside the caller's transaction, so that an
 //! event exists exactly when the change it reports was committed; [`publishing`] does the same
-//! inside a larger statement. The dispatcher sends later.
+//! inside a larger statement. The dispatcher sends later. What the events are is the domain's
+//! (`payments::events`).
 
 use kaadxpay_types::ids::MerchantId;
 use std::sync::LazyLock;
 
 use chrono::{DateTime, SubsecRound, Utc};
 use kaadxpay_idempotency::{Param, Statement};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sqlx::PgConnection;
-use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
-use utoipa::openapi::RefOr;
 use uuid::Uuid;
 
-macro_rules! event_types {
-    ($($variant:ident => $name:literal,)+) => {
-        /// What happened; its name (`order.created`, ...) is the `event_type` merchants see.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum EventType {
-            $($variant,)+
-        }
-
-        impl EventType {
-            pub const ALL: [Self; [$(Self::$variant),+].len()] = [$(Self::$variant),+];
-
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $(Self::$variant => $name,)+
-                }
-            }
-        }
-    };
-}
-
-event_types! {
-    OrderCreated => "order.created",
-    OrderCaptured => "order.captured",
-    OrderCancelled => "order.cancelled",
-    PayoutCreated => "payout.created",
-    PayoutInTransit => "payout.in_transit",
-    PayoutPaid => "payout.paid",
-    PayoutFailed => "payout.failed",
-    PayoutReversed => "payout.reversed",
-    PayoutPendingApproval => "payout.pending_approval",
-    PayoutApproved => "payout.approved",
-    PayoutRejected => "payout.rejected",
-    PayoutCancelled => "payout.cancelled",
-}
-
-impl EventType {
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
-    }
-}
-
-/// An event type as a request names it (an unknown name is refused with the list of known ones),
-/// and as the OpenAPI document lists them.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "&'static str")]
-pub struct KnownEventType(pub EventType);
-
-impl TryFrom<String> for KnownEventType {
-    type Error = String;
-
-    fn try_from(name: String) -> Result<Self, String> {
-        EventType::parse(&name).map(Self).ok_or_else(|| {
-            format!(
-                "unknown event type {name}; use one of {}",
-                known_event_names().join(", ")
-            )
-        })
-    }
-}
-
-/// Every event type's name, in the order of [`EventType::ALL`].
-pub fn known_event_names() -> Vec<&'static str> {
-    EventType::ALL.iter().map(|kind| kind.as_str()).collect()
-}
-
-impl From<KnownEventType> for &'static str {
-    fn from(kind: KnownEventType) -> Self {
-        kind.0.as_str()
-    }
-}
-
-impl utoipa::PartialSchema for KnownEventType {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .enum_values(Some(known_event_names()))
-            .into()
-    }
-}
-
-/// Named for what it lists: every event type (an event's `event_type` has the same schema).
-impl utoipa::ToSchema for KnownEventType {
-    fn name() -> std::borrow::Cow<'static, str> {
-        "EventType".into()
-    }
-}
+use crate::payments::events::EventType;
 
 /// The body of every attempt: `{"event_id", "event_type", "created_at", "data": {"object"}}`.
 #[derive(Serialize)]

@@ -16,7 +16,8 @@ from kaadxpay_client.models import (
     CreateOrder,
     CreatePayout,
     Currency,
-    ErrorBody,
+    Error422,
+    KeyWithTimeline,
     KeyRecordStatus,
     Order,
     OrderStatus,
@@ -67,16 +68,16 @@ def main(base_url: str, api_key: str) -> None:
     check(payout.destination.iban.endswith("3000"), "the destination is typed")
 
     record = get_idempotency_key.sync(key, client=client)
-    check(not isinstance(record, ErrorBody) and record is not None, f"key: {record!r}")
-    assert record is not None and not isinstance(record, ErrorBody)
+    check(isinstance(record, KeyWithTimeline), f"key: {record!r}")
+    assert isinstance(record, KeyWithTimeline)
     check(record.status is KeyRecordStatus.COMPLETED, "the key's request completed")
 
     other_body = CreateOrder(amount=9999, currency=Currency.EUR)
     reused = create_order.sync_detailed(client=client, body=other_body, idempotency_key=key)
     check(reused.status_code == 422, f"reuse: {reused.status_code}")
     refusal = reused.parsed
-    check(isinstance(refusal, ErrorBody), "a refusal is an ErrorBody")
-    assert isinstance(refusal, ErrorBody)
+    check(isinstance(refusal, Error422), "a refusal is the body of a 422")
+    assert isinstance(refusal, Error422)
     check(refusal.error.code == "idempotency_key_reused", refusal.error.code)
     print("python client: create, replay, capture, pay out, look up, 422: ok")
 

@@ -11,3 +11,4 @@ mod console;
 mod faults;
 mod ops;
 mod partner;
+mod sdks;

@@ -17,10 +17,11 @@ use super::{Access, Secret};
 use crate::contract::error::Error;
 use crate::contract::input::{name, text_schema, NAME_PATTERN};
 use crate::contract::pagination::Page;
-use crate::history::audit::{self, Action, By, Entry};
+use crate::history::audit::{self, Action, Entry};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
+use crate::service::author::By;
 use crate::service::commands::{Caller, Command};
-use crate::service::state::AppState;
+use crate::service::kernel::Kernel;
 
 /// Where keys are, and what a `201` names.
 const COLLECTION: &str = "/v1/api-keys";
@@ -139,7 +140,7 @@ impl Command for CreateKey {
     }
 
     async fn render(
-        state: &AppState,
+        state: &Kernel,
         merchant_id: &MerchantId,
         resource: Resource,
     ) -> Result<StoredResponse, Error> {
@@ -149,6 +150,7 @@ impl Command for CreateKey {
 
 /// How long a rolled key keeps working beside its successor.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
+#[schema(as = KeyOverlap)]
 pub enum Overlap {
     #[serde(rename = "now")]
     Now,
@@ -194,7 +196,7 @@ impl Command for RollKey {
     const ENDPOINT: &'static str = "POST /v1/api-keys/{id}/roll";
 
     /// A key the merchant does not have is a `404` that leaves no record.
-    async fn check(&self, state: &AppState, merchant_id: &MerchantId) -> Result<(), Error> {
+    async fn check(&self, state: &Kernel, merchant_id: &MerchantId) -> Result<(), Error> {
         find(&state.pool, merchant_id, &self.key_id)
             .await?
             .map(|_| ())
@@ -207,7 +209,7 @@ impl Command for RollKey {
     }
 
     async fn render(
-        state: &AppState,
+        state: &Kernel,
         merchant_id: &MerchantId,
         resource: Resource,
     ) -> Result<StoredResponse, Error> {
@@ -298,7 +300,7 @@ async fn insert(
 
 /// The `201` that created the key, rendered again: a new key had not been used, and had no end.
 async fn render_created(
-    state: &AppState,
+    state: &Kernel,
     merchant_id: &MerchantId,
     resource: Resource,
 ) -> Result<StoredResponse, Error> {

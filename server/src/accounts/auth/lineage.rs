@@ -11,7 +11,7 @@ use kaadxpay_types::Role;
 use sqlx::PgConnection;
 
 use crate::contract::error::Error;
-use crate::history::audit::Actor;
+use crate::service::author::Actor;
 use crate::service::commands::Caller;
 
 /// What a new key records of its origin.

@@ -1,10 +1,10 @@
 //! What a client generator needs to type the answers, done to the finished document: a list's
 //! items refer to their object's schema instead of an inline copy (utoipa inlines a generic's
-//! parameter), an `object` field documented as "Always `x`." admits only `x`, and a field the
-//! server always sends (as `null` when it has no value) is required, and a struct that flattens
-//! a tagged enum is a `oneOf` of objects rather than an `allOf` over a `oneOf`. A field the
-//! server leaves out when it has no value is declared `nullable = false` on its type, so it
-//! stays optional.
+//! parameter), an `object` field documented as "Always `x`." admits only `x`, every field of
+//! an answer is required (the server sends `null` for a value it does not have, never leaves a
+//! field out: API.md §14), and a struct that flattens a tagged enum is a `oneOf` of objects
+//! rather than an `allOf` over a `oneOf`. (The two fields an answer may leave out, an error's
+//! `param` and a webhook body's `test`, are in schemas added after this.)
 
 use serde_json::{json, Map, Value};
 
@@ -33,14 +33,12 @@ pub fn tighten(document: &mut Value) {
         if let Some(object) = properties.get_mut("object") {
             constrain_object_name(object);
         }
-        if !request_schemas.contains(name) {
-            let always_sent: Vec<Value> = properties
-                .iter()
-                .filter(|(_, property)| is_nullable(property))
-                .map(|(field, _)| Value::from(field.as_str()))
-                .collect();
-            require(schema, always_sent);
-        }
+    }
+    for (_, schema) in schemas
+        .iter_mut()
+        .filter(|(name, _)| !request_schemas.contains(name))
+    {
+        require_every_field(schema);
     }
     drop_unreferenced(document, unions);
 }
@@ -120,18 +118,33 @@ fn constrain_object_name(object: &mut Value) {
     }
 }
 
-/// Whether a property's schema admits `null`: `"type": [..., "null"]` or a `oneOf` with a null.
-fn is_nullable(property: &Value) -> bool {
-    let null_type = |schema: &Value| match schema.get("type") {
-        Some(Value::String(kind)) => kind == "null",
-        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "null"),
-        _ => false,
+/// Requires every property of `schema` and of the inline schemas within it (its properties',
+/// items' and variants'), never following a reference.
+fn require_every_field(schema: &mut Value) {
+    let fields: Vec<Value> = schema["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(field, _)| Value::from(field.as_str()))
+        .collect();
+    require(schema, fields);
+    let Some(schema) = schema.as_object_mut() else {
+        return;
     };
-    null_type(property)
-        || property
-            .get("oneOf")
-            .and_then(Value::as_array)
-            .is_some_and(|options| options.iter().any(null_type))
+    for (keyword, inner) in schema.iter_mut() {
+        match (keyword.as_str(), inner) {
+            ("properties", Value::Object(properties)) => {
+                properties.values_mut().for_each(require_every_field)
+            }
+            ("items" | "additionalProperties", inner @ Value::Object(_)) => {
+                require_every_field(inner)
+            }
+            ("oneOf" | "allOf" | "anyOf", Value::Array(members)) => {
+                members.iter_mut().for_each(require_every_field)
+            }
+            _ => {}
+        }
+    }
 }
 
 fn require(schema: &mut Value, fields: Vec<Value>) {
@@ -225,7 +238,7 @@ mod tests {
     }
 
     #[test]
-    fn a_response_schema_requires_its_nullable_fields_and_a_request_schema_does_not() {
+    fn a_response_schema_requires_every_field_and_a_request_schema_does_not() {
         let mut document = json!({
             "paths": {"/v1/things": {"post": {
                 "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateThing"}}}}
@@ -251,7 +264,7 @@ mod tests {
             .filter_map(Value::as_str)
             .collect();
         required.sort();
-        assert_eq!(required, ["id", "link", "note"]);
+        assert_eq!(required, ["extra", "id", "link", "note", "object"]);
         assert_eq!(schemas["CreateThing"].get("required"), None);
         assert_eq!(
             schemas["Thing"]["properties"]["object"]["enum"],

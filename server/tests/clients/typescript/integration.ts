@@ -5,8 +5,7 @@ import type { components, paths } from "./schema";
 
 type Order = components["schemas"]["Order"];
 type Payout = components["schemas"]["Payout"];
-type ErrorBody = components["schemas"]["ErrorBody"];
-type Delivery = components["schemas"]["WebhookDelivery"];
+type Delivery = components["schemas"]["PayoutPaidEvent"] | components["schemas"]["OrderCreatedEvent"];
 
 export async function integrate(baseUrl: string, apiKey: string): Promise<void> {
   const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${apiKey}` } });
@@ -39,12 +38,14 @@ export async function integrate(baseUrl: string, apiKey: string): Promise<void> 
     params: { header: { "Idempotency-Key": key } },
     body: { amount: 9999, currency: "EUR" },
   });
-  const refusal: ErrorBody | undefined = reused.error;
+  const refusal = reused.error;
   if (refusal?.error.code !== "idempotency_key_reused") throw new Error(`${iban} ${status}`);
 }
 
-// A receiver types what it is sent from the document's webhooks section.
+// A receiver types what it is sent from the document's webhooks section: the event type
+// narrows the object.
 export function receive(delivery: Delivery): string {
-  const object = delivery.data.object;
-  return object.object === "payout" ? `${delivery.event_type} ${object.destination.iban}` : `${delivery.event_type} ${object.amount}`;
+  return delivery.event_type === "payout.paid"
+    ? `${delivery.event_type} ${delivery.data.object.destination.iban}`
+    : `${delivery.event_type} ${delivery.data.object.amount}`;
 }

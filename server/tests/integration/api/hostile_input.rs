@@ -13,7 +13,7 @@ use common::{error_code, json, spawn_app};
 use server::contract::error::Error;
 use server::contract::input::command;
 use server::http::body::Body;
-use server::idempotency::fingerprint::fingerprint;
+use server::idempotency::fingerprint;
 use server::payments::orders::{CreateOrder, UpdateOrder};
 use server::payments::payouts::CreatePayout;
 use server::webhooks::endpoints::CreateEndpoint;

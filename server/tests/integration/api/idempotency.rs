@@ -296,6 +296,7 @@ mod costs {
     use server::payments::orders::CreateOrder;
     use server::service::commands::{self, Caller};
     use server::service::components;
+    use server::service::kernel::Kernel;
     use server::service::state::AppState;
 
     use super::common::{create_merchant, fresh_database, settings, with_database, TestMerchant};
@@ -312,14 +313,17 @@ mod costs {
             kaadxpay_partner::TEST_WEBHOOK_SECRET,
         ]);
         AppState {
-            idempotency: Idempotency::new(
-                pool.clone(),
-                pool.clone(),
-                ttl,
-                settings.idempotency_lease,
-            ),
-            exports_pool: pool.clone(),
-            pool,
+            kernel: Kernel {
+                idempotency: Idempotency::new(
+                    pool.clone(),
+                    pool.clone(),
+                    ttl,
+                    settings.idempotency_lease,
+                ),
+                pool: pool.clone(),
+                webhook_allow_private_networks: true,
+            },
+            exports_pool: pool,
             api_keys: Arc::default(),
             mode: settings.mode,
             key_usage: Arc::default(),
@@ -327,7 +331,6 @@ mod costs {
             partner: components::partner_client(&settings, "http://127.0.0.1:9"),
             partner_webhook_secret: kaadxpay_partner::TEST_WEBHOOK_SECRET.into(),
             test_mode: kaadxpay_partner_sim::test_mode::TestMode::at("http://127.0.0.1:9"),
-            webhook_allow_private_networks: true,
             request_log: server::request_log::RequestLog::new(&components::request_log(&settings))
                 .0,
             mail: None,

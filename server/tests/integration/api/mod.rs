@@ -11,6 +11,7 @@ mod payouts;
 mod reconciliation;
 mod request_log;
 mod sealed_secrets;
+mod should_retry;
 mod ssrf;
 mod webhook_management;
 mod webhooks;

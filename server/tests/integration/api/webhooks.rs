@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 use serde_json::Value;
-use server::webhooks::{publish, EventType};
+use server::payments::events::EventType;
+use server::webhooks::publish;
 use standardwebhooks::Webhook;
 
 use common::webhooks::{create_endpoint, Receiver, IDLE_WORKER, ORDER};

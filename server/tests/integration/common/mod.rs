@@ -124,9 +124,9 @@ pub fn settings(flags: &[&str]) -> Settings {
 }
 
 /// An author for the audit log of a command run without HTTP.
-pub fn test_author() -> server::history::audit::By {
-    server::history::audit::By {
-        actor: server::history::audit::Actor::ApiKey("key_test".to_owned()),
+pub fn test_author() -> server::service::author::By {
+    server::service::author::By {
+        actor: server::service::author::Actor::ApiKey("key_test".to_owned()),
         address: None,
     }
 }

@@ -66,6 +66,7 @@ async fn a_request_in_flight_answers_409_then_replays() {
     );
     assert_eq!(conflict.headers()["retry-after"], "2");
     assert_eq!(conflict.headers()["idempotency-key-status"], "in_progress");
+    assert_eq!(conflict.headers()["kaadxpay-should-retry"], "true");
     assert_eq!(
         error_code(&conflict.json().await.unwrap()),
         "idempotency_request_in_progress"
@@ -123,6 +124,7 @@ async fn a_transient_failure_keeps_nothing_and_a_retry_executes_again() {
 
     let failed = post_order(&server.base_url, &merchant, "flaky").await;
     assert_eq!(failed.status(), 500);
+    assert_eq!(failed.headers()["kaadxpay-should-retry"], "true");
     let failed_body: Value = failed.json().await.unwrap();
     assert_eq!(
         count(&pool, "orders").await,

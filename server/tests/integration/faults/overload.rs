@@ -20,6 +20,7 @@ async fn assert_unavailable(response: Response) {
         response.headers().contains_key("retry-after"),
         "a 503 says when to retry"
     );
+    assert_eq!(response.headers()["kaadxpay-should-retry"], "true");
     let body: Value = response.json().await.unwrap();
     assert_eq!(error_code(&body), "service_unavailable");
 }

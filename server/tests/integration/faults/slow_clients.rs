@@ -184,6 +184,7 @@ async fn two_hundred_slow_clients_on_unauthenticated_routes_leave_v1_answering()
             Slow::Body => {
                 assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
                 assert!(answer.contains(r#""code":"request_timeout""#), "{answer}");
+                assert!(answer.contains("kaadxpay-should-retry: true"), "{answer}");
             }
         }
     }

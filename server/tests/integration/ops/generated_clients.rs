@@ -3,7 +3,7 @@
 //! `openapi-typescript`) must type an integration script strictly (`mypy --strict`,
 //! `tsc --strict`), the Python one must then work against the live server (create, replay,
 //! capture, pay out, look up a key, read a typed `422`), and Redocly's recommended rules must
-//! find no error in the document. The scripts are `tests/clients/`; the tools install the way
+//! find no error and no warning in the document. The scripts are `tests/clients/`; the tools install the way
 //! Schemathesis does, the Python ones in a virtual environment under `target/` and the npm ones
 //! in `tests/clients/typescript/node_modules`.
 
@@ -95,9 +95,19 @@ async fn generated_clients_type_check_and_the_python_one_works_against_a_live_se
             &["tsc", "-p", "."],
             "tsc --strict on the TypeScript integration",
         );
+        // `recommended-strict`: the recommended rules with every warning an error, so that the
+        // lint passes with no warning as well as no error.
         npx(
-            &["redocly", "lint", "--format", "summary", document],
-            "redocly lint (recommended rules)",
+            &[
+                "redocly",
+                "lint",
+                "--extends",
+                "recommended-strict",
+                "--format",
+                "summary",
+                document,
+            ],
+            "redocly lint (recommended rules, no warning)",
         );
         std::fs::remove_dir_all(&work).ok();
     })

@@ -9,15 +9,16 @@ use std::path::{Path, PathBuf};
 
 /// The layers that must know no HTTP (a folder, or a folder's module). (Our client of the
 /// partner bank is the crate `kaadxpay-partner`, whose manifest has no server framework.)
-const HTTP_FREE: [&str; 8] = [
+const HTTP_FREE: [&str; 9] = [
     "payments",
     "idempotency",
     "webhooks",
     "reconcile",
     "history",
     "contract",
+    "service/author",
     "service/commands",
-    "service/state",
+    "service/kernel",
 ];
 
 /// What the domain and the engine must never reach: the adapters and start-up.
@@ -25,7 +26,7 @@ const ADAPTERS: [&str; 4] = ["http", "console", "edge", "service/startup"];
 
 /// The folders of `server/src` from the bottom up: a module may import its own rank or a lower
 /// one, never a higher. A module's rank is that of the longest entry it is within.
-const RANKS: [(&str, u8); 23] = [
+const RANKS: [(&str, u8); 25] = [
     // 0, the primitives, which know nothing of payments: the database, logs, mail, sealing
     // (`platform`), the API's errors, input and pages (`contract`), and the flags
     // (`service/config` and what they mean beyond clap, `service/flags`: leaves, see
@@ -36,8 +37,10 @@ const RANKS: [(&str, u8); 23] = [
     ("service/flags", 0),
     // 1, the engine: each POST at most once, its faults as the contract's errors.
     ("idempotency", 1),
-    // 2, the kernel the domain runs on: the shared state and the keyed command.
-    ("service/state", 2),
+    // 2, the kernel the domain runs on: the database and the engine (`service/kernel`), who
+    // acts (`service/author`) and the keyed command.
+    ("service/kernel", 2),
+    ("service/author", 2),
     ("service/commands", 2),
     // 3, the domain. Its folders may import one another without a circle: a payout is
     // audited (`history`), and makes a webhook event (`webhooks` builds it from the `Order` or
@@ -49,9 +52,11 @@ const RANKS: [(&str, u8); 23] = [
     ("webhooks", 3),
     // 4, the domain's morning after: reconciliation matches the partner's transfers to payouts.
     ("reconcile", 4),
-    // 5, what reads the whole domain: the CSV exports and the list of every keyed command.
+    // 5, what reads the whole domain: the CSV exports, the list of every keyed command, and the
+    // state the adapters share (the kernel, with the API keys' cache and the request log).
     ("exports", 5),
     ("service/keyed", 5),
+    ("service/state", 5),
     // 6, the adapters, and the request's pieces both read: the client's address, the request
     // id and the request log's caller, which the edge's middleware sets.
     ("http", 6),
@@ -64,23 +69,6 @@ const RANKS: [(&str, u8); 23] = [
     // 8, the composition root: each component built from the flags, and start-up.
     ("service/components", 8),
     ("service/startup", 8),
-];
-
-/// The imports that run upward today, each with why and what would remove it: the kernel
-/// still holds pieces of the domain. (Issue 28: `Command::check`/`render` on a narrow context
-/// instead of the whole `AppState` removes the state's; the author's types moved below the
-/// domain remove the commands'.)
-const UPWARD_ALLOWED: [(&str, &str); 5] = [
-    // The command says who made it (`Maker`, a member and their role, which four eyes count)
-    // and who acted, from where (`By`, what every audit entry says of its author): both would
-    // move to the kernel, with `accounts` and `history` importing them from there.
-    ("service/commands", "accounts/auth"),
-    ("service/commands", "history/audit"),
-    // The shared state holds the API keys' cache, their last use and the request log's
-    // writer: a narrow context per command, built by the composition root, removes these.
-    ("service/state", "accounts/auth/cache"),
-    ("service/state", "accounts/auth/usage"),
-    ("service/state", "request_log"),
 ];
 
 type Module = Vec<String>;
@@ -326,11 +314,7 @@ fn every_import_runs_downward() {
         let name = module.join("/");
         for reached in imports(module, code, &known) {
             let reached = reached.join("/");
-            if rank(&reached) > rank(&name)
-                && !UPWARD_ALLOWED
-                    .iter()
-                    .any(|&(from, to)| from == name && to == reached)
-            {
+            if rank(&reached) > rank(&name) {
                 upward.push(format!(
                     "{name} ({}) imports {reached} ({})",
                     rank(&name),

@@ -14,3 +14,4 @@ mod layers;
 mod retention;
 mod schemathesis;
 mod settings;
+mod typed_contract;

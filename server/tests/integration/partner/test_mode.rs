@@ -342,6 +342,50 @@ async fn test_mode_is_on_exactly_when_the_partner_is_the_simulator() {
     assert_eq!((run.date, run.applied), (today, true));
 }
 
+/// A key is the merchant's own: another merchant's member with the same key (keys are chosen by
+/// clients) gets a run of its own, and the same key for another day is refused to neither.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_merchants_with_one_key_get_runs_of_their_own() {
+    let (app, partner_url) = funded_app().await;
+    let other = common::create_merchant(&app.pool, "Other").await;
+    let reconciler = Reconciler {
+        pool: app.pool.clone(),
+        partner: PartnerClient::new(&partner_url, Duration::from_secs(5)),
+    };
+    let test_mode = TestMode::at(&partner_url);
+    let (today, by, shared) = (
+        Utc::now().date_naive(),
+        common::test_author(),
+        key("shared"),
+    );
+    let ours = reconciler
+        .run_now(
+            Requester::Merchant(&app.merchant.id, &by),
+            &test_mode,
+            today,
+            &shared,
+        )
+        .await
+        .unwrap();
+    let yesterday = today - Days::new(1);
+    let theirs = reconciler
+        .run_now(
+            Requester::Merchant(&other.id, &by),
+            &test_mode,
+            yesterday,
+            &shared,
+        )
+        .await
+        .unwrap();
+    assert_ne!(ours.id, theirs.id);
+    assert_eq!(theirs.date, yesterday);
+    let support = reconciler
+        .run_now(Requester::Support, &test_mode, today, &shared)
+        .await
+        .unwrap();
+    assert_ne!(support.id, ours.id);
+}
+
 /// Submits the run-now form of the `/reconciliation` page `html` for `date`; where it leads.
 async fn run_now_in_console(
     app: &TestApp,

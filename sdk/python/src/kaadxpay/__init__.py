@@ -1,0 +1,47 @@
+"""Kaadxpay's official Python SDK: ``Kaadxpay`` and ``AsyncKaadxpay``, every error class, and
+the models generated from the API's OpenAPI document (``kaadxpay.models``)."""
+
+from ._client import AsyncKaadxpay, BankAccountParams, Kaadxpay
+from ._errors import (
+    APIConnectionError,
+    APITimeoutError,
+    AuthenticationError,
+    IdempotencyKeyReusedError,
+    InsufficientFundsError,
+    InternalServerError,
+    InvalidRequestError,
+    InvalidStateTransitionError,
+    KaadxpayError,
+    PermissionDeniedError,
+    RequestInProgressError,
+    RequestTimeoutError,
+    ResourceMissingError,
+    ServiceUnavailableError,
+    SignatureVerificationError,
+)
+from ._pagination import AsyncPager, Pager
+from .models import WebhookEvent
+
+__all__ = [
+    "APIConnectionError",
+    "APITimeoutError",
+    "AsyncKaadxpay",
+    "AsyncPager",
+    "AuthenticationError",
+    "BankAccountParams",
+    "IdempotencyKeyReusedError",
+    "InsufficientFundsError",
+    "InternalServerError",
+    "InvalidRequestError",
+    "InvalidStateTransitionError",
+    "Kaadxpay",
+    "KaadxpayError",
+    "Pager",
+    "PermissionDeniedError",
+    "RequestInProgressError",
+    "RequestTimeoutError",
+    "ResourceMissingError",
+    "ServiceUnavailableError",
+    "SignatureVerificationError",
+    "WebhookEvent",
+]

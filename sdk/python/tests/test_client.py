@@ -1,0 +1,201 @@
+"""What the SDK promises (API.md §14), each against a real server: typed results with their
+key, request id and replay flag; an error class per code; lists that page; a key made once per
+call and kept on every retry, across a restart and through a real in-flight 409; no retry of a
+definitive answer; async like sync; webhooks verified with several secrets."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any
+
+import pytest
+
+import kaadxpay
+from conftest import Server, requests_with_key
+
+IBAN = "DE89370400440532013000"
+DESTINATION: kaadxpay.BankAccountParams = {"account_holder": "Ada Lovelace", "iban": IBAN}
+
+
+def test_results_are_typed_and_say_their_key_request_and_replay(client: kaadxpay.Kaadxpay) -> None:
+    order = client.orders.create(amount=1500, currency="EUR", metadata={"cart": "42"})
+    assert order.id.startswith("ord_") and order.status == "pending"
+    assert order.request_id is not None and order.request_id.startswith("req_")
+    assert order.idempotency_key is not None and uuid.UUID(order.idempotency_key).version == 4
+    assert order.replayed is False
+    again = client.orders.create(
+        amount=1500, currency="EUR", metadata={"cart": "42"}, idempotency_key=order.idempotency_key
+    )
+    assert again.id == order.id and again.replayed is True
+    assert client.orders.retrieve(order.id).metadata == {"cart": "42"}
+    assert client.orders.capture(order.id).status == "captured"
+    assert client.idempotency_keys.retrieve(order.idempotency_key).status == "completed"
+
+
+def test_each_refusal_is_its_error_class_with_its_facts(client: kaadxpay.Kaadxpay, api_key: str) -> None:
+    key = f"too-much-{uuid.uuid4()}"
+    with pytest.raises(kaadxpay.InsufficientFundsError) as short:
+        client.payouts.create(amount=10**11, currency="GBP", destination=DESTINATION, idempotency_key=key)
+    assert short.value.status == 402 and short.value.code == "insufficient_funds"
+    assert short.value.idempotency_key == key and short.value.request_id is not None
+    with pytest.raises(kaadxpay.InsufficientFundsError) as replayed:
+        client.payouts.create(amount=10**11, currency="GBP", destination=DESTINATION, idempotency_key=key)
+    assert replayed.value.replayed is True
+    with pytest.raises(kaadxpay.IdempotencyKeyReusedError):
+        client.payouts.create(amount=10**10, currency="GBP", destination=DESTINATION, idempotency_key=key)
+    with pytest.raises(kaadxpay.ResourceMissingError):
+        client.payouts.retrieve("po_nothing")
+    with pytest.raises(kaadxpay.InvalidRequestError) as invalid:
+        client.orders.create(amount=0, currency="EUR")
+    assert invalid.value.param == "amount"
+    order = client.orders.create(amount=100, currency="EUR")
+    client.orders.cancel(order.id)
+    with pytest.raises(kaadxpay.InvalidStateTransitionError):
+        client.orders.capture(order.id)
+    with pytest.raises(kaadxpay.AuthenticationError):
+        kaadxpay.Kaadxpay("sk_test_wrong", base_url=client._options.base_url).balance.retrieve()
+    # One attempt each: a definitive answer is never retried.
+    assert len(requests_with_key(client, key, 3)) == 3
+
+
+def test_a_list_pages_by_itself(client: kaadxpay.Kaadxpay) -> None:
+    made = {client.orders.create(amount=10 + n, currency="JPY").id for n in range(5)}
+    seen = [order.id for order in client.orders.list(limit=2)]
+    assert made <= set(seen) and len(seen) == len(set(seen))
+
+
+def test_a_call_retries_across_a_real_restart_with_one_key_and_one_effect(api_key: str) -> None:
+    server = Server()
+    server.start()
+    server.stop()
+    client = kaadxpay.Kaadxpay(api_key, base_url=server.url, max_retries=6)
+    marker = f"across a restart {uuid.uuid4()}"
+    restarter = threading.Timer(1.0, server.start, kwargs={"wait": False})
+    restarter.start()
+    try:
+        order = client.orders.create(amount=777, currency="EUR", description=marker)
+    finally:
+        restarter.join()
+    try:
+        assert order.id.startswith("ord_")
+        assert order.idempotency_key is not None
+        record = client.idempotency_keys.retrieve(order.idempotency_key)
+        assert record.resource is not None and record.resource.id == order.id
+        assert [o.id for o in client.orders.list(limit=100) if o.description == marker] == [order.id]
+    finally:
+        server.stop()
+
+
+def test_a_retried_call_keeps_its_key_and_executes_once(api_key: str) -> None:
+    server = Server(failpoints="order.before_commit=1*return")
+    server.start()
+    try:
+        client = kaadxpay.Kaadxpay(api_key, base_url=server.url)
+        marker = f"kept key {uuid.uuid4()}"
+        order = client.orders.create(amount=4242, currency="USD", description=marker)
+        assert order.idempotency_key is not None
+        logged = requests_with_key(client, order.idempotency_key, 2)
+        assert sorted(entry.status for entry in logged) == [201, 500]
+        assert [o.id for o in client.orders.list(limit=100) if o.description == marker] == [order.id]
+    finally:
+        server.stop()
+
+
+def test_without_retries_the_fault_is_raised(api_key: str) -> None:
+    server = Server(failpoints="order.before_commit=1*return")
+    server.start()
+    try:
+        client = kaadxpay.Kaadxpay(api_key, base_url=server.url, max_retries=0)
+        with pytest.raises(kaadxpay.InternalServerError) as fault:
+            client.orders.create(amount=5, currency="USD")
+        assert fault.value.should_retry is True
+    finally:
+        server.stop()
+
+
+def test_a_real_request_in_flight_is_waited_out_and_replayed(api_key: str) -> None:
+    server = Server(failpoints="idempotency.in_transaction=1*return(1500)")
+    server.start()
+    try:
+        client = kaadxpay.Kaadxpay(api_key, base_url=server.url)
+        results: dict[str, Any] = {}
+        key = f"held-{uuid.uuid4()}"
+        first = threading.Thread(
+            target=lambda: results.update(first=client.orders.create(amount=9, currency="EUR", idempotency_key=key))
+        )
+        first.start()
+        time.sleep(0.4)
+        second = client.orders.create(amount=9, currency="EUR", idempotency_key=key)
+        first.join()
+        assert second.replayed is True and second.id == results["first"].id
+        statuses = sorted(entry.status for entry in requests_with_key(client, key, 3))
+        assert statuses == [201, 201, 409]
+    finally:
+        server.stop()
+
+
+def test_the_async_client_does_the_same(server: Server, api_key: str) -> None:
+    async def run() -> None:
+        async with kaadxpay.AsyncKaadxpay(api_key, base_url=server.url) as client:
+            order = await client.orders.create(amount=321, currency="CNY")
+            assert order.idempotency_key is not None and order.request_id is not None
+            assert (await client.orders.retrieve(order.id)).amount == 321
+            ids = [item.id async for item in client.orders.list(limit=1)]
+            assert order.id in ids
+            with pytest.raises(kaadxpay.ResourceMissingError):
+                await client.orders.retrieve("ord_missing")
+
+    asyncio.run(run())
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    received: list[tuple[bytes, dict[str, str]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["content-length"]))
+        _Receiver.received.append((body, dict(self.headers.items())))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *_: Any) -> None:
+        pass
+
+
+def test_a_real_delivery_is_verified_with_any_of_its_secrets_and_typed(client: kaadxpay.Kaadxpay) -> None:
+    receiver = HTTPServer(("127.0.0.1", 0), _Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    try:
+        endpoint = client.webhook_endpoints.create(url=f"http://127.0.0.1:{receiver.server_port}/hooks")
+        old = endpoint.secret
+        rotated = client.webhook_endpoints.rotate_secret(endpoint.id, overlap="1h")
+        client.webhook_endpoints.test(endpoint.id, event_type="payout.paid")
+        deadline = time.monotonic() + 15
+        while not _Receiver.received and time.monotonic() < deadline:
+            time.sleep(0.1)
+        body, headers = _Receiver.received[0]
+    finally:
+        receiver.shutdown()
+    for secrets in (rotated.secret, old, [old, rotated.secret]):
+        event = client.webhooks.construct_event(body, headers, secrets)
+        assert event.event_type == "payout.paid" and event.test is True
+        assert isinstance(event, kaadxpay.models.PayoutPaidEvent)
+        assert event.data.object.destination.iban
+    wrong = "whsec_" + "A" * 32
+    with pytest.raises(kaadxpay.SignatureVerificationError):
+        client.webhooks.construct_event(body, headers, wrong)
+    with pytest.raises(kaadxpay.SignatureVerificationError):
+        client.webhooks.construct_event(body.replace(b"payout", b"pay0ut", 1), headers, old)
+
+
+def test_the_integration_example_runs(server: Server, api_key: str) -> None:
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
+    import integration
+
+    integration.main(server.url, api_key)

@@ -1,0 +1,145 @@
+// What the SDK promises (API.md §14), against real servers: typed results with their key,
+// request id and replay flag; an error class per code; lists that page; a key made once per
+// call and kept on every retry, across a restart and through a real in-flight 409; no retry of
+// a definitive answer; webhooks verified with several secrets.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import { after, before, test } from "node:test";
+
+import * as kaadxpay from "../dist/index.js";
+import { Server, apiKey, requestsWithKey } from "./server.mjs";
+
+const destination = { account_holder: "Ada Lovelace", iban: "DE89370400440532013000" };
+let shared;
+let client;
+
+before(async () => {
+  shared = await Server.create();
+  await shared.start();
+  client = new kaadxpay.Kaadxpay(apiKey, { baseUrl: shared.url });
+});
+after(() => shared.stop());
+
+test("results are typed and say their key, request and replay", async () => {
+  const order = await client.orders.create({ amount: 1500, currency: "EUR", metadata: { cart: "42" } });
+  assert.match(order.id, /^ord_/);
+  assert.match(order.requestId, /^req_/);
+  assert.match(order.idempotencyKey, /^[0-9a-f-]{8}-[0-9a-f]{4}-4/);
+  assert.equal(order.replayed, false);
+  const again = await client.orders.create({ amount: 1500, currency: "EUR", metadata: { cart: "42" }, idempotencyKey: order.idempotencyKey });
+  assert.equal(again.id, order.id);
+  assert.equal(again.replayed, true);
+  assert.equal((await client.orders.capture(order.id)).status, "captured");
+  assert.equal((await client.idempotencyKeys.retrieve(order.idempotencyKey)).status, "completed");
+});
+
+test("each refusal is its error class, and a definitive one is not retried", async () => {
+  const key = `too-much-${randomUUID()}`;
+  const short = () => client.payouts.create({ amount: 10 ** 11, currency: "GBP", destination, idempotencyKey: key });
+  await assert.rejects(short(), (e) => e instanceof kaadxpay.InsufficientFundsError && e.idempotencyKey === key && e.requestId !== null);
+  await assert.rejects(short(), (e) => e instanceof kaadxpay.InsufficientFundsError && e.replayed);
+  await assert.rejects(
+    client.payouts.create({ amount: 10 ** 10, currency: "GBP", destination, idempotencyKey: key }),
+    kaadxpay.IdempotencyKeyReusedError,
+  );
+  await assert.rejects(client.payouts.retrieve("po_nothing"), kaadxpay.ResourceMissingError);
+  await assert.rejects(client.orders.create({ amount: 0, currency: "EUR" }), (e) => e instanceof kaadxpay.InvalidRequestError && e.param === "amount");
+  const order = await client.orders.create({ amount: 100, currency: "EUR" });
+  await client.orders.cancel(order.id);
+  await assert.rejects(client.orders.capture(order.id), kaadxpay.InvalidStateTransitionError);
+  await assert.rejects(new kaadxpay.Kaadxpay("sk_test_wrong", { baseUrl: shared.url }).balance.retrieve(), kaadxpay.AuthenticationError);
+  assert.equal((await requestsWithKey(client, key, 3)).length, 3);
+});
+
+test("a list pages by itself", async () => {
+  const made = new Set();
+  for (let n = 0; n < 5; n++) made.add((await client.orders.create({ amount: 10 + n, currency: "JPY" })).id);
+  const seen = [];
+  for await (const order of client.orders.list({ limit: 2 })) seen.push(order.id);
+  assert.ok([...made].every((id) => seen.includes(id)));
+  assert.equal(new Set(seen).size, seen.length);
+});
+
+test("a call retries across a real restart with one key and one effect", async () => {
+  const server = await Server.create();
+  const marker = `across a restart ${randomUUID()}`;
+  const retrying = new kaadxpay.Kaadxpay(apiKey, { baseUrl: server.url, maxRetries: 6 });
+  setTimeout(() => server.start(false), 1000);
+  try {
+    const order = await retrying.orders.create({ amount: 777, currency: "EUR", description: marker });
+    const record = await retrying.idempotencyKeys.retrieve(order.idempotencyKey);
+    assert.equal(record.resource?.id, order.id);
+    const same = [];
+    for await (const o of retrying.orders.list({ limit: 100 })) if (o.description === marker) same.push(o.id);
+    assert.deepEqual(same, [order.id]);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a retried call keeps its key and executes once", async () => {
+  const server = await Server.create("order.before_commit=1*return");
+  await server.start();
+  try {
+    const retrying = new kaadxpay.Kaadxpay(apiKey, { baseUrl: server.url });
+    const order = await retrying.orders.create({ amount: 4242, currency: "USD" });
+    const logged = await requestsWithKey(retrying, order.idempotencyKey, 2);
+    assert.deepEqual(logged.map((entry) => entry.status).sort(), [201, 500]);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a real request in flight is waited out and replayed", async () => {
+  const server = await Server.create("idempotency.in_transaction=1*return(1500)");
+  await server.start();
+  try {
+    const retrying = new kaadxpay.Kaadxpay(apiKey, { baseUrl: server.url });
+    const key = `held-${randomUUID()}`;
+    const first = retrying.orders.create({ amount: 9, currency: "EUR", idempotencyKey: key });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const second = await retrying.orders.create({ amount: 9, currency: "EUR", idempotencyKey: key });
+    assert.equal(second.replayed, true);
+    assert.equal(second.id, (await first).id);
+    const statuses = (await requestsWithKey(retrying, key, 3)).map((entry) => entry.status).sort();
+    assert.deepEqual(statuses, [201, 201, 409]);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a real delivery is verified with any of its secrets and typed", async () => {
+  const received = [];
+  const receiver = createServer((request, response) => {
+    const chunks = [];
+    request.on("data", (chunk) => chunks.push(chunk));
+    request.on("end", () => {
+      received.push({ body: Buffer.concat(chunks), headers: request.headers });
+      response.end();
+    });
+  });
+  await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  try {
+    const endpoint = await client.webhookEndpoints.create({ url: `http://127.0.0.1:${receiver.address().port}/hooks` });
+    const rotated = await client.webhookEndpoints.rotateSecret(endpoint.id, { overlap: "1h" });
+    await client.webhookEndpoints.test(endpoint.id, { event_type: "payout.paid" });
+    const deadline = Date.now() + 15_000;
+    while (received.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const [{ body, headers }] = received;
+    for (const secrets of [rotated.secret, endpoint.secret, [endpoint.secret, rotated.secret]]) {
+      const event = client.webhooks.constructEvent(body, headers, secrets);
+      assert.equal(event.event_type, "payout.paid");
+      assert.equal(event.test, true);
+    }
+    assert.throws(() => client.webhooks.constructEvent(body, headers, `whsec_${"A".repeat(32)}`), kaadxpay.SignatureVerificationError);
+    assert.throws(() => client.webhooks.constructEvent(body.toString().replace("payout", "pay0ut"), headers, endpoint.secret), kaadxpay.SignatureVerificationError);
+  } finally {
+    receiver.close();
+  }
+});
+
+test("the integration example runs", async () => {
+  const { main } = await import("../dist-examples/integration.js");
+  await main(shared.url, apiKey);
+});
