@@ -13,6 +13,8 @@ export default defineConfig({
   forbidOnly: true,
   retries: 0,
   workers: 1,
+  // The journeys sign several people in and wait for workers; a machine shared with builds is slow.
+  timeout: 60_000,
   reporter: [['list']],
   outputDir: './test-results',
   // Every journey in English; the main ones again in Simplified Chinese (zh-CN.spec.ts), where

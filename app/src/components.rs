@@ -8,7 +8,8 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::console::{
-    Console, ConsoleError, CsrfToken, CurrentUser, Flash, MagicIban, Permission, Scope,
+    Console, ConsoleError, CsrfToken, CurrentUser, Done, Flash, KeptForm, MagicIban, Permission,
+    Scope,
 };
 use crate::i18n::Lang;
 use crate::vocabulary::code_word;
@@ -203,6 +204,7 @@ pub fn Nav() -> impl IntoView {
                     let here = (Some(href) == current).then_some("page");
                     view! { <a href=href aria-current=here>{label}</a> }
                 }).collect_view()}
+                <ApprovalsLink/>
             </nav>
             <LanguageSwitch/>
             {signed_in}
@@ -229,6 +231,30 @@ fn current_link<'a>(path: &str, links: impl Iterator<Item = &'a str>) -> Option<
                         .is_some_and(|rest| rest.starts_with('/')))
         })
         .max_by_key(|href| href.len())
+}
+
+/// The menu's link to `/payouts/approvals`, with how many payouts wait for this member's
+/// decision; only for members who may approve.
+#[component]
+fn ApprovalsLink() -> impl IntoView {
+    let user =
+        current_user().filter(|user| user.may(Permission::CreatePayouts) && !user.must_enrol());
+    user.and_then(|user| Some((user.merchant_id.clone()?, user))).map(|(merchant_id, user)| {
+        let console = console();
+        view! {
+            <Suspense fallback=|| ()>
+                {Suspend::new(async move {
+                    let count = console
+                        .awaiting_decision(&user, &merchant_id)
+                        .await
+                        .map_or(0, |rows| rows.len());
+                    view! {
+                        <a href="/payouts/approvals" data-testid="nav-approvals">{tr!("nav-approvals", {"count" => count})}</a>
+                    }
+                })}
+            </Suspense>
+        }
+    })
 }
 
 #[component]
@@ -346,14 +372,19 @@ pub fn key_href(key: &str) -> String {
     format!("/keys/{key}")
 }
 
-/// What a page says when a form came back refused: a fixed sentence per known code (and field),
-/// never text taken from the address.
+/// What a page says when a form came back refused with its code in the address: a fixed
+/// sentence per known code (and field), never text taken from the address.
 pub fn refusal_notice() -> Option<String> {
     let code = query_param("error");
     if code.is_empty() {
         return None;
     }
-    Some(match (code.as_str(), query_param("param").as_str()) {
+    Some(refusal_sentence(&code, &query_param("param")))
+}
+
+/// The fixed sentence for a refusal's code and the field (`param`) it names.
+pub fn refusal_sentence(code: &str, param: &str) -> String {
+    match (code, param) {
         ("insufficient_funds", _) => tr!("refusal-insufficient-funds"),
         ("invalid_amount", _) | ("invalid_request", "amount") => tr!("refusal-amount"),
         ("invalid_request", "currency") => tr!("refusal-currency"),
@@ -365,13 +396,151 @@ pub fn refusal_notice() -> Option<String> {
         ("invalid_request", "overlap") => tr!("refusal-overlap"),
         ("invalid_request", "event_type") => tr!("refusal-event-type"),
         ("invalid_request", "since") => tr!("refusal-since"),
+        ("invalid_request", "name") => tr!("refusal-name"),
         ("invalid_request", _) => tr!("refusal-invalid-request"),
         ("idempotency_key_invalid" | "idempotency_key_reused", _) => tr!("refusal-form-expired"),
         ("invalid_state_transition", _) => tr!("refusal-moved-on"),
         ("resource_missing", _) => tr!("refusal-missing"),
         ("not_allowed", _) => tr!("refusal-not-allowed"),
         _ => tr!("refusal-other"),
+    }
+}
+
+/// A secret shown once, with "Copy" beside it: the button is in the page but hidden until the
+/// page's script (under the request's nonce) can copy; without JavaScript the secret is there
+/// to select.
+#[component]
+pub fn OneTimeSecret(secret: String) -> impl IntoView {
+    let copied = tr!("copy-done");
+    view! {
+        <code class="secret">{secret}</code>
+        <button type="button" class="secondary copy" id="copy-secret" data-copied=copied hidden>{tr!("copy")}</button>
+        <script nonce=leptos::nonce::use_nonce()>"(function(){var b=document.getElementById('copy-secret');if(!navigator.clipboard)return;b.hidden=false;b.addEventListener('click',function(){navigator.clipboard.writeText(document.querySelector('code.secret').textContent).then(function(){b.textContent=b.dataset.copied;});});})();"</script>
+    }
+}
+
+/// A kept form's fields as hidden inputs, with the session's token: the form sent again as it
+/// was typed (`/repeat`, `/confirm`).
+#[component]
+pub fn KeptFields(fields: Vec<(String, String)>) -> impl IntoView {
+    view! {
+        <input type="hidden" name="csrf" value=csrf_token()/>
+        {fields.into_iter().map(|(name, value)| view! {
+            <input type="hidden" name=name value=value/>
+        }).collect_view()}
+    }
+}
+
+/// A page of a kept form (`/repeat`, `/confirm`) reached without one (a reload): `title` says
+/// there is nothing to do, with the way to the start page.
+pub fn nothing_kept(title: String) -> AnyView {
+    view! {
+        <h1>{title}</h1>
+        <p><a href="/">{tr!("not-found-link")}</a></p>
+    }
+    .into_any()
+}
+
+/// What the last action did, said once on the page it led to (`role="status"`).
+#[component]
+pub fn DoneNotice() -> impl IntoView {
+    let done = use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Done>().copied());
+    done.map(|Done(what)| {
+        view! { <p class="notice done" role="status">{crate::pages::confirm::done_sentence(what)}</p> }
     })
+}
+
+/// The form the server kept for this page (a refused submit, one interrupted by a step-up, or
+/// one held back as a repeat), if any: shown once.
+pub fn kept_form() -> Option<KeptForm> {
+    use_context::<http::request::Parts>()?
+        .extensions
+        .get::<KeptForm>()
+        .cloned()
+}
+
+/// The key of the page's form that posts to `action`: the kept form's when it is that form and
+/// the same intent still (a step-up came in between), else a new one.
+pub fn form_key(action: &str) -> String {
+    kept_form()
+        .filter(|kept| kept.action == action)
+        .map(|kept| kept.typed("idempotency_key"))
+        .filter(|key| !key.is_empty())
+        .unwrap_or_else(mint_key)
+}
+
+/// A kept form's refusal that no field of the page shows beside it (the page's `beside`): one
+/// about the form as a whole, or a field of a form in a table's row, as a sentence for the top
+/// of the page.
+pub fn form_refusal(beside: &[&str]) -> Option<String> {
+    kept_form()
+        .and_then(|kept| kept.refusal)
+        .filter(|refused| !beside.contains(&refused.field.as_str()))
+        .map(|refused| {
+            refusal_sentence(
+                &refused.refusal.code,
+                refused.refusal.param.as_deref().unwrap_or_default(),
+            )
+        })
+}
+
+/// One field of a form as the kept form has it: what was typed, and why it was refused when the
+/// refusal is about it. Its input takes [`Field::invalid`] as `aria-invalid` and
+/// [`Field::described_by`] as `aria-describedby`, naming the [`Field::reason`] beside it.
+#[derive(Debug, Clone)]
+pub struct Field {
+    name: &'static str,
+    pub value: String,
+    code: Option<String>,
+    reason: Option<String>,
+}
+
+impl Field {
+    pub fn kept(name: &'static str) -> Self {
+        let kept = kept_form().unwrap_or_default();
+        let refusal = kept
+            .refusal
+            .clone()
+            .filter(|refused| refused.field == name)
+            .map(|refused| refused.refusal);
+        let reason = refusal.as_ref().map(|refusal| {
+            refusal_sentence(&refusal.code, refusal.param.as_deref().unwrap_or_default())
+        });
+        Self {
+            name,
+            value: kept.typed(name),
+            code: refusal.map(|refusal| refusal.code),
+            reason,
+        }
+    }
+
+    /// The reason of a refusal with `code`, said otherwise (the payout form says how much is
+    /// available).
+    pub fn said(mut self, code: &str, reason: Option<String>) -> Self {
+        if self.code.as_deref() == Some(code) && reason.is_some() {
+            self.reason = reason;
+        }
+        self
+    }
+
+    pub fn invalid(&self) -> Option<&'static str> {
+        self.reason.as_ref().map(|_| "true")
+    }
+
+    pub fn described_by(&self) -> Option<String> {
+        self.reason
+            .as_ref()
+            .map(|_| format!("{}-reason", self.name))
+    }
+
+    /// The reason beside the field, when it was refused.
+    pub fn reason(&self) -> Option<impl IntoView> {
+        let id = format!("{}-reason", self.name);
+        self.reason
+            .clone()
+            .map(|reason| view! { <p class="field-reason" id=id role="alert">{reason}</p> })
+    }
 }
 
 /// A new key for one rendered form: one form, one intent (a reloaded form is a new one).

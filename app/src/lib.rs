@@ -46,11 +46,13 @@ pub fn App() -> impl IntoView {
         <Router>
             <components::Nav/>
             <main class="page">
+                <components::DoneNotice/>
                 <Routes fallback=pages::NotFound>
                     <Route path=path!("/") view=pages::Home ssr=SsrMode::Async/>
                     <Route path=path!("/login") view=pages::Login ssr=SsrMode::Async/>
                     <Route path=path!("/payouts") view=pages::Payouts ssr=SsrMode::Async/>
                     <Route path=path!("/payouts/new") view=pages::NewPayout ssr=SsrMode::Async/>
+                    <Route path=path!("/payouts/approvals") view=pages::Approvals ssr=SsrMode::Async/>
                     <Route path=path!("/payouts/:id") view=pages::PayoutDetail ssr=SsrMode::Async/>
                     <Route path=path!("/balance") view=pages::BalancePage ssr=SsrMode::Async/>
                     <Route path=path!("/orders") view=pages::Orders ssr=SsrMode::Async/>
@@ -66,6 +68,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/settings/payouts") view=pages::PayoutSettings ssr=SsrMode::Async/>
                     <Route path=path!("/settings/security") view=pages::SecurityPage ssr=SsrMode::Async/>
                     <Route path=path!("/settings/profile") view=pages::Profile ssr=SsrMode::Async/>
+                    <Route path=path!("/confirm") view=pages::ConfirmPage ssr=SsrMode::Async/>
+                    <Route path=path!("/repeat") view=pages::RepeatPage ssr=SsrMode::Async/>
                     <Route path=path!("/step-up") view=pages::StepUp ssr=SsrMode::Async/>
                     <Route path=path!("/invitations/:token") view=pages::AcceptInvitation ssr=SsrMode::Async/>
                     <Route path=path!("/support/timeline") view=pages::SupportTimeline ssr=SsrMode::Async/>

@@ -8,6 +8,7 @@ import { totp } from '../fixtures/totp';
 // is paid, and the audit log shows every step in order. The threshold is removed at the end, so
 // that the other journeys' payouts need no approval.
 test('a finance member with two-step sign-in makes a large payout that waits for the owner, who approves it, and it is paid', async ({ page, browser }) => {
+  test.slow(); // two browsers, an invitation, an enrolment, a step-up and the payout worker
   const owner = new ConsolePage(page);
   await owner.login(merchantEmail());
   const nav = page.getByRole('navigation', { name: 'Main' });

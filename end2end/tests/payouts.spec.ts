@@ -64,10 +64,15 @@ test('resubmitting after Back still makes one payout; a reloaded form is a new i
   expect(await console.expectOnPayoutPage()).toBe(first);
   expect(await payoutCount(request)).toBe(before + 1);
 
+  // A reloaded form is a new intent: the same payout again is first asked about (the repeat
+  // guard), then made.
   await page.goto('/payouts/new');
   await page.reload();
   await console.fillPayout('3.33');
   await console.payOutButton().click();
+  await expect(console.heading('This looks like a repeat')).toBeVisible();
+  expect(await payoutCount(request)).toBe(before + 1);
+  await page.getByRole('button', { name: 'Do it again' }).click();
   expect(await console.expectOnPayoutPage()).not.toBe(first);
   expect(await payoutCount(request)).toBe(before + 2);
 });

@@ -47,6 +47,9 @@ test('QA adds an endpoint in the console, sends it a test event and sees it deli
   await row.getByRole('button', { name: 'Disable' }).click();
   await expect(row).toContainText('disabled');
   await row.getByRole('button', { name: 'Delete' }).click();
+  await expect(console.heading('Delete this webhook endpoint?')).toBeVisible();
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByRole('status')).toHaveText('The webhook endpoint was deleted.');
   await expect(row).toHaveCount(0);
   hooks.close();
 });

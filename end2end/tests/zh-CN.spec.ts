@@ -33,7 +33,7 @@ test('新建提现：一次提交一笔提现，落在其页面，余额不足�
   // Test mode's magic IBANs, each outcome said in Chinese.
   await expect(page.getByRole('region', { name: '测试模式' })).toContainText('被合作银行拒绝（422 account_closed）');
   await console.screenshot('zh-CN/new-payout');
-  await page.locator('#amount').fill('3.33');
+  await page.locator('#amount').fill('3.36');
   await page.locator('#currency').selectOption('EUR');
   await page.locator('#account_holder').fill('王小明');
   await page.locator('#iban').fill('DE89370400440532013000');
@@ -41,10 +41,10 @@ test('新建提现：一次提交一笔提现，落在其页面，余额不足�
   await page.locator('#new-payout button[type="submit"]').dblclick();
   await expect(console.heading(/^提现 po_/)).toBeVisible();
   await expect(page.getByRole('link', { name: key })).toBeVisible();
-  await expect(page.locator('.facts')).toContainText('EUR 3.33');
+  await expect(page.locator('.facts')).toContainText('EUR 3.36');
   // The timeline's moments: badges and sentences in Chinese, the facts as they are.
   await expect(page.locator('ol.timeline .timeline-payout .badge')).toHaveText('提现');
-  await expect(page.locator('ol.timeline .timeline-payout')).toContainText('已创建提现：333 EUR（最小货币单位），端到端标识 kxp-');
+  await expect(page.locator('ol.timeline .timeline-payout')).toContainText('已创建提现：336 EUR（最小货币单位），端到端标识 kxp-');
   await expect(page.locator('ol.timeline .timeline-event').first()).toContainText('已向商户发送 payout.created');
   await console.screenshot('zh-CN/payout');
 
@@ -53,7 +53,8 @@ test('新建提现：一次提交一笔提现，落在其页面，余额不足�
   await page.locator('#account_holder').fill('王小明');
   await page.locator('#iban').fill('DE89370400440532013000');
   await page.locator('#new-payout button[type="submit"]').click();
-  await expect(page.getByRole('alert')).toHaveText('可用余额低于提现金额。');
+  await expect(page.getByRole('alert')).toContainText('可用余额低于提现金额：可用');
+  await expect(page.locator('#amount')).toHaveValue('99999999');
 });
 
 test('查询幂等键：记录、关联资源与时间线', async ({ page, request }) => {

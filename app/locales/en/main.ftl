@@ -76,6 +76,8 @@ forbidden-manage-integrations = Your role may not manage webhooks and API keys (
 
 ## The error codes' fixed sentences
 refusal-insufficient-funds = The available balance is lower than the payout amount.
+refusal-available = The available balance is lower than the payout amount: { $available } is available.
+refusal-name = Enter a name of one line, up to 100 characters.
 refusal-amount = Enter the amount in the currency's units, such as 12.50 (whole numbers for JPY).
 refusal-currency = Choose one of the currencies offered.
 refusal-account-holder = Enter the account holder's name (up to 140 characters).
@@ -172,6 +174,7 @@ payout-payout = Payout
 payout-new = New payout
 payout-submit = Pay out
 payout-paying-out = Paying out…
+payout-available = Available to pay out
 forbidden-create-payouts = Your role may not create payouts (owners, admins and finance may). Ask an owner or an admin of your team.
 payouts-empty = No payouts yet. Use “New payout” to send money to a bank account.
 payout-partner-transfer = Partner transfer
@@ -412,7 +415,6 @@ security-required-notice = Your team requires two-step sign-in: set it up to con
 security-require-all = Require two-step sign-in for every member
 security-save = Save
 step-up-title = Confirm it is you
-step-up-body = This change needs a recent authentication code. Enter the current code from your app (or a recovery code), then submit the form again.
 
 # The balance page and its statement (/balance).
 nav-balance = Balance
@@ -539,3 +541,50 @@ error-service_unavailable = service_unavailable
 error-internal_error = internal_error
 moment-delivery-network-error = network error
 code-accepted = accepted
+step-up-body = This change needs a recent authentication code. Enter the current code from your app (or a recovery code): the form comes back as you filled it, and nothing is done until you submit it.
+step-up-confirming = You are confirming a change on: { $what }.
+
+## The repeat guard (/repeat)
+repeat-title = This looks like a repeat
+repeat-body = You did the same from the console a few minutes ago, with another form.
+repeat-first = See the first one
+repeat-nothing-done = Nothing was done this time. If you mean to do it once more, press the button.
+repeat-again = Do it again
+repeat-nothing = Nothing to repeat
+
+## Destructive actions, confirmed first (/confirm), and what was done
+confirm-button = Confirm
+confirm-back = Go back without doing it
+confirm-nothing = Nothing to confirm
+confirm-revoke-api-key = Revoke this API key?
+confirm-revoke-api-key-body = API key { $id } stops working now: every program that uses it is refused from then on. This cannot be undone.
+confirm-delete-endpoint = Delete this webhook endpoint?
+confirm-delete-endpoint-body = Endpoint { $id } is deleted: it receives no more events and its deliveries stop. This cannot be undone.
+confirm-rotate-secret = Rotate this endpoint's secret?
+confirm-rotate-secret-body = Endpoint { $id } gets a new signing secret, shown once; the old one keeps signing for the overlap you chose, then stops.
+confirm-remove-member = Remove this member?
+confirm-remove-member-body = Member { $id } leaves the team and can no longer sign in to this merchant.
+confirm-revoke-invitation = Revoke this invitation?
+confirm-revoke-invitation-body = Invitation { $id } stops working: its link no longer lets anyone join.
+confirm-reject-payout = Reject this payout?
+confirm-reject-payout-body = Payout { $id } is rejected: it is not paid, and its amount goes back to the available balance.
+confirm-cancel-payout = Cancel this payout?
+confirm-cancel-payout-body = Payout { $id } is cancelled: it is not paid, and its amount goes back to the available balance.
+confirm-cancel-order = Cancel this order?
+confirm-cancel-order-body = Order { $id } is cancelled and can no longer be captured.
+done-revoke-api-key = The API key was revoked: it no longer works.
+done-delete-endpoint = The webhook endpoint was deleted.
+done-rotate-secret = The endpoint's secret was rotated.
+done-remove-member = The member was removed from the team.
+done-revoke-invitation = The invitation was revoked.
+done-reject-payout = The payout was rejected; its amount is available again.
+done-cancel-payout = The payout was cancelled; its amount is available again.
+done-cancel-order = The order was cancelled.
+copy = Copy
+copy-done = Copied
+
+## Approvals (/payouts/approvals)
+threshold-alone = Saved, but no other member could approve a payout: payouts at or above this threshold would wait for approval with nobody to give it. Invite a member who may create payouts (owner, admin or finance), or remove the threshold.
+approvals-title = Payouts awaiting your approval
+approvals-none = No payout is waiting for your decision.
+nav-approvals = Approvals ({ $count })

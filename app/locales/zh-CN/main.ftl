@@ -78,6 +78,8 @@ forbidden-manage-integrations = 您的角色无权管理 Webhook 和 API 密钥�
 
 ## The error codes' fixed sentences
 refusal-insufficient-funds = 可用余额低于提现金额。
+refusal-available = 可用余额低于提现金额：可用 { $available }。
+refusal-name = 请输入一行名称，最多 100 个字符。
 refusal-amount = 请按币种单位输入金额，例如 12.50（日元须为整数）。
 refusal-currency = 请选择所列币种之一。
 refusal-account-holder = 请输入收款人姓名（不超过 140 个字符）。
@@ -176,6 +178,7 @@ payout-submit = 提现
 payout-paying-out = 正在提现…
 forbidden-create-payouts = 您的角色无权创建提现（所有者、管理员和财务可以）。请联系团队的所有者或管理员。
 payouts-empty = 暂无提现。点击“新建提现”将余额提现到银行账户。
+payout-available = 可提现余额
 payout-partner-transfer = 合作银行转账
 payout-failure = 失败原因
 payout-updated = 更新时间
@@ -414,7 +417,6 @@ security-required-notice = 您的团队要求开启两步验证：请先完成�
 security-require-all = 要求所有成员开启两步验证
 security-save = 保存
 step-up-title = 确认是您本人
-step-up-body = 此操作需要最近输入过的验证码。请输入应用当前显示的验证码（或一个恢复码），然后重新提交表单。
 
 # 余额页面及其流水 (/balance)。
 nav-balance = 余额
@@ -540,3 +542,50 @@ error-service_unavailable = 服务暂不可用
 error-internal_error = 内部错误
 moment-delivery-network-error = 网络错误
 code-accepted = 已受理
+step-up-body = 此操作需要最近输入过的验证码。请输入应用当前显示的验证码（或一个恢复码）：表单会按您填写的内容返回，在您提交之前不会执行任何操作。
+step-up-confirming = 您正在确认以下页面上的更改：{ $what }。
+
+## 重复提交提醒 (/repeat)
+repeat-title = 这看起来是重复操作
+repeat-body = 您几分钟前已在控制台用另一张表单做过相同的操作。
+repeat-first = 查看第一次的结果
+repeat-nothing-done = 这次没有执行任何操作。如果确实要再做一次，请按下面的按钮。
+repeat-again = 再做一次
+repeat-nothing = 没有可重复的操作
+
+## 危险操作先确认 (/confirm)，以及已完成的操作
+confirm-button = 确认
+confirm-back = 返回，不执行
+confirm-nothing = 没有需要确认的操作
+confirm-revoke-api-key = 吊销此 API 密钥？
+confirm-revoke-api-key-body = API 密钥 { $id } 将立即失效：此后使用它的程序都会被拒绝。此操作无法撤销。
+confirm-delete-endpoint = 删除此 Webhook 端点？
+confirm-delete-endpoint-body = 端点 { $id } 将被删除：不再接收任何事件，投递随之停止。此操作无法撤销。
+confirm-rotate-secret = 轮换此端点的签名密钥？
+confirm-rotate-secret-body = 端点 { $id } 将获得新的签名密钥（仅显示一次）；旧密钥在您选择的过渡期内继续签名，之后失效。
+confirm-remove-member = 移除此成员？
+confirm-remove-member-body = 成员 { $id } 将离开团队，无法再登录此商户。
+confirm-revoke-invitation = 撤销此邀请？
+confirm-revoke-invitation-body = 邀请 { $id } 将失效：其链接不能再用于加入团队。
+confirm-reject-payout = 拒绝此提现？
+confirm-reject-payout-body = 提现 { $id } 将被拒绝：不会支付，金额退回可用余额。
+confirm-cancel-payout = 取消此提现？
+confirm-cancel-payout-body = 提现 { $id } 将被取消：不会支付，金额退回可用余额。
+confirm-cancel-order = 取消此订单？
+confirm-cancel-order-body = 订单 { $id } 将被取消，之后无法再收款。
+done-revoke-api-key = API 密钥已吊销，已不能再使用。
+done-delete-endpoint = Webhook 端点已删除。
+done-rotate-secret = 端点的签名密钥已轮换。
+done-remove-member = 成员已从团队中移除。
+done-revoke-invitation = 邀请已撤销。
+done-reject-payout = 提现已拒绝，金额已退回可用余额。
+done-cancel-payout = 提现已取消，金额已退回可用余额。
+done-cancel-order = 订单已取消。
+copy = 复制
+copy-done = 已复制
+
+## 审批 (/payouts/approvals)
+threshold-alone = 已保存，但没有其他成员可以审批提现：达到或超过此阈值的提现将等待审批，却无人可以审批。请邀请一位可以创建提现的成员（所有者、管理员或财务），或删除此阈值。
+approvals-title = 等待您审批的提现
+approvals-none = 没有等待您决定的提现。
+nav-approvals = 审批（{ $count }）

@@ -8,8 +8,8 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, csrf_token, current_user, failure_view, flash, may, merchant_id_or_notice, mint_key,
-    refusal_notice, Empty, OverlapOptions,
+    console, csrf_token, current_user, failure_view, flash, form_key, form_refusal, may,
+    merchant_id_or_notice, mint_key, refusal_notice, Empty, Field, OneTimeSecret, OverlapOptions,
 };
 use crate::console::{ApiKeyRow, Permission, Role};
 use crate::i18n::when;
@@ -90,13 +90,15 @@ pub fn ApiKeys() -> impl IntoView {
     let csrf = csrf_token();
     let console = console();
     let owner = current_user().is_some_and(|user| user.role == Some(Role::Owner));
+    let name = Field::kept("name");
     let create = may(Permission::ManageIntegrations).then(|| {
         view! {
             <form method="post" action=ACTION class="form card">
                 <input type="hidden" name="csrf" value=csrf.clone()/>
-                <input type="hidden" name="idempotency_key" value=mint_key()/>
+                <input type="hidden" name="idempotency_key" value=form_key(ACTION)/>
                 <label for="name">{tr!("api-keys-name")}</label>
-                <input id="name" name="name" required maxlength="100"/>
+                <input id="name" name="name" required maxlength="100" value=name.value.clone() aria-invalid=name.invalid() aria-describedby=name.described_by()/>
+                {name.reason()}
                 <label for="access">{tr!("api-keys-access")}</label>
                 <select id="access" name="access">
                     <option value="read_write">{tr!("api-keys-read-write")}</option>
@@ -115,9 +117,9 @@ pub fn ApiKeys() -> impl IntoView {
     });
     view! {
         <h1>{tr!("nav-api-keys")}</h1>
-        {refusal_notice().map(|message| view! { <p class="alert" role="alert">{message}</p> })}
+        {refusal_notice().or_else(|| form_refusal(&["name"])).map(|message| view! { <p class="alert" role="alert">{message}</p> })}
         {flash().map(|secret| view! {
-            <p class="notice" role="status">{tr!("api-keys-secret-shown")}" "<code class="secret">{secret}</code></p>
+            <p class="notice" role="status">{tr!("api-keys-secret-shown")}" "<OneTimeSecret secret=secret/></p>
         })}
         {create}
         <Suspense fallback=|| ()>

@@ -99,7 +99,7 @@ pub fn OrderDetail() -> impl IntoView {
                                     </form>
                                     <form method="post" action=action("cancel")>
                                         <input type="hidden" name="csrf" value=csrf.clone()/>
-                                        <button type="submit" class="secondary">{tr!("order-cancel")}</button>
+                                        <button type="submit" class="danger">{tr!("order-cancel")}</button>
                                     </form>
                                 </div>
                             })}

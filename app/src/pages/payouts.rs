@@ -8,17 +8,19 @@
 use leptos::nonce::use_nonce;
 use leptos::prelude::*;
 use leptos_fluent::tr;
+use leptos_meta::Title;
 
 use crate::components::{
-    console, csrf_token, current_user, cursor, failure_view, key_href, list_filter, may,
-    merchant_id_or_notice, mint_key, not_found_view, path_id, refusal_notice, refused_filter,
-    Empty, ExportLink, ListFilterForm, Pager, StatusBadge, TestModeNotice,
+    console, csrf_token, current_user, cursor, failure_view, form_key, form_refusal, key_href,
+    list_filter, may, merchant_id_or_notice, mint_key, not_found_view, path_id, refusal_notice,
+    refused_filter, Empty, ExportLink, Field, ListFilterForm, Pager, StatusBadge, TestModeNotice,
 };
-use crate::console::{Decision, PayoutRow, PayoutStatus, PayoutView, Permission, Subject};
+use crate::console::{Decision, Money, PayoutRow, PayoutStatus, PayoutView, Permission, Subject};
 use crate::i18n::{money, when};
 use crate::notice::refused_page;
 use crate::pages::timeline::Timeline;
 use crate::vocabulary::partner_problem_word;
+use kaadxpay_types::CURRENCIES;
 
 #[component]
 pub fn PayoutsTable(rows: Vec<PayoutRow>) -> impl IntoView {
@@ -71,44 +73,125 @@ pub fn Payouts() -> impl IntoView {
     .into_any()
 }
 
+/// `/payouts/approvals`: the payouts waiting for this member's decision (awaiting approval, not
+/// its own), oldest first, each linking to its page with "Approve" and "Reject".
+#[component]
+pub fn Approvals() -> impl IntoView {
+    let merchant_id = match merchant_id_or_notice() {
+        Ok(merchant_id) => merchant_id,
+        Err(notice) => return notice,
+    };
+    let Some(user) = current_user() else {
+        return not_found_view();
+    };
+    let console = console();
+    view! {
+        <Title text=tr!("approvals-title")/>
+        <h1>{tr!("approvals-title")}</h1>
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                match console.awaiting_decision(&user, &merchant_id).await {
+                    Err(error) => failure_view(error),
+                    Ok(rows) if rows.is_empty() => view! { <Empty message=tr!("approvals-none")/> }.into_any(),
+                    Ok(rows) => view! { <PayoutsTable rows=rows/> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+    .into_any()
+}
+
 #[component]
 pub fn NewPayout() -> impl IntoView {
-    if let Err(notice) = merchant_id_or_notice() {
-        return notice;
-    }
+    let merchant_id = match merchant_id_or_notice() {
+        Ok(merchant_id) => merchant_id,
+        Err(notice) => return notice,
+    };
     if !may(Permission::CreatePayouts) {
         return refused_page(tr!("payout-new"), Permission::CreatePayouts);
     }
-    let error = refusal_notice();
     let console = console();
-    let paying_out = tr!("payout-paying-out");
+    let test_mode = console.clone();
     view! {
         <h1>{tr!("payout-new")}</h1>
-        {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
+        {refusal_notice().or_else(|| form_refusal(&["amount", "currency", "account_holder", "iban"])).map(|message| view! { <p class="alert" role="alert">{message}</p> })}
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                console.test_mode().await.map(|ibans| view! { <TestModeNotice ibans/> })
+                test_mode.test_mode().await.map(|ibans| view! { <TestModeNotice ibans/> })
             })}
         </Suspense>
+        <Suspense fallback=|| ()>
+            {Suspend::new(async move {
+                match console.available(&merchant_id).await {
+                    Err(error) => failure_view(error),
+                    Ok(available) => payout_form(available).into_any(),
+                }
+            })}
+        </Suspense>
+    }
+    .into_any()
+}
+
+/// The new-payout form, filled with what was typed when it comes back: the currencies the
+/// merchant holds a balance in (every one we settle while it holds none), what is available in
+/// each, and, beside a refused amount, how much is available.
+fn payout_form(available: Vec<Money>) -> impl IntoView {
+    let amount = Field::kept("amount");
+    let currency = Field::kept("currency");
+    let holder = Field::kept("account_holder");
+    let iban = Field::kept("iban");
+    let chosen = available
+        .iter()
+        .find(|money| money.currency == currency.value)
+        .cloned()
+        .unwrap_or_else(|| Money {
+            amount: 0,
+            currency: currency.value.clone(),
+        });
+    let available_now = Some(tr!("refusal-available", { "available" => self::money(&chosen) }));
+    let amount = amount.said("insufficient_funds", available_now);
+    let codes: Vec<String> = match available.is_empty() {
+        true => CURRENCIES.iter().map(|code| (*code).to_owned()).collect(),
+        false => available
+            .iter()
+            .map(|money| money.currency.clone())
+            .collect(),
+    };
+    let paying_out = tr!("payout-paying-out");
+    view! {
+        {(!available.is_empty()).then(|| view! {
+            <section class="card" aria-labelledby="available-title">
+                <h2 id="available-title">{tr!("payout-available")}</h2>
+                <ul class="available">
+                    {available.iter().map(|money| view! { <li>{self::money(money)}</li> }).collect_view()}
+                </ul>
+            </section>
+        })}
         <form method="post" action="/payouts" class="form card" id="new-payout">
             <input type="hidden" name="csrf" value=csrf_token()/>
-            <input type="hidden" name="idempotency_key" value=mint_key()/>
+            <input type="hidden" name="idempotency_key" value=form_key("/payouts")/>
             <label for="amount">{tr!("field-amount")}</label>
-            <input id="amount" name="amount" inputmode="decimal" placeholder="12.50" required/>
+            <input id="amount" name="amount" inputmode="decimal" placeholder="12.50" required value=amount.value.clone() aria-invalid=amount.invalid() aria-describedby=amount.described_by()/>
+            {amount.reason()}
             <label for="currency">{tr!("field-currency")}</label>
-            <select id="currency" name="currency">
-                <option>"EUR"</option><option>"USD"</option><option>"GBP"</option><option>"CNY"</option><option>"JPY"</option>
+            <select id="currency" name="currency" aria-invalid=currency.invalid() aria-describedby=currency.described_by()>
+                {codes.into_iter().map(|code| {
+                    let (selected, label) = (code == currency.value, code.clone());
+                    view! { <option value=code selected=selected>{label}</option> }
+                }).collect_view()}
             </select>
+            {currency.reason()}
             <label for="account_holder">{tr!("field-account-holder")}</label>
-            <input id="account_holder" name="account_holder" autocomplete="name" required/>
+            <input id="account_holder" name="account_holder" autocomplete="name" required value=holder.value.clone() aria-invalid=holder.invalid() aria-describedby=holder.described_by()/>
+            {holder.reason()}
             <label for="iban">{tr!("field-iban")}</label>
-            <input id="iban" name="iban" placeholder="DE89 3704 0044 0532 0130 00" required/>
+            <input id="iban" name="iban" placeholder="DE89 3704 0044 0532 0130 00" required value=iban.value.clone() aria-invalid=iban.invalid() aria-describedby=iban.described_by()/>
+            {iban.reason()}
             <button type="submit" data-paying-out=paying_out>{tr!("payout-submit")}</button>
         </form>
         // With JavaScript on, the button also disables itself after the first submit.
         <script nonce=use_nonce()>"document.getElementById('new-payout').addEventListener('submit',function(e){var b=e.target.querySelector('button');setTimeout(function(){b.disabled=true;b.textContent=b.dataset.payingOut;},0);});"</script>
     }
-    .into_any()
 }
 
 #[component]

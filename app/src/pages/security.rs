@@ -98,12 +98,32 @@ pub fn SecurityPage() -> impl IntoView {
 #[component]
 pub fn StepUp() -> impl IntoView {
     let back = crate::i18n::same_site_path(&query_param("back")).to_owned();
+    let confirming = confirming(&back).map(|what| {
+        view! {
+            <p class="notice" role="status">{tr!("step-up-confirming", {"what" => what})}</p>
+        }
+    });
     view! {
         <section class="narrow card">
             <h1>{tr!("step-up-title")}</h1>
             {refusal().map(|message| view! { <p class="alert" role="alert">{message}</p> })}
+            {confirming}
             <p>{tr!("step-up-body")}</p>
             <CodeForm action="/step-up".to_owned() back=Some(back)/>
         </section>
     }
+}
+
+/// What a step-up confirms, by the page its form comes back on: the form's page by name.
+fn confirming(back: &str) -> Option<String> {
+    Some(match back {
+        "/payouts/new" => tr!("payout-new"),
+        "/settings/keys" => tr!("nav-api-keys"),
+        "/webhooks" => tr!("nav-webhooks"),
+        "/settings/team" => tr!("nav-team"),
+        "/settings/payouts" => tr!("nav-payout-settings"),
+        "/settings/security" => tr!("nav-security"),
+        page if page.starts_with("/payouts/") => tr!("nav-payouts"),
+        _ => return None,
+    })
 }

@@ -8,8 +8,8 @@ use leptos_fluent::tr;
 use leptos_router::hooks::use_params_map;
 
 use crate::components::{
-    console, csrf_token, current_user, failure_view, flash, merchant_id_or_notice, query_param,
-    Empty,
+    console, csrf_token, current_user, failure_view, flash, form_key, merchant_id_or_notice,
+    query_param, Empty, Field,
 };
 use crate::console::{Permission, Role};
 use crate::i18n::when;
@@ -71,8 +71,9 @@ pub fn Team() -> impl IntoView {
         })}
         <form method="post" action="/settings/team/invitations" class="form card">
             <input type="hidden" name="csrf" value=csrf.clone()/>
+            <input type="hidden" name="idempotency_key" value=form_key("/settings/team/invitations")/>
             <label for="invite-email">{tr!("field-email")}</label>
-            <input id="invite-email" name="email" type="email" required/>
+            <input id="invite-email" name="email" type="email" required value=Field::kept("email").value/>
             <label for="invite-role">{tr!("team-role")}</label>
             <select id="invite-role" name="role">{role_options(invite_roles, Role::Viewer)}</select>
             <button type="submit">{tr!("team-invite")}</button>

@@ -7,7 +7,8 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, csrf_token, failure_view, may, merchant_id_or_notice, refusal_notice, Empty,
+    console, csrf_token, failure_view, may, merchant_id_or_notice, query_param, refusal_notice,
+    Empty,
 };
 use crate::console::Permission;
 use crate::i18n::money;
@@ -28,6 +29,7 @@ pub fn PayoutSettings() -> impl IntoView {
         <h1>{tr!("nav-payout-settings")}</h1>
         <p class="hint">{tr!("threshold-hint")}</p>
         {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
+        {(query_param("warning") == "alone").then(|| view! { <p class="alert" role="alert">{tr!("threshold-alone")}</p> })}
         <form method="post" action="/settings/payouts" class="form card" id="threshold">
             <input type="hidden" name="csrf" value=csrf_token()/>
             <label for="threshold-amount">{tr!("threshold-amount")}</label>

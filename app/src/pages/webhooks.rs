@@ -10,9 +10,9 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, csrf_token, cursor, failure_view, flash, list_filter, may, merchant_id_or_notice,
-    mint_key, refusal_notice, refused_filter, Empty, ListFilterForm, OverlapOptions, Pager,
-    StatusBadge,
+    console, csrf_token, cursor, failure_view, flash, form_key, form_refusal, list_filter, may,
+    merchant_id_or_notice, refusal_notice, refused_filter, Empty, Field, ListFilterForm,
+    OneTimeSecret, OverlapOptions, Pager, StatusBadge,
 };
 use crate::console::{EndpointRow, EventRow, Permission};
 use crate::i18n::when;
@@ -37,13 +37,14 @@ fn Verification() -> impl IntoView {
 }
 
 /// A form posting to `action` with the session's token, a key minted now (so any number of
-/// submits of this rendered form act once) and `fields`.
+/// submits of this rendered form act once; the same key when the form comes back after a
+/// step-up) and `fields`.
 #[component]
 fn KeyedForm(action: String, csrf: String, children: Children) -> impl IntoView {
     view! {
-        <form method="post" action=action class="inline">
+        <form method="post" action=action.clone() class="inline">
             <input type="hidden" name="csrf" value=csrf/>
-            <input type="hidden" name="idempotency_key" value=mint_key()/>
+            <input type="hidden" name="idempotency_key" value=form_key(&action)/>
             {children()}
         </form>
     }
@@ -78,7 +79,7 @@ fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>
                                 <select name="overlap" aria-label=overlap_label>
                                     <OverlapOptions/>
                                 </select>
-                                <button type="submit" class="secondary">{tr!("webhooks-rotate")}</button>
+                                <button type="submit" class="danger">{tr!("webhooks-rotate")}</button>
                             </KeyedForm>
                             <KeyedForm action=format!("{base}/recover") csrf=csrf.clone()>
                                 <input type="date" name="since" required aria-label=recover_label.clone()/>
@@ -178,20 +179,23 @@ pub fn Webhooks() -> impl IntoView {
         Ok(merchant_id) => merchant_id,
         Err(notice) => return notice,
     };
-    let notice = refusal_notice();
+    let notice = refusal_notice().or_else(|| form_refusal(&["url", "events"]));
     let cursor = cursor();
     let csrf = csrf_token();
     let console = console();
     let event_types = console.event_types();
+    let (url, events) = (Field::kept("url"), Field::kept("events"));
     let add = may(Permission::ManageIntegrations).then(|| {
         view! {
             <form method="post" action="/webhooks/endpoints" class="form card">
                 <input type="hidden" name="csrf" value=csrf.clone()/>
-                <input type="hidden" name="idempotency_key" value=mint_key()/>
+                <input type="hidden" name="idempotency_key" value=form_key("/webhooks/endpoints")/>
                 <label for="url">{tr!("webhooks-endpoint-url")}</label>
-                <input id="url" name="url" type="url" placeholder="https://shop.example/hooks" required/>
+                <input id="url" name="url" type="url" placeholder="https://shop.example/hooks" required value=url.value.clone() aria-invalid=url.invalid() aria-describedby=url.described_by()/>
+                {url.reason()}
                 <label for="events">{tr!("webhooks-events")}</label>
-                <input id="events" name="events" placeholder=tr!("webhooks-events-placeholder")/>
+                <input id="events" name="events" placeholder=tr!("webhooks-events-placeholder") value=events.value.clone() aria-invalid=events.invalid() aria-describedby=events.described_by()/>
+                {events.reason()}
                 <button type="submit">{tr!("webhooks-add")}</button>
             </form>
         }
@@ -200,7 +204,7 @@ pub fn Webhooks() -> impl IntoView {
         <h1>{tr!("nav-webhooks")}</h1>
         {notice.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
         {flash().map(|secret| view! {
-            <p class="notice" role="status">{tr!("webhooks-secret-shown")}" "<code class="secret">{secret}</code></p>
+            <p class="notice" role="status">{tr!("webhooks-secret-shown")}" "<OneTimeSecret secret=secret/></p>
         })}
         {add}
         <Suspense fallback=|| ()>

@@ -41,21 +41,25 @@ impl Currency {
         }
     }
 
-    /// An amount typed in the major unit (`12.50`, or `1200` for JPY) in minor units; the
-    /// refusal says what is expected.
+    /// An amount typed in the major unit in minor units, written as people write it: a decimal
+    /// point or a decimal comma (`12.50`, `12,50`), thousands grouped by spaces (`1 234.50`),
+    /// or none for JPY (`1200`). The refusal says what is expected.
     pub fn minor_units(self, typed: &str) -> Result<i64, String> {
         let decimals = self.exponent();
-        let (whole, fraction) = typed.trim().split_once('.').unwrap_or((typed.trim(), ""));
-        let valid = !whole.is_empty()
-            && whole.chars().all(|c| c.is_ascii_digit())
-            && fraction.chars().all(|c| c.is_ascii_digit())
-            && fraction.len() <= decimals;
         let refused = || {
             format!(
                 "Amount must be a number with at most {decimals} decimals, like {}.",
                 if decimals == 0 { "1200" } else { "12.50" }
             )
         };
+        let typed = typed.trim();
+        let (whole, fraction) = match (typed.split_once('.'), typed.split_once(',')) {
+            (Some(_), Some(_)) => return Err(refused()),
+            (Some(split), None) | (None, Some(split)) => split,
+            (None, None) => (typed, ""),
+        };
+        let whole = ungrouped(whole).ok_or_else(refused)?;
+        let valid = fraction.chars().all(|c| c.is_ascii_digit()) && fraction.len() <= decimals;
         if !valid {
             return Err(refused());
         }
@@ -87,6 +91,59 @@ impl Currency {
         )
     }
 }
+
+/// The digits of a whole number typed with its thousands grouped by spaces (`1 234 567`, with
+/// plain, no-break or thin spaces), or `None` when it is not one: groups after the first have
+/// three digits, so `12 50` is not taken for `1250`.
+fn ungrouped(whole: &str) -> Option<String> {
+    let mut groups = whole.split([' ', '\u{a0}', '\u{202f}', '\u{2009}']);
+    let first = groups.next().filter(|first| !first.is_empty())?;
+    let mut digits = first.to_owned();
+    for group in groups {
+        if group.len() != 3 || first.len() > 3 {
+            return None;
+        }
+        digits.push_str(group);
+    }
+    digits.chars().all(|c| c.is_ascii_digit()).then_some(digits)
+}
+
+impl TryFrom<String> for Currency {
+    type Error = String;
+
+    fn try_from(code: String) -> Result<Self, String> {
+        Self::parse(&code)
+    }
+}
+
+/// Read only through [`Currency::parse`]: holding one means it is a currency we settle.
+impl<'de> serde::Deserialize<'de> for Currency {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let code = String::deserialize(deserializer)?;
+        Self::parse(&code).map_err(serde::de::Error::custom)
+    }
+}
+
+impl serde::Serialize for Currency {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0)
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for Currency {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .description(Some("An upper-case ISO 4217 code that we settle."))
+            .enum_values(Some(CURRENCIES.iter().copied()))
+            .examples(["EUR"])
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for Currency {}
 
 impl fmt::Display for Currency {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -132,7 +189,14 @@ mod tests {
         assert_eq!(currency("EUR").minor_units("12.5"), Ok(1250));
         assert_eq!(currency("USD").minor_units("7"), Ok(700));
         assert_eq!(currency("JPY").minor_units("1200"), Ok(1200));
-        for bad in ["", "1.234", "-3", "1,00", "abc", "12.5"] {
+        // As people write them: a decimal comma, and thousands grouped by spaces.
+        assert_eq!(currency("EUR").minor_units("12,50"), Ok(1250));
+        assert_eq!(currency("EUR").minor_units("1 234.50"), Ok(123_450));
+        assert_eq!(currency("EUR").minor_units("1\u{a0}234,5"), Ok(123_450));
+        assert_eq!(currency("JPY").minor_units("1 200 000"), Ok(1_200_000));
+        for bad in [
+            "", "1.234", "-3", "1,000", "abc", "12.5", "12 50", "1 23.50", "1,2.3",
+        ] {
             let code = if bad == "12.5" { "JPY" } else { "EUR" };
             assert!(currency(code).minor_units(bad).is_err(), "{bad} {code}");
         }

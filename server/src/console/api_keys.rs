@@ -8,15 +8,18 @@
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
-use axum::response::Response;
-use axum::{Extension, Form};
+use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{ApiKeyChange, Console, CurrentUser, Permission};
+use app::console::{ApiKeyChange, Console, CurrentUser, Destructive, Permission};
 
-use super::forms::{back_with_secret, stepped_up_merchant};
+use super::confirm;
+use super::forms::{made_with_secret, stepped_up_merchant};
+use super::kept::Submitted;
 use super::notices::answer;
+use super::repeats::{self, Guarded};
 use crate::service::state::AppState;
 use app::notice::Notice;
 
@@ -38,20 +41,25 @@ pub struct KeyForm {
     acts_for: String,
 }
 
-/// `POST /settings/keys`: a new key.
+/// `POST /settings/keys`: a new key (held back as a repeat when another form made a key of
+/// the same name minutes ago).
 pub async fn create(
     State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
-    Form(form): Form<KeyForm>,
+    submitted: Submitted,
 ) -> Response {
+    let form: KeyForm = match submitted.parse() {
+        Ok(form) => form,
+        Err(not_ours) => return not_ours.into_response(),
+    };
     let change = ApiKeyChange::Create {
         name: form.name.clone(),
         access: form.access.clone(),
         for_merchant: form.acts_for == "merchant",
     };
-    change_key(&state, &session, &user, &console, &form, change).await
+    change_key(&state, &session, &user, &console, &submitted, &form, change).await
 }
 
 /// `POST /settings/keys/{id}/roll` and `/revoke`.
@@ -61,8 +69,12 @@ pub async fn act(
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
     Path((id, action)): Path<(String, String)>,
-    Form(form): Form<KeyForm>,
+    submitted: Submitted,
 ) -> Response {
+    let form: KeyForm = match submitted.parse() {
+        Ok(form) => form,
+        Err(not_ours) => return not_ours.into_response(),
+    };
     let change = match action.as_str() {
         "roll" => ApiKeyChange::Roll {
             id,
@@ -71,7 +83,7 @@ pub async fn act(
         "revoke" => ApiKeyChange::Revoke { id },
         _ => return answer(axum::http::StatusCode::NOT_FOUND, Notice::NotFound),
     };
-    change_key(&state, &session, &user, &console, &form, change).await
+    change_key(&state, &session, &user, &console, &submitted, &form, change).await
 }
 
 async fn change_key(
@@ -79,17 +91,37 @@ async fn change_key(
     session: &Session,
     user: &CurrentUser,
     console: &Arc<dyn Console>,
+    submitted: &Submitted,
     form: &KeyForm,
     change: ApiKeyChange,
 ) -> Response {
     let permission = Permission::ManageIntegrations;
+    let resume = submitted.kept(API_KEYS, true);
     let merchant_id =
-        match stepped_up_merchant(state, session, user, &form.csrf, permission, API_KEYS).await {
+        match stepped_up_merchant(state, session, user, &form.csrf, permission, &resume).await {
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
-    let done = console
-        .change_api_key(user, &merchant_id, change, &form.idempotency_key)
-        .await;
-    back_with_secret(state, session, API_KEYS, done).await
+    let guard = match &change {
+        ApiKeyChange::Create { name, .. } => Some(Guarded {
+            form: "api_key",
+            merchant_id: &merchant_id,
+            key: &form.idempotency_key,
+            same: vec![name.trim().to_owned()],
+            action: API_KEYS,
+        }),
+        _ => None,
+    };
+    let destructive =
+        matches!(change, ApiKeyChange::Revoke { .. }).then_some(Destructive::RevokeApiKey);
+    if let Some(ask) = confirm::first(session, submitted, destructive, API_KEYS).await {
+        return ask;
+    }
+    let submit = async {
+        let done = console
+            .change_api_key(user, &merchant_id, change, &form.idempotency_key)
+            .await;
+        made_with_secret(state, session, submitted, (API_KEYS, destructive), done).await
+    };
+    repeats::guarded(&state.pool, session, submitted, guard, submit).await
 }

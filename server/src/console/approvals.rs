@@ -15,10 +15,12 @@ use axum::{Extension, Form};
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{Console, CurrentUser, Decision, Permission};
+use app::console::{Console, CurrentUser, Decision, Destructive, KeptForm, Permission};
 use app::notice::Notice;
 
-use super::forms::{back_to, stepped_up_merchant};
+use super::confirm;
+use super::forms::{back_to, failure, stepped_up_merchant};
+use super::kept::Submitted;
 use super::notices::answer;
 use crate::service::state::AppState;
 
@@ -39,8 +41,12 @@ pub async fn decide(
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
     Path((id, verb)): Path<(String, String)>,
-    Form(form): Form<DecisionForm>,
+    submitted: Submitted,
 ) -> Response {
+    let form: DecisionForm = match submitted.parse() {
+        Ok(form) => form,
+        Err(not_ours) => return not_ours.into_response(),
+    };
     let decision = match verb.as_str() {
         "approve" => Decision::Approve,
         "reject" => Decision::Reject,
@@ -49,11 +55,28 @@ pub async fn decide(
     };
     let page = format!("/payouts/{id}");
     let permission = Permission::CreatePayouts;
+    let resume = KeptForm::at(&page);
     let merchant_id =
-        match stepped_up_merchant(&state, &session, &user, &form.csrf, permission, &page).await {
+        match stepped_up_merchant(&state, &session, &user, &form.csrf, permission, &resume).await {
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
+    let destructive = match decision {
+        Decision::Approve => None,
+        Decision::Reject => Some(Destructive::RejectPayout),
+        Decision::Cancel => Some(Destructive::CancelPayout),
+    };
+    // Asked only of a member who may make it: anyone else is refused as before.
+    let may = match console.payout(&merchant_id, &id).await {
+        Ok(Some(payout)) => console.decisions(&user, &payout).contains(&decision),
+        Ok(None) => false,
+        Err(error) => return failure(error.0),
+    };
+    if let Some(ask) =
+        confirm::first(&session, &submitted, destructive.filter(|_| may), &page).await
+    {
+        return ask;
+    }
     let decided = console
         .decide_payout(&user, &merchant_id, &id, decision, &form.idempotency_key)
         .await;
@@ -61,8 +84,11 @@ pub async fn decide(
         Ok(Err(refusal)) if refusal.code == "forbidden" => {
             answer(StatusCode::FORBIDDEN, Notice::OwnPayout)
         }
-        Ok(Ok(())) => Redirect::to(&format!("/payouts/{id}")).into_response(),
-        other => back_to(&format!("/payouts/{id}"), other),
+        Ok(Ok(())) => match confirm::done(&session, destructive).await {
+            Ok(()) => Redirect::to(&page).into_response(),
+            Err(answer) => answer,
+        },
+        other => back_to(&page, other),
     }
 }
 
@@ -82,16 +108,22 @@ pub async fn set_threshold(
     Form(form): Form<ThresholdForm>,
 ) -> Response {
     let permission = Permission::ManageThresholds;
-    let merchant_id = match stepped_up_merchant(
-        &state, &session, &user, &form.csrf, permission, SETTINGS,
-    )
-    .await
-    {
-        Ok(merchant_id) => merchant_id,
-        Err(refused) => return refused,
-    };
+    let resume = KeptForm::at(SETTINGS);
+    let merchant_id =
+        match stepped_up_merchant(&state, &session, &user, &form.csrf, permission, &resume).await {
+            Ok(merchant_id) => merchant_id,
+            Err(refused) => return refused,
+        };
     let changed = console
         .change_threshold(&user, &merchant_id, &form.currency, &form.amount)
         .await;
-    back_to(SETTINGS, changed)
+    if !matches!(changed, Ok(Ok(()))) || form.amount.trim().is_empty() {
+        return back_to(SETTINGS, changed);
+    }
+    // Saved, and nobody else could approve what it holds back: it says so.
+    match console.another_approver(&user, &merchant_id).await {
+        Ok(true) => Redirect::to(SETTINGS).into_response(),
+        Ok(false) => Redirect::to(&format!("{SETTINGS}?warning=alone")).into_response(),
+        Err(error) => failure(error.0),
+    }
 }

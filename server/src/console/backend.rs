@@ -13,9 +13,9 @@ use app::console::{
     ApiKeyChange, ApiKeyRow, AttemptRow, AuditEntry, AuditFilter, BalanceView, Console,
     ConsoleResult, CurrentUser, Decision, DeliveryRow, EndpointChange, EndpointRow, EndpointState,
     Enrolment, EventRow, HourOutcomes, KeyView, ListFilter, MagicIban, Member, Money, OrderRow,
-    OrderStatus, Overview, Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Refusal,
-    RequestFilters, RequestView, Role, RunItem, RunRow, Scope, SearchHit, SearchQuery, Security,
-    StatementRow, Subject, Submission, TimelineEntry,
+    OrderStatus, Overview, Page, PayoutForm, PayoutRow, PayoutView, PendingInvitation, Permission,
+    Refusal, RequestFilters, RequestView, Role, RunItem, RunRow, Scope, SearchHit, SearchQuery,
+    Security, StatementRow, Subject, Submission, TimelineEntry,
 };
 use async_trait::async_trait;
 
@@ -40,7 +40,6 @@ use crate::idempotency::{
 use crate::payments::approvals::{self, ApprovePayout, CancelPayout, RejectPayout};
 use crate::payments::balance;
 use crate::payments::events::{known_event_names, KnownEventType};
-use crate::payments::fields::{AccountHolder, BankAccount, Iban};
 use crate::payments::money::{Amount, Currency};
 use crate::payments::orders::{self, Target};
 use crate::payments::payouts::{self, CreatePayout};
@@ -69,27 +68,26 @@ pub struct PgConsole {
     pub state: AppState,
 }
 
-/// The new-payout form as the command `POST /v1/payouts` would make of the same fields; a
-/// refusal names the field as the API does.
+/// The new-payout form parsed by the API's own reader ([`input::command`]) from the body
+/// `POST /v1/payouts` would carry: the amount typed in major units (`12.50`, `12,50`,
+/// `1 234.50`) in minor units of the chosen currency, the holder and IBAN as the destination.
+/// A refusal names the field as the API does (`amount`, `destination[iban]`).
 fn payout_command(form: PayoutForm) -> Result<CreatePayout, Refusal> {
-    let currency = Currency::try_from(form.currency).map_err(|_| invalid("currency"))?;
-    Ok(CreatePayout {
-        amount: typed_amount(currency, &form.amount)?,
-        currency,
-        destination: BankAccount {
-            account_holder: AccountHolder::try_from(form.account_holder)
-                .map_err(|_| invalid("destination[account_holder]"))?,
-            iban: Iban::try_from(form.iban).map_err(|_| invalid("destination[iban]"))?,
-        },
-        description: None,
-    })
+    let currency = Currency::parse(&form.currency).map_err(|_| invalid("currency"))?;
+    let amount = currency
+        .minor_units(&form.amount)
+        .map_err(|_| invalid("amount"))?;
+    let body = serde_json::json!({
+        "amount": amount,
+        "currency": currency,
+        "destination": { "account_holder": form.account_holder, "iban": form.iban },
+    });
+    input::command(&body).map_err(|error| refusal(&error))
 }
 
-/// An amount typed in major units of `currency` (`12.50`), as the payout form's Amount reads it.
+/// A threshold typed in major units of `currency`, as the settings form's Amount reads it.
 fn typed_amount(currency: Currency, typed: &str) -> Result<Amount, Refusal> {
-    let minor_units = currency
-        .minor_units(typed)
-        .map_err(|_| Refusal::new("invalid_amount"))?;
+    let minor_units = currency.minor_units(typed).map_err(|_| invalid("amount"))?;
     Amount::try_from(minor_units).map_err(|_| invalid("amount"))
 }
 
@@ -261,6 +259,13 @@ impl Console for PgConsole {
         })
     }
 
+    async fn available(&self, merchant_id: &MerchantId) -> ConsoleResult<Vec<Money>> {
+        let balances = balance::of_merchant(&self.state.pool, merchant_id)
+            .await
+            .map_err(failed)?;
+        Ok(moneys(balances.available))
+    }
+
     async fn payouts(
         &self,
         merchant_id: &MerchantId,
@@ -334,6 +339,37 @@ impl Console for PgConsole {
             ),
             Answer::Refused(refusal) => Submission::Refused(refusal),
         })
+    }
+
+    async fn awaiting_decision(
+        &self,
+        user: &CurrentUser,
+        merchant_id: &MerchantId,
+    ) -> ConsoleResult<Vec<PayoutRow>> {
+        let awaiting = payouts::awaiting_approval(&self.state.pool, merchant_id)
+            .await
+            .map_err(failed)?;
+        Ok(awaiting
+            .iter()
+            .filter(|record| {
+                may_make(user, record.accountable.as_deref(), Decision::Approve).is_ok()
+            })
+            .map(|record| payout_row(&record.payout))
+            .collect())
+    }
+
+    async fn another_approver(
+        &self,
+        user: &CurrentUser,
+        merchant_id: &MerchantId,
+    ) -> ConsoleResult<bool> {
+        let members = team::members(&self.state.pool, merchant_id)
+            .await
+            .map_err(failed)?;
+        Ok(members.iter().any(|member| {
+            member.id != user.id
+                && Role::parse(&member.role).is_some_and(|role| role.may(Permission::CreatePayouts))
+        }))
     }
 
     fn decisions(&self, user: &CurrentUser, payout: &PayoutView) -> Vec<Decision> {
@@ -1023,6 +1059,7 @@ impl Console for PgConsole {
     }
 }
 
+/// A balance's available amounts as money to show.
 /// Whether `user` may make `decision` on a payout that counts as `accountable`'s (the server's
 /// rule, asked before the command runs and when the page offers the buttons).
 fn may_make(

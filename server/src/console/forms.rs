@@ -14,11 +14,15 @@ use serde::Deserialize;
 use tower_sessions::Session;
 
 use app::console::{
-    Console, ConsoleResult, CurrentUser, OrderStatus, PayoutForm, Permission, Refusal, Submission,
+    Console, ConsoleResult, CurrentUser, Destructive, KeptForm, OrderStatus, PayoutForm,
+    Permission, Refusal, Submission,
 };
 use app::notice::Notice;
 
+use super::confirm;
+use super::kept::{self, Submitted};
 use super::notices::answer;
+use super::repeats::{self, Guarded};
 use super::session;
 use super::step_up::{recent_second_factor, CodeForm};
 use crate::accounts::two_factor::{self, Checked};
@@ -45,17 +49,17 @@ pub(super) use super::notices::{failure, forbidden};
 
 /// [`acting_merchant`], for a change that also needs a second factor given recently (when the
 /// member has one, or the merchant requires one): else the answer asks for a code and comes
-/// back to `back`.
+/// back to the page of `resume`, the form as typed.
 pub(super) async fn stepped_up_merchant(
     state: &AppState,
     session: &Session,
     user: &CurrentUser,
     csrf: &str,
     permission: Permission,
-    back: &str,
+    resume: &KeptForm,
 ) -> Result<MerchantId, Response> {
     let merchant_id = acting_merchant(session, user, csrf, permission).await?;
-    recent_second_factor(state, session, user, back).await?;
+    recent_second_factor(state, session, user, resume).await?;
     Ok(merchant_id)
 }
 
@@ -111,25 +115,28 @@ pub(super) fn back_to(page: &str, done: ConsoleResult<Result<(), Refusal>>) -> R
     }
 }
 
-/// Back to `page` after a change that may have made a secret: the secret is kept for that page
-/// alone to show once (never in an address); a refusal goes in the address.
-pub(super) async fn back_with_secret(
+/// What a change that may have made a secret made: the page to land on, with the secret kept
+/// for that page alone to show once (never in an address) and, for a destructive change
+/// (`what`), the notice that it was done; a refusal goes back to `page` with the form as typed.
+pub(super) async fn made_with_secret(
     state: &AppState,
     session: &Session,
-    page: &str,
+    submitted: &Submitted,
+    (page, what): (&str, Option<Destructive>),
     done: ConsoleResult<Result<Option<String>, Refusal>>,
-) -> Response {
+) -> Result<String, Response> {
     match done {
         Ok(Ok(secret)) => {
             if let Some(secret) = secret {
-                if let Err(error) = session::flash(&state.sealer, session, &secret).await {
-                    return failure(error);
-                }
+                session::flash(&state.sealer, session, &secret)
+                    .await
+                    .map_err(failure)?;
             }
-            Redirect::to(page).into_response()
+            confirm::done(session, what).await?;
+            Ok(page.to_owned())
         }
-        Ok(Err(refusal)) => with_refusal(page, &refusal),
-        Err(error) => failure(error.0),
+        Ok(Err(refusal)) => Err(kept::refused(session, page, submitted, refusal).await),
+        Err(error) => Err(failure(error.0)),
     }
 }
 
@@ -236,34 +243,71 @@ pub struct NewPayoutForm {
     iban: String,
 }
 
+impl NewPayoutForm {
+    /// What makes two payouts the same to the repeat guard: the amount (in minor units when
+    /// it reads as one), the currency and the IBAN (without spaces, in capitals).
+    fn same(&self) -> Vec<String> {
+        let amount = kaadxpay_types::Currency::parse(&self.currency)
+            .and_then(|currency| currency.minor_units(&self.amount))
+            .map_or_else(|_| self.amount.clone(), |minor| minor.to_string());
+        let iban: String = self
+            .iban
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+            .to_uppercase();
+        vec![amount, self.currency.clone(), iban]
+    }
+}
+
+const NEW_PAYOUT: &str = "/payouts/new";
+
 /// Every submit of one rendered form (double clicks, Enter twice, a resubmit after Back or
-/// while the first is in flight) lands on the same payout's page.
+/// while the first is in flight) lands on the same payout's page; a refused one comes back to
+/// the form as typed, the reason beside its field; another form of the same payout within ten
+/// minutes is held back as a repeat (`repeats`).
 pub async fn new_payout(
     State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
-    Form(form): Form<NewPayoutForm>,
+    submitted: Submitted,
 ) -> Response {
+    let form: NewPayoutForm = match submitted.parse() {
+        Ok(form) => form,
+        Err(not_ours) => return not_ours.into_response(),
+    };
     let permission = Permission::CreatePayouts;
-    let back = "/payouts/new";
+    let resume = submitted.kept(NEW_PAYOUT, true);
     let merchant_id =
-        match stepped_up_merchant(&state, &session, &user, &form.csrf, permission, back).await {
+        match stepped_up_merchant(&state, &session, &user, &form.csrf, permission, &resume).await {
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
-    let submitted = PayoutForm {
-        idempotency_key: form.idempotency_key,
-        amount: form.amount,
-        currency: form.currency,
-        account_holder: form.account_holder,
-        iban: form.iban,
+    let guard = Guarded {
+        form: "payout",
+        merchant_id: &merchant_id,
+        key: &form.idempotency_key,
+        same: form.same(),
+        action: "/payouts",
     };
-    match console.submit_payout(&user, &merchant_id, submitted).await {
-        Ok(Submission::Payout(id)) => Redirect::to(&format!("/payouts/{id}")).into_response(),
-        Ok(Submission::Refused(refusal)) => with_refusal("/payouts/new", &refusal),
-        Err(error) => failure(error.0),
-    }
+    let submit = async {
+        let typed = PayoutForm {
+            idempotency_key: form.idempotency_key.clone(),
+            amount: form.amount.clone(),
+            currency: form.currency.clone(),
+            account_holder: form.account_holder.clone(),
+            iban: form.iban.clone(),
+        };
+        match console.submit_payout(&user, &merchant_id, typed).await {
+            Ok(Submission::Payout(id)) => Ok(format!("/payouts/{id}")),
+            Ok(Submission::Refused(refusal)) => {
+                Err(kept::refused(&session, NEW_PAYOUT, &submitted, refusal).await)
+            }
+            Err(error) => Err(failure(error.0)),
+        }
+    };
+    repeats::guarded(&state.pool, &session, &submitted, Some(guard), submit).await
 }
 
 pub async fn capture_order(
@@ -271,19 +315,28 @@ pub async fn capture_order(
     user: Extension<CurrentUser>,
     console: Extension<Arc<dyn Console>>,
     Path(id): Path<String>,
-    Form(form): Form<CsrfOnly>,
+    submitted: Submitted,
 ) -> Response {
-    set_order_status(session, user, console, id, form, OrderStatus::Captured).await
+    set_order_status(session, user, console, id, submitted, OrderStatus::Captured).await
 }
 
+/// Cancels the order once confirmed on its own page.
 pub async fn cancel_order(
     session: Session,
     user: Extension<CurrentUser>,
     console: Extension<Arc<dyn Console>>,
     Path(id): Path<String>,
-    Form(form): Form<CsrfOnly>,
+    submitted: Submitted,
 ) -> Response {
-    set_order_status(session, user, console, id, form, OrderStatus::Cancelled).await
+    set_order_status(
+        session,
+        user,
+        console,
+        id,
+        submitted,
+        OrderStatus::Cancelled,
+    )
+    .await
 }
 
 async fn set_order_status(
@@ -291,16 +344,30 @@ async fn set_order_status(
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
     id: String,
-    form: CsrfOnly,
+    submitted: Submitted,
     to: OrderStatus,
 ) -> Response {
+    let form: CsrfOnly = match submitted.parse() {
+        Ok(form) => form,
+        Err(not_ours) => return not_ours.into_response(),
+    };
     let merchant_id =
         match acting_merchant(&session, &user, &form.csrf, Permission::ManageOrders).await {
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
+    let page = format!("/orders/{id}");
+    let cancel = (to == OrderStatus::Cancelled).then_some(Destructive::CancelOrder);
+    if let Some(ask) = confirm::first(&session, &submitted, cancel, &page).await {
+        return ask;
+    }
     let changed = console.set_order_status(&user, &merchant_id, &id, to).await;
-    back_to(&format!("/orders/{id}"), changed)
+    if let Ok(Ok(())) = &changed {
+        if let Err(answer) = confirm::done(&session, cancel).await {
+            return answer;
+        }
+    }
+    back_to(&page, changed)
 }
 
 #[derive(Deserialize)]

@@ -6,12 +6,15 @@
 mod api_keys;
 mod approvals;
 mod backend;
+mod confirm;
 mod exports;
 mod filters;
 mod forms;
 mod headers;
+mod kept;
 mod notices;
 mod profile;
+mod repeats;
 mod security;
 mod session;
 pub mod step_up;

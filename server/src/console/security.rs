@@ -9,7 +9,7 @@ use axum::{Extension, Form};
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{CurrentUser, Permission};
+use app::console::{CurrentUser, KeptForm, Permission};
 
 use super::forms::{by_user, failure, forbidden, stepped_up_merchant};
 use super::session::{self, SECURITY};
@@ -74,14 +74,12 @@ pub async fn set_required(
     Form(form): Form<RequiredForm>,
 ) -> Response {
     let permission = Permission::ManageTeam;
-    let merchant_id = match stepped_up_merchant(
-        &state, &session, &user, &form.csrf, permission, SECURITY,
-    )
-    .await
-    {
-        Ok(merchant_id) => merchant_id,
-        Err(refused) => return refused,
-    };
+    let resume = KeptForm::at(SECURITY);
+    let merchant_id =
+        match stepped_up_merchant(&state, &session, &user, &form.csrf, permission, &resume).await {
+            Ok(merchant_id) => merchant_id,
+            Err(refused) => return refused,
+        };
     let required = form.required == "on";
     match two_factor::set_required(&state.pool, &merchant_id, &by_user(&user), required).await {
         Ok(()) => Redirect::to(SECURITY).into_response(),

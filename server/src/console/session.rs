@@ -3,7 +3,8 @@
 //! form must send back. Pages other than `/login` and an invitation's need a signed-in user;
 //! a notice kept for the next page (a one-time secret: a new API key's or webhook secret,
 //! recovery codes, an invitation's link) is handed to that page once, which is then sent
-//! `no-store`. A member's forms are recorded in their merchant's request log.
+//! `no-store`; so is a form kept for its page to show again (`kept`). A member's forms are
+//! recorded in their merchant's request log.
 //!
 //! Two-step sign-in: after a right password, a user with a second factor is only *pending*
 //! (for [`PENDING_FOR_SECS`]), not signed in, until its code is given; the session then
@@ -219,6 +220,24 @@ pub async fn authenticate(
             // Kept for the next page shown: a form's submit (the second of a double click
             // included) must not take it from the page the first one leads to.
             if request.method() == Method::GET {
+                let path = request.uri().path().to_owned();
+                let taken = async {
+                    let kept = super::kept::take(&session, &path).await?;
+                    anyhow::Ok((kept, super::confirm::take_done(&session).await?))
+                };
+                match taken.await {
+                    Ok((kept, done)) => {
+                        if let Some(kept) = kept {
+                            request.extensions_mut().insert(kept);
+                        }
+                        if let Some(done) = done {
+                            request.extensions_mut().insert(done);
+                        }
+                    }
+                    Err(err) => {
+                        return crate::contract::error::Error::Internal(err).into_response()
+                    }
+                }
                 match take_flash(&state.sealer, &session).await {
                     Ok(Some(notice)) => {
                         request.extensions_mut().insert(Flash(notice));

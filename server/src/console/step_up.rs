@@ -1,8 +1,10 @@
 //! Step-up (API.md §11): creating a payout, changing webhook endpoints, the team or its
 //! two-step sign-in requirement needs a second factor given within the last
 //! `KAADXPAY_STEP_UP_WINDOW` (10 minutes) in the session, when the member has two-step sign-in.
-//! A form without one is sent to `/step-up`, which asks for a code (or a recovery code) and
-//! then sends the member back to the page the form was on, to submit it again.
+//! A form without one is kept (`kept`: what was typed and its `idempotency_key`) and sent to
+//! `/step-up`, which asks for a code (or a recovery code) and then sends the member back to the
+//! page the form was on, where the same form comes back filled, with the same key, and nothing
+//! is done until it is submitted (API.md §9).
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -11,8 +13,9 @@ use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::CurrentUser;
+use app::console::{CurrentUser, KeptForm};
 
+use super::kept;
 use super::notices::{failure, forbidden};
 use super::session::{self, SECURITY};
 use crate::accounts::two_factor::{self, Checked, Holder, Purpose};
@@ -38,12 +41,13 @@ fn ask_for_code(back: &str, error: Option<&str>) -> Response {
 /// does not require one). Otherwise the answer to give instead: to `/step-up`, which comes back
 /// to `back` (the page the form was on), or to `/settings/security` to set it up.
 ///
-/// Call it in a form's handler right after the member's permission check, before the change.
+/// Call it in a form's handler right after the member's permission check, before the change,
+/// with the form to `resume` on its page after the code.
 pub async fn recent_second_factor(
     state: &AppState,
     session: &Session,
     user: &CurrentUser,
-    back: &str,
+    resume: &KeptForm,
 ) -> Result<(), Response> {
     if !user.two_factor {
         return match user.must_enrol() {
@@ -53,7 +57,10 @@ pub async fn recent_second_factor(
     }
     match session::second_factor_age(session).await {
         Ok(Some(age)) if age <= state.step_up_window => Ok(()),
-        Ok(_) => Err(ask_for_code(back, None)),
+        Ok(_) => match kept::keep(session, resume).await {
+            Ok(()) => Err(ask_for_code(&resume.page, None)),
+            Err(error) => Err(failure(error)),
+        },
         Err(error) => Err(failure(error)),
     }
 }

@@ -9,9 +9,12 @@ use kaadxpay_types::ids::MerchantId;
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{CurrentUser, Permission, Role};
+use app::console::{CurrentUser, Destructive, KeptForm, Permission, Role};
 
+use super::confirm;
 use super::forms::{by_user, failure, forbidden, stepped_up_merchant};
+use super::kept::Submitted;
+use super::repeats::{self, Guarded};
 use super::session;
 use crate::accounts::team::{self, Actor, TeamError};
 use crate::edge::client::ClientAddress;
@@ -61,9 +64,10 @@ async fn manager(
     session: &Session,
     user: &CurrentUser,
     csrf: &str,
+    resume: &KeptForm,
 ) -> Result<Manager, Response> {
     let merchant_id =
-        stepped_up_merchant(state, session, user, csrf, Permission::ManageTeam, TEAM).await?;
+        stepped_up_merchant(state, session, user, csrf, Permission::ManageTeam, resume).await?;
     let user_id = session::user_id(session)
         .await
         .map_err(failure)?
@@ -81,50 +85,66 @@ pub struct InviteForm {
     csrf: String,
     email: String,
     role: String,
+    /// Minted with the form, for the repeat guard (an invitation is no keyed command).
+    #[serde(default)]
+    idempotency_key: String,
 }
 
+/// `POST /settings/team/invitations`: held back as a repeat when another form invited the
+/// same email minutes ago (a form sent without a key is not guarded).
 pub async fn invite(
     State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
-    Form(form): Form<InviteForm>,
+    submitted: Submitted,
 ) -> Response {
-    let manager = match manager(&state, &session, &user, &form.csrf).await {
+    let form: InviteForm = match submitted.parse() {
+        Ok(form) => form,
+        Err(not_ours) => return not_ours.into_response(),
+    };
+    let resume = submitted.kept(TEAM, true);
+    let manager = match manager(&state, &session, &user, &form.csrf, &resume).await {
         Ok(manager) => manager,
         Err(refused) => return refused,
     };
     let Some(invited_role) = Role::parse(&form.role) else {
         return refused(TEAM, TeamError::NotAllowed);
     };
-    match team::invite(&state.pool, &manager.actor(), &form.email, invited_role).await {
-        Ok((_, token)) => {
-            let link = format!("/invitations/{token}");
-            let mut after = TEAM.to_owned();
-            if let Some(mail) = &state.mail {
-                let text = invitation_text(&user.email, invited_role, &mail.public_url, &link);
-                let to = form.email.trim();
-                match mail
-                    .mailer
-                    .send(to, "Your invitation to Kaadxpay", text)
-                    .await
-                {
-                    Ok(()) => {
-                        return Redirect::to(&format!("{TEAM}?invitation=mailed")).into_response()
-                    }
-                    Err(error) => {
-                        tracing::warn!(error = %error, "an invitation could not be mailed; its link is shown instead");
-                        after = format!("{TEAM}?invitation=unsent");
-                    }
+    let submit = async {
+        let (_, token) = team::invite(&state.pool, &manager.actor(), &form.email, invited_role)
+            .await
+            .map_err(|error| refused(TEAM, error))?;
+        let link = format!("/invitations/{token}");
+        let mut after = TEAM.to_owned();
+        if let Some(mail) = &state.mail {
+            let text = invitation_text(&user.email, invited_role, &mail.public_url, &link);
+            let to = form.email.trim();
+            match mail
+                .mailer
+                .send(to, "Your invitation to Kaadxpay", text)
+                .await
+            {
+                Ok(()) => return Ok(format!("{TEAM}?invitation=mailed")),
+                Err(error) => {
+                    tracing::warn!(error = %error, "an invitation could not be mailed; its link is shown instead");
+                    after = format!("{TEAM}?invitation=unsent");
                 }
             }
-            // Shown once, on the next page: only the token's hash is kept.
-            if let Err(error) = session::flash(&state.sealer, &session, &link).await {
-                return failure(error);
-            }
-            Redirect::to(&after).into_response()
         }
-        Err(error) => refused(TEAM, error),
-    }
+        // Shown once, on the next page: only the token's hash is kept.
+        session::flash(&state.sealer, &session, &link)
+            .await
+            .map_err(failure)?;
+        Ok(after)
+    };
+    let guard = (!form.idempotency_key.is_empty()).then(|| Guarded {
+        form: "invitation",
+        merchant_id: &manager.merchant_id,
+        key: &form.idempotency_key,
+        same: vec![form.email.trim().to_lowercase()],
+        action: "/settings/team/invitations",
+    });
+    repeats::guarded(&state.pool, &session, &submitted, guard, submit).await
 }
 
 /// The mail an invitee gets: who invited them, as what, and the link that works once.
@@ -150,7 +170,7 @@ pub async fn change_role(
     Path(member_id): Path<String>,
     Form(form): Form<RoleForm>,
 ) -> Response {
-    let manager = match manager(&state, &session, &user, &form.csrf).await {
+    let manager = match manager(&state, &session, &user, &form.csrf, &KeptForm::at(TEAM)).await {
         Ok(manager) => manager,
         Err(refused) => return refused,
     };
@@ -168,37 +188,61 @@ pub struct CsrfForm {
     csrf: String,
 }
 
-/// `POST /settings/team/invitations/{id}/revoke`: the invitation's link stops working.
+/// `POST /settings/team/invitations/{id}/revoke`: the invitation's link stops working (once
+/// confirmed).
 pub async fn revoke_invitation(
     State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Path(invitation_id): Path<String>,
-    Form(form): Form<CsrfForm>,
+    submitted: Submitted,
 ) -> Response {
-    let manager = match manager(&state, &session, &user, &form.csrf).await {
-        Ok(manager) => manager,
-        Err(refused) => return refused,
+    let what = Destructive::RevokeInvitation;
+    let revoke = async |manager: &Manager| {
+        team::revoke_invitation(&state.pool, &manager.actor(), &invitation_id).await
     };
-    match team::revoke_invitation(&state.pool, &manager.actor(), &invitation_id).await {
-        Ok(()) => Redirect::to(TEAM).into_response(),
-        Err(error) => refused(TEAM, error),
-    }
+    confirmed_change(&state, &session, &user, &submitted, what, revoke).await
 }
 
+/// `POST /settings/team/members/{id}/remove`: the member leaves the team (once confirmed).
 pub async fn remove(
     State(state): State<AppState>,
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Path(member_id): Path<String>,
-    Form(form): Form<CsrfForm>,
+    submitted: Submitted,
 ) -> Response {
-    let manager = match manager(&state, &session, &user, &form.csrf).await {
+    let what = Destructive::RemoveMember;
+    let remove =
+        async |manager: &Manager| team::remove(&state.pool, &manager.actor(), &member_id).await;
+    confirmed_change(&state, &session, &user, &submitted, what, remove).await
+}
+
+/// A destructive change to the team: confirmed first on its own page, then made, and said done.
+async fn confirmed_change(
+    state: &AppState,
+    session: &Session,
+    user: &CurrentUser,
+    submitted: &Submitted,
+    what: Destructive,
+    change: impl AsyncFnOnce(&Manager) -> Result<(), TeamError>,
+) -> Response {
+    let form: CsrfForm = match submitted.parse() {
+        Ok(form) => form,
+        Err(not_ours) => return not_ours.into_response(),
+    };
+    let manager = match manager(state, session, user, &form.csrf, &KeptForm::at(TEAM)).await {
         Ok(manager) => manager,
         Err(refused) => return refused,
     };
-    match team::remove(&state.pool, &manager.actor(), &member_id).await {
-        Ok(()) => Redirect::to(TEAM).into_response(),
+    if let Some(ask) = confirm::first(session, submitted, Some(what), TEAM).await {
+        return ask;
+    }
+    match change(&manager).await {
+        Ok(()) => match confirm::done(session, Some(what)).await {
+            Ok(()) => Redirect::to(TEAM).into_response(),
+            Err(answer) => answer,
+        },
         Err(error) => refused(TEAM, error),
     }
 }

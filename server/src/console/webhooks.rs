@@ -8,54 +8,69 @@ use std::sync::Arc;
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::response::Response;
-use axum::{Extension, Form};
+use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{Console, CurrentUser, EndpointChange, EndpointState, Permission};
+use app::console::{
+    Console, CurrentUser, Destructive, EndpointChange, EndpointState, KeptForm, Permission,
+};
 use app::notice::Notice;
 
-use super::forms::{back_to, back_with_secret, stepped_up_merchant};
+use super::confirm;
+use super::forms::{back_to, made_with_secret, stepped_up_merchant};
+use super::kept::Submitted;
 use super::notices::answer;
+use super::repeats::{self, Guarded};
 use crate::service::state::AppState;
 
 const WEBHOOKS: &str = "/webhooks";
 
 /// Makes `change` for the member's merchant and goes back to the page, with the new secret
-/// kept for it to show once, or the refusal.
+/// kept for it to show once, or the form as typed and the refusal. A rotation is held back as
+/// a repeat when another form rotated the same endpoint's secret minutes ago.
 async fn change(
     state: &AppState,
     session: &Session,
     user: &CurrentUser,
     console: &Arc<dyn Console>,
-    csrf: &str,
-    idempotency_key: &str,
+    submitted: &Submitted,
     change: EndpointChange,
 ) -> Response {
-    let merchant_id = match stepped_up_merchant(
-        state,
-        session,
-        user,
-        csrf,
-        Permission::ManageIntegrations,
-        WEBHOOKS,
-    )
-    .await
-    {
-        Ok(merchant_id) => merchant_id,
-        Err(refused) => return refused,
+    let (csrf, idempotency_key) = (submitted.field("csrf"), submitted.field("idempotency_key"));
+    let resume = submitted.kept(WEBHOOKS, true);
+    let permission = Permission::ManageIntegrations;
+    let merchant_id =
+        match stepped_up_merchant(state, session, user, csrf, permission, &resume).await {
+            Ok(merchant_id) => merchant_id,
+            Err(refused) => return refused,
+        };
+    let guard = match &change {
+        EndpointChange::RotateSecret { id, .. } => Some(Guarded {
+            form: "secret_rotation",
+            merchant_id: &merchant_id,
+            key: idempotency_key,
+            same: vec![id.clone()],
+            action: submitted.action(),
+        }),
+        _ => None,
     };
-    let done = console
-        .change_endpoint(user, &merchant_id, change, idempotency_key)
-        .await;
-    back_with_secret(state, session, WEBHOOKS, done).await
+    let destructive = guard.as_ref().map(|_| Destructive::RotateSecret);
+    if let Some(ask) = confirm::first(session, submitted, destructive, WEBHOOKS).await {
+        return ask;
+    }
+    let submit = async {
+        let done = console
+            .change_endpoint(user, &merchant_id, change, idempotency_key)
+            .await;
+        made_with_secret(state, session, submitted, (WEBHOOKS, destructive), done).await
+    };
+    repeats::guarded(&state.pool, session, submitted, guard, submit).await
 }
 
 #[derive(Deserialize)]
 pub struct AddForm {
-    csrf: String,
-    idempotency_key: String,
     url: String,
     /// Event types separated by commas or spaces; none for every event.
     #[serde(default)]
@@ -67,8 +82,12 @@ pub async fn add(
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
-    Form(form): Form<AddForm>,
+    submitted: Submitted,
 ) -> Response {
+    let form: AddForm = match submitted.parse() {
+        Ok(form) => form,
+        Err(not_ours) => return not_ours.into_response(),
+    };
     let events = form
         .events
         .split([',', ' '])
@@ -79,24 +98,13 @@ pub async fn add(
         url: form.url,
         events,
     };
-    change(
-        &state,
-        &session,
-        &user,
-        &console,
-        &form.csrf,
-        &form.idempotency_key,
-        add,
-    )
-    .await
+    change(&state, &session, &user, &console, &submitted, add).await
 }
 
 /// A form about one endpoint: a keyed action's fields, or none for a state.
 #[derive(Deserialize)]
 pub struct EndpointForm {
     csrf: String,
-    #[serde(default)]
-    idempotency_key: String,
     #[serde(default)]
     overlap: String,
     #[serde(default)]
@@ -113,8 +121,12 @@ pub async fn act(
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
     Path((id, action)): Path<(String, String)>,
-    Form(form): Form<EndpointForm>,
+    submitted: Submitted,
 ) -> Response {
+    let form: EndpointForm = match submitted.parse() {
+        Ok(form) => form,
+        Err(not_ours) => return not_ours.into_response(),
+    };
     let keyed = match action.as_str() {
         "rotate" => EndpointChange::RotateSecret {
             id,
@@ -136,26 +148,27 @@ pub async fn act(
                 _ => return answer(StatusCode::NOT_FOUND, Notice::NotFound),
             };
             let permission = Permission::ManageIntegrations;
+            let resume = KeptForm::at(WEBHOOKS);
             let stepped_up =
-                stepped_up_merchant(&state, &session, &user, &form.csrf, permission, WEBHOOKS);
+                stepped_up_merchant(&state, &session, &user, &form.csrf, permission, &resume);
             let merchant_id = match stepped_up.await {
                 Ok(merchant_id) => merchant_id,
                 Err(refused) => return refused,
             };
-            let done = console
+            let deleted = (asked == EndpointState::Deleted).then_some(Destructive::DeleteEndpoint);
+            if let Some(ask) = confirm::first(&session, &submitted, deleted, WEBHOOKS).await {
+                return ask;
+            }
+            let changed = console
                 .set_endpoint_state(&user, &merchant_id, &id, asked)
                 .await;
-            return back_to(WEBHOOKS, done);
+            if let Ok(Ok(())) = &changed {
+                if let Err(answer) = confirm::done(&session, deleted).await {
+                    return answer;
+                }
+            }
+            return back_to(WEBHOOKS, changed);
         }
     };
-    change(
-        &state,
-        &session,
-        &user,
-        &console,
-        &form.csrf,
-        &form.idempotency_key,
-        keyed,
-    )
-    .await
+    change(&state, &session, &user, &console, &submitted, keyed).await
 }

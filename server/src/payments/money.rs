@@ -1,15 +1,11 @@
 //! Money at the edge: an [`Amount`] in minor units within the contract's range and an upper-case
-//! ISO 4217 [`Currency`] we settle (the currency itself, with its exponent, is the shared
-//! `kaadxpay_types::Currency`; this one adds how the API reads, writes and documents it). Holding one means it was validated: both deserialise only
-//! through their checks, so a typed request that holds them is valid.
+//! ISO 4217 [`Currency`] we settle (the one `kaadxpay_types::Currency`, which the console shares,
+//! with how the API reads, writes and documents it). Holding one means it was validated: both
+//! deserialise only through their checks, so a typed request that holds them is valid.
 
-use std::fmt;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type};
 use utoipa::openapi::RefOr;
-
-use kaadxpay_types::CURRENCIES;
 
 pub const MAX_AMOUNT: i64 = 100_000_000_000;
 
@@ -77,59 +73,7 @@ impl Amount {
     }
 }
 
-/// One of the [`CURRENCIES`] we settle, as the API reads and writes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Currency(kaadxpay_types::Currency);
-
-impl<'de> Deserialize<'de> for Currency {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Self::try_from(String::deserialize(deserializer)?).map_err(serde::de::Error::custom)
-    }
-}
-
-impl TryFrom<String> for Currency {
-    type Error = String;
-
-    fn try_from(code: String) -> Result<Self, String> {
-        kaadxpay_types::Currency::parse(&code).map(Self)
-    }
-}
-
-impl Serialize for Currency {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.0.code())
-    }
-}
-
-impl utoipa::PartialSchema for Currency {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .description(Some("An upper-case ISO 4217 code that we settle."))
-            .enum_values(Some(CURRENCIES.iter().copied()))
-            .examples(["EUR"])
-            .into()
-    }
-}
-
-impl utoipa::ToSchema for Currency {}
-
-impl Currency {
-    pub fn code(self) -> &'static str {
-        self.0.code()
-    }
-
-    /// An amount typed in the major unit in minor units ([`kaadxpay_types::Currency::minor_units`]).
-    pub fn minor_units(self, typed: &str) -> Result<i64, String> {
-        self.0.minor_units(typed)
-    }
-}
-
-impl fmt::Display for Currency {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
+pub use kaadxpay_types::Currency;
 
 #[cfg(test)]
 mod tests {

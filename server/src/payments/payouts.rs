@@ -253,6 +253,20 @@ pub async fn find(
     .await
 }
 
+/// The merchant's payouts awaiting approval, oldest first (the approvers' queue).
+pub async fn awaiting_approval(
+    pool: &PgPool,
+    merchant_id: &MerchantId,
+) -> sqlx::Result<Vec<PayoutRecord>> {
+    sqlx::query_as(&format!(
+        "SELECT {PAYOUT_COLUMNS} FROM payouts \
+         WHERE merchant_id = $1 AND status = 'pending_approval' ORDER BY created_at, id"
+    ))
+    .bind(merchant_id)
+    .fetch_all(pool)
+    .await
+}
+
 /// The merchant's payouts that pass `filters`, newest first, a page at a time.
 pub async fn list(
     pool: &PgPool,

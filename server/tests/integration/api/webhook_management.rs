@@ -795,6 +795,11 @@ async fn the_console_recovers_an_endpoints_failed_deliveries_once_per_form() {
     ];
     assert_eq!(
         submit(&app, &developer, &path, &bad_day).await.1,
-        "/webhooks?error=invalid%5Frequest&param=since"
+        "/webhooks"
+    );
+    let refused = page(&app, &developer, "/webhooks").await;
+    assert!(
+        refused.contains("Enter the day to recover failed deliveries from."),
+        "the reason comes back with the page: {refused}"
     );
 }

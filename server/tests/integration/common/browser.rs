@@ -66,7 +66,9 @@ pub async fn submit(
 }
 
 /// [`submit`] with the CSRF token of the page at `form_page` (for a user who may not reach
-/// `/keys`, such as one who must set up two-step sign-in first).
+/// `/keys`, such as one who must set up two-step sign-in first). A destructive action's form
+/// is sent as its confirmation page sends it (`confirmed=1`); that page itself is tested in
+/// `console/forms.rs`.
 pub async fn submit_from(
     app: &TestApp,
     browser: &Browser,
@@ -76,7 +78,7 @@ pub async fn submit_from(
 ) -> (u16, String) {
     let csrf = hidden(&page(app, browser, form_page).await, "csrf");
     let (client, cookie) = browser;
-    let mut form = vec![("csrf", csrf.as_str())];
+    let mut form = vec![("csrf", csrf.as_str()), ("confirmed", "1")];
     form.extend_from_slice(fields);
     let answer = client
         .post(format!("{}{path}", app.base_url))

@@ -160,7 +160,14 @@ async fn a_rolled_key_works_through_its_overlap_a_revoked_one_stops_and_read_onl
         "the old key works through the overlap"
     );
 
-    submit_rendered(&app, &owner, &format!("/settings/keys/{id}/revoke"), &[]).await;
+    let confirmed = [("confirmed", "1")];
+    submit_rendered(
+        &app,
+        &owner,
+        &format!("/settings/keys/{id}/revoke"),
+        &confirmed,
+    )
+    .await;
     let html = page(&app, &owner, "/settings/keys").await;
     assert_eq!(shown_secret(&html), None, "a revocation shows no secret");
     let mut stopped = 0;

@@ -8,6 +8,7 @@ mod audit;
 mod audit_actions;
 mod end2end;
 mod exports;
+mod forms;
 mod headers;
 mod powers;
 mod profile;

@@ -286,9 +286,11 @@ async fn wrong_codes_count_in_the_sign_in_throttle() {
     assert_eq!(password, "/login?error=throttled", "nor is the password");
 }
 
-/// Submits the new-payout form of 1.00 EUR under `key`.
+/// Submits the new-payout form of 1.00 EUR under `key`, each a payout of its own ("Do it again"
+/// past the repeat guard, which `console/forms.rs` tests).
 async fn pay_out(app: &TestApp, browser: &Browser, key: &str) -> (u16, String) {
     let fields = [
+        ("again", "1"),
         ("idempotency_key", key),
         ("amount", "1.00"),
         ("currency", "EUR"),
@@ -341,9 +343,16 @@ async fn a_payout_endpoint_or_team_change_needs_a_recent_code() {
     assert_eq!(count(&app.pool, "webhook_endpoints").await, 0);
     assert_eq!(count(&app.pool, "invitations").await, 0);
 
+    // The payout form again (the other forms' step-ups kept theirs since): kept for the code.
+    let (_, location) = pay_out(&app, &browser, "step-up-2").await;
+    assert_eq!(location, "/step-up?back=%2Fpayouts%2Fnew");
     let asked = page(&app, &browser, "/step-up?back=%2Fpayouts%2Fnew").await;
     assert!(asked.contains("Authentication code"), "{asked}");
     assert!(asked.contains(">Verify</button>"), "{asked}");
+    assert!(
+        asked.contains("You are confirming a change on: New payout."),
+        "the page says what is confirmed: {asked}"
+    );
     let (_, location) = submit_from(
         &app,
         &browser,
@@ -363,6 +372,20 @@ async fn a_payout_endpoint_or_team_change_needs_a_recent_code() {
     )
     .await;
     assert_eq!(location, "/payouts/new", "back to the form");
+    // The form comes back as it was submitted, with its key, and nothing is done until it is
+    // submitted again.
+    let resumed = page(&app, &browser, "/payouts/new").await;
+    assert_eq!(
+        hidden(&resumed, "idempotency_key"),
+        "step-up-2",
+        "{resumed}"
+    );
+    assert!(
+        resumed.contains(r#"value="1.00""#) && resumed.contains(r#"value="Ada Lovelace""#),
+        "{resumed}"
+    );
+    assert!(resumed.contains("New payout"), "{resumed}");
+    assert_eq!(count(&app.pool, "payouts").await, 1, "nothing done yet");
     assert_eq!(
         audited(&app, "two_factor.step_up").await,
         [(
