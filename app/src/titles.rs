@@ -27,7 +27,9 @@ fn page_name(path: &str) -> String {
         ["login"] => tr!("login-submit"),
         ["payouts"] => tr!("nav-payouts"),
         ["payouts", "new"] => tr!("payout-new"),
+        ["payouts", "approvals"] => tr!("approvals-title"),
         ["payouts", id] => tr!("timeline-of-payout", {"id" => *id}),
+        ["balance"] => tr!("nav-balance"),
         ["orders"] => tr!("nav-orders"),
         ["orders", id] => tr!("timeline-of-order", {"id" => *id}),
         ["keys"] => tr!("key-title"),
@@ -46,6 +48,7 @@ fn page_name(path: &str) -> String {
         ["settings", "security"] => tr!("nav-security"),
         ["settings", "profile"] => tr!("nav-profile"),
         ["step-up"] => tr!("step-up-title"),
+        ["repeat"] => tr!("repeat-title"),
         ["invitations", _] => tr!("team-join-title"),
         _ => tr!("not-found-title"),
     }
@@ -65,6 +68,11 @@ mod tests {
                 page_title("/payouts/po_1"),
                 "Payout po_1 · Kaadxpay console"
             );
+            assert_eq!(
+                page_title("/payouts/approvals"),
+                "Payouts awaiting your approval · Kaadxpay console"
+            );
+            assert_eq!(page_title("/balance"), "Balance · Kaadxpay console");
             assert_eq!(
                 page_title("/keys/a%2Fb%20c"),
                 "Idempotency key a/b c · Kaadxpay console"

@@ -67,8 +67,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What the merchant can pay out, per currency. */
+        /**
+         * What the merchant can pay out or refund, and what payouts awaiting approval hold back, per
+         *     currency.
+         */
         get: operations["get_balance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/balance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The statement: every change of the `available` balance, with the balance after it, newest
+         *     first.
+         */
+        get: operations["list_balance_transactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -732,7 +755,10 @@ export interface components {
              */
             status_code: number | null;
         };
-        /** Available */
+        /**
+         * Available
+         * @description An amount of one currency.
+         */
         Available: {
             /** Format: int64 */
             amount: number;
@@ -740,12 +766,47 @@ export interface components {
         };
         /** Balance */
         Balance: {
+            /** @description What may be paid out or refunded, per currency the merchant has had money in. */
             available: components["schemas"]["Available"][];
             /**
              * @description Always `balance`.
              * @enum {string}
              */
             object: "balance";
+            /** @description What payouts awaiting approval hold back, in the same currencies. */
+            reserved: components["schemas"]["Available"][];
+        };
+        /**
+         * BalanceTransaction
+         * @description One change of the `available` balance.
+         */
+        BalanceTransaction: {
+            /**
+             * Format: int64
+             * @description Signed minor units: what `available` changed by.
+             */
+            amount: number;
+            /**
+             * Format: int64
+             * @description The `available` balance in this currency after it.
+             */
+            balance_after: number;
+            /** Format: date-time */
+            created_at: string;
+            currency: components["schemas"]["Currency"];
+            /** @description `btx_…`. */
+            id: string;
+            /**
+             * @description Always `balance_transaction`.
+             * @enum {string}
+             */
+            object: "balance_transaction";
+            source: components["schemas"]["ItemSource"];
+            /**
+             * @description `order_captured`, `payout`, `payout_returned`, `refund`, `refund_returned`, `top_up`,
+             *     `reservation` or `reservation_released`.
+             */
+            type: string;
         };
         /**
          * BankAccount
@@ -1341,6 +1402,18 @@ export interface components {
             transfer_id: string | null;
         };
         /**
+         * ItemSource
+         * @description What a statement item is about.
+         */
+        ItemSource: {
+            id: string;
+            /**
+             * @description `order`, `payout`, `refund`, `top_up` or `reversal` (the partner returned the transfer
+             *     of the payout or refund `id`).
+             */
+            type: string;
+        };
+        /**
          * KeyName
          * @example Checkout server
          */
@@ -1391,6 +1464,11 @@ export interface components {
         /** List_ApiKey */
         List_ApiKey: {
             data: components["schemas"]["ApiKey"][];
+            has_more: boolean;
+        };
+        /** List_BalanceTransaction */
+        List_BalanceTransaction: {
+            data: components["schemas"]["BalanceTransaction"][];
             has_more: boolean;
         };
         /** List_Endpoint */
@@ -2634,6 +2712,101 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Balance"];
+                };
+            };
+            /** @description No valid API key. */
+            401: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description A fault on our side; nothing was kept, and a retry with the same key is safe. */
+            500: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Busy or without its database; retry after `Retry-After` (with the same key). */
+            503: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    list_balance_transactions: {
+        parameters: {
+            query?: {
+                /** @description Items in this currency. */
+                currency?: components["schemas"]["Currency"];
+                /**
+                 * @description Items of this type: `order_captured`, `payout`, `payout_returned`, `refund`,
+                 *     `refund_returned`, `top_up`, `reservation` or `reservation_released`.
+                 */
+                type?: string;
+                /** @description Items made at or after this time (RFC 3339). */
+                "created[gte]"?: string;
+                /** @description Items made at or before this time (RFC 3339). */
+                "created[lte]"?: string;
+                /**
+                 * @description How many objects to return, 1 to 100 (default 20). Read as text, so that a bad value
+                 *     gets the contract's `400` naming `limit`.
+                 */
+                limit?: number;
+                /** @description The id of the last object of the previous page: one of the merchant's own objects. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List_BalanceTransaction"];
+                };
+            };
+            /** @description The request is invalid; `param` names the field at fault. */
+            400: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description No valid API key. */

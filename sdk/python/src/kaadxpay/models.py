@@ -536,6 +536,14 @@ class Item(KaadxpayObject):
     transfer_id: str | None
 
 
+class ItemSource(KaadxpayObject):
+    id: str
+    type: str = Field(
+        ...,
+        description="`order`, `payout`, `refund`, `top_up` or `reversal` (the partner returned the transfer\nof the payout or refund `id`).",
+    )
+
+
 KeyName = TypeAliasType(
     "KeyName",
     Annotated[
@@ -792,8 +800,35 @@ class Available(KaadxpayObject):
 
 
 class Balance(KaadxpayObject):
-    available: list[Available]
+    available: list[Available] = Field(
+        ...,
+        description="What may be paid out or refunded, per currency the merchant has had money in.",
+    )
     object: Literal["balance"] = Field(..., description="Always `balance`.")
+    reserved: list[Available] = Field(
+        ...,
+        description="What payouts awaiting approval hold back, in the same currencies.",
+    )
+
+
+class BalanceTransaction(KaadxpayObject):
+    amount: int = Field(
+        ..., description="Signed minor units: what `available` changed by."
+    )
+    balance_after: int = Field(
+        ..., description="The `available` balance in this currency after it."
+    )
+    created_at: AwareDatetime
+    currency: Currency
+    id: str = Field(..., description="`btx_…`.")
+    object: Literal["balance_transaction"] = Field(
+        ..., description="Always `balance_transaction`."
+    )
+    source: ItemSource
+    type: str = Field(
+        ...,
+        description="`order_captured`, `payout`, `payout_returned`, `refund`, `refund_returned`, `top_up`,\n`reservation` or `reservation_released`.",
+    )
 
 
 class BankAccount(KaadxpayObject):
@@ -944,6 +979,11 @@ class KeyRecord(KaadxpayObject):
 
 class KeyWithTimeline(KeyRecord):
     timeline: list[Entry]
+
+
+class ListBalanceTransaction(KaadxpayObject):
+    data: list[BalanceTransaction]
+    has_more: bool
 
 
 class ListEndpoint(KaadxpayObject):

@@ -323,7 +323,7 @@ async fn owners_and_admins_see_their_merchants_log_and_its_csv_and_no_other_role
         assert_eq!((page_status, csv_status), (expected, expected), "{role:?}");
         if may {
             assert!(
-                csv.starts_with("id,created_at,actor_kind,actor,action,"),
+                csv.starts_with("\u{feff}id,created_at,actor_kind,actor,action,"),
                 "{csv}"
             );
             assert!(
