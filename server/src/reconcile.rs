@@ -154,6 +154,13 @@ pub(crate) struct RunRequest<'a> {
     pub started_by: Option<(&'a MerchantId, &'a By)>,
 }
 
+impl RunRequest<'_> {
+    /// Whose key it is: the member's merchant, or `None` for support staff (one scope).
+    pub fn requested_for(&self) -> Option<&str> {
+        self.started_by.map(|(merchant_id, _)| merchant_id.as_str())
+    }
+}
+
 impl Reconciler {
     /// Reconciles `date`, after any other run for it (in any process) has finished.
     pub async fn run(&self, date: NaiveDate, apply: bool) -> anyhow::Result<RunSummary> {
@@ -379,14 +386,11 @@ impl Reconciler {
     ) -> sqlx::Result<String> {
         let mut tx = self.pool.begin().await?;
         if let Some(request) = request {
-            let requested_for = request
-                .started_by
-                .map(|(merchant_id, _)| merchant_id.as_str());
             sqlx::query!(
                 "UPDATE reconciliation_runs SET request_key = $2, requested_for = $3 WHERE id = $1",
                 run_id,
                 request.key,
-                requested_for,
+                request.requested_for(),
             )
             .execute(&mut *tx)
             .await?;

@@ -61,25 +61,24 @@ impl Reconciler {
             }
             Requester::Merchant(id, by) => Some((id, by)),
         };
-        let requested_for = started_by.map(|(merchant_id, _)| merchant_id.as_str());
+        let request = RunRequest {
+            key: key.as_str(),
+            started_by,
+        };
         let lock = hold(
             &self.pool,
             sqlx::query!(
                 "SELECT pg_advisory_lock($1, hashtext(coalesce($2, '') || ' ' || $3))",
                 REQUEST_LOCK,
-                requested_for,
-                key.as_str(),
+                request.requested_for(),
+                request.key,
             ),
         )
         .await?;
-        let request = RunRequest {
-            key: key.as_str(),
-            started_by,
-        };
         let result = self.run_once_for_key(date, &request).await;
         lock.close().await?;
         let run_id = result?;
-        run_with_items(&self.pool, &run_id, requested_for)
+        run_with_items(&self.pool, &run_id, request.requested_for())
             .await?
             .ok_or_else(|| anyhow::anyhow!("the run {run_id} vanished").into())
     }
@@ -90,14 +89,11 @@ impl Reconciler {
         date: NaiveDate,
         request: &RunRequest<'_>,
     ) -> Result<String, RunNowError> {
-        let requested_for = request
-            .started_by
-            .map(|(merchant_id, _)| merchant_id.as_str());
         let made = sqlx::query!(
             r#"SELECT id, run_date AS "run_date: NaiveDate" FROM reconciliation_runs
                WHERE request_key = $1 AND requested_for IS NOT DISTINCT FROM $2"#,
             request.key,
-            requested_for,
+            request.requested_for(),
         )
         .fetch_optional(&self.pool)
         .await?
