@@ -9,6 +9,7 @@ import asyncio
 import threading
 import time
 import uuid
+from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
@@ -66,6 +67,26 @@ def test_a_list_pages_by_itself(client: kaadxpay.Kaadxpay) -> None:
     made = {client.orders.create(amount=10 + n, currency="JPY").id for n in range(5)}
     seen = [order.id for order in client.orders.list(limit=2)]
     assert made <= set(seen) and len(seen) == len(set(seen))
+
+
+def test_the_balance_and_its_statement_page_and_filter(client: kaadxpay.Kaadxpay) -> None:
+    before = datetime.now(timezone.utc)
+    captured = []
+    for amount in (300, 400, 500):
+        order = client.orders.create(amount=amount, currency="CNY")
+        client.orders.capture(order.id)
+        captured.append(order.id)
+    payout = client.payouts.create(amount=200, currency="CNY", destination=DESTINATION)
+    items = list(client.balance_transactions.list(currency="CNY", limit=2))
+    assert [item.source.id for item in items[:4]] == [payout.id, *reversed(captured)]
+    assert [item.amount for item in items[:4]] == [-200, 500, 400, 300]
+    assert len({item.id for item in items}) == len(items) and all(i.id.startswith("btx_") for i in items)
+    available = {each.currency: each.amount for each in client.balance.retrieve().available}
+    assert items[0].balance_after == available["CNY"]
+    assert all(newer.balance_after - newer.amount == older.balance_after for newer, older in zip(items, items[1:]))
+    credits = list(client.balance_transactions.list(currency="CNY", type="order_captured", created={"gte": before}))
+    assert [item.source.id for item in credits] == list(reversed(captured))
+    assert list(client.balance_transactions.list(currency="CNY", created={"lte": "2000-01-01T00:00:00Z"})) == []
 
 
 def test_a_call_retries_across_a_real_restart_with_one_key_and_one_effect(api_key: str) -> None:

@@ -9,6 +9,7 @@ type Schemas = components["schemas"];
 export type Order = Schemas["Order"];
 export type Payout = Schemas["Payout"];
 export type Balance = Schemas["Balance"];
+export type BalanceTransaction = Schemas["BalanceTransaction"];
 export type Endpoint = Schemas["Endpoint"];
 export type EndpointWithSecret = Schemas["EndpointWithSecret"];
 export type Event = Schemas["Event"];
@@ -34,6 +35,18 @@ export interface Keyed {
 export interface ListParams {
     limit?: number;
     startingAfter?: string;
+}
+/** A statement item's `type` (API.md §13). */
+export type BalanceTransactionType = "order_captured" | "payout" | "payout_returned" | "refund" | "refund_returned" | "top_up" | "reservation" | "reservation_released";
+/** A time range on `created_at`, both ends included (RFC 3339 text or a Date). */
+export interface CreatedRange {
+    gte?: string | Date;
+    lte?: string | Date;
+}
+export interface BalanceTransactionListParams extends ListParams {
+    currency?: Currency;
+    type?: BalanceTransactionType;
+    created?: CreatedRange;
 }
 interface Call {
     method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -74,6 +87,10 @@ export declare class Payouts extends Resource {
 export declare class BalanceResource extends Resource {
     retrieve(): Promise<Result<Balance>>;
 }
+export declare class BalanceTransactions extends Resource {
+    /** The statement, newest first (API.md §13). */
+    list(params?: BalanceTransactionListParams): Pager<BalanceTransaction>;
+}
 export declare class WebhookEndpoints extends Resource {
     create(params: Schemas["CreateEndpoint"] & Keyed): Promise<Result<EndpointWithSecret>>;
     retrieve(id: string): Promise<Result<Endpoint>>;
@@ -105,6 +122,7 @@ export declare class Kaadxpay {
     readonly orders: Orders;
     readonly payouts: Payouts;
     readonly balance: BalanceResource;
+    readonly balanceTransactions: BalanceTransactions;
     readonly webhookEndpoints: WebhookEndpoints;
     readonly events: Events;
     readonly idempotencyKeys: IdempotencyKeys;

@@ -61,6 +61,32 @@ test("a list pages by itself", async () => {
   assert.equal(new Set(seen).size, seen.length);
 });
 
+test("the balance and its statement page and filter", async () => {
+  const before = new Date();
+  const captured = [];
+  for (const amount of [300, 400, 500]) {
+    const order = await client.orders.create({ amount, currency: "CNY" });
+    await client.orders.capture(order.id);
+    captured.push(order.id);
+  }
+  const payout = await client.payouts.create({ amount: 200, currency: "CNY", destination });
+  const items = [];
+  for await (const item of client.balanceTransactions.list({ currency: "CNY", limit: 2 })) items.push(item);
+  assert.deepEqual(items.slice(0, 4).map((i) => i.source.id), [payout.id, ...[...captured].reverse()]);
+  assert.deepEqual(items.slice(0, 4).map((i) => i.amount), [-200, 500, 400, 300]);
+  assert.equal(new Set(items.map((i) => i.id)).size, items.length);
+  assert.ok(items.every((i) => i.id.startsWith("btx_")));
+  const balance = await client.balance.retrieve();
+  assert.equal(items[0].balance_after, balance.available.find((a) => a.currency === "CNY").amount);
+  for (let n = 1; n < items.length; n++) assert.equal(items[n - 1].balance_after - items[n - 1].amount, items[n].balance_after);
+  const credits = [];
+  for await (const item of client.balanceTransactions.list({ currency: "CNY", type: "order_captured", created: { gte: before } })) credits.push(item.source.id);
+  assert.deepEqual(credits, [...captured].reverse());
+  const none = [];
+  for await (const item of client.balanceTransactions.list({ currency: "CNY", created: { lte: "2000-01-01T00:00:00Z" } })) none.push(item);
+  assert.deepEqual(none, []);
+});
+
 test("a call retries across a real restart with one key and one effect", async () => {
   const server = await Server.create();
   const marker = `across a restart ${randomUUID()}`;

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, TypedDict, TypeVar
+from datetime import datetime
+from typing import Any, Literal, TypedDict, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -21,6 +22,7 @@ from ._pagination import AsyncPager, Pager
 from ._webhooks import Webhooks
 from .models import (
     Balance,
+    BalanceTransaction,
     Currency,
     Deleted,
     Endpoint,
@@ -30,6 +32,7 @@ from .models import (
     EventWithDeliveries,
     KeyWithTimeline,
     ListEndpoint,
+    ListBalanceTransaction,
     ListEvent,
     ListLoggedRequest,
     ListOrder,
@@ -50,6 +53,36 @@ class BankAccountParams(TypedDict):
 
     account_holder: str
     iban: str
+
+
+#: A statement item's ``type`` (API.md §13).
+BalanceTransactionType = Literal[
+    "order_captured",
+    "payout",
+    "payout_returned",
+    "refund",
+    "refund_returned",
+    "top_up",
+    "reservation",
+    "reservation_released",
+]
+
+
+class CreatedRange(TypedDict, total=False):
+    """A time range on ``created_at``, both ends included: ``{"gte": ..., "lte": ...}``."""
+
+    gte: datetime | str
+    lte: datetime | str
+
+
+def _created(created: CreatedRange | None) -> dict[str, str]:
+    """``created[gte]`` and ``created[lte]`` as the query has them (RFC 3339)."""
+    ends = created or {}
+    query: dict[str, str] = {}
+    for end, when in (("gte", ends.get("gte")), ("lte", ends.get("lte"))):
+        if when is not None:
+            query[f"created[{end}]"] = when.isoformat() if isinstance(when, datetime) else when
+    return query
 
 
 def _segment(value: str) -> str:
@@ -152,6 +185,22 @@ class BalanceResource(_Resource):
 
     def retrieve(self) -> Balance:
         return self._send(Call("GET", "/v1/balance", Balance))
+
+
+class BalanceTransactions(_Resource):
+    """``/v1/balance-transactions``: the statement, newest first (API.md §13)."""
+
+    def list(
+        self,
+        *,
+        currency: Currency | None = None,
+        type: BalanceTransactionType | None = None,
+        created: CreatedRange | None = None,
+        limit: int | None = None,
+        starting_after: str | None = None,
+    ) -> Pager[BalanceTransaction]:
+        query = {"currency": currency, "type": type, "limit": limit, **_created(created)}
+        return self._list("/v1/balance-transactions", ListBalanceTransaction, query, starting_after)
 
 
 class WebhookEndpoints(_Resource):
@@ -294,6 +343,22 @@ class AsyncBalanceResource(_AsyncResource):
         return await self._send(Call("GET", "/v1/balance", Balance))
 
 
+class AsyncBalanceTransactions(_AsyncResource):
+    """``/v1/balance-transactions``: the statement, newest first (API.md §13)."""
+
+    def list(
+        self,
+        *,
+        currency: Currency | None = None,
+        type: BalanceTransactionType | None = None,
+        created: CreatedRange | None = None,
+        limit: int | None = None,
+        starting_after: str | None = None,
+    ) -> AsyncPager[BalanceTransaction]:
+        query = {"currency": currency, "type": type, "limit": limit, **_created(created)}
+        return self._list("/v1/balance-transactions", ListBalanceTransaction, query, starting_after)
+
+
 class AsyncWebhookEndpoints(_AsyncResource):
     """``/v1/webhook-endpoints``: where events are sent (API.md §5)."""
 
@@ -394,6 +459,7 @@ class Kaadxpay:
         self.orders = Orders(self)
         self.payouts = Payouts(self)
         self.balance = BalanceResource(self)
+        self.balance_transactions = BalanceTransactions(self)
         self.webhook_endpoints = WebhookEndpoints(self)
         self.events = Events(self)
         self.idempotency_keys = IdempotencyKeys(self)
@@ -441,6 +507,7 @@ class AsyncKaadxpay:
         self.orders = AsyncOrders(self)
         self.payouts = AsyncPayouts(self)
         self.balance = AsyncBalanceResource(self)
+        self.balance_transactions = AsyncBalanceTransactions(self)
         self.webhook_endpoints = AsyncWebhookEndpoints(self)
         self.events = AsyncEvents(self)
         self.idempotency_keys = AsyncIdempotencyKeys(self)
