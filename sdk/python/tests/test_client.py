@@ -219,4 +219,8 @@ def test_the_integration_example_runs(server: Server, api_key: str) -> None:
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
     import integration
 
-    integration.main(server.url, api_key)
+    done = integration.main(server.url, api_key)
+    assert done.payout is not None and done.payout.status in ("pending", "in_transit", "paid")
+    assert done.too_much_refused
+    assert done.webhook.startswith("captured ")
+    assert done.forged_webhook == "not from Kaadxpay: refused"

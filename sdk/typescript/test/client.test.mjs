@@ -167,5 +167,9 @@ test("a real delivery is verified with any of its secrets and typed", async () =
 
 test("the integration example runs", async () => {
   const { main } = await import("../dist-examples/integration.js");
-  await main(shared.url, apiKey);
+  const done = await main(shared.url, apiKey);
+  assert.ok(["pending", "in_transit", "paid"].includes(done.payout?.status));
+  assert.equal(done.tooMuchRefused, true);
+  assert.match(done.webhook, /^captured /);
+  assert.equal(done.forgedWebhook, "not from Kaadxpay: refused");
 });

@@ -66,3 +66,20 @@ pub fn marked_lines(file: &Path) -> Vec<usize> {
         .map(|(at, _)| at + 1)
         .collect()
 }
+
+/// The lines of `file` outside comments that hold one of `words`, which would loosen its types
+/// (a cast, `Any`, a silenced checker): none may be in an integration example.
+pub fn loosenings(file: &Path, words: &[&str]) -> Vec<String> {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            !["//", "#", "*", "/*"]
+                .iter()
+                .any(|c| line.trim_start().starts_with(c))
+        })
+        .filter(|(_, line)| words.iter().any(|word| line.contains(word)))
+        .map(|(at, line)| format!("{}:{}: {}", file.display(), at + 1, line.trim()))
+        .collect()
+}
