@@ -108,7 +108,9 @@ def webhook_round_trip(client: kaadxpay.Kaadxpay) -> tuple[str, str]:
     server = HTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        endpoint = client.webhook_endpoints.create(url=f"http://127.0.0.1:{server.server_port}/hooks")
+        endpoint = client.webhook_endpoints.create(
+            url=f"http://127.0.0.1:{server.server_port}/hooks", events=["order.captured"]
+        )
         client.webhook_endpoints.test(endpoint.id, event_type="order.captured")
         deadline = time.monotonic() + 15
         while not Receiver.deliveries and time.monotonic() < deadline:

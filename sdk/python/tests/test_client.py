@@ -89,6 +89,35 @@ def test_the_balance_and_its_statement_page_and_filter(client: kaadxpay.Kaadxpay
     assert list(client.balance_transactions.list(currency="CNY", created={"lte": "2000-01-01T00:00:00Z"})) == []
 
 
+def test_api_keys_are_made_rolled_and_revoked(client: kaadxpay.Kaadxpay, server: Server) -> None:
+    reporting = client.api_keys.create(name="Reporting", access="read_only")
+    assert reporting.id.startswith("key_") and reporting.secret is not None
+    assert client.api_keys.retrieve(reporting.id).secret is None
+    assert reporting.id in [key.id for key in client.api_keys.list(limit=2)]
+    reader = kaadxpay.Kaadxpay(reporting.secret, base_url=server.url)
+    assert reader.balance.retrieve().object == "balance"
+    with pytest.raises(kaadxpay.PermissionDeniedError):
+        reader.orders.create(amount=5, currency="EUR")
+    successor = client.api_keys.roll(reporting.id, overlap="now")
+    assert successor.secret is not None and successor.id != reporting.id
+    refused_soon(reader)
+    assert client.api_keys.revoke(successor.id).expires_at is not None
+    refused_soon(kaadxpay.Kaadxpay(successor.secret, base_url=server.url))
+
+
+def refused_soon(stopped: kaadxpay.Kaadxpay) -> None:
+    """A stopped key is refused within moments (the server's key cache hears of it by a
+    notification, after the answer that stopped it)."""
+    deadline = time.monotonic() + 6
+    while time.monotonic() < deadline:
+        try:
+            stopped.balance.retrieve()
+        except kaadxpay.AuthenticationError:
+            return
+        time.sleep(0.05)
+    raise AssertionError("a stopped key still works")
+
+
 def test_a_call_retries_across_a_real_restart_with_one_key_and_one_effect(api_key: str) -> None:
     server = Server()
     server.start()

@@ -8,6 +8,7 @@ export type { components, paths, webhooks } from "./schema.js";
 type Schemas = components["schemas"];
 export type Order = Schemas["Order"];
 export type Payout = Schemas["Payout"];
+export type ApiKey = Schemas["ApiKey"];
 export type Balance = Schemas["Balance"];
 export type BalanceTransaction = Schemas["BalanceTransaction"];
 export type Endpoint = Schemas["Endpoint"];
@@ -91,6 +92,13 @@ export declare class BalanceTransactions extends Resource {
     /** The statement, newest first (API.md §13). */
     list(params?: BalanceTransactionListParams): Pager<BalanceTransaction>;
 }
+export declare class ApiKeys extends Resource {
+    create(params: Schemas["NewKey"] & Keyed): Promise<Result<ApiKey>>;
+    retrieve(id: string): Promise<Result<ApiKey>>;
+    list(params?: ListParams): Pager<ApiKey>;
+    roll(id: string, params: Schemas["RollParameters"] & Keyed): Promise<Result<ApiKey>>;
+    revoke(id: string): Promise<Result<ApiKey>>;
+}
 export declare class WebhookEndpoints extends Resource {
     create(params: Schemas["CreateEndpoint"] & Keyed): Promise<Result<EndpointWithSecret>>;
     retrieve(id: string): Promise<Result<Endpoint>>;
@@ -123,6 +131,7 @@ export declare class Kaadxpay {
     readonly payouts: Payouts;
     readonly balance: BalanceResource;
     readonly balanceTransactions: BalanceTransactions;
+    readonly apiKeys: ApiKeys;
     readonly webhookEndpoints: WebhookEndpoints;
     readonly events: Events;
     readonly idempotencyKeys: IdempotencyKeys;

@@ -91,6 +91,25 @@ export class BalanceTransactions extends Resource {
         });
     }
 }
+export class ApiKeys extends Resource {
+    create(params) {
+        const { idempotencyKey, ...body } = params;
+        return this.send({ method: "POST", path: "/v1/api-keys", body, idempotencyKey });
+    }
+    retrieve(id) {
+        return this.send({ method: "GET", path: `/v1/api-keys/${segment(id)}` });
+    }
+    list(params = {}) {
+        return this.page("/v1/api-keys", params);
+    }
+    roll(id, params) {
+        const { idempotencyKey, ...body } = params;
+        return this.send({ method: "POST", path: `/v1/api-keys/${segment(id)}/roll`, body, idempotencyKey });
+    }
+    revoke(id) {
+        return this.send({ method: "DELETE", path: `/v1/api-keys/${segment(id)}` });
+    }
+}
 export class WebhookEndpoints extends Resource {
     create(params) {
         const { idempotencyKey, ...body } = params;
@@ -151,6 +170,7 @@ export class Kaadxpay {
     payouts = new Payouts(this);
     balance = new BalanceResource(this);
     balanceTransactions = new BalanceTransactions(this);
+    apiKeys = new ApiKeys(this);
     webhookEndpoints = new WebhookEndpoints(this);
     events = new Events(this);
     idempotencyKeys = new IdempotencyKeys(this);

@@ -105,7 +105,7 @@ export async function webhookRoundTrip(client: Kaadxpay): Promise<{ read: string
   const address = await new Promise<AddressInfo | string | null>((resolve) => receiver.listen(0, "127.0.0.1", () => resolve(receiver.address())));
   try {
     if (address === null || typeof address === "string") throw new Error("the receiver has no port");
-    const endpoint = await client.webhookEndpoints.create({ url: `http://127.0.0.1:${address.port}/hooks` });
+    const endpoint = await client.webhookEndpoints.create({ url: `http://127.0.0.1:${address.port}/hooks`, events: ["order.captured"] });
     await client.webhookEndpoints.test(endpoint.id, { event_type: "order.captured" });
     const deadline = Date.now() + 15_000;
     while (deliveries.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));

@@ -18,6 +18,7 @@ export type { components, paths, webhooks } from "./schema.js";
 type Schemas = components["schemas"];
 export type Order = Schemas["Order"];
 export type Payout = Schemas["Payout"];
+export type ApiKey = Schemas["ApiKey"];
 export type Balance = Schemas["Balance"];
 export type BalanceTransaction = Schemas["BalanceTransaction"];
 export type Endpoint = Schemas["Endpoint"];
@@ -172,6 +173,26 @@ export class BalanceTransactions extends Resource {
   }
 }
 
+export class ApiKeys extends Resource {
+  create(params: Schemas["NewKey"] & Keyed): Promise<Result<ApiKey>> {
+    const { idempotencyKey, ...body } = params;
+    return this.send({ method: "POST", path: "/v1/api-keys", body, idempotencyKey });
+  }
+  retrieve(id: string): Promise<Result<ApiKey>> {
+    return this.send({ method: "GET", path: `/v1/api-keys/${segment(id)}` });
+  }
+  list(params: ListParams = {}): Pager<ApiKey> {
+    return this.page("/v1/api-keys", params);
+  }
+  roll(id: string, params: Schemas["RollParameters"] & Keyed): Promise<Result<ApiKey>> {
+    const { idempotencyKey, ...body } = params;
+    return this.send({ method: "POST", path: `/v1/api-keys/${segment(id)}/roll`, body, idempotencyKey });
+  }
+  revoke(id: string): Promise<Result<ApiKey>> {
+    return this.send({ method: "DELETE", path: `/v1/api-keys/${segment(id)}` });
+  }
+}
+
 export class WebhookEndpoints extends Resource {
   create(params: Schemas["CreateEndpoint"] & Keyed): Promise<Result<EndpointWithSecret>> {
     const { idempotencyKey, ...body } = params;
@@ -235,6 +256,7 @@ export class Kaadxpay {
   readonly payouts = new Payouts(this);
   readonly balance = new BalanceResource(this);
   readonly balanceTransactions = new BalanceTransactions(this);
+  readonly apiKeys = new ApiKeys(this);
   readonly webhookEndpoints = new WebhookEndpoints(this);
   readonly events = new Events(this);
   readonly idempotencyKeys = new IdempotencyKeys(this);

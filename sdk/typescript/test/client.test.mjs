@@ -87,6 +87,40 @@ test("the balance and its statement page and filter", async () => {
   assert.deepEqual(none, []);
 });
 
+test("API keys are made, rolled and revoked", async () => {
+  const reporting = await client.apiKeys.create({ name: "Reporting", access: "read_only" });
+  assert.match(reporting.id, /^key_/);
+  assert.ok(reporting.secret);
+  assert.equal((await client.apiKeys.retrieve(reporting.id)).secret, null);
+  const listed = [];
+  for await (const key of client.apiKeys.list({ limit: 1 })) listed.push(key.id);
+  assert.ok(listed.includes(reporting.id));
+  const reader = new kaadxpay.Kaadxpay(reporting.secret, { baseUrl: shared.url });
+  assert.equal((await reader.balance.retrieve()).object, "balance");
+  await assert.rejects(reader.orders.create({ amount: 5, currency: "EUR" }), kaadxpay.PermissionDeniedError);
+  const successor = await client.apiKeys.roll(reporting.id, { overlap: "now" });
+  assert.ok(successor.secret);
+  assert.notEqual(successor.id, reporting.id);
+  await refusedSoon(reader);
+  assert.ok((await client.apiKeys.revoke(successor.id)).expires_at);
+  await refusedSoon(new kaadxpay.Kaadxpay(successor.secret, { baseUrl: shared.url }));
+});
+
+/** A stopped key is refused within moments (the server's key cache hears of it by a notification, after the answer). */
+async function refusedSoon(stopped) {
+  const deadline = Date.now() + 6_000;
+  while (Date.now() < deadline) {
+    try {
+      await stopped.balance.retrieve();
+    } catch (error) {
+      if (error instanceof kaadxpay.AuthenticationError) return;
+      throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail("a stopped key still works");
+}
+
 test("a call retries across a real restart with one key and one effect", async () => {
   const server = await Server.create();
   const marker = `across a restart ${randomUUID()}`;

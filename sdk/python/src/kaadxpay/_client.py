@@ -21,6 +21,8 @@ from ._errors import KaadxpayError
 from ._pagination import AsyncPager, Pager
 from ._webhooks import Webhooks
 from .models import (
+    Access,
+    ApiKey,
     Balance,
     BalanceTransaction,
     Currency,
@@ -30,7 +32,9 @@ from .models import (
     Event,
     EventType,
     EventWithDeliveries,
+    KeyOverlap,
     KeyWithTimeline,
+    ListApiKey,
     ListEndpoint,
     ListBalanceTransaction,
     ListEvent,
@@ -203,6 +207,28 @@ class BalanceTransactions(_Resource):
         return self._list("/v1/balance-transactions", ListBalanceTransaction, query, starting_after)
 
 
+class ApiKeys(_Resource):
+    """``/v1/api-keys``: the merchant's API keys (API.md §11); a secret is in the answer that
+    made the key only."""
+
+    def create(self, *, name: str, access: Access | None = None, idempotency_key: str | None = None) -> ApiKey:
+        body = {"name": name, "access": access}
+        return self._send(Call("POST", "/v1/api-keys", ApiKey, body, idempotency_key=idempotency_key))
+
+    def retrieve(self, id: str) -> ApiKey:
+        return self._send(Call("GET", f"/v1/api-keys/{_segment(id)}", ApiKey))
+
+    def list(self, *, limit: int | None = None, starting_after: str | None = None) -> Pager[ApiKey]:
+        return self._list("/v1/api-keys", ListApiKey, {"limit": limit}, starting_after)
+
+    def roll(self, id: str, *, overlap: KeyOverlap, idempotency_key: str | None = None) -> ApiKey:
+        path = f"/v1/api-keys/{_segment(id)}/roll"
+        return self._send(Call("POST", path, ApiKey, {"overlap": overlap}, idempotency_key=idempotency_key))
+
+    def revoke(self, id: str) -> ApiKey:
+        return self._send(Call("DELETE", f"/v1/api-keys/{_segment(id)}", ApiKey))
+
+
 class WebhookEndpoints(_Resource):
     """``/v1/webhook-endpoints``: where events are sent (API.md §5)."""
 
@@ -359,6 +385,28 @@ class AsyncBalanceTransactions(_AsyncResource):
         return self._list("/v1/balance-transactions", ListBalanceTransaction, query, starting_after)
 
 
+class AsyncApiKeys(_AsyncResource):
+    """``/v1/api-keys``: the merchant's API keys (API.md §11); a secret is in the answer that
+    made the key only."""
+
+    async def create(self, *, name: str, access: Access | None = None, idempotency_key: str | None = None) -> ApiKey:
+        body = {"name": name, "access": access}
+        return await self._send(Call("POST", "/v1/api-keys", ApiKey, body, idempotency_key=idempotency_key))
+
+    async def retrieve(self, id: str) -> ApiKey:
+        return await self._send(Call("GET", f"/v1/api-keys/{_segment(id)}", ApiKey))
+
+    def list(self, *, limit: int | None = None, starting_after: str | None = None) -> AsyncPager[ApiKey]:
+        return self._list("/v1/api-keys", ListApiKey, {"limit": limit}, starting_after)
+
+    async def roll(self, id: str, *, overlap: KeyOverlap, idempotency_key: str | None = None) -> ApiKey:
+        path = f"/v1/api-keys/{_segment(id)}/roll"
+        return await self._send(Call("POST", path, ApiKey, {"overlap": overlap}, idempotency_key=idempotency_key))
+
+    async def revoke(self, id: str) -> ApiKey:
+        return await self._send(Call("DELETE", f"/v1/api-keys/{_segment(id)}", ApiKey))
+
+
 class AsyncWebhookEndpoints(_AsyncResource):
     """``/v1/webhook-endpoints``: where events are sent (API.md §5)."""
 
@@ -460,6 +508,7 @@ class Kaadxpay:
         self.payouts = Payouts(self)
         self.balance = BalanceResource(self)
         self.balance_transactions = BalanceTransactions(self)
+        self.api_keys = ApiKeys(self)
         self.webhook_endpoints = WebhookEndpoints(self)
         self.events = Events(self)
         self.idempotency_keys = IdempotencyKeys(self)
@@ -508,6 +557,7 @@ class AsyncKaadxpay:
         self.payouts = AsyncPayouts(self)
         self.balance = AsyncBalanceResource(self)
         self.balance_transactions = AsyncBalanceTransactions(self)
+        self.api_keys = AsyncApiKeys(self)
         self.webhook_endpoints = AsyncWebhookEndpoints(self)
         self.events = AsyncEvents(self)
         self.idempotency_keys = AsyncIdempotencyKeys(self)
