@@ -5,6 +5,7 @@
 //! pass through a fault proxy.
 
 mod conformance;
+mod docs;
 mod generated;
 mod proxy;
 mod python;
