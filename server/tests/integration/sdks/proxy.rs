@@ -29,6 +29,11 @@ pub enum Fault {
     Unavailable,
     /// Not forwarded: a bare `502` with no `Kaadxpay-Should-Retry`, as a load balancer sends.
     BadGateway,
+    /// Not forwarded: `409 idempotency_request_in_progress` with `Retry-After: 2`, as the
+    /// server answers while another attempt holds the key.
+    InProgress,
+    /// Not forwarded: the same `409`, but `Kaadxpay-Should-Retry: false`: the header decides.
+    InProgressFinal,
 }
 
 impl Fault {
@@ -39,6 +44,8 @@ impl Fault {
             "cut" => Self::Cut,
             "unavailable" => Self::Unavailable,
             "bad_gateway" => Self::BadGateway,
+            "in_progress" => Self::InProgress,
+            "in_progress_final" => Self::InProgressFinal,
             other => panic!("cases.json names an unknown fault {other:?}"),
         }
     }
@@ -279,6 +286,17 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>) {
         }
         Fault::BadGateway => {
             write_answer(&mut stream, &made_here(502, &[], "")).await;
+            note(None, Some(Instant::now()));
+        }
+        Fault::InProgress | Fault::InProgressFinal => {
+            let body = r#"{"error": {"code": "idempotency_request_in_progress", "message": "A request with this Idempotency-Key is still being processed; retry after the time Retry-After gives."}}"#;
+            let verdict = if fault == Fault::InProgress {
+                "true"
+            } else {
+                "false"
+            };
+            let extra = [("retry-after", "2"), ("kaadxpay-should-retry", verdict)];
+            write_answer(&mut stream, &made_here(409, &extra, body)).await;
             note(None, Some(Instant::now()));
         }
     }
