@@ -66,8 +66,8 @@ async fn every_client_passes_the_conformance_suite_under_faults() {
     let (db_url, pool, merchant) = database_with_merchant("Conformance").await;
     let main = ServerProcess::start(&db_url, &[]).await;
     fund(&main.base_url, &merchant).await;
-    // One held server per language: its first keyed request holds its key for 1.5 s.
-    let held_point = [("FAILPOINTS", "idempotency.in_transaction=1*return(1500)")];
+    // One held server per language: its first keyed request holds its key for 2.5 s.
+    let held_point = [("FAILPOINTS", "idempotency.in_transaction=1*return(2500)")];
     let mut held = Vec::new();
     for _ in LANGUAGES {
         held.push(ServerProcess::start(&db_url, &held_point).await);

@@ -52,7 +52,7 @@ impl Fault {
 }
 
 /// How long a [`Fault::Cut`] attempt is left running before its connection is closed.
-pub const CUT_AFTER: Duration = Duration::from_millis(300);
+pub const CUT_AFTER: Duration = Duration::from_millis(700);
 
 /// One attempt, as the proxy saw it.
 #[derive(Debug, Clone)]
