@@ -198,6 +198,12 @@ def test_the_async_client_does_the_same(server: Server, api_key: str) -> None:
             assert order.id in ids
             with pytest.raises(kaadxpay.ResourceMissingError):
                 await client.orders.retrieve("ord_missing")
+            await client.orders.capture(order.id)
+            items = [item async for item in client.balance_transactions.list(currency="CNY", limit=1)]
+            assert items[0].source.id == order.id and items[0].amount == 321
+            key = await client.api_keys.create(name="Async", access="read_only")
+            assert (await client.api_keys.retrieve(key.id)).name == "Async"
+            assert (await client.api_keys.revoke(key.id)).expires_at is not None
 
     asyncio.run(run())
 
