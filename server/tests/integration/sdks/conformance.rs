@@ -127,6 +127,9 @@ async fn every_client_passes_the_conformance_suite_under_faults() {
 
     let mut breaches = Vec::new();
     for (language, outcomes) in LANGUAGES.iter().zip(&outcomes) {
+        let made: Vec<&Value> = outcomes.iter().map(|outcome| &outcome["case"]).collect();
+        let named: Vec<Value> = cases().iter().map(|case| case["name"].clone()).collect();
+        assert!(made.iter().copied().eq(&named), "{language} made {made:?}");
         for (case, outcome) in cases().iter().zip(outcomes) {
             let name = case["name"].as_str().unwrap();
             let attempts = proxy.attempts(language, name);
