@@ -213,8 +213,12 @@ pub async fn remove(
     submitted: Submitted,
 ) -> Response {
     let what = Destructive::RemoveMember;
-    let remove =
-        async |manager: &Manager| team::remove(&state.pool, &manager.actor(), &member_id).await;
+    let remove = async |manager: &Manager| {
+        let removed = team::remove(&state.pool, &manager.actor(), &member_id).await;
+        // Their keys stopped with them: this process forgets them before it answers.
+        state.api_keys.forget_every_key();
+        removed
+    };
     confirmed_change(&state, &session, &user, &submitted, what, remove).await
 }
 

@@ -72,15 +72,15 @@ async fn roll_api_key(
 ) -> Response {
     let secret = Secret::generate(state.mode);
     let command = RollKey {
-        key_id,
+        key_id: key_id.clone(),
         parameters,
         secret: secret.clone(),
     };
-    revealed(
-        execute(&state, &merchant, client, &key, &request_id, command).await,
-        &secret,
-    )
-    .await
+    let answer = execute(&state, &merchant, client, &key, &request_id, command).await;
+    if answer.status().is_success() {
+        state.api_keys.forget_key(&key_id);
+    }
+    revealed(answer, &secret).await
 }
 
 /// The answer of a command that made a key with `secret`, with the secret shown when this
@@ -136,7 +136,8 @@ async fn get_api_key(
         .ok_or(Error::ResourceMissing("API key"))
 }
 
-/// Revokes the key: it expires now, and every process refuses it within seconds.
+/// Revokes the key: it expires now; this process refuses it before answering, every other
+/// process when the revocation's notification reaches it.
 #[utoipa::path(delete, path = "/v1/api-keys/{id}", tag = "api_keys",
     responses((status = 200, description = "The key, with `expires_at` now (or when it expired).", body = ApiKey), (status = 404)))]
 async fn revoke_api_key(
@@ -145,8 +146,7 @@ async fn revoke_api_key(
     client: ClientAddress,
     Path(id): Path<String>,
 ) -> ApiResult<Json<ApiKey>> {
-    keys::revoke(&state.pool, &merchant.id, &id, &by_key(&merchant, client))
-        .await?
-        .map(Json)
-        .ok_or(Error::ResourceMissing("API key"))
+    let revoked = keys::revoke(&state.pool, &merchant.id, &id, &by_key(&merchant, client)).await?;
+    state.api_keys.forget_key(&id);
+    revoked.map(Json).ok_or(Error::ResourceMissing("API key"))
 }

@@ -84,6 +84,20 @@ impl ApiKeyCache {
         entries.insert(hash, (merchant, trusted_until));
     }
 
+    /// Forgets the key `key_id` in this process now, before the answer that stopped it (a roll
+    /// with no overlap, a revocation) is sent: the notification reaches this process too, but
+    /// possibly after the client's next request. Other processes hear the notification.
+    pub fn forget_key(&self, key_id: &str) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        let mut entries = self.entries.lock().expect("never poisoned");
+        entries.retain(|_, (merchant, _)| merchant.key_id != key_id);
+    }
+
+    /// Forgets every key in this process now (a member removed: their keys stop with them).
+    pub fn forget_every_key(&self) {
+        self.forget(None);
+    }
+
     /// Forgets one key (`Some`: its hash) or every key.
     fn forget(&self, hash: Option<&[u8]>) {
         self.epoch.fetch_add(1, Ordering::SeqCst);

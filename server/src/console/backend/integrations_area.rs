@@ -231,16 +231,19 @@ impl IntegrationsConsole for PgConsole {
                     Err(error) => return Err(ConsoleError::from(refusal(&error))),
                 };
                 let command = RollKey {
-                    key_id: id.into(),
+                    key_id: id.to_string(),
                     parameters,
                     secret: secret.clone(),
                 };
-                self.run(user, merchant_id, &key, &command).await?
+                let answer = self.run(user, merchant_id, &key, &command).await?;
+                self.state.api_keys.forget_key(&id);
+                answer
             }
             ApiKeyChange::Revoke { id } => {
                 let revoked = api_keys::revoke(&self.state.pool, merchant_id, &id, &by_user(user))
                     .await
                     .map_err(failed)?;
+                self.state.api_keys.forget_key(&id);
                 return revoked
                     .map(|_| None)
                     .ok_or_else(|| refusal(&Error::ResourceMissing("API key")).into());

@@ -628,3 +628,53 @@ async fn a_deleted_endpoint_is_gone_and_a_revoked_key_stays_readable() {
         "{list}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_rolled_now_or_revoked_stops_before_the_answer_comes() {
+    let app = spawn_app().await;
+    let body = r#"{"name": "at once", "access": "read_write"}"#;
+    for round in 0..5 {
+        // Rolled with no overlap: the old secret, cached a moment ago, is refused at once.
+        let (created, merchant) = a_working_key(&app, &format!("once-{round}"), body).await;
+        let id = created["id"].as_str().unwrap();
+        let (status, rolled) = roll(
+            &app.base_url,
+            &app.merchant.api_key,
+            id,
+            "now",
+            &format!("roll-{round}"),
+        )
+        .await;
+        assert_eq!(status, 201, "{rolled}");
+        let old = order_status(
+            &app.base_url,
+            &merchant,
+            &merchant.api_key,
+            &format!("old-{round}"),
+        )
+        .await;
+        assert_eq!(old, 401, "round {round}: the rolled key still worked");
+
+        // Revoked: the same.
+        let (created, merchant) = a_working_key(&app, &format!("gone-{round}"), body).await;
+        let path = format!("/v1/api-keys/{}", created["id"].as_str().unwrap());
+        let revoked = call(
+            &app.base_url,
+            &app.merchant.api_key,
+            Method::DELETE,
+            &path,
+            None,
+            None,
+        )
+        .await;
+        assert_eq!(revoked.status(), 200);
+        let after = order_status(
+            &app.base_url,
+            &merchant,
+            &merchant.api_key,
+            &format!("after-{round}"),
+        )
+        .await;
+        assert_eq!(after, 401, "round {round}: the revoked key still worked");
+    }
+}
