@@ -452,8 +452,12 @@ pub fn nothing_kept(title: String) -> AnyView {
 pub fn DoneNotice() -> impl IntoView {
     let done = use_context::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Done>().copied());
-    done.map(|Done(what)| {
-        view! { <p class="notice done" role="status">{crate::pages::confirm::done_sentence(what)}</p> }
+    let time_zone = current_user()
+        .map(|user| user.time_zone)
+        .unwrap_or_default();
+    done.map(|done| {
+        let sentence = crate::pages::confirm::done_sentence(done, &time_zone);
+        view! { <p class="notice done" role="status">{sentence}</p> }
     })
 }
 

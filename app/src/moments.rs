@@ -3,7 +3,8 @@
 
 use leptos_fluent::tr;
 
-use crate::i18n::{day, Lang};
+use crate::console::{Duplicate, Money};
+use crate::i18n::{day, money, Lang};
 use crate::vocabulary::{
     code_word, error_code_word, partner_answer, partner_call_word, reconciliation_action_word,
 };
@@ -33,6 +34,23 @@ pub fn wait(ms: i64) -> String {
         tr!("moment-after-ms", {"ms" => ms.to_string()})
     } else {
         tr!("moment-after-s", {"s" => format!("{:.1}", ms as f64 / 1000.0)})
+    }
+}
+
+/// An amount of minor units as people write it, with its currency (`12.34 EUR`).
+fn written(amount: i64, currency: &str) -> String {
+    money(&Money {
+        amount,
+        currency: currency.to_owned(),
+    })
+}
+
+/// What a partner event about a duplicate transfer is, and where its reversal stands.
+pub fn duplicate_label(duplicate: Duplicate) -> String {
+    match duplicate {
+        Duplicate::ToReverse => tr!("moment-duplicate-to-reverse"),
+        Duplicate::Reversed => tr!("moment-duplicate-reversed"),
+        Duplicate::Resolved => tr!("moment-duplicate-resolved"),
     }
 }
 
@@ -77,14 +95,12 @@ pub fn sentence(moment: &Moment) -> String {
             partner_key,
         } => {
             tr!("moment-payout-created", {
-                "amount" => amount.to_string(),
-                "currency" => currency.clone(),
+                "money" => written(*amount, currency),
                 "partner_key" => partner_key.clone(),
             })
         }
         Moment::OrderCreated { amount, currency } => tr!("moment-order-created", {
-            "amount" => amount.to_string(),
-            "currency" => currency.clone(),
+            "money" => written(*amount, currency),
         }),
         Moment::PartnerCall {
             call,
@@ -180,9 +196,9 @@ mod tests {
         }
     }
 
-    /// The English is the API's `summary` as it always was, word for word.
+    /// The English sentences, with money as people write it.
     #[test]
-    fn english_sentences_are_the_apis_summaries() {
+    fn english_sentences_write_money_as_people_read_it() {
         let cases = [
             (
                 request(Some("mismatch"), Some("idempotency_key_reused")),
@@ -205,7 +221,7 @@ mod tests {
                     currency: "EUR".into(),
                     partner_key: "kxp-1".into(),
                 },
-                "payout of 400 EUR (minor units) created under end-to-end key kxp-1",
+                "payout of 4.00 EUR created under end-to-end key kxp-1",
             ),
             (
                 reconciliation(Some("reversed"), Some("tr_2")),
@@ -231,6 +247,10 @@ mod tests {
                 assert_eq!(sentence(&moment), expected);
             }
             assert_eq!(badge(&request(None, None)), "request");
+            assert_eq!(
+                duplicate_label(Duplicate::Reversed),
+                "duplicate transfer: reconciliation reversed it"
+            );
             assert_eq!((wait(250), wait(1250)), ("+250 ms".into(), "+1.2 s".into()));
         });
     }
@@ -247,6 +267,15 @@ mod tests {
                 "2026年12月04日 对账：重复，已撤回（转账 tr_2）"
             );
             assert_eq!(badge(&reconciliation(None, None)), "对账");
+            let order = Moment::OrderCreated {
+                amount: 123_456,
+                currency: "JPY".into(),
+            };
+            assert_eq!(sentence(&order), "已创建订单：JPY 123,456");
+            assert_eq!(
+                duplicate_label(Duplicate::ToReverse),
+                "重复转账：对账将撤回"
+            );
             assert_eq!(wait(1250), "+1.2 秒");
         });
     }

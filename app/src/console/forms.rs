@@ -79,9 +79,42 @@ pub enum Destructive {
     CancelOrder,
 }
 
-/// What the last action did, for the next page's notice (`role="status"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Done(pub Destructive);
+/// What the last action did, for the next page's notice (`role="status"`, API.md §9: every
+/// action ends on a page that says what was done): a destructive action once confirmed, or any
+/// other change a form made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Done {
+    /// A destructive action, confirmed on its own page first.
+    Confirmed(Destructive),
+    PayoutCreated,
+    PayoutApproved,
+    ThresholdSaved,
+    ThresholdRemoved,
+    OrderCaptured,
+    EndpointAdded,
+    EndpointDisabled,
+    EndpointEnabled,
+    TestEventSent,
+    DeliveriesRecovered,
+    EventRedelivered,
+    ReconciliationRun,
+    ApiKeyCreated,
+    ApiKeyRolled,
+    InvitationMailed,
+    InvitationAccepted,
+    RoleChanged,
+    /// The user's time zone (the notice names the one now in use).
+    ProfileSaved,
+    TwoFactorRequired,
+    TwoFactorNotRequired,
+}
+
+impl From<Destructive> for Done {
+    fn from(what: Destructive) -> Self {
+        Done::Confirmed(what)
+    }
+}
 
 /// A refusal beside the form's field `field` (empty: about the form as a whole).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -125,6 +125,19 @@ pub struct TimelineEntry {
     pub after_ms: Option<i64>,
     pub moment: Moment,
     pub reference: Option<String>,
+    /// Set on a partner event about a transfer that is not its payout's own: a duplicate.
+    pub duplicate: Option<Duplicate>,
+}
+
+/// A transfer the partner made twice for one payout (its event on the payout's timeline): where
+/// reconciliation, which reverses every duplicate, stands with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Duplicate {
+    /// Not reversed yet (not found yet, being reversed, or refused and retried).
+    ToReverse,
+    Reversed,
+    /// Marked resolved by a person.
+    Resolved,
 }
 
 /// The request log's filters on `/requests`, as typed into its form (each may be empty).

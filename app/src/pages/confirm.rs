@@ -8,7 +8,7 @@ use leptos_fluent::tr;
 use leptos_meta::Title;
 
 use crate::components::{kept_form, nothing_kept, KeptFields};
-use crate::console::Destructive;
+use crate::console::{Destructive, Done};
 
 /// The title and the sentence of what `what` will do to `object` (the id in its form's action).
 fn what_happens(what: Destructive, object: String) -> (String, String) {
@@ -49,17 +49,37 @@ fn what_happens(what: Destructive, object: String) -> (String, String) {
     }
 }
 
-/// What an action's notice says once it was done.
-pub fn done_sentence(what: Destructive) -> String {
-    match what {
-        Destructive::RevokeApiKey => tr!("done-revoke-api-key"),
-        Destructive::DeleteEndpoint => tr!("done-delete-endpoint"),
-        Destructive::RotateSecret => tr!("done-rotate-secret"),
-        Destructive::RemoveMember => tr!("done-remove-member"),
-        Destructive::RevokeInvitation => tr!("done-revoke-invitation"),
-        Destructive::RejectPayout => tr!("done-reject-payout"),
-        Destructive::CancelPayout => tr!("done-cancel-payout"),
-        Destructive::CancelOrder => tr!("done-cancel-order"),
+/// What an action's notice says once it was done; `time_zone` is the reader's now.
+pub fn done_sentence(done: Done, time_zone: &str) -> String {
+    match done {
+        Done::Confirmed(Destructive::RevokeApiKey) => tr!("done-revoke-api-key"),
+        Done::Confirmed(Destructive::DeleteEndpoint) => tr!("done-delete-endpoint"),
+        Done::Confirmed(Destructive::RotateSecret) => tr!("done-rotate-secret"),
+        Done::Confirmed(Destructive::RemoveMember) => tr!("done-remove-member"),
+        Done::Confirmed(Destructive::RevokeInvitation) => tr!("done-revoke-invitation"),
+        Done::Confirmed(Destructive::RejectPayout) => tr!("done-reject-payout"),
+        Done::Confirmed(Destructive::CancelPayout) => tr!("done-cancel-payout"),
+        Done::Confirmed(Destructive::CancelOrder) => tr!("done-cancel-order"),
+        Done::PayoutCreated => tr!("done-payout-created"),
+        Done::PayoutApproved => tr!("done-payout-approved"),
+        Done::ThresholdSaved => tr!("done-threshold-saved"),
+        Done::ThresholdRemoved => tr!("done-threshold-removed"),
+        Done::OrderCaptured => tr!("done-order-captured"),
+        Done::EndpointAdded => tr!("done-endpoint-added"),
+        Done::EndpointDisabled => tr!("done-endpoint-disabled"),
+        Done::EndpointEnabled => tr!("done-endpoint-enabled"),
+        Done::TestEventSent => tr!("done-test-event-sent"),
+        Done::DeliveriesRecovered => tr!("done-deliveries-recovered"),
+        Done::EventRedelivered => tr!("done-event-redelivered"),
+        Done::ReconciliationRun => tr!("done-reconciliation-run"),
+        Done::ApiKeyCreated => tr!("done-api-key-created"),
+        Done::ApiKeyRolled => tr!("done-api-key-rolled"),
+        Done::InvitationMailed => tr!("team-invitation-mailed"),
+        Done::InvitationAccepted => tr!("done-invitation-accepted"),
+        Done::RoleChanged => tr!("done-role-changed"),
+        Done::ProfileSaved => tr!("profile-saved", {"zone" => time_zone.to_owned()}),
+        Done::TwoFactorRequired => tr!("done-two-factor-required"),
+        Done::TwoFactorNotRequired => tr!("done-two-factor-not-required"),
     }
 }
 

@@ -16,8 +16,8 @@ use crate::components::{
     refused_filter, Empty, ExportLink, Field, ListFilterForm, Pager, StatusBadge, TestModeNotice,
 };
 use crate::console::{
-    ConsoleError, Decision, Money, PayoutId, PayoutRow, PayoutStatus, PayoutView, Permission,
-    Subject,
+    ConsoleError, Decision, MerchantId, Money, PayoutId, PayoutRow, PayoutStatus, PayoutView,
+    Permission, Subject,
 };
 use crate::i18n::{money, when};
 use crate::notice::refused_page;
@@ -213,32 +213,13 @@ pub fn PayoutDetail() -> impl IntoView {
                     Err(error) => failure_view(error),
                     Ok(None) => not_found_view(),
                     Ok(Some(payout)) => {
-                        let key_href = key_href(&payout.row.idempotency_key);
                         let subject = Subject::Payout(payout.row.id.clone());
                         let approval = approval_view(&payout);
-                        let created_by = payout.created_by.clone().map(|(_, name)| view! {
-                            <dt>{tr!("payout-created-by")}</dt><dd>{name}</dd>
-                        });
-                        let decided = payout.decided.clone().map(|(by, at)| view! {
-                            <dt>{tr!("payout-decided-by")}</dt><dd>{by}" · "{when(&at)}</dd>
-                        });
                         view! {
                             <h1>{tr!("payout-payout")}" "<code>{payout.row.id.to_string()}</code></h1>
                             {error.clone().map(|message| view! { <p class="alert" role="alert">{message}</p> })}
                             {approval}
-                            <dl class="card facts">
-                                <dt>{tr!("field-status")}</dt><dd><StatusBadge status=payout.row.status.as_str()/></dd>
-                                <dt>{tr!("field-amount")}</dt><dd>{money(&payout.row.money)}</dd>
-                                <dt>{tr!("field-idempotency-key")}</dt><dd><a href=key_href><code>{payout.row.idempotency_key}</code></a></dd>
-                                <dt>{tr!("field-account-holder")}</dt><dd translate="no">{payout.account_holder}</dd>
-                                <dt>{tr!("field-iban")}</dt><dd><code>{payout.iban}</code></dd>
-                                <dt>{tr!("payout-partner-transfer")}</dt><dd>{payout.partner_transfer_id.unwrap_or_else(|| tr!("not-yet"))}</dd>
-                                <dt>{tr!("payout-failure")}</dt><dd>{payout.failure_code.as_deref().map(partner_problem_word).unwrap_or_else(|| tr!("none"))}</dd>
-                                <dt>{tr!("field-created")}</dt><dd>{when(&payout.row.created_at)}</dd>
-                                <dt>{tr!("payout-updated")}</dt><dd>{when(&payout.updated_at)}</dd>
-                                {created_by}
-                                {decided}
-                            </dl>
+                            <PayoutFacts payout=payout/>
                             <Timeline merchant_id=merchant_id subject=subject/>
                             <p><a href="/payouts">{tr!("payout-all")}</a></p>
                         }.into_any()
@@ -248,6 +229,64 @@ pub fn PayoutDetail() -> impl IntoView {
         </Suspense>
     }
     .into_any()
+}
+
+/// A payout's facts: its status, amount, key, destination, transfer at the partner, failure,
+/// times, who created it and who decided it. The merchant's members see the IBAN and the key's
+/// page; support staff (`support_of`: the merchant they look into) see the merchant, the IBAN
+/// masked but its last 4, and the key's timeline in support's pages.
+#[component]
+pub fn PayoutFacts(
+    payout: PayoutView,
+    #[prop(optional)] support_of: Option<MerchantId>,
+) -> impl IntoView {
+    let key = payout.row.idempotency_key.clone();
+    let (key_href, iban) = match &support_of {
+        None => (key_href(&key), payout.iban.clone()),
+        Some(merchant_id) => (
+            Subject::Key(key.clone()).support_href(merchant_id),
+            masked_iban(&payout.iban),
+        ),
+    };
+    let merchant = support_of.map(|merchant_id| {
+        view! {
+            <dt>{tr!("support-merchant")}</dt><dd><code>{merchant_id.to_string()}</code></dd>
+        }
+    });
+    let created_by = payout.created_by.clone().map(|(_, name)| {
+        view! {
+            <dt>{tr!("payout-created-by")}</dt><dd>{name}</dd>
+        }
+    });
+    let decided = payout.decided.clone().map(|(by, at)| {
+        view! {
+            <dt>{tr!("payout-decided-by")}</dt><dd>{by}" · "{when(&at)}</dd>
+        }
+    });
+    view! {
+        <dl class="card facts">
+            {merchant}
+            <dt>{tr!("field-status")}</dt><dd><StatusBadge status=payout.row.status.as_str()/></dd>
+            <dt>{tr!("field-amount")}</dt><dd>{money(&payout.row.money)}</dd>
+            <dt>{tr!("field-idempotency-key")}</dt><dd><a href=key_href><code>{key}</code></a></dd>
+            <dt>{tr!("field-account-holder")}</dt><dd translate="no">{payout.account_holder}</dd>
+            <dt>{tr!("field-iban")}</dt><dd><code>{iban}</code></dd>
+            <dt>{tr!("payout-partner-transfer")}</dt><dd>{payout.partner_transfer_id.unwrap_or_else(|| tr!("not-yet"))}</dd>
+            <dt>{tr!("payout-failure")}</dt><dd>{payout.failure_code.as_deref().map(partner_problem_word).unwrap_or_else(|| tr!("none"))}</dd>
+            <dt>{tr!("field-created")}</dt><dd>{when(&payout.row.created_at)}</dd>
+            <dt>{tr!("payout-updated")}</dt><dd>{when(&payout.updated_at)}</dd>
+            {created_by}
+            {decided}
+        </dl>
+    }
+}
+
+/// An IBAN as support staff see it: `****` and its last 4 letters or digits, as the request log
+/// and the CSV exports keep it.
+fn masked_iban(iban: &str) -> String {
+    let kept: Vec<char> = iban.chars().filter(char::is_ascii_alphanumeric).collect();
+    let last4: String = kept[kept.len().saturating_sub(4)..].iter().collect();
+    format!("****{last4}")
 }
 
 /// On a payout awaiting approval: "Approve" and "Reject" for a member who may decide it (each

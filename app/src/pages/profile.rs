@@ -1,6 +1,6 @@
 //! `/settings/profile`: the signed-in user's own settings, for now the time zone every time
 //! of the console is shown in (an IANA name, UTC unless chosen). Its form posts to the same
-//! address; the server checks the name and comes back here saying what it saved.
+//! address; the server checks the name and comes back here, whose notice says what it saved.
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
@@ -14,17 +14,10 @@ pub fn Profile() -> impl IntoView {
         return not_found_view();
     };
     let chosen = user.time_zone.clone();
-    let notice = match query_param("saved").as_str() {
-        "time_zone" => Some(view! {
-            <p class="notice" role="status">{tr!("profile-saved", {"zone" => chosen.clone()})}</p>
-        }.into_any()),
-        _ => None,
-    };
     let refused = (query_param("error") == "time_zone")
         .then(|| view! { <p class="alert" role="alert">{tr!("profile-refused")}</p> });
     view! {
         <h1>{tr!("nav-profile")}</h1>
-        {notice}
         {refused}
         <form method="post" action="/settings/profile" class="form card">
             <input type="hidden" name="csrf" value=csrf_token()/>

@@ -61,7 +61,6 @@ pub fn Team() -> impl IntoView {
         <h1>{tr!("nav-team")}</h1>
         {refusal().map(|message| view! { <p class="alert" role="alert">{message}</p> })}
         {match query_param("invitation").as_str() {
-            "mailed" => Some(view! { <p class="notice" role="status">{tr!("team-invitation-mailed")}</p> }.into_any()),
             "unsent" => Some(view! { <p class="alert" role="alert">{tr!("team-invitation-unsent")}</p> }.into_any()),
             _ => None,
         }}

@@ -8,8 +8,9 @@ use leptos_fluent::tr;
 use crate::components::{console, current_user, failure_view, not_found_view, query_param};
 use crate::console::{Subject, TimelineEntry};
 use crate::i18n::when_exactly;
-use crate::moments::{badge, sentence, wait};
+use crate::moments::{badge, duplicate_label, sentence, wait};
 use crate::pages::keys::KeyRecord;
+use crate::pages::payouts::PayoutFacts;
 
 /// The entries, oldest first, each with the time since the one before.
 #[component]
@@ -27,6 +28,7 @@ pub fn TimelineList(entries: Vec<TimelineEntry>) -> impl IntoView {
                     " "<span class="after">{entry.after_ms.map(wait)}</span>
                     " "<span class="badge">{badge(&entry.moment)}</span>
                     " "<span class="summary">{sentence(&entry.moment)}</span>
+                    {entry.duplicate.map(|duplicate| view! { " "<strong class="duplicate">{duplicate_label(duplicate)}</strong> })}
                     {entry.reference.map(|reference| view! { " "<code>{reference}</code> })}
                 </li>
             }}).collect_view()}
@@ -82,9 +84,16 @@ pub fn SupportTimeline() -> impl IntoView {
                 let record = match &subject {
                     Subject::Key(key) => match console.key(&merchant_id, key).await {
                         Err(error) => return failure_view(error),
-                        Ok(record) => record.map(|record| view! { <KeyRecord record=record/> }),
+                        Ok(record) => record.map(|record| view! { <KeyRecord record=record/> }.into_any()),
                     },
-                    _ => None,
+                    Subject::Payout(id) => match console.payout(&merchant_id, id).await {
+                        Err(error) => return failure_view(error),
+                        Ok(payout) => payout.map(|payout| {
+                            let support_of = merchant_id.clone();
+                            view! { <PayoutFacts payout=payout support_of=support_of/> }.into_any()
+                        }),
+                    },
+                    Subject::Order(_) => None,
                 };
                 let entries = match console.timeline(&merchant_id, &subject).await {
                     Err(error) => return failure_view(error),

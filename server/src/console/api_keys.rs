@@ -13,7 +13,9 @@ use axum::Extension;
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{Access, ApiKeyChange, ApiKeyId, Console, CurrentUser, Destructive, Permission};
+use app::console::{
+    Access, ApiKeyChange, ApiKeyId, Console, CurrentUser, Destructive, Done, Permission,
+};
 
 use super::confirm;
 use super::forms::{made_with_secret, stepped_up_merchant};
@@ -117,11 +119,16 @@ async fn change_key(
     if let Some(ask) = confirm::first(session, submitted, destructive, API_KEYS).await {
         return ask;
     }
+    let what = match &change {
+        ApiKeyChange::Create { .. } => Done::ApiKeyCreated,
+        ApiKeyChange::Roll { .. } => Done::ApiKeyRolled,
+        ApiKeyChange::Revoke { .. } => Done::Confirmed(Destructive::RevokeApiKey),
+    };
     let submit = async {
         let done = console
             .change_api_key(user, &merchant_id, change, &form.idempotency_key)
             .await;
-        made_with_secret(state, session, submitted, (API_KEYS, destructive), done).await
+        made_with_secret(state, session, submitted, (API_KEYS, what), done).await
     };
     repeats::guarded(&state.pool, session, submitted, guard, submit).await
 }

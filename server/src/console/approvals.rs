@@ -16,7 +16,7 @@ use serde::Deserialize;
 use tower_sessions::Session;
 
 use app::console::{
-    Console, ConsoleError, Currency, CurrentUser, Decision, Destructive, KeptForm, PayoutId,
+    Console, ConsoleError, Currency, CurrentUser, Decision, Destructive, Done, KeptForm, PayoutId,
     Permission,
 };
 use app::notice::Notice;
@@ -87,11 +87,16 @@ pub async fn decide(
         Err(ConsoleError::Refused(refusal)) if refusal.code == "forbidden" => {
             answer(StatusCode::FORBIDDEN, Notice::OwnPayout)
         }
-        Ok(()) => match confirm::done(&session, destructive).await {
+        Ok(()) => match confirm::done(
+            &session,
+            destructive.map_or(Done::PayoutApproved, Done::from),
+        )
+        .await
+        {
             Ok(()) => Redirect::to(&page).into_response(),
             Err(answer) => answer,
         },
-        other => back_to(&page, other),
+        other => back_to(&session, &page, None::<Done>, other).await,
     }
 }
 
@@ -118,13 +123,20 @@ pub async fn set_threshold(
             Err(refused) => return refused,
         };
     let Ok(currency) = Currency::try_from(form.currency.clone()) else {
-        return back_to(SETTINGS, Err(super::views::invalid("currency").into()));
+        let refused = Err(super::views::invalid("currency").into());
+        return back_to(&session, SETTINGS, None::<Done>, refused).await;
     };
     let changed = console
         .change_threshold(&user, &merchant_id, currency, &form.amount)
         .await;
-    if !matches!(changed, Ok(())) || form.amount.trim().is_empty() {
-        return back_to(SETTINGS, changed);
+    if form.amount.trim().is_empty() {
+        return back_to(&session, SETTINGS, Done::ThresholdRemoved, changed).await;
+    }
+    if !matches!(changed, Ok(())) {
+        return back_to(&session, SETTINGS, None::<Done>, changed).await;
+    }
+    if let Err(answer) = confirm::done(&session, Done::ThresholdSaved).await {
+        return answer;
     }
     // Saved, and nobody else could approve what it holds back: it says so.
     match console.another_approver(&user, &merchant_id).await {

@@ -3,7 +3,8 @@
 //! cancelling an order. Their buttons post as before; without `confirmed=1` the form is kept
 //! and the answer is `/confirm`, a page of its own that names what will happen and posts the
 //! same form again with `confirmed=1` under a button "Confirm" (no JavaScript needed). Once
-//! done, the next page's notice (`role="status"`) says what was done ([`done`]).
+//! done, the next page's notice (`role="status"`) says what was done ([`done`]), as it does
+//! after every other action of a form.
 
 use axum::response::Response;
 use tower_sessions::Session;
@@ -39,10 +40,10 @@ pub async fn first(
     Some(back_with(session, &kept).await)
 }
 
-/// Notes for the session's next page that `what` was done (`None`: nothing to say); the
-/// answer to give when that fails.
-pub async fn done(session: &Session, what: Option<Destructive>) -> Result<(), Response> {
-    let Some(what) = what else {
+/// Notes for the session's next page what was done (`None`: nothing to say); the answer to
+/// give when that fails.
+pub async fn done(session: &Session, what: impl Into<Option<Done>>) -> Result<(), Response> {
+    let Some(what) = what.into() else {
         return Ok(());
     };
     session.insert(DONE, what).await.map_err(failure)
@@ -50,8 +51,8 @@ pub async fn done(session: &Session, what: Option<Destructive>) -> Result<(), Re
 
 /// What the last action did, taken (said once); a session without one is left unwritten.
 pub async fn take_done(session: &Session) -> anyhow::Result<Option<Done>> {
-    if session.get::<Destructive>(DONE).await?.is_none() {
+    if session.get::<Done>(DONE).await?.is_none() {
         return Ok(None);
     }
-    Ok(session.remove::<Destructive>(DONE).await?.map(Done))
+    Ok(session.remove::<Done>(DONE).await?)
 }

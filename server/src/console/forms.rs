@@ -14,8 +14,8 @@ use serde::Deserialize;
 use tower_sessions::Session;
 
 use app::console::{
-    Console, ConsoleError, ConsoleResult, CurrentUser, Destructive, EventId, KeptForm, OrderId,
-    OrderStatus, PayoutForm, Permission, Refusal,
+    Console, ConsoleError, ConsoleResult, CurrentUser, Destructive, Done, EventId, KeptForm,
+    OrderId, OrderStatus, PayoutForm, Permission, Refusal,
 };
 use app::notice::Notice;
 
@@ -106,32 +106,47 @@ pub(super) fn maker_of(user: &CurrentUser) -> Option<Maker> {
     })
 }
 
-/// Back to `page` after an action, with the refusal's message when there is one.
-pub(super) fn back_to(page: &str, done: ConsoleResult<()>) -> Response {
+/// Back to `page` after an action, with the refusal's message when there is one, else noting
+/// for that page's notice `what` was done.
+pub(super) async fn back_to(
+    session: &Session,
+    page: &str,
+    what: impl Into<Option<Done>>,
+    done: ConsoleResult<()>,
+) -> Response {
     match done {
-        Ok(()) => Redirect::to(page).into_response(),
+        Ok(()) => match confirm::done(session, what).await {
+            Ok(()) => Redirect::to(page).into_response(),
+            Err(answer) => answer,
+        },
         Err(ConsoleError::Refused(refusal)) => with_refusal(page, &refusal),
         Err(error) => failure(error),
     }
 }
 
 /// What a change that may have made a secret made: the page to land on, with the secret kept
-/// for that page alone to show once (never in an address) and, for a destructive change
-/// (`what`), the notice that it was done; a refusal goes back to `page` with the form as typed.
+/// for that page alone to show once (never in an address) and the notice that `what` was done;
+/// a refusal goes back to `page` with the form as typed.
 pub(super) async fn made_with_secret(
     state: &AppState,
     session: &Session,
     submitted: &Submitted,
-    (page, what): (&str, Option<Destructive>),
+    (page, what): (&str, Done),
     done: ConsoleResult<Option<String>>,
 ) -> Result<String, Response> {
     match done {
-        Ok(secret) => {
-            if let Some(secret) = secret {
-                session::flash(&state.sealer, session, &secret)
-                    .await
-                    .map_err(failure)?;
-            }
+        Ok(Some(secret)) => {
+            session::flash(&state.sealer, session, &secret)
+                .await
+                .map_err(failure)?;
+            confirm::done(session, what).await?;
+            Ok(page.to_owned())
+        }
+        // The replay of a change that made a secret (a double click) leaves the session as it
+        // is: the first submit's page says what was done and shows the secret, and a second
+        // write of the session would race the first one's.
+        Ok(None) if makes_a_secret(what) => Ok(page.to_owned()),
+        Ok(None) => {
             confirm::done(session, what).await?;
             Ok(page.to_owned())
         }
@@ -140,6 +155,17 @@ pub(super) async fn made_with_secret(
         }
         Err(error) => Err(failure(error)),
     }
+}
+
+/// Whether the change `what` says was done shows a new secret once (its first submit only).
+fn makes_a_secret(what: Done) -> bool {
+    matches!(
+        what,
+        Done::ApiKeyCreated
+            | Done::ApiKeyRolled
+            | Done::EndpointAdded
+            | Done::Confirmed(Destructive::RotateSecret)
+    )
 }
 
 #[derive(Deserialize)]
@@ -302,7 +328,10 @@ pub async fn new_payout(
             iban: form.iban.clone(),
         };
         match console.submit_payout(&user, &merchant_id, typed).await {
-            Ok(id) => Ok(format!("/payouts/{id}")),
+            Ok(id) => {
+                confirm::done(&session, Done::PayoutCreated).await?;
+                Ok(format!("/payouts/{id}"))
+            }
             Err(ConsoleError::Refused(refusal)) => {
                 Err(kept::refused(&session, NEW_PAYOUT, &submitted, refusal).await)
             }
@@ -364,12 +393,8 @@ async fn set_order_status(
         return ask;
     }
     let changed = console.set_order_status(&user, &merchant_id, &id, to).await;
-    if let Ok(()) = &changed {
-        if let Err(answer) = confirm::done(&session, cancel).await {
-            return answer;
-        }
-    }
-    back_to(&page, changed)
+    let done = cancel.map_or(Done::OrderCaptured, Done::from);
+    back_to(&session, &page, done, changed).await
 }
 
 #[derive(Deserialize)]
@@ -393,7 +418,7 @@ pub async fn redeliver_event(
     let redelivered = console
         .redeliver(&user, &merchant_id, &event_id, &form.idempotency_key)
         .await;
-    back_to("/webhooks", redelivered)
+    back_to(&session, "/webhooks", Done::EventRedelivered, redelivered).await
 }
 
 #[derive(Deserialize)]
@@ -418,7 +443,10 @@ pub async fn run_reconciliation(
         .run_reconciliation(&user, &form.date, &form.idempotency_key)
         .await
     {
-        Ok(run_id) => Redirect::to(&format!("/reconciliation/{run_id}")).into_response(),
+        Ok(run_id) => match confirm::done(&session, Done::ReconciliationRun).await {
+            Ok(()) => Redirect::to(&format!("/reconciliation/{run_id}")).into_response(),
+            Err(answer) => answer,
+        },
         Err(ConsoleError::Refused(refusal)) => with_refusal("/reconciliation", &refusal),
         Err(error) => failure(error),
     }

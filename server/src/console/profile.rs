@@ -1,6 +1,7 @@
 //! The form of `/settings/profile`: the signed-in user (a member or support staff) chooses the
 //! time zone the console shows times in. A name that is not in the IANA database changes
-//! nothing and comes back refused; every answer is a `303` back to the page.
+//! nothing and comes back refused; every answer is a `303` back to the page, whose notice says
+//! what was saved.
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -8,7 +9,7 @@ use axum::{Extension, Form};
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::CurrentUser;
+use app::console::{CurrentUser, Done};
 use app::i18n::is_time_zone;
 
 use super::notices::{failure, forbidden};
@@ -37,8 +38,11 @@ pub async fn save(
     if !is_time_zone(&form.time_zone) {
         return Redirect::to(&format!("{PROFILE}?error=time_zone")).into_response();
     }
-    match users::set_time_zone(&state.pool, &user.id, &form.time_zone).await {
-        Ok(()) => Redirect::to(&format!("{PROFILE}?saved=time_zone")).into_response(),
-        Err(error) => failure(error),
+    if let Err(error) = users::set_time_zone(&state.pool, &user.id, &form.time_zone).await {
+        return failure(error);
+    }
+    match super::confirm::done(&session, Done::ProfileSaved).await {
+        Ok(()) => Redirect::to(PROFILE).into_response(),
+        Err(answer) => answer,
     }
 }

@@ -9,7 +9,7 @@ use axum::{Extension, Form};
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{CurrentUser, KeptForm, Permission};
+use app::console::{CurrentUser, Done, KeptForm, Permission};
 
 use super::forms::{by_user, failure, forbidden, stepped_up_merchant};
 use super::session::{self, SECURITY};
@@ -81,8 +81,17 @@ pub async fn set_required(
             Err(refused) => return refused,
         };
     let required = form.required == "on";
-    match two_factor::set_required(&state.pool, &merchant_id, &by_user(&user), required).await {
+    if let Err(error) =
+        two_factor::set_required(&state.pool, &merchant_id, &by_user(&user), required).await
+    {
+        return failure(error);
+    }
+    let what = match required {
+        true => Done::TwoFactorRequired,
+        false => Done::TwoFactorNotRequired,
+    };
+    match super::confirm::done(&session, what).await {
         Ok(()) => Redirect::to(SECURITY).into_response(),
-        Err(error) => failure(error),
+        Err(answer) => answer,
     }
 }

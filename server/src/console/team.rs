@@ -9,7 +9,7 @@ use kaadxpay_types::ids::MerchantId;
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{CurrentUser, Destructive, KeptForm, Permission, Role};
+use app::console::{CurrentUser, Destructive, Done, KeptForm, Permission, Role};
 
 use super::confirm;
 use super::forms::{by_user, failure, forbidden, stepped_up_merchant};
@@ -124,7 +124,10 @@ pub async fn invite(
                 .send(to, "Your invitation to Kaadxpay", text)
                 .await
             {
-                Ok(()) => return Ok(format!("{TEAM}?invitation=mailed")),
+                Ok(()) => {
+                    confirm::done(&session, Done::InvitationMailed).await?;
+                    return Ok(TEAM.to_owned());
+                }
                 Err(error) => {
                     tracing::warn!(error = %error, "an invitation could not be mailed; its link is shown instead");
                     after = format!("{TEAM}?invitation=unsent");
@@ -178,7 +181,10 @@ pub async fn change_role(
         return refused(TEAM, TeamError::NotAllowed);
     };
     match team::change_role(&state.pool, &manager.actor(), &member_id, new_role).await {
-        Ok(()) => Redirect::to(TEAM).into_response(),
+        Ok(()) => match confirm::done(&session, Done::RoleChanged).await {
+            Ok(()) => Redirect::to(TEAM).into_response(),
+            Err(answer) => answer,
+        },
         Err(error) => refused(TEAM, error),
     }
 }
@@ -243,7 +249,7 @@ async fn confirmed_change(
         return ask;
     }
     match change(&manager).await {
-        Ok(()) => match confirm::done(session, Some(what)).await {
+        Ok(()) => match confirm::done(session, Done::from(what)).await {
             Ok(()) => Redirect::to(TEAM).into_response(),
             Err(answer) => answer,
         },
@@ -271,7 +277,10 @@ pub async fn accept(
     let page = format!("/invitations/{token}");
     match team::accept(&state.pool, &token, &form.password, client).await {
         Ok(user_id) => match session::sign_in(&session, &user_id).await {
-            Ok(()) => Redirect::to("/").into_response(),
+            Ok(()) => match confirm::done(&session, Done::InvitationAccepted).await {
+                Ok(()) => Redirect::to("/").into_response(),
+                Err(answer) => answer,
+            },
             Err(error) => failure(error),
         },
         Err(error) => refused(&page, error),

@@ -69,6 +69,7 @@ pub(super) fn timeline_entry(position: usize, entry: Entry) -> TimelineEntry {
         after_ms: (position > 0).then_some(entry.after_ms),
         moment: entry.moment,
         reference: entry.reference,
+        duplicate: None,
     }
 }
 

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use tower_sessions::Session;
 
 use app::console::{
-    Console, CurrentUser, Destructive, EndpointChange, EndpointId, EndpointState, KeptForm,
+    Console, CurrentUser, Destructive, Done, EndpointChange, EndpointId, EndpointState, KeptForm,
     Permission,
 };
 use app::notice::Notice;
@@ -61,11 +61,17 @@ async fn change(
     if let Some(ask) = confirm::first(session, submitted, destructive, WEBHOOKS).await {
         return ask;
     }
+    let what = match &change {
+        EndpointChange::Add { .. } => Done::EndpointAdded,
+        EndpointChange::RotateSecret { .. } => Done::Confirmed(Destructive::RotateSecret),
+        EndpointChange::SendTestEvent { .. } => Done::TestEventSent,
+        EndpointChange::RecoverFailed { .. } => Done::DeliveriesRecovered,
+    };
     let submit = async {
         let done = console
             .change_endpoint(user, &merchant_id, change, idempotency_key)
             .await;
-        made_with_secret(state, session, submitted, (WEBHOOKS, destructive), done).await
+        made_with_secret(state, session, submitted, (WEBHOOKS, what), done).await
     };
     repeats::guarded(&state.pool, session, submitted, guard, submit).await
 }
@@ -163,12 +169,12 @@ pub async fn act(
             let changed = console
                 .set_endpoint_state(&user, &merchant_id, &id, asked)
                 .await;
-            if let Ok(()) = &changed {
-                if let Err(answer) = confirm::done(&session, deleted).await {
-                    return answer;
-                }
-            }
-            return back_to(WEBHOOKS, changed);
+            let what = match asked {
+                EndpointState::Disabled => Done::EndpointDisabled,
+                EndpointState::Enabled => Done::EndpointEnabled,
+                EndpointState::Deleted => Done::Confirmed(Destructive::DeleteEndpoint),
+            };
+            return back_to(&session, WEBHOOKS, what, changed).await;
         }
     };
     change(&state, &session, &user, &console, &submitted, keyed).await

@@ -80,38 +80,63 @@ impl HistoryConsole for PgConsole {
         subject: &Subject,
     ) -> ConsoleResult<Option<Vec<TimelineEntry>>> {
         let pool = &self.state.pool;
-        let entries = match subject {
+        let (entries, payout_id) = match subject {
             Subject::Key(key) => {
-                match record::find(&self.state.idempotency, merchant_id, key)
+                let Some(found) = record::find(&self.state.idempotency, merchant_id, key)
+                    .await
+                    .map_err(failed)?
+                else {
+                    return Ok(None);
+                };
+                let payout_id = found
+                    .resource
+                    .as_ref()
+                    .filter(|link| link.kind == "payout")
+                    .map(|link| PayoutId::from(link.id.clone()));
+                let entries = timeline::of_key(pool, merchant_id, &found)
+                    .await
+                    .map_err(failed)?;
+                (entries, payout_id)
+            }
+            Subject::Payout(id) => {
+                let resource = TimelineResource::Payout(id);
+                match timeline::of_resource(pool, merchant_id, resource)
                     .await
                     .map_err(failed)?
                 {
-                    Some(found) => Some(timeline::of_key(pool, merchant_id, &found).await),
-                    None => None,
+                    Some(entries) => (entries, Some(id.clone())),
+                    None => return Ok(None),
                 }
             }
-            Subject::Payout(id) => {
-                timeline::of_resource(pool, merchant_id, TimelineResource::Payout(id))
-                    .await
-                    .transpose()
-            }
             Subject::Order(id) => {
-                timeline::of_resource(pool, merchant_id, TimelineResource::Order(id))
+                let resource = TimelineResource::Order(id);
+                match timeline::of_resource(pool, merchant_id, resource)
                     .await
-                    .transpose()
+                    .map_err(failed)?
+                {
+                    Some(entries) => (entries, None),
+                    None => return Ok(None),
+                }
             }
         };
-        entries
-            .map(|entries| {
-                entries.map_err(failed).map(|entries| {
-                    entries
-                        .into_iter()
-                        .enumerate()
-                        .map(|(at, entry)| timeline_entry(at, entry))
-                        .collect()
-                })
-            })
-            .transpose()
+        // The payout's own transfer, once it has one: any other the partner told about is a
+        // duplicate (as the partner's events are applied: `payments::partner_events`).
+        let own_transfer = match payout_id {
+            Some(id) => payouts::find(pool, merchant_id, &id)
+                .await
+                .map_err(failed)?
+                .and_then(|record| record.payout.partner_transfer_id),
+            None => None,
+        };
+        let mut entries: Vec<TimelineEntry> = entries
+            .into_iter()
+            .enumerate()
+            .map(|(at, entry)| timeline_entry(at, entry))
+            .collect();
+        if let Some(own) = own_transfer {
+            label_duplicates(&mut entries, &own);
+        }
+        Ok(Some(entries))
     }
 
     async fn support_viewed(
@@ -184,5 +209,34 @@ impl HistoryConsole for PgConsole {
             |row| row.id.clone(),
             |row| Ok(audit_entry(row)),
         )
+    }
+}
+
+/// Labels the partner's events about a transfer other than `own` as duplicates, with where
+/// their reversal stands (the timeline's reversal moments say).
+fn label_duplicates(entries: &mut [TimelineEntry], own: &str) {
+    let reversals: Vec<(String, String)> = entries
+        .iter()
+        .filter_map(|entry| match &entry.moment {
+            Moment::Reversal { transfer_id, state } => Some((transfer_id.clone(), state.clone())),
+            _ => None,
+        })
+        .collect();
+    for entry in entries.iter_mut() {
+        let Moment::PartnerWebhook { transfer_id, .. } = &entry.moment else {
+            continue;
+        };
+        if transfer_id == own {
+            continue;
+        }
+        let state = reversals
+            .iter()
+            .find(|(reversed, _)| reversed == transfer_id)
+            .map(|(_, state)| state.as_str());
+        entry.duplicate = Some(match state {
+            Some("reversed") => Duplicate::Reversed,
+            Some("resolved") => Duplicate::Resolved,
+            _ => Duplicate::ToReverse,
+        });
     }
 }

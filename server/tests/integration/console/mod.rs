@@ -10,6 +10,7 @@ mod end2end;
 mod exports;
 mod forms;
 mod headers;
+mod notices;
 mod powers;
 mod profile;
 mod sign_in_and_pages;

@@ -52,8 +52,8 @@ async fn a_user_reads_times_in_the_time_zone_they_chose() {
         &[("time_zone", "Asia/Shanghai")],
     )
     .await;
-    assert_eq!(saved, (303, "/settings/profile?saved=time_zone".to_owned()));
-    let notice = page(&app, &member, "/settings/profile?saved=time_zone").await;
+    assert_eq!(saved, (303, "/settings/profile".to_owned()));
+    let notice = page(&app, &member, "/settings/profile").await;
     assert!(notice.contains(r#"role="status""#) && notice.contains("Asia/Shanghai"));
     assert!(notice.contains(r#"<option value="Asia/Shanghai" selected"#));
     let shown = page(&app, &member, &payout_page).await;

@@ -267,3 +267,190 @@ async fn support_finds_a_payout_from_any_of_its_identifiers_and_lands_on_its_tim
         assert_eq!(answer.status(), 404, "{path}");
     }
 }
+
+/// `browser` reading the console in Simplified Chinese (the language switch's cookie).
+fn in_chinese(browser: &common::browser::Browser) -> common::browser::Browser {
+    (
+        browser.0.clone(),
+        format!("{}; kaadxpay_lang=zh-CN", browser.1),
+    )
+}
+
+/// Every amount on a timeline is written as people write it, with its currency, in both
+/// languages; support's payout page shows the payout's facts above its timeline, its IBAN
+/// masked, and changes nothing.
+#[tokio::test]
+async fn timelines_show_money_as_people_write_it_and_support_sees_the_payouts_facts() {
+    let app = spawn_app().await;
+    let (payout, _) = paid_payout(&app, "facts-key").await;
+    let id = payout["id"].as_str().unwrap();
+    let transfer_id: String =
+        sqlx::query_scalar("SELECT partner_transfer_id FROM payouts WHERE id = $1")
+            .bind(id)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+
+    let member = signed_in(&app, false).await;
+    let merchant_page = page(&app, &member, &format!("/payouts/{id}")).await;
+    assert!(
+        merchant_page.contains("payout of 4.00 EUR created under end-to-end key"),
+        "{merchant_page}"
+    );
+    assert!(!merchant_page.contains("minor units"), "{merchant_page}");
+    let key_page = page(&app, &member, "/keys/facts-key").await;
+    assert!(
+        key_page.contains("payout of 4.00 EUR created"),
+        "{key_page}"
+    );
+    let chinese = page(&app, &in_chinese(&member), &format!("/payouts/{id}")).await;
+    assert!(chinese.contains("已创建提现：EUR 4.00"), "{chinese}");
+    assert!(!chinese.contains("最小货币单位"), "{chinese}");
+
+    let support = signed_in(&app, true).await;
+    let payout_page = format!("/support/timeline?merchant={}&payout={id}", app.merchant.id);
+    let shown = page(&app, &support, &payout_page).await;
+    let facts = shown
+        .split(r#"<dl class="card facts""#)
+        .nth(1)
+        .and_then(|rest| rest.split("</dl>").next())
+        .unwrap_or_else(|| panic!("no facts card: {shown}"));
+    for fact in [
+        "Status",
+        "Amount",
+        "4.00 EUR",
+        "paid",
+        "Idempotency key",
+        "facts-key",
+        "Account holder",
+        "Ada Lovelace",
+        "****3000",
+        transfer_id.as_str(),
+        "Merchant",
+        app.merchant.id.as_str(),
+    ] {
+        assert!(facts.contains(fact), "{fact} missing from {facts}");
+    }
+    assert!(!shown.contains("DE89370400440532013000"), "{shown}");
+    assert!(shown.contains("payout of 4.00 EUR created"), "{shown}");
+    // The facts come before the timeline; nothing on the page changes anything.
+    assert!(shown.find("card facts") < shown.find("class=\"timeline"));
+    assert!(
+        !shown.contains("method=\"post\" action=\"/payouts"),
+        "{shown}"
+    );
+    let chinese = page(&app, &in_chinese(&support), &payout_page).await;
+    assert!(chinese.contains("EUR 4.00"), "{chinese}");
+}
+
+/// On a payout's timeline, the partner's events about a transfer that is not the payout's own
+/// (a partner that booked it twice) are labelled as a duplicate that reconciliation reverses,
+/// and once it did, as reversed; the payout's own transfer is not labelled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_duplicate_transfer_is_labelled_on_the_payouts_timeline_until_and_once_reversed() {
+    use kaadxpay_partner::client::PartnerClient;
+    use kaadxpay_partner_sim::scenarios::{Scenario, MAGIC_IBANS};
+    use server::reconcile::Reconciler;
+
+    let (app, partner_url) = common::spawn_app_and_partner(
+        0,
+        &["--payout-interval", "100ms", "--payout-retry-base", "200ms"],
+    )
+    .await;
+    app.fund(10_000).await;
+    let iban = MAGIC_IBANS
+        .iter()
+        .find(|magic| magic.scenario == Scenario::Duplicated)
+        .unwrap()
+        .iban;
+    let body = serde_json::json!({"amount": 1000, "currency": "EUR",
+        "destination": {"account_holder": "Grace Hopper", "iban": iban}});
+    let answer = app
+        .post("/v1/payouts", Some("duplicated"), &body.to_string())
+        .await;
+    assert_eq!(answer.status(), 201);
+    let id = json(answer).await["id"].as_str().unwrap().to_owned();
+    eventually(
+        Duration::from_secs(30),
+        "both transfers' events recorded",
+        || async {
+            let own: Option<String> =
+                sqlx::query_scalar("SELECT partner_transfer_id FROM payouts WHERE id = $1")
+                    .bind(&id)
+                    .fetch_one(&app.pool)
+                    .await
+                    .unwrap();
+            let paid = common::count(
+                &app.pool,
+                &format!(
+                    "partner_events WHERE payout_id = '{id}' AND event_type = 'transfer.paid'"
+                ),
+            )
+            .await;
+            own.is_some() && paid == 2
+        },
+    )
+    .await;
+    let (own, duplicate): (String, String) = sqlx::query_as(
+        "SELECT p.partner_transfer_id, e.transfer_id FROM payouts p \
+         JOIN partner_events e ON e.payout_id = p.id AND e.transfer_id <> p.partner_transfer_id \
+         WHERE p.id = $1",
+    )
+    .bind(&id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+
+    let member = signed_in(&app, false).await;
+    let support = signed_in(&app, true).await;
+    let support_page = format!("/support/timeline?merchant={}&payout={id}", app.merchant.id);
+    let line_of = |shown: &str, transfer: &str| -> String {
+        shown
+            .split("<li")
+            .find(|line| line.contains("timeline-partner_webhook") && line.contains(transfer))
+            .unwrap_or_else(|| panic!("no event about {transfer}: {shown}"))
+            .to_owned()
+    };
+    for shown in [
+        page(&app, &member, &format!("/payouts/{id}")).await,
+        page(&app, &support, &support_page).await,
+    ] {
+        let line = line_of(&shown, &duplicate);
+        assert!(
+            line.contains("duplicate transfer: reconciliation reverses it"),
+            "{line}"
+        );
+        assert!(!line_of(&shown, &own).contains("duplicate"), "{shown}");
+    }
+    let chinese = page(&app, &in_chinese(&member), &format!("/payouts/{id}")).await;
+    assert!(line_of(&chinese, &duplicate).contains("重复"), "{chinese}");
+
+    let reconciler = Reconciler {
+        pool: app.pool.clone(),
+        partner: PartnerClient::new(&partner_url, Duration::from_secs(5)),
+    };
+    let today = chrono::Utc::now().date_naive();
+    eventually(
+        Duration::from_secs(30),
+        "the duplicate reversed",
+        || async {
+            reconciler.run(today, true).await.unwrap();
+            common::count(
+                &app.pool,
+                &format!(
+                    "partner_reversals WHERE transfer_id = '{duplicate}' AND state = 'reversed'"
+                ),
+            )
+            .await
+                == 1
+        },
+    )
+    .await;
+    let shown = page(&app, &member, &format!("/payouts/{id}")).await;
+    let line = line_of(&shown, &duplicate);
+    assert!(
+        line.contains("duplicate transfer: reconciliation reversed it"),
+        "{line}"
+    );
+    assert!(!line_of(&shown, &own).contains("duplicate"), "{shown}");
+}
