@@ -56,6 +56,7 @@ async fn create_refund(
 #[into_params(parameter_in = Query)]
 pub struct RefundsQuery {
     /// Only the refunds of this order (`ord_…`).
+    #[param(pattern = "^ord_[0-9A-Za-z]+$")]
     order: Option<String>,
 }
 
