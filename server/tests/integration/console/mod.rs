@@ -12,6 +12,7 @@ mod forms;
 mod headers;
 mod powers;
 mod profile;
+mod refunds;
 mod sign_in_and_pages;
 mod team;
 mod timeline;

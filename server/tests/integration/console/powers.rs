@@ -201,9 +201,8 @@ impl Doors {
         Self {
             create_order: !console && role_is(&[Owner, Admin, Developer, Finance]),
             capture: role_is(&[Owner, Admin, Finance]),
-            // Refunding needs the right to capture (API.md §13); the console's Refund button
-            // is not tried here.
-            refund: !console && role_is(&[Owner, Admin, Finance]),
+            // Refunding needs the right to capture (API.md §13).
+            refund: role_is(&[Owner, Admin, Finance]),
             pay_out: role_is(&[Owner, Admin, Finance]),
             approve: console && role_is(&[Owner, Admin, Finance]),
             cancel_anothers_payout: role_is(&[Owner, Admin]),
@@ -271,7 +270,15 @@ async fn console_doors(app: &TestApp, browser: &Browser, secret: &str) -> Doors 
     Doors {
         create_order: false,
         capture: through(format!("/orders/{order}/capture"), &[]).await,
-        refund: false,
+        refund: through(
+            format!("/orders/{}/refunds", captured_order(app).await),
+            &[
+                ("amount", &amount),
+                ("account_holder", "Grace Hopper"),
+                ("iban", IBAN),
+            ],
+        )
+        .await,
         pay_out: through("/payouts".into(), &payout).await,
         approve: allowed(decide(app, browser, &awaiting_approval(app).await, "approve").await),
         cancel_anothers_payout: allowed(
