@@ -10,8 +10,11 @@ use crate::components::{
     merchant_id_or_notice, not_found_view, path_id, refusal_notice, refused_filter,
     BankAccountFields, Empty, ExportLink, Field, ListFilterForm, Pager, StatusBadge,
 };
-use crate::console::{ConsoleError, OrderId, OrderRow, OrderStatus, Permission, RefundRow};
+use crate::console::{
+    ConsoleError, OrderId, OrderRow, OrderStatus, Permission, RefundRow, Subject,
+};
 use crate::i18n::{money, when};
+use crate::pages::timeline::Timeline;
 
 #[component]
 pub fn OrdersTable(rows: Vec<OrderRow>) -> impl IntoView {
@@ -111,6 +114,7 @@ pub fn OrderDetail() -> impl IntoView {
                             })}
                             {(!refunds.is_empty()).then(|| view! { <RefundsTable rows=refunds/> })}
                             {refundable.then(|| refund_form(&order.id, &csrf))}
+                            <Timeline merchant_id=merchant_id.clone() subject=Subject::Order(order.id.clone())/>
                             <p><a href="/orders">{tr!("order-all")}</a></p>
                         }.into_any()
                     }

@@ -2,7 +2,7 @@
 //! captured order from its page (the amount in major units, `2,50` as well as `2.50`; empty for
 //! all that is left), a double click makes one refund, the same refund from a new form is held
 //! back as a repeat, a refusal comes back as typed with the reason beside the amount, the
-//! order's page lists its refunds in both languages, and a role that may not capture gets
+//! order's page lists its refunds and its timeline tells of them, in both languages, and a role that may not capture gets
 //! `403` and no button.
 
 use crate::common;
