@@ -20,7 +20,7 @@ status_names!(KeyStatus, "an idempotency key's status", {
     Failed => "failed",
 });
 
-/// What an API key may do: read only (`GET`), or everything.
+/// What a key may do: read only (`GET`), or everything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
