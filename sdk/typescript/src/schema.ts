@@ -788,7 +788,7 @@ export interface components {
     schemas: {
         /**
          * Access
-         * @description What an API key may do: read only (`GET`), or everything.
+         * @description What a key may do: read only (`GET`), or everything.
          * @enum {string}
          */
         Access: "read_only" | "read_write";

@@ -16,7 +16,7 @@ Access = TypeAliasType(
         Literal["read_only", "read_write"],
         Field(
             ...,
-            description="What an API key may do: read only (`GET`), or everything.",
+            description="What a key may do: read only (`GET`), or everything.",
             title="Access",
         ),
     ],
