@@ -392,6 +392,7 @@ pub fn refusal_notice() -> Option<String> {
 pub fn refusal_sentence(code: &str, param: &str) -> String {
     match (code, param) {
         ("insufficient_funds", _) => tr!("refusal-insufficient-funds"),
+        ("amount_exceeds_refundable", _) => tr!("refusal-exceeds-refundable"),
         ("invalid_amount", _) | ("invalid_request", "amount") => tr!("refusal-amount"),
         ("invalid_request", "currency") => tr!("refusal-currency"),
         ("invalid_request", "destination[account_holder]") => tr!("refusal-account-holder"),
@@ -550,6 +551,22 @@ impl Field {
         self.reason
             .clone()
             .map(|reason| view! { <p class="field-reason" id=id role="alert">{reason}</p> })
+    }
+}
+
+/// The "Account holder" and "IBAN" fields of a form that sends money to a bank account (a
+/// payout, a refund), filled with what was typed when the form comes back refused.
+#[component]
+pub fn BankAccountFields() -> impl IntoView {
+    let holder = Field::kept("account_holder");
+    let iban = Field::kept("iban");
+    view! {
+        <label for="account_holder">{tr!("field-account-holder")}</label>
+        <input id="account_holder" name="account_holder" autocomplete="name" required value=holder.value.clone() aria-invalid=holder.invalid() aria-describedby=holder.described_by()/>
+        {holder.reason()}
+        <label for="iban">{tr!("field-iban")}</label>
+        <input id="iban" name="iban" placeholder="DE89 3704 0044 0532 0130 00" required value=iban.value.clone() aria-invalid=iban.invalid() aria-describedby=iban.described_by()/>
+        {iban.reason()}
     }
 }
 

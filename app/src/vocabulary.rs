@@ -15,6 +15,7 @@ pub fn code_word(code: &str) -> String {
         "pending" => tr!("code-pending"),
         "in_transit" => tr!("code-in_transit"),
         "paid" => tr!("code-paid"),
+        "succeeded" => tr!("code-succeeded"),
         "failed" => tr!("code-failed"),
         "reversed" => tr!("code-reversed"),
         "captured" => tr!("code-captured"),
@@ -103,6 +104,7 @@ pub fn audit_action_word(action: &str) -> String {
         "payout.approved" => tr!("action-payout-approved"),
         "payout.rejected" => tr!("action-payout-rejected"),
         "payout.cancelled" => tr!("action-payout-cancelled"),
+        "refund.created" => tr!("action-refund-created"),
         "payout_threshold.changed" => tr!("action-payout_threshold-changed"),
         "support.viewed" => tr!("action-support-viewed"),
         "order.captured" => tr!("action-order-captured"),
@@ -230,6 +232,7 @@ pub fn error_code_word(code: &str) -> String {
         "resource_missing" => tr!("error-resource_missing"),
         "invalid_state_transition" => tr!("error-invalid_state_transition"),
         "insufficient_funds" => tr!("error-insufficient_funds"),
+        "amount_exceeds_refundable" => tr!("error-amount_exceeds_refundable"),
         "method_not_allowed" => tr!("error-method_not_allowed"),
         "request_too_large" => tr!("error-request_too_large"),
         "request_timeout" => tr!("error-request_timeout"),
@@ -260,7 +263,7 @@ mod tests {
     use super::*;
     use crate::console::{
         BalanceTransactionType, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus, OrderStatus,
-        PayoutStatus, RunStatus, Verdict,
+        PayoutStatus, RefundStatus, RunStatus, Verdict,
     };
     use crate::i18n::in_language;
 
@@ -374,6 +377,7 @@ mod tests {
     fn every_status_has_its_word_in_each_language() {
         let statuses = (PayoutStatus::NAMES.into_iter())
             .chain(OrderStatus::NAMES)
+            .chain(RefundStatus::NAMES)
             .chain(KeyStatus::NAMES)
             .chain(EndpointStatus::NAMES)
             .chain(DeliveryStatus::NAMES)

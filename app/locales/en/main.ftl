@@ -76,6 +76,7 @@ forbidden-manage-integrations = Your role may not manage webhooks and API keys (
 
 ## The error codes' fixed sentences
 refusal-insufficient-funds = The available balance is lower than the payout amount.
+refusal-exceeds-refundable = That is more than is left to refund of this order.
 refusal-available = The available balance is lower than the payout amount: { $available } is available.
 refusal-name = Enter a name of one line, up to 100 characters.
 refusal-amount = Enter the amount in the currency's units, such as 12.50 (whole numbers for JPY).
@@ -111,6 +112,7 @@ test-mode-held = held at the partner (in transit) until released with POST /_sim
 code-pending = pending
 code-in_transit = in_transit
 code-paid = paid
+code-succeeded = succeeded
 code-failed = failed
 code-reversed = reversed
 code-captured = captured
@@ -189,6 +191,11 @@ order-order = Order
 orders-empty = No orders yet. Create one with POST /v1/orders and your API key.
 order-capture = Capture
 order-cancel = Cancel
+order-refund = Refund
+refund-new = Refund this order
+refund-refunds = Refunds
+refund-refund = Refund
+refund-amount-hint = All that is left
 order-all = All orders
 
 ## Idempotency keys
@@ -469,6 +476,7 @@ action-payout-created = payout.created
 action-payout-approved = payout.approved
 action-payout-rejected = payout.rejected
 action-payout-cancelled = payout.cancelled
+action-refund-created = refund.created
 action-payout_threshold-changed = payout_threshold.changed
 action-support-viewed = support.viewed
 action-order-captured = order.captured
@@ -540,6 +548,7 @@ error-idempotency_key_reused = idempotency_key_reused
 error-resource_missing = resource_missing
 error-invalid_state_transition = invalid_state_transition
 error-insufficient_funds = insufficient_funds
+error-amount_exceeds_refundable = amount_exceeds_refundable
 error-method_not_allowed = method_not_allowed
 error-request_too_large = request_too_large
 error-request_timeout = request_timeout

@@ -78,6 +78,7 @@ forbidden-manage-integrations = 您的角色无权管理 Webhook 和 API 密钥�
 
 ## The error codes' fixed sentences
 refusal-insufficient-funds = 可用余额低于提现金额。
+refusal-exceeds-refundable = 超出该订单剩余的可退款金额。
 refusal-available = 可用余额低于提现金额：可用 { $available }。
 refusal-name = 请输入一行名称，最多 100 个字符。
 refusal-amount = 请按币种单位输入金额，例如 12.50（日元须为整数）。
@@ -113,6 +114,7 @@ test-mode-held = 在合作银行处挂起（在途），直到调用 POST /_sim/
 code-pending = 待处理
 code-in_transit = 在途
 code-paid = 已支付
+code-succeeded = 已成功
 code-failed = 失败
 code-reversed = 已退回
 code-captured = 已请款
@@ -191,6 +193,11 @@ order-order = 订单
 orders-empty = 暂无订单。请使用您的 API 密钥调用 POST /v1/orders 创建订单。
 order-capture = 请款
 order-cancel = 取消
+order-refund = 退款
+refund-new = 为此订单退款
+refund-refunds = 退款记录
+refund-refund = 退款
+refund-amount-hint = 剩余全部金额
 order-all = 全部订单
 
 ## Idempotency keys
@@ -470,6 +477,7 @@ action-payout-created = 创建提现
 action-payout-approved = 批准提现
 action-payout-rejected = 拒绝提现
 action-payout-cancelled = 取消提现
+action-refund-created = 创建退款
 action-payout_threshold-changed = 更改审批阈值
 action-support-viewed = 客服查阅
 action-order-captured = 订单请款
@@ -541,6 +549,7 @@ error-idempotency_key_reused = 幂等键已用于其他请求
 error-resource_missing = 资源不存在
 error-invalid_state_transition = 当前状态不允许此操作
 error-insufficient_funds = 余额不足
+error-amount_exceeds_refundable = 超出可退款金额
 error-method_not_allowed = 方法不允许
 error-request_too_large = 请求过大
 error-request_timeout = 请求超时

@@ -1,5 +1,5 @@
 //! What the console's pages and forms need from the backend, with the plain data they show: one
-//! trait per area ([`PayoutsConsole`], [`OrdersConsole`], [`BalanceConsole`],
+//! trait per area ([`PayoutsConsole`], [`OrdersConsole`], [`RefundsConsole`], [`BalanceConsole`],
 //! [`HistoryConsole`], [`IntegrationsConsole`], [`TeamConsole`], [`ReconciliationConsole`]),
 //! all of them together the [`Console`] a page takes from its context. Ids and states cross it
 //! typed (`kaadxpay_types`); a call answers its value, or a [`ConsoleError`]: refused (what to
@@ -9,11 +9,11 @@
 use chrono::{DateTime, NaiveDate, Utc};
 pub use kaadxpay_types::ids::{
     ApiKeyId, AuditEntryId, BalanceTransactionId, EndpointId, EventId, InvitationId, MerchantId,
-    OrderId, PayoutId, RequestId, RunId, UserId,
+    OrderId, PayoutId, RefundId, RequestId, RunId, UserId,
 };
 pub use kaadxpay_types::{
     Access, BalanceTransactionType, Currency, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus,
-    Moment, Money, OrderStatus, PayoutStatus, Permission, Role, RunStatus, Verdict,
+    Moment, Money, OrderStatus, PayoutStatus, Permission, RefundStatus, Role, RunStatus, Verdict,
 };
 
 mod balance;
@@ -23,6 +23,7 @@ mod integrations;
 mod orders;
 mod payouts;
 mod reconciliation;
+mod refunds;
 mod team;
 
 pub use balance::*;
@@ -32,12 +33,14 @@ pub use integrations::*;
 pub use orders::*;
 pub use payouts::*;
 pub use reconciliation::*;
+pub use refunds::*;
 pub use team::*;
 
 /// Everything the console's pages need from the backend: every area's trait.
 pub trait Console:
     PayoutsConsole
     + OrdersConsole
+    + RefundsConsole
     + BalanceConsole
     + HistoryConsole
     + IntegrationsConsole
@@ -50,6 +53,7 @@ pub trait Console:
 impl<T> Console for T where
     T: PayoutsConsole
         + OrdersConsole
+        + RefundsConsole
         + BalanceConsole
         + HistoryConsole
         + IntegrationsConsole

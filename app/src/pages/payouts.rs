@@ -13,7 +13,8 @@ use leptos_meta::Title;
 use crate::components::{
     console, csrf_token, current_user, cursor, failure_view, form_key, form_refusal, key_href,
     list_filter, may, merchant_id_or_notice, mint_key, not_found_view, path_id, refusal_notice,
-    refused_filter, Empty, ExportLink, Field, ListFilterForm, Pager, StatusBadge, TestModeNotice,
+    refused_filter, BankAccountFields, Empty, ExportLink, Field, ListFilterForm, Pager,
+    StatusBadge, TestModeNotice,
 };
 use crate::console::{
     ConsoleError, Decision, MerchantId, Money, PayoutId, PayoutRow, PayoutStatus, PayoutView,
@@ -141,8 +142,6 @@ pub fn NewPayout() -> impl IntoView {
 fn payout_form(available: Vec<Money>) -> impl IntoView {
     let amount = Field::kept("amount");
     let currency = Field::kept("currency");
-    let holder = Field::kept("account_holder");
-    let iban = Field::kept("iban");
     let chosen = available
         .iter()
         .find(|money| money.currency == currency.value)
@@ -184,12 +183,7 @@ fn payout_form(available: Vec<Money>) -> impl IntoView {
                 }).collect_view()}
             </select>
             {currency.reason()}
-            <label for="account_holder">{tr!("field-account-holder")}</label>
-            <input id="account_holder" name="account_holder" autocomplete="name" required value=holder.value.clone() aria-invalid=holder.invalid() aria-describedby=holder.described_by()/>
-            {holder.reason()}
-            <label for="iban">{tr!("field-iban")}</label>
-            <input id="iban" name="iban" placeholder="DE89 3704 0044 0532 0130 00" required value=iban.value.clone() aria-invalid=iban.invalid() aria-describedby=iban.described_by()/>
-            {iban.reason()}
+            <BankAccountFields/>
             <button type="submit" data-paying-out=paying_out>{tr!("payout-submit")}</button>
         </form>
         // With JavaScript on, the button also disables itself after the first submit.

@@ -93,12 +93,13 @@ impl Submitted {
     }
 }
 
-/// The form field a refusal is about: the amount for insufficient funds; for an invalid field,
+/// The form field a refusal is about: the amount for insufficient funds or more than is left to
+/// refund; for an invalid field,
 /// the last part of the API's name of it (`destination[iban]`: `iban`, `events[0]`:
 /// `events`); none (the form as a whole) for anything else.
 fn field_of(refusal: &Refusal) -> String {
     match (refusal.code.as_str(), refusal.param.as_deref()) {
-        ("insufficient_funds", _) => "amount".to_owned(),
+        ("insufficient_funds" | "amount_exceeds_refundable", _) => "amount".to_owned(),
         ("invalid_request", Some(param)) => {
             let segments: Vec<&str> = param
                 .split(['[', ']'])

@@ -14,6 +14,7 @@ mod headers;
 mod kept;
 mod notices;
 mod profile;
+mod refunds;
 mod repeats;
 mod security;
 mod session;
@@ -107,6 +108,7 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         .route("/settings/payouts", post(approvals::set_threshold))
         .route("/orders/{id}/capture", post(forms::capture_order))
         .route("/orders/{id}/cancel", post(forms::cancel_order))
+        .route("/orders/{id}/refunds", post(refunds::refund_order))
         .route(
             "/webhooks/events/{id}/redeliver",
             post(forms::redeliver_event),

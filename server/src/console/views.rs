@@ -4,7 +4,7 @@
 
 use app::console::{
     ApiKeyId, ApiKeyRow, AuditEntry, BalanceView, ConsoleError, ConsoleResult, Money, OrderRow,
-    PayoutRow, Refusal, RequestView, RunRow, StatementRow, TimelineEntry,
+    PayoutRow, RefundRow, Refusal, RequestView, RunRow, StatementRow, TimelineEntry,
 };
 
 use crate::accounts::auth::keys::ApiKey;
@@ -15,6 +15,7 @@ use crate::idempotency::IdempotencyKey;
 use crate::payments::balance::{Available, Balance};
 use crate::payments::orders::Order;
 use crate::payments::payouts::Payout;
+use crate::payments::refunds::Refund;
 use crate::payments::statement::BalanceTransaction;
 use crate::reconcile;
 use crate::request_log::query::LoggedRequest;
@@ -83,6 +84,19 @@ pub(super) fn payout_row(payout: &Payout) -> PayoutRow {
         status: payout.status,
         idempotency_key: payout.idempotency_key.clone(),
         created_at: payout.created_at,
+    }
+}
+
+pub(super) fn refund_row(refund: &Refund) -> RefundRow {
+    RefundRow {
+        id: refund.id.clone(),
+        money: Money {
+            amount: refund.amount,
+            currency: refund.currency.clone(),
+        },
+        status: refund.status,
+        failure_code: refund.failure_code.clone(),
+        created_at: refund.created_at,
     }
 }
 

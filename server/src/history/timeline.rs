@@ -207,14 +207,17 @@ async fn life(
         }
     };
     if let Some(created) = rows.first().map(|row| row.at) {
-        // Events about the object (from its creation on, so the merchant's index bounds the
-        // scan) and every attempt to deliver them.
+        // Events about the object, and about an order's refunds (which name it as `order`),
+        // from its creation on, so the merchant's index bounds the scan, and every attempt to
+        // deliver them.
         let events = sqlx::query_as!(
             Row,
             "\
             WITH about AS ( \
               SELECT id, event_type, created_at FROM events \
-              WHERE merchant_id = $1 AND created_at >= $3 AND payload->'data'->'object'->>'id' = $2) \
+              WHERE merchant_id = $1 AND created_at >= $3 \
+                AND (payload->'data'->'object'->>'id' = $2 \
+                     OR payload->'data'->'object'->>'order' = $2)) \
             SELECT created_at AS \"at!: DateTime<Utc>\", \
               jsonb_build_object('moment', 'event_sent', 'event_type', event_type) \
                 AS \"moment!: Json<Moment>\", \

@@ -13,6 +13,7 @@ mod integrations_area;
 mod orders_area;
 mod payouts_area;
 mod reconciliation_area;
+mod refunds_area;
 mod team_area;
 
 use std::time::Duration;
@@ -24,7 +25,8 @@ use super::filters::{audit_filters, day_filter, list_filters, page, paged, reque
 use super::forms::{by_user, maker_of};
 use super::views::{
     api_key_row, audit_entry, balance_view, failed, form_key, invalid, known, listed, moneys,
-    order_row, payout_row, refusal, request_view, run_row, statement_row, timeline_entry,
+    order_row, payout_row, refund_row, refusal, request_view, run_row, statement_row,
+    timeline_entry,
 };
 use crate::accounts::auth::keys::{self as api_keys, CreateKey, RollKey};
 use crate::accounts::auth::Secret;
@@ -42,8 +44,9 @@ use crate::payments::approvals::{self, ApprovePayout, CancelPayout, RejectPayout
 use crate::payments::balance;
 use crate::payments::events::{known_event_names, KnownEventType};
 use crate::payments::money::{Amount, Currency};
-use crate::payments::orders::{self, Target};
+use crate::payments::orders::{self, Order, Target};
 use crate::payments::payouts::{self, CreatePayout};
+use crate::payments::refunds::{self, CreateRefund};
 use crate::payments::statement::{self, StatementFilters};
 use crate::payments::thresholds;
 use crate::reconcile::on_request::{Requester, RunNowError};

@@ -13,6 +13,7 @@ mod headers;
 mod notices;
 mod powers;
 mod profile;
+mod refunds;
 mod sign_in_and_pages;
 mod team;
 mod timeline;
