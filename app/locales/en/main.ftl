@@ -133,6 +133,7 @@ code-missing = missing
 code-unknown = unknown
 code-amount_mismatch = amount_mismatch
 code-status_mismatch = status_mismatch
+code-unknown_incoming = unknown_incoming
 code-already_reversed = already_reversed
 code-claimed = claimed
 code-refused = refused

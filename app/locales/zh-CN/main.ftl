@@ -135,6 +135,7 @@ code-missing = 缺失
 code-unknown = 未知
 code-amount_mismatch = 金额不符
 code-status_mismatch = 状态不符
+code-unknown_incoming = 未识别来账
 code-already_reversed = 此前已撤回
 code-claimed = 已受理
 code-refused = 被拒绝

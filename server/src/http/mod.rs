@@ -21,6 +21,7 @@ pub mod payouts;
 pub mod powers;
 pub mod reconciliation;
 pub mod requests;
+pub mod top_ups;
 pub mod webhook_endpoints;
 
 use axum::Router;
@@ -43,6 +44,7 @@ pub fn api_and_ops_routers(figures: ops::Figures) -> (Router<AppState>, Router<A
         .merge(webhook_endpoints::router())
         .merge(events::router())
         .merge(requests::router())
+        .merge(top_ups::router())
         .split_for_parts();
     (
         v1.merge(partner_webhooks::router())

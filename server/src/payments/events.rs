@@ -47,6 +47,7 @@ event_types! {
     PayoutApproved => "payout.approved" about Payout,
     PayoutRejected => "payout.rejected" about Payout,
     PayoutCancelled => "payout.cancelled" about Payout,
+    TopUpReceived => "top_up.received" about TopUp,
 }
 
 /// The kinds of object an event's `data.object` is, each with its own schema.
@@ -54,6 +55,7 @@ event_types! {
 pub enum EventObject {
     Order,
     Payout,
+    TopUp,
 }
 
 impl EventType {

@@ -16,3 +16,4 @@ pub mod payouts;
 pub mod samples;
 pub mod statement;
 pub mod thresholds;
+pub mod top_ups;

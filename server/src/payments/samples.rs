@@ -3,7 +3,7 @@
 
 use chrono::{SubsecRound, Utc};
 use kaadxpay_partner::wire::Destination;
-use kaadxpay_types::ids::{new_id, OrderId, PayoutId};
+use kaadxpay_types::ids::{new_id, OrderId, PayoutId, TopUpId};
 use kaadxpay_types::{OrderStatus, PayoutStatus};
 use serde_json::Value;
 use sqlx::types::Json;
@@ -11,12 +11,14 @@ use sqlx::types::Json;
 use super::events::{EventObject, EventType};
 use super::orders::Order;
 use super::payouts::Payout;
+use super::top_ups::TopUp;
 
 /// The made-up `data.object` of an event of `kind`.
 pub fn object_of(kind: EventType) -> Value {
     let object = match kind.object() {
         EventObject::Order => serde_json::to_value(order(kind)),
         EventObject::Payout => serde_json::to_value(payout(kind)),
+        EventObject::TopUp => serde_json::to_value(top_up()),
     };
     object.expect("a sample object serialises")
 }
@@ -77,5 +79,16 @@ fn payout(kind: EventType) -> Payout {
         duplicates_reversed: 0,
         created_at: now,
         updated_at: now,
+    }
+}
+
+fn top_up() -> TopUp {
+    TopUp {
+        id: TopUpId::new(),
+        object: "top_up".to_owned(),
+        amount: 25000,
+        currency: "EUR".to_owned(),
+        partner_incoming_id: new_id("in"),
+        created_at: Utc::now().trunc_subsecs(6),
     }
 }
