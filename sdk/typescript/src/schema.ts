@@ -154,6 +154,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/funding-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where to send a bank transfer to top up the balance: the account, and the reference the
+         *     transfer must carry (this merchant's alone).
+         */
+        get: operations["get_funding_account"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/idempotency-keys/{key}": {
         parameters: {
             query?: never;
@@ -363,6 +383,43 @@ export interface paths {
         };
         /** One of the merchant's requests. */
         get: operations["get_request"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/top-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The money received for the merchant, newest first: each transfer the partner received with
+         *     the merchant's reference, credited once.
+         */
+        get: operations["list_top_ups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/top-ups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One top-up. */
+        get: operations["get_top_up"];
         put?: never;
         post?: never;
         delete?: never;
@@ -675,6 +732,23 @@ export interface webhooks {
         put?: never;
         /** `payout.reversed`, sent to each endpoint that subscribes to it */
         post: operations["receive_payout_reversed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "top_up.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `top_up.received`, sent to each endpoint that subscribes to it */
+        post: operations["receive_top_up_received"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1349,7 +1423,7 @@ export interface components {
          * EventType
          * @enum {string}
          */
-        EventType: "order.created" | "order.captured" | "order.cancelled" | "payout.created" | "payout.in_transit" | "payout.paid" | "payout.failed" | "payout.reversed" | "payout.pending_approval" | "payout.approved" | "payout.rejected" | "payout.cancelled";
+        EventType: "order.created" | "order.captured" | "order.cancelled" | "payout.created" | "payout.in_transit" | "payout.paid" | "payout.failed" | "payout.reversed" | "payout.pending_approval" | "payout.approved" | "payout.rejected" | "payout.cancelled" | "top_up.received";
         /** EventWithDeliveries */
         EventWithDeliveries: {
             /** Format: date-time */
@@ -1368,6 +1442,22 @@ export interface components {
             object: "event";
             /** @description `true` for a test event (`POST /v1/webhook-endpoints/{id}/test`), whose data is made up. */
             test: boolean;
+        };
+        /**
+         * FundingAccount
+         * @description Where the merchant (or anyone for it) sends a bank transfer to top up its balance.
+         */
+        FundingAccount: {
+            account_holder: string;
+            /** @description The account to send the money to. */
+            iban: string;
+            /**
+             * @description Always `funding_account`.
+             * @enum {string}
+             */
+            object: "funding_account";
+            /** @description What the transfer must carry as its reference: this merchant's alone. */
+            reference: string;
         };
         /**
          * Iban
@@ -1391,11 +1481,14 @@ export interface components {
             /**
              * @description Why a reversal was not made: the partner's code when it answered one
              *     (`not_reversible`), else what went wrong (`timeout`, `connection`, `server_error`, ...).
+             *     For an `unknown_incoming`: the reference the sender wrote.
              */
             detail: string | null;
             /**
              * @description `matched`, `duplicate`, `missing`, `unknown`, `amount_mismatch` or `status_mismatch`
-             *     (the payout's status contradicts its own transfer's at the partner: for a person).
+             *     (the payout's status contradicts its own transfer's at the partner: for a person), or
+             *     `unknown_incoming` (money received with a reference that is no merchant's: support staff
+             *     only; `transfer_id` is the partner's `in_…`).
              */
             kind: string;
             payout_id: string | null;
@@ -1499,6 +1592,11 @@ export interface components {
         /** List_StoredRun */
         List_StoredRun: {
             data: components["schemas"]["StoredRun"][];
+            has_more: boolean;
+        };
+        /** List_TopUp */
+        List_TopUp: {
+            data: components["schemas"]["TopUp"][];
             has_more: boolean;
         };
         /**
@@ -1915,7 +2013,7 @@ export interface components {
             queued: number;
         };
         /** ReportedObject */
-        ReportedObject: components["schemas"]["Order"] | components["schemas"]["Payout"];
+        ReportedObject: components["schemas"]["Order"] | components["schemas"]["Payout"] | components["schemas"]["TopUp"];
         /** ResourceLink */
         ResourceLink: {
             id: string;
@@ -1994,13 +2092,56 @@ export interface components {
             status: "running" | "completed" | "partial" | "attention";
         };
         /** Subscriptions */
-        Subscriptions: ("*" | "order.created" | "order.captured" | "order.cancelled" | "payout.created" | "payout.in_transit" | "payout.paid" | "payout.failed" | "payout.reversed" | "payout.pending_approval" | "payout.approved" | "payout.rejected" | "payout.cancelled")[];
+        Subscriptions: ("*" | "order.created" | "order.captured" | "order.cancelled" | "payout.created" | "payout.in_transit" | "payout.paid" | "payout.failed" | "payout.reversed" | "payout.pending_approval" | "payout.approved" | "payout.rejected" | "payout.cancelled" | "top_up.received")[];
         /**
          * Target
          * @description The states an order can be asked to move to.
          * @enum {string}
          */
         Target: "captured" | "cancelled";
+        /**
+         * TopUp
+         * @description Money received from the partner for the merchant (API.md §13).
+         */
+        TopUp: {
+            /**
+             * Format: int64
+             * @description In minor units: what `available` grew by.
+             */
+            amount: number;
+            /** Format: date-time */
+            created_at: string;
+            currency: components["schemas"]["Currency"];
+            id: string;
+            /**
+             * @description Always `top_up`.
+             * @enum {string}
+             */
+            object: "top_up";
+            /** @description The partner's incoming transfer (`in_…`) it credits; each is credited once. */
+            partner_incoming_id: string;
+        };
+        /**
+         * TopUpReceivedEvent
+         * @description The body of every attempt of a `top_up.received` delivery, byte for byte the same on each.
+         */
+        TopUpReceivedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            /** TopUpReceivedEventData */
+            data: {
+                object: components["schemas"]["TopUp"];
+            };
+            /**
+             * Format: uuid
+             * @description The event's id; also the `webhook-id` header. Deduplicate on it.
+             */
+            event_id: string;
+            /** @enum {string} */
+            event_type: "top_up.received";
+            /** @description Present and `true` on a test event, whose data is made up; absent otherwise. */
+            test?: boolean;
+        };
         /**
          * UpdateEndpoint
          * @description `PATCH /v1/webhook-endpoints/{id}`: what to change; a field left out stays as it is.
@@ -3212,6 +3353,69 @@ export interface operations {
                     "Idempotency-Key-Status"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included). */
                     "Idempotent-Replayed"?: string;
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    get_funding_account: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FundingAccount"];
+                };
+            };
+            /** @description No valid API key. */
+            401: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description A fault on our side; nothing was kept, and a retry with the same key is safe. */
+            500: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Busy or without its database; retry after `Retry-After` (with the same key). */
+            503: {
+                headers: {
                     /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
                     "Kaadxpay-Should-Retry": "true" | "false";
                     /** @description Seconds to wait before retrying. */
@@ -5075,6 +5279,169 @@ export interface operations {
             };
         };
     };
+    list_top_ups: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100 (default 20). Read as text, so that a bad value
+                 *     gets the contract's `400` naming `limit`.
+                 */
+                limit?: number;
+                /** @description The id of the last object of the previous page: one of the merchant's own objects. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List_TopUp"];
+                };
+            };
+            /** @description The request is invalid; `param` names the field at fault. */
+            400: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No valid API key. */
+            401: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description A fault on our side; nothing was kept, and a retry with the same key is safe. */
+            500: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Busy or without its database; retry after `Retry-After` (with the same key). */
+            503: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    get_top_up: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The object's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUp"];
+                };
+            };
+            /** @description No valid API key. */
+            401: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Refused. */
+            404: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A fault on our side; nothing was kept, and a retry with the same key is safe. */
+            500: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Busy or without its database; retry after `Retry-After` (with the same key). */
+            503: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
     list_webhook_endpoints: {
         parameters: {
             query?: {
@@ -6873,6 +7240,57 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PayoutReversedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received; no further attempt. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a timeout or a refused connection: retried with back-off. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_top_up_received: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt. */
+                "webhook-id": string;
+                /** @description Unix seconds when the attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the secret's base64 part; during a rotation's overlap two, space-separated, new first. */
+                "webhook-signature": string;
+                /** @description The event type, as in the body. */
+                "kaadxpay-event-type": string;
+                /** @description A new UUID per attempt. */
+                "kaadxpay-delivery-id": string;
+                /** @description RFC 3339 time of the attempt. */
+                "kaadxpay-delivered-at": string;
+                /** @description `true` on a test event. */
+                "kaadxpay-test"?: "true";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopUpReceivedEvent"];
             };
         };
         responses: {

@@ -51,6 +51,7 @@ pub struct EventData {
 enum ReportedObject {
     Order(crate::payments::orders::Order),
     Payout(Box<crate::payments::payouts::Payout>),
+    TopUp(crate::payments::top_ups::TopUp),
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]

@@ -497,10 +497,22 @@ class Error503(KaadxpayObject):
 EventType = TypeAliasType(
     "EventType",
     Annotated[
-        Literal["order.created", "order.captured", "order.cancelled", "payout.created", "payout.in_transit", "payout.paid", "payout.failed", "payout.reversed", "payout.pending_approval", "payout.approved", "payout.rejected", "payout.cancelled"],
+        Literal["order.created", "order.captured", "order.cancelled", "payout.created", "payout.in_transit", "payout.paid", "payout.failed", "payout.reversed", "payout.pending_approval", "payout.approved", "payout.rejected", "payout.cancelled", "top_up.received"],
         Field(..., title="EventType"),
     ],
 )
+
+
+class FundingAccount(KaadxpayObject):
+    account_holder: str
+    iban: str = Field(..., description="The account to send the money to.")
+    object: Literal["funding_account"] = Field(
+        ..., description="Always `funding_account`."
+    )
+    reference: str = Field(
+        ...,
+        description="What the transfer must carry as its reference: this merchant's alone.",
+    )
 
 
 Iban = TypeAliasType(
@@ -526,11 +538,11 @@ class Item(KaadxpayObject):
     currency: str | None
     detail: str | None = Field(
         ...,
-        description="Why a reversal was not made: the partner's code when it answered one\n(`not_reversible`), else what went wrong (`timeout`, `connection`, `server_error`, ...).",
+        description="Why a reversal was not made: the partner's code when it answered one\n(`not_reversible`), else what went wrong (`timeout`, `connection`, `server_error`, ...).\nFor an `unknown_incoming`: the reference the sender wrote.",
     )
     kind: str = Field(
         ...,
-        description="`matched`, `duplicate`, `missing`, `unknown`, `amount_mismatch` or `status_mismatch`\n(the payout's status contradicts its own transfer's at the partner: for a person).",
+        description="`matched`, `duplicate`, `missing`, `unknown`, `amount_mismatch` or `status_mismatch`\n(the payout's status contradicts its own transfer's at the partner: for a person), or\n`unknown_incoming` (money received with a reference that is no merchant's: support staff\nonly; `transfer_id` is the partner's `in_…`).",
     )
     payout_id: str | None
     transfer_id: str | None
@@ -751,7 +763,7 @@ class StoredRun(KaadxpayObject):
 Subscriptions = TypeAliasType(
     "Subscriptions",
     Annotated[
-        list[Literal["*", "order.created", "order.captured", "order.cancelled", "payout.created", "payout.in_transit", "payout.paid", "payout.failed", "payout.reversed", "payout.pending_approval", "payout.approved", "payout.rejected", "payout.cancelled"]],
+        list[Literal["*", "order.created", "order.captured", "order.cancelled", "payout.created", "payout.in_transit", "payout.paid", "payout.failed", "payout.reversed", "payout.pending_approval", "payout.approved", "payout.rejected", "payout.cancelled", "top_up.received"]],
         Field(..., min_length=1, title="Subscriptions"),
     ],
 )
@@ -768,6 +780,36 @@ Target = TypeAliasType(
         ),
     ],
 )
+
+
+class TopUp(KaadxpayObject):
+    amount: int = Field(..., description="In minor units: what `available` grew by.")
+    created_at: AwareDatetime
+    currency: Currency
+    id: str = Field(..., pattern="^tu_[0-9A-Za-z]+$")
+    object: Literal["top_up"] = Field(..., description="Always `top_up`.")
+    partner_incoming_id: str = Field(
+        ...,
+        description="The partner's incoming transfer (`in_…`) it credits; each is credited once.",
+    )
+
+
+class TopUpReceivedEventData(KaadxpayObject):
+    object: TopUp
+
+
+class TopUpReceivedEvent(KaadxpayObject):
+    created_at: AwareDatetime
+    data: TopUpReceivedEventData = Field(..., title="TopUpReceivedEventData")
+    event_id: UUID = Field(
+        ...,
+        description="The event's id; also the `webhook-id` header. Deduplicate on it.",
+    )
+    event_type: Literal["top_up.received"]
+    test: bool | None = Field(
+        None,
+        description="Present and `true` on a test event, whose data is made up; absent otherwise.",
+    )
 
 
 UpdateEndpointEvents = TypeAliasType(
@@ -998,6 +1040,11 @@ class ListLoggedRequest(KaadxpayObject):
 
 class ListStoredRun(KaadxpayObject):
     data: list[StoredRun]
+    has_more: bool
+
+
+class ListTopUp(KaadxpayObject):
+    data: list[TopUp]
     has_more: bool
 
 
@@ -1251,7 +1298,10 @@ class PayoutReversedEvent(KaadxpayObject):
 
 
 ReportedObject = TypeAliasType(
-    "ReportedObject", Annotated[Order | Payout, Field(..., title="ReportedObject")]
+    "ReportedObject",
+    Annotated[
+        Order | Payout | TopUp, Field(..., title="ReportedObject")
+    ],
 )
 
 
@@ -1333,6 +1383,6 @@ class ListEvent(KaadxpayObject):
 
 # What an endpoint receives: one body per event type, told apart by its event_type.
 WebhookEvent = Annotated[
-    OrderCancelledEvent | OrderCapturedEvent | OrderCreatedEvent | PayoutApprovedEvent | PayoutCancelledEvent | PayoutCreatedEvent | PayoutFailedEvent | PayoutInTransitEvent | PayoutPaidEvent | PayoutPendingApprovalEvent | PayoutRejectedEvent | PayoutReversedEvent,
+    OrderCancelledEvent | OrderCapturedEvent | OrderCreatedEvent | PayoutApprovedEvent | PayoutCancelledEvent | PayoutCreatedEvent | PayoutFailedEvent | PayoutInTransitEvent | PayoutPaidEvent | PayoutPendingApprovalEvent | PayoutRejectedEvent | PayoutReversedEvent | TopUpReceivedEvent,
     Field(discriminator="event_type"),
 ]
