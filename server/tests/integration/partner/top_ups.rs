@@ -364,3 +364,55 @@ async fn money_the_partner_describes_unusably_is_refused_and_changes_nothing() {
     assert_eq!(credited(&app).await, [0, 0, 0, 0, 0]);
     assert_eq!(app.count("partner_events").await, 0);
 }
+
+/// The day's listing at the partner simulator at `partner_url`.
+async fn listed_incoming(partner_url: &str, date: &str) -> Vec<Value> {
+    let list: Value = reqwest::get(format!("{partner_url}/v1/incoming?date={date}"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    list["data"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn the_simulator_keeps_money_in_across_a_restart_and_refuses_what_no_bank_sends() {
+    let store = common::scratch_dir().join("partner.jsonl");
+    let store = store.to_str().unwrap();
+    let partner = common::ServerProcess::partner_sim(&["--store", store]).await;
+    for bad in [
+        json!({"amount": 0, "currency": "EUR", "reference": "KXP1"}),
+        json!({"amount": 100, "currency": "eur", "reference": "KXP1"}),
+        json!({"amount": 100, "currency": "EUR", "reference": "  "}),
+        json!({"amount": 100, "currency": "EUR"}),
+    ] {
+        let answer = reqwest::Client::new()
+            .post(format!("{}/_sim/incoming", partner.base_url))
+            .json(&bad)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 400, "{bad}");
+    }
+    let incoming = send_money(&partner.base_url, 5100, "KXP ABC").await;
+    assert_eq!(incoming["amount"], 5100);
+    assert_eq!(incoming["reference"], "KXP ABC");
+    let today = Utc::now().date_naive();
+    assert_eq!(
+        listed_incoming(&partner.base_url, &today.to_string()).await,
+        [incoming.clone()]
+    );
+    let yesterday = today.pred_opt().unwrap().to_string();
+    assert!(listed_incoming(&partner.base_url, &yesterday)
+        .await
+        .is_empty());
+
+    partner.kill();
+    let restarted = common::ServerProcess::partner_sim(&["--store", store]).await;
+    assert_eq!(
+        listed_incoming(&restarted.base_url, &today.to_string()).await,
+        [incoming],
+        "kept across a restart"
+    );
+}
