@@ -129,6 +129,26 @@ impl PartnerClient {
         Ok(read::<IncomingList>(sent).await?.data)
     }
 
+    /// Test mode only (only the simulator answers it, `POST /_sim/incoming`): money arrives in
+    /// our funding account with `reference`, and the simulator reports it like a bank would.
+    pub async fn simulate_incoming(
+        &self,
+        amount: i64,
+        currency: &str,
+        reference: &str,
+    ) -> Result<IncomingTransfer, PartnerError> {
+        let body =
+            serde_json::json!({"amount": amount, "currency": currency, "reference": reference});
+        read(
+            self.http
+                .post(format!("{}/_sim/incoming", self.base_url))
+                .json(&body)
+                .send()
+                .await,
+        )
+        .await
+    }
+
     pub async fn reverse(&self, id: &str) -> Result<Transfer, PartnerError> {
         read(
             self.http

@@ -23,7 +23,9 @@ use super::partner_events::Applied;
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Page};
 use crate::webhooks::publish;
+use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner::wire::{IncomingEvent, IncomingTransfer};
+use kaadxpay_partner_sim::test_mode::TestMode;
 
 /// Money received from the partner for the merchant (API.md §13).
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
@@ -64,24 +66,56 @@ pub struct FundingAccount {
     pub reference: String,
 }
 
+/// The reference that makes money sent to the funding account the merchant's.
+async fn funding_reference(pool: &PgPool, merchant_id: &MerchantId) -> sqlx::Result<String> {
+    sqlx::query_scalar!(
+        "SELECT funding_reference FROM merchants WHERE id = $1",
+        merchant_id.as_str(),
+    )
+    .fetch_one(pool)
+    .await
+}
+
 /// The merchant's funding account.
 pub async fn funding_account(
     pool: &PgPool,
     details: &FundingDetails,
     merchant_id: &MerchantId,
 ) -> sqlx::Result<FundingAccount> {
-    let reference = sqlx::query_scalar!(
-        "SELECT funding_reference FROM merchants WHERE id = $1",
-        merchant_id.as_str(),
-    )
-    .fetch_one(pool)
-    .await?;
+    let reference = funding_reference(pool, merchant_id).await?;
     Ok(FundingAccount {
         object: "funding_account".to_owned(),
         iban: details.iban.clone(),
         account_holder: details.account_holder.clone(),
         reference,
     })
+}
+
+/// Test mode only: makes the simulator receive `amount` of `currency` for the merchant, with its
+/// reference, as a sender's bank transfer would (the console's "Simulate incoming transfer"). The
+/// top-up lands when the simulator's `transfer.received` arrives, a moment later, through the
+/// same path as any money in. Outside test mode it is `403 forbidden` and nothing is sent.
+pub async fn simulate_incoming(
+    pool: &PgPool,
+    partner: &PartnerClient,
+    test_mode: &TestMode,
+    merchant_id: &MerchantId,
+    amount: Amount,
+    currency: Currency,
+) -> Result<IncomingTransfer, Error> {
+    if !test_mode.is_on().await {
+        return Err(Error::Forbidden(
+            "Money can be made to arrive only in test mode: send a real bank transfer instead.",
+        ));
+    }
+    let reference = funding_reference(pool, merchant_id).await?;
+    partner
+        .simulate_incoming(amount.minor_units(), currency.code(), &reference)
+        .await
+        .map_err(|err| {
+            tracing::warn!(error = %err, "the simulator did not take the incoming transfer");
+            Error::ServiceUnavailable
+        })
 }
 
 /// A reference as banks pass it on: senders add spaces, dashes and lower case.
