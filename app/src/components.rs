@@ -54,12 +54,14 @@ pub fn query_param(name: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The page's `{id}` in its path (`/payouts/{id}`), or empty.
-pub fn path_id() -> String {
-    leptos_router::hooks::use_params_map()
-        .read_untracked()
-        .get("id")
-        .unwrap_or_default()
+/// The page's `{id}` in its path (`/payouts/{id}`), or empty, as the id of the page's kind.
+pub fn path_id<Id: From<String>>() -> Id {
+    Id::from(
+        leptos_router::hooks::use_params_map()
+            .read_untracked()
+            .get("id")
+            .unwrap_or_default(),
+    )
 }
 
 /// Whether the signed-in member's role allows `permission` (pages offer only what it allows;
@@ -258,9 +260,9 @@ fn ApprovalsLink() -> impl IntoView {
 }
 
 #[component]
-pub fn StatusBadge(status: String) -> impl IntoView {
+pub fn StatusBadge(status: &'static str) -> impl IntoView {
     let class = format!("badge badge-{status}");
-    view! { <span class=class>{code_word(&status)}</span> }
+    view! { <span class=class>{code_word(status)}</span> }
 }
 
 /// The language switch: a link per language the page is not in, to the server's `/language`,
@@ -334,7 +336,11 @@ pub fn not_found_view() -> AnyView {
 }
 
 pub fn failure_view(error: ConsoleError) -> AnyView {
-    leptos::logging::error!("console backend failed: {}", error.0);
+    let error = match error {
+        ConsoleError::Refused(refusal) => return refused_filter(&refusal),
+        ConsoleError::Failed(error) => error,
+    };
+    leptos::logging::error!("console backend failed: {error}");
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
         response.set_status(http::StatusCode::INTERNAL_SERVER_ERROR);
     }

@@ -53,6 +53,8 @@ pub fn code_word(code: &str) -> String {
         "order" => tr!("code-order"),
         "reversal" => tr!("code-reversal"),
         "accepted" => tr!("code-accepted"),
+        "api" => tr!("code-api"),
+        "console" => tr!("code-console"),
         other => other.to_owned(),
     }
 }
@@ -257,7 +259,10 @@ pub fn missing_word(code: &str, word: fn(&str) -> String) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::console::{OrderStatus, PayoutStatus};
+    use crate::console::{
+        BalanceTransactionType, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus, OrderStatus,
+        PayoutStatus, RunStatus, Verdict,
+    };
     use crate::i18n::in_language;
 
     /// Codes that no type of ours lists (the server's tests check the lists it has: audit
@@ -368,7 +373,15 @@ mod tests {
 
     #[test]
     fn every_status_has_its_word_in_each_language() {
-        let statuses = PayoutStatus::NAMES.into_iter().chain(OrderStatus::NAMES);
+        let statuses = (PayoutStatus::NAMES.into_iter())
+            .chain(OrderStatus::NAMES)
+            .chain(KeyStatus::NAMES)
+            .chain(EndpointStatus::NAMES)
+            .chain(DeliveryStatus::NAMES)
+            .chain(RunStatus::NAMES)
+            .chain(Verdict::NAMES)
+            .chain(ItemKind::NAMES)
+            .chain(BalanceTransactionType::NAMES);
         for status in statuses {
             assert_eq!(in_language(Lang::En, || code_word(status)), status);
             let word = in_language(Lang::Zh, || code_word(status));

@@ -70,6 +70,7 @@ pub fn classify(attempt: &Attempt, faults: &[Fault]) -> Class {
             status,
             code,
             retry_after,
+            ..
         } => Class::Unexpected(format!(
             "{status} {} (Retry-After {retry_after:?})",
             code.as_deref().unwrap_or("-")
@@ -178,6 +179,7 @@ mod tests {
             status,
             code: Some(code.to_owned()),
             retry_after: retry_after.map(Duration::from_secs),
+            should_retry: None,
         }
     }
 

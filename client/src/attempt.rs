@@ -13,11 +13,13 @@ pub struct Attempt {
 /// What one attempt got.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AttemptResult {
-    /// An HTTP answer: its status, the `error.code` of its body, and its `Retry-After`.
+    /// An HTTP answer: its status, the `error.code` of its body, its `Retry-After`, and its
+    /// `Kaadxpay-Should-Retry` (API.md §14), which every error answer of the service carries.
     Answered {
         status: u16,
         code: Option<String>,
         retry_after: Option<Duration>,
+        should_retry: Option<bool>,
     },
     /// No answer within the attempt timeout.
     Timeout,
@@ -39,17 +41,23 @@ impl AttemptResult {
         }
     }
 
-    /// Whether the call must be tried again: no answer, a `5xx`, a `429`, or a `409` saying
-    /// that the first attempt with this key is still running.
+    /// Whether the call must be tried again: no answer, or an answer whose
+    /// `Kaadxpay-Should-Retry` says so. An answer without the header (one a proxy made) is
+    /// retried when it is `408`, `409 idempotency_request_in_progress` or `5xx` (§14).
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::Timeout | Self::Connection(_) => true,
-            Self::Answered { status, code, .. } => {
-                *status >= 500
-                    || *status == 429
+            Self::Answered {
+                status,
+                code,
+                should_retry,
+                ..
+            } => should_retry.unwrap_or_else(|| {
+                *status == 408
+                    || *status >= 500
                     || (*status == 409
                         && code.as_deref() == Some("idempotency_request_in_progress"))
-            }
+            }),
         }
     }
 

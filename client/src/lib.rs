@@ -1,11 +1,15 @@
 //! The Kaadxpay client a merchant should use: every call is retried, with the same
 //! `Idempotency-Key` and the same body bytes, until the service gives a definitive answer.
 //!
-//! Retried: timeouts, connection errors, `5xx`, `429`, and `409 idempotency_request_in_progress`
-//! (the first attempt is still running). A `Retry-After` is honoured (capped); otherwise the
-//! wait doubles from [`RetryPolicy::initial_backoff`] up to [`RetryPolicy::max_backoff`], with
-//! jitter. Any other answer is definitive, including `4xx` business answers such as
-//! `402 insufficient_funds` or `409 invalid_state_transition`.
+//! Retried: timeouts, connection errors, and every answer whose `Kaadxpay-Should-Retry` header
+//! says `true` (API.md §14: `408`, `409 idempotency_request_in_progress`, `5xx`); an answer
+//! without the header (one a proxy made) is retried on that same list. A `Retry-After` is
+//! honoured (capped); otherwise the wait doubles from [`RetryPolicy::initial_backoff`] up to
+//! [`RetryPolicy::max_backoff`], with jitter. Any other answer is definitive, including `4xx`
+//! business answers such as `402 insufficient_funds` or `409 invalid_state_transition`.
+//!
+//! A `POST` is keyed by the caller ([`Client::post`]) or, like the official SDKs do, by the
+//! client ([`Client::post_fresh`]: a UUIDv4 made once for the call and sent on every retry).
 //!
 //! Every attempt is reported ([`Attempt`]: when, how long, what came back), so a caller can
 //! count retries and measure how long the service was failing.
@@ -32,6 +36,9 @@ pub struct RetryPolicy {
     pub max_backoff: Duration,
     /// After this long without a definitive answer, the call gives up ([`GaveUp`]).
     pub give_up_after: Duration,
+    /// At most this many retries after the first attempt (`None`: until `give_up_after`);
+    /// `Some(0)` turns retrying off.
+    pub max_retries: Option<usize>,
 }
 
 impl Default for RetryPolicy {
@@ -41,6 +48,7 @@ impl Default for RetryPolicy {
             initial_backoff: Duration::from_millis(100),
             max_backoff: Duration::from_secs(5),
             give_up_after: Duration::from_secs(300),
+            max_retries: None,
         }
     }
 }
@@ -53,6 +61,10 @@ pub struct Answer {
     pub body: Value,
     /// `Idempotent-Replayed: true`: the answer is the stored answer of an earlier attempt.
     pub replayed: bool,
+    /// The `Idempotency-Key` every attempt sent (the caller's or the client's), if any.
+    pub idempotency_key: Option<String>,
+    /// The answer's `X-Request-Id`.
+    pub request_id: Option<String>,
     pub attempts: Vec<Attempt>,
 }
 
@@ -63,10 +75,13 @@ impl Answer {
     }
 }
 
-/// No definitive answer within [`RetryPolicy::give_up_after`]: the call's effect is unknown,
-/// and the same call (same key, same body) may be made again later.
+/// No definitive answer within [`RetryPolicy::give_up_after`] or [`RetryPolicy::max_retries`]:
+/// the call's effect is unknown, and the same call (same key, same body) may be made again
+/// later. The last attempt says what came back last (an answer such as a `503`, or none).
 #[derive(Debug, Clone)]
 pub struct GaveUp {
+    /// The key every attempt sent, to make the same call again with.
+    pub idempotency_key: Option<String>,
     pub attempts: Vec<Attempt>,
 }
 
@@ -115,9 +130,17 @@ impl Client {
         }
     }
 
-    /// `POST path` with `Idempotency-Key: key` and `body`, the same on every attempt.
+    /// `POST path` with the caller's `Idempotency-Key: key` and `body`, the same on every
+    /// attempt.
     pub async fn post(&self, path: &str, key: &str, body: &Value) -> Result<Answer, GaveUp> {
         self.call(Method::POST, path, Some(key), Some(body)).await
+    }
+
+    /// `POST path` with `body`, keyed by the client: a UUIDv4 made once for this call and sent
+    /// on every attempt of it ([`Answer::idempotency_key`], [`GaveUp::idempotency_key`]).
+    pub async fn post_fresh(&self, path: &str, body: &Value) -> Result<Answer, GaveUp> {
+        let key = uuid::Uuid::new_v4().to_string();
+        self.call(Method::POST, path, Some(&key), Some(body)).await
     }
 
     /// `PUT path` with `body` (naturally idempotent: no key needed).
@@ -168,6 +191,7 @@ impl Client {
                                 status: status.as_u16(),
                                 code: body["error"]["code"].as_str().map(str::to_owned),
                                 retry_after: retry_after(&headers),
+                                should_retry: should_retry(&headers),
                             };
                             (result, Some((status, headers, body)))
                         }
@@ -183,14 +207,21 @@ impl Client {
                 finished_at: SystemTime::now(),
                 result,
             });
+            let idempotency_key = key.map(str::to_owned);
             if !retryable {
                 let (status, headers, body) = answer.expect("only an answer is definitive");
+                let header = |name: &str| {
+                    headers
+                        .get(name)
+                        .and_then(|value| value.to_str().ok())
+                        .map(str::to_owned)
+                };
                 return Ok(Answer {
                     status,
                     body,
-                    replayed: headers
-                        .get("idempotent-replayed")
-                        .is_some_and(|value| value == "true"),
+                    replayed: header("idempotent-replayed").as_deref() == Some("true"),
+                    idempotency_key,
+                    request_id: header("x-request-id"),
                     attempts,
                 });
             }
@@ -199,8 +230,15 @@ impl Client {
                 None => jittered(backoff),
             };
             backoff = (backoff * 2).min(self.policy.max_backoff);
-            if Instant::now() + wait > deadline {
-                return Err(GaveUp { attempts });
+            let retries_left = self
+                .policy
+                .max_retries
+                .is_none_or(|most| attempts.len() <= most);
+            if !retries_left || Instant::now() + wait > deadline {
+                return Err(GaveUp {
+                    idempotency_key,
+                    attempts,
+                });
             }
             tokio::time::sleep(wait).await;
         }
@@ -217,6 +255,15 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .parse()
         .ok()?;
     Some(Duration::from_secs(seconds))
+}
+
+/// `Kaadxpay-Should-Retry` (API.md §14), when the answer has it.
+fn should_retry(headers: &HeaderMap) -> Option<bool> {
+    match headers.get("kaadxpay-should-retry")?.to_str().ok()?.trim() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
 }
 
 /// Between half and all of `delay`, so that clients that failed together do not retry together.

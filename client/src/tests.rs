@@ -14,11 +14,18 @@ use super::*;
 
 /// What the server received: each attempt's key and body.
 type Seen = Arc<Mutex<Vec<(String, String)>>>;
-/// What the server answers, in turn: status, Retry-After and body.
-type Script = Arc<Vec<(u16, Option<&'static str>, &'static str)>>;
+/// One scripted answer: status, Retry-After, Kaadxpay-Should-Retry and body.
+type Scripted = (
+    u16,
+    Option<&'static str>,
+    Option<&'static str>,
+    &'static str,
+);
+/// What the server answers, in turn.
+type Script = Arc<Vec<Scripted>>;
 
 /// Serves `answers` in turn to `POST /v1/orders` (the last one for ever).
-async fn scripted(answers: Vec<(u16, Option<&'static str>, &'static str)>) -> (String, Seen) {
+async fn scripted(answers: Vec<Scripted>) -> (String, Seen) {
     let seen: Seen = Arc::default();
     let state = (seen.clone(), Arc::new(answers));
     let app = Router::new()
@@ -31,7 +38,7 @@ async fn scripted(answers: Vec<(u16, Option<&'static str>, &'static str)>) -> (S
                     let key = headers["idempotency-key"].to_str().unwrap().to_owned();
                     let mut seen = seen.lock().unwrap();
                     seen.push((key, body));
-                    let (status, retry_after, body) =
+                    let (status, retry_after, should_retry, body) =
                         answers[(seen.len() - 1).min(answers.len() - 1)];
                     let mut response: Response =
                         (StatusCode::from_u16(status).unwrap(), body).into_response();
@@ -39,6 +46,11 @@ async fn scripted(answers: Vec<(u16, Option<&'static str>, &'static str)>) -> (S
                         response
                             .headers_mut()
                             .insert("retry-after", seconds.parse().unwrap());
+                    }
+                    if let Some(verdict) = should_retry {
+                        response
+                            .headers_mut()
+                            .insert("kaadxpay-should-retry", verdict.parse().unwrap());
                     }
                     response
                 },
@@ -57,6 +69,7 @@ fn policy() -> RetryPolicy {
         initial_backoff: Duration::from_millis(10),
         max_backoff: Duration::from_millis(200),
         give_up_after: Duration::from_secs(10),
+        max_retries: None,
     }
 }
 
@@ -65,10 +78,10 @@ async fn retries_with_the_same_key_and_body_until_a_definitive_answer() {
     let unavailable = r#"{"error": {"code": "service_unavailable", "message": "m"}}"#;
     let in_progress = r#"{"error": {"code": "idempotency_request_in_progress", "message": "m"}}"#;
     let (url, seen) = scripted(vec![
-        (503, Some("1"), unavailable),
-        (500, None, "{}"),
-        (409, Some("1"), in_progress),
-        (201, None, r#"{"id": "ord_1"}"#),
+        (503, Some("1"), Some("true"), unavailable),
+        (500, None, None, "{}"),
+        (409, Some("1"), Some("true"), in_progress),
+        (201, None, None, r#"{"id": "ord_1"}"#),
     ])
     .await;
     let client = Client::new(&url, "sk_test", policy());
@@ -88,6 +101,7 @@ async fn retries_with_the_same_key_and_body_until_a_definitive_answer() {
             status: 503,
             code: Some("service_unavailable".into()),
             retry_after: Some(Duration::from_secs(1)),
+            should_retry: Some(true),
         }
     );
     // Retry-After (1 s) is capped by max_backoff (200 ms) but still waited for.
@@ -101,7 +115,7 @@ async fn retries_with_the_same_key_and_body_until_a_definitive_answer() {
 #[tokio::test]
 async fn business_answers_are_definitive() {
     let conflict = r#"{"error": {"code": "invalid_state_transition", "message": "m"}}"#;
-    let (url, seen) = scripted(vec![(409, None, conflict)]).await;
+    let (url, seen) = scripted(vec![(409, None, Some("false"), conflict)]).await;
     let client = Client::new(&url, "sk_test", policy());
     let answer = client
         .post("/v1/orders", "key-2", &json!({}))
@@ -132,4 +146,77 @@ async fn gives_up_after_its_deadline_reporting_every_attempt() {
         .attempts
         .iter()
         .all(|attempt| matches!(attempt.result, AttemptResult::Connection(_))));
+}
+
+#[tokio::test]
+async fn the_should_retry_header_decides_over_the_status() {
+    let unavailable = r#"{"error": {"code": "service_unavailable", "message": "m"}}"#;
+    let conflict = r#"{"error": {"code": "invalid_state_transition", "message": "m"}}"#;
+    // A 503 the service says not to retry is definitive.
+    let (url, seen) = scripted(vec![(503, None, Some("false"), unavailable)]).await;
+    let client = Client::new(&url, "sk_test", policy());
+    let answer = client.post("/v1/orders", "k", &json!({})).await.unwrap();
+    assert_eq!((answer.status.as_u16(), answer.retries()), (503, 0));
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    // A 409 it says to retry is retried.
+    let (url, seen) = scripted(vec![
+        (409, None, Some("true"), conflict),
+        (201, None, None, r#"{"id": "ord_1"}"#),
+    ])
+    .await;
+    let client = Client::new(&url, "sk_test", policy());
+    let answer = client.post("/v1/orders", "k", &json!({})).await.unwrap();
+    assert_eq!((answer.status.as_u16(), answer.retries()), (201, 1));
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_post_without_a_key_gets_one_key_for_all_its_attempts() {
+    let (url, seen) = scripted(vec![
+        (500, None, Some("true"), "{}"),
+        (502, None, None, "{}"),
+        (201, None, None, r#"{"id": "ord_1"}"#),
+    ])
+    .await;
+    let client = Client::new(&url, "sk_test", policy());
+    let answer = client
+        .post_fresh("/v1/orders", &json!({"amount": 1}))
+        .await
+        .unwrap();
+    let sent = seen.lock().unwrap().clone();
+    assert_eq!(sent.len(), 3);
+    assert!(sent.iter().all(|attempt| *attempt == sent[0]));
+    let key = answer.idempotency_key.expect("the key it sent");
+    assert_eq!(sent[0].0, key);
+    assert_eq!(uuid::Uuid::parse_str(&key).unwrap().get_version_num(), 4);
+    // Another call, another key.
+    let other = client
+        .post_fresh("/v1/orders", &json!({"amount": 1}))
+        .await
+        .unwrap();
+    assert_ne!(other.idempotency_key.unwrap(), key);
+}
+
+#[tokio::test]
+async fn max_retries_bounds_the_attempts_and_zero_turns_retrying_off() {
+    let unavailable = r#"{"error": {"code": "service_unavailable", "message": "m"}}"#;
+    let (url, seen) = scripted(vec![(503, None, Some("true"), unavailable)]).await;
+    for (most, attempts) in [(0, 1), (2, 3)] {
+        seen.lock().unwrap().clear();
+        let client = Client::new(
+            &url,
+            "sk_test",
+            RetryPolicy {
+                max_retries: Some(most),
+                ..policy()
+            },
+        );
+        let gave_up = client
+            .post("/v1/orders", "k", &json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(gave_up.attempts.len(), attempts);
+        assert_eq!(gave_up.idempotency_key.as_deref(), Some("k"));
+        assert_eq!(seen.lock().unwrap().len(), attempts);
+    }
 }

@@ -11,15 +11,15 @@ use crate::components::{
     console, csrf_token, current_user, failure_view, flash, form_key, form_refusal, may,
     merchant_id_or_notice, mint_key, refusal_notice, Empty, Field, OneTimeSecret, OverlapOptions,
 };
-use crate::console::{ApiKeyRow, Permission, Role};
+use crate::console::{Access, ApiKeyRow, Permission, Role};
 use crate::i18n::when;
 
 const ACTION: &str = "/settings/keys";
 
-fn access_word(access: &str) -> String {
+fn access_word(access: Access) -> String {
     match access {
-        "read_only" => tr!("api-keys-read-only"),
-        _ => tr!("api-keys-read-write"),
+        Access::ReadOnly => tr!("api-keys-read-only"),
+        Access::ReadWrite => tr!("api-keys-read-write"),
     }
 }
 
@@ -66,7 +66,7 @@ fn KeyTable(keys: Vec<ApiKeyRow>, csrf: String) -> impl IntoView {
                         <tr>
                             <td translate="no">{key.name.clone()}</td>
                             <td><code>{key.prefix.clone()}"…"</code></td>
-                            <td>{access_word(&key.access)}</td>
+                            <td>{access_word(key.access)}</td>
                             <td>{key.created_by.clone().unwrap_or_else(|| tr!("api-keys-for-merchant"))}</td>
                             <td>{when(&key.created_at)}</td>
                             <td>{key.last_used_at.map(|at| when(&at)).unwrap_or_else(|| tr!("api-keys-never"))}</td>

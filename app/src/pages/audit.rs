@@ -9,7 +9,7 @@ use crate::components::{
     console, current_user, cursor, failure_view, merchant_id_or_notice, query_param,
     refused_filter, DayRange, Empty, ExportLink, Pager,
 };
-use crate::console::{AuditEntry, AuditFilter, Permission};
+use crate::console::{AuditEntry, AuditFilter, ConsoleError, Permission};
 use crate::i18n::when_exactly;
 use crate::notice::refused_page;
 use crate::vocabulary::{audit_action_word, object_word};
@@ -101,9 +101,9 @@ pub fn Audit() -> impl IntoView {
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.audit(&merchant_id, &filter, cursor).await {
+                    Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
-                    Ok(Err(refusal)) => refused_filter(&refusal),
-                    Ok(Ok(page)) => view! { <AuditTable rows=page.rows/><Pager base="/settings/audit" next=page.next/> }.into_any(),
+                    Ok(page) => view! { <AuditTable rows=page.rows/><Pager base="/settings/audit" next=page.next/> }.into_any(),
                 }
             })}
         </Suspense>

@@ -9,7 +9,7 @@ use crate::components::{
     console, cursor, failure_view, list_filter, merchant_id_or_notice, refused_filter, Empty,
     ExportLink, ListFilterForm, Pager,
 };
-use crate::console::{BalanceTransactionType, BalanceView, StatementRow};
+use crate::console::{BalanceTransactionType, BalanceView, ConsoleError, StatementRow};
 use crate::i18n::{money, when};
 use crate::vocabulary::code_word;
 
@@ -60,7 +60,7 @@ fn StatementTable(rows: Vec<StatementRow>) -> impl IntoView {
                     };
                     view! {
                         <tr>
-                            <td>{code_word(&row.kind)}</td>
+                            <td>{code_word(row.kind.as_str())}</td>
                             <td>{money(&row.money)}</td>
                             <td>{money(&row.balance_after)}</td>
                             <td>{code_word(&kind)}" "{source}</td>
@@ -91,9 +91,9 @@ pub fn BalancePage() -> impl IntoView {
                     Ok(balance) => balance,
                 };
                 let statement = match console.statement(&merchant_id, &list_filter(), cursor).await {
+                    Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => return failure_view(error),
-                    Ok(Err(refusal)) => refused_filter(&refusal),
-                    Ok(Ok(page)) => view! { <StatementTable rows=page.rows/><Pager base="/balance" next=page.next/> }.into_any(),
+                    Ok(page) => view! { <StatementTable rows=page.rows/><Pager base="/balance" next=page.next/> }.into_any(),
                 };
                 view! {
                     <BalanceFacts balance=balance/>

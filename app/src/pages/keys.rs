@@ -12,7 +12,7 @@ use crate::components::{
     console, current_user, failure_view, key_href, merchant_id_or_notice, query_param,
     request_path, StatusBadge,
 };
-use crate::console::{KeyView, Subject};
+use crate::console::{KeyStatus, KeyView, Subject};
 use crate::i18n::when;
 use crate::pages::timeline::Timeline;
 use crate::vocabulary::{error_code_word, recovery_point_word, subject_word};
@@ -22,11 +22,8 @@ use crate::vocabulary::{error_code_word, recovery_point_word, subject_word};
 pub fn KeyRecord(record: KeyView) -> impl IntoView {
     let support = current_user().is_some_and(|user| user.is_support());
     let resource = record.resource.clone().map(|(kind, id)| {
-        let subject = match kind.as_str() {
-            "payout" => Some(Subject::Payout(id.clone())),
-            "order" => Some(Subject::Order(id.clone())),
-            _ => None,
-        };
+        let subject =
+            Subject::named(&kind, id.clone()).filter(|subject| !matches!(subject, Subject::Key(_)));
         let href = subject.map(|subject| match (support, subject) {
             (true, subject) => subject.support_href(&record.merchant_id),
             (false, Subject::Payout(id)) => format!("/payouts/{id}"),
@@ -40,7 +37,7 @@ pub fn KeyRecord(record: KeyView) -> impl IntoView {
     });
     view! {
         <dl class="card facts key-record">
-            <dt>{tr!("field-status")}</dt><dd><StatusBadge status=record.status.clone()/></dd>
+            <dt>{tr!("field-status")}</dt><dd><StatusBadge status=record.status.as_str()/></dd>
             <dt>{tr!("key-key")}</dt><dd><code>{record.key.clone()}</code></dd>
             <dt>{tr!("key-endpoint")}</dt><dd><code>{record.endpoint.clone()}</code></dd>
             <dt>{tr!("key-request-hash")}</dt><dd><code class="hash">{record.request_hash.clone()}</code></dd>
@@ -99,7 +96,7 @@ pub fn Keys() -> impl IntoView {
                             view! { <p class="empty">{tr!("key-no-record")}</p> }.into_any()
                         }
                         Ok(Some(record)) => {
-                            let live = record.status == "in_progress";
+                            let live = record.status == KeyStatus::InProgress;
                             let subject = Subject::Key(record.key.clone());
                             view! {
                                 {live.then(|| view! { <Meta http_equiv="refresh" content="1"/> })}

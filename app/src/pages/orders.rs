@@ -9,7 +9,7 @@ use crate::components::{
     not_found_view, path_id, refusal_notice, refused_filter, Empty, ExportLink, ListFilterForm,
     Pager, StatusBadge,
 };
-use crate::console::{OrderRow, OrderStatus, Permission};
+use crate::console::{ConsoleError, OrderId, OrderRow, OrderStatus, Permission};
 use crate::i18n::{money, when};
 
 #[component]
@@ -25,9 +25,9 @@ pub fn OrdersTable(rows: Vec<OrderRow>) -> impl IntoView {
                     let href = format!("/orders/{}", row.id);
                     view! {
                         <tr>
-                            <td><a href=href>{row.id}</a></td>
+                            <td><a href=href>{row.id.to_string()}</a></td>
                             <td>{money(&row.money)}</td>
-                            <td><StatusBadge status=row.status/></td>
+                            <td><StatusBadge status=row.status.as_str()/></td>
                             <td translate="no">{row.description.unwrap_or_default()}</td>
                             <td>{when(&row.created_at)}</td>
                         </tr>
@@ -53,9 +53,9 @@ pub fn Orders() -> impl IntoView {
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.orders(&merchant_id, &list_filter(), cursor).await {
+                    Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
-                    Ok(Err(refusal)) => refused_filter(&refusal),
-                    Ok(Ok(page)) => view! { <OrdersTable rows=page.rows/><Pager base="/orders" next=page.next/> }.into_any(),
+                    Ok(page) => view! { <OrdersTable rows=page.rows/><Pager base="/orders" next=page.next/> }.into_any(),
                 }
             })}
         </Suspense>
@@ -69,7 +69,7 @@ pub fn OrderDetail() -> impl IntoView {
         Ok(merchant_id) => merchant_id,
         Err(notice) => return notice,
     };
-    let id = path_id();
+    let id: OrderId = path_id();
     let error = refusal_notice();
     let csrf = csrf_token();
     let console = console();
@@ -80,13 +80,13 @@ pub fn OrderDetail() -> impl IntoView {
                     Err(error) => failure_view(error),
                     Ok(None) => not_found_view(),
                     Ok(Some(order)) => {
-                        let pending = order.status == "pending";
+                        let pending = order.status == OrderStatus::Pending;
                         let action = |verb: &str| format!("/orders/{}/{verb}", order.id);
                         view! {
-                            <h1>{tr!("order-order")}" "<code>{order.id.clone()}</code></h1>
+                            <h1>{tr!("order-order")}" "<code>{order.id.to_string()}</code></h1>
                             {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
                             <dl class="card facts">
-                                <dt>{tr!("field-status")}</dt><dd><StatusBadge status=order.status.clone()/></dd>
+                                <dt>{tr!("field-status")}</dt><dd><StatusBadge status=order.status.as_str()/></dd>
                                 <dt>{tr!("field-amount")}</dt><dd>{money(&order.money)}</dd>
                                 <dt>{tr!("field-description")}</dt><dd translate="no">{order.description.clone().unwrap_or_default()}</dd>
                                 <dt>{tr!("field-created")}</dt><dd>{when(&order.created_at)}</dd>

@@ -15,7 +15,10 @@ use crate::components::{
     list_filter, may, merchant_id_or_notice, mint_key, not_found_view, path_id, refusal_notice,
     refused_filter, Empty, ExportLink, Field, ListFilterForm, Pager, StatusBadge, TestModeNotice,
 };
-use crate::console::{Decision, Money, PayoutRow, PayoutStatus, PayoutView, Permission, Subject};
+use crate::console::{
+    ConsoleError, Decision, Money, PayoutId, PayoutRow, PayoutStatus, PayoutView, Permission,
+    Subject,
+};
 use crate::i18n::{money, when};
 use crate::notice::refused_page;
 use crate::pages::timeline::Timeline;
@@ -35,9 +38,9 @@ pub fn PayoutsTable(rows: Vec<PayoutRow>) -> impl IntoView {
                     let href = format!("/payouts/{}", row.id);
                     view! {
                         <tr>
-                            <td><a href=href>{row.id}</a></td>
+                            <td><a href=href>{row.id.to_string()}</a></td>
                             <td>{money(&row.money)}</td>
-                            <td><StatusBadge status=row.status/></td>
+                            <td><StatusBadge status=row.status.as_str()/></td>
                             <td><code>{row.idempotency_key}</code></td>
                             <td>{when(&row.created_at)}</td>
                         </tr>
@@ -63,9 +66,9 @@ pub fn Payouts() -> impl IntoView {
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.payouts(&merchant_id, &list_filter(), cursor).await {
+                    Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
-                    Ok(Err(refusal)) => refused_filter(&refusal),
-                    Ok(Ok(page)) => view! { <PayoutsTable rows=page.rows/><Pager base="/payouts" next=page.next/> }.into_any(),
+                    Ok(page) => view! { <PayoutsTable rows=page.rows/><Pager base="/payouts" next=page.next/> }.into_any(),
                 }
             })}
         </Suspense>
@@ -200,7 +203,7 @@ pub fn PayoutDetail() -> impl IntoView {
         Ok(merchant_id) => merchant_id,
         Err(notice) => return notice,
     };
-    let id = path_id();
+    let id: PayoutId = path_id();
     let console = console();
     let error = refusal_notice();
     view! {
@@ -220,11 +223,11 @@ pub fn PayoutDetail() -> impl IntoView {
                             <dt>{tr!("payout-decided-by")}</dt><dd>{by}" · "{when(&at)}</dd>
                         });
                         view! {
-                            <h1>{tr!("payout-payout")}" "<code>{payout.row.id.clone()}</code></h1>
+                            <h1>{tr!("payout-payout")}" "<code>{payout.row.id.to_string()}</code></h1>
                             {error.clone().map(|message| view! { <p class="alert" role="alert">{message}</p> })}
                             {approval}
                             <dl class="card facts">
-                                <dt>{tr!("field-status")}</dt><dd><StatusBadge status=payout.row.status/></dd>
+                                <dt>{tr!("field-status")}</dt><dd><StatusBadge status=payout.row.status.as_str()/></dd>
                                 <dt>{tr!("field-amount")}</dt><dd>{money(&payout.row.money)}</dd>
                                 <dt>{tr!("field-idempotency-key")}</dt><dd><a href=key_href><code>{payout.row.idempotency_key}</code></a></dd>
                                 <dt>{tr!("field-account-holder")}</dt><dd translate="no">{payout.account_holder}</dd>
@@ -251,7 +254,7 @@ pub fn PayoutDetail() -> impl IntoView {
 /// form with a key minted now, so double clicks make one outcome), or a sentence saying that
 /// another member must. Nothing on any other payout.
 fn approval_view(payout: &PayoutView) -> Option<AnyView> {
-    if payout.row.status != "pending_approval" {
+    if payout.row.status != PayoutStatus::PendingApproval {
         return None;
     }
     let decisions = current_user()

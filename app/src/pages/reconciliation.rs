@@ -11,6 +11,7 @@ use crate::components::{
     path_id, refusal_notice, refused_filter, scope_or_not_found, Empty, ExportLink, ListFilterForm,
     StatusBadge,
 };
+use crate::console::{ConsoleError, RunId, RunStatus};
 use crate::i18n::{day, money, when};
 use crate::vocabulary::{code_word, partner_problem_word, reconciliation_action_word};
 
@@ -44,14 +45,14 @@ pub fn Runs() -> impl IntoView {
         {error.map(|message| view! { <p class="alert" role="alert">{message}</p> })}
         <Suspense fallback=|| ()>{run_now}</Suspense>
         <p class="lead">{tr!("runs-lead")}</p>
-        <ListFilterForm action="/reconciliation" statuses=&["running", "completed", "partial", "attention"]/>
+        <ListFilterForm action="/reconciliation" statuses=&RunStatus::NAMES/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.runs(&scope, &list_filter()).await {
+                    Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
-                    Ok(Err(refusal)) => refused_filter(&refusal),
-                    Ok(Ok(runs)) if runs.is_empty() => view! { <Empty message=tr!("runs-empty")/> }.into_any(),
-                    Ok(Ok(runs)) => view! {
+                    Ok(runs) if runs.is_empty() => view! { <Empty message=tr!("runs-empty")/> }.into_any(),
+                    Ok(runs) => view! {
                         <table>
                             <thead><tr><th>{tr!("runs-run")}</th><th>{tr!("runs-day")}</th><th>{tr!("runs-applied")}</th><th>{tr!("field-status")}</th><th>{tr!("runs-run-at")}</th></tr></thead>
                             <tbody>
@@ -59,10 +60,10 @@ pub fn Runs() -> impl IntoView {
                                     let href = format!("/reconciliation/{}", run.id);
                                     view! {
                                         <tr>
-                                            <td><a href=href>{run.id}</a></td>
+                                            <td><a href=href>{run.id.to_string()}</a></td>
                                             <td>{day(&run.date)}</td>
                                             <td>{if run.applied { tr!("yes") } else { tr!("no") }}</td>
-                                            <td><StatusBadge status=run.status/></td>
+                                            <td><StatusBadge status=run.status.as_str()/></td>
                                             <td>{when(&run.created_at)}</td>
                                         </tr>
                                     }
@@ -79,7 +80,7 @@ pub fn Runs() -> impl IntoView {
 
 #[component]
 pub fn RunDetail() -> impl IntoView {
-    let id = path_id();
+    let id: RunId = path_id();
     let scope = match scope_or_not_found() {
         Ok(scope) => scope,
         Err(not_found) => return not_found,
@@ -93,13 +94,13 @@ pub fn RunDetail() -> impl IntoView {
                     Ok(None) => not_found_view(),
                     Ok(Some((run, items))) => view! {
                         <div class="heading-row">
-                            <h1>{tr!("nav-reconciliation")}" "<code>{run.id.clone()}</code></h1>
+                            <h1>{tr!("nav-reconciliation")}" "<code>{run.id.to_string()}</code></h1>
                             <ExportLink base=format!("/exports/reconciliation/{}.csv", run.id)/>
                         </div>
                         <p>{tr!("run-summary", {
                             "day" => day(&run.date),
                             "mode" => if run.applied { tr!("run-applied") } else { tr!("run-report-only") },
-                            "status" => code_word(&run.status),
+                            "status" => code_word(run.status.as_str()),
                         })}</p>
                         {if items.is_empty() {
                             view! { <Empty message=tr!("run-no-items")/> }.into_any()
@@ -110,8 +111,8 @@ pub fn RunDetail() -> impl IntoView {
                                     <tbody>
                                         {items.into_iter().map(|item| view! {
                                             <tr>
-                                                <td><StatusBadge status=item.kind/></td>
-                                                <td>{item.payout_id.unwrap_or_default()}</td>
+                                                <td><StatusBadge status=item.kind.as_str()/></td>
+                                                <td>{item.payout_id.map(String::from).unwrap_or_default()}</td>
                                                 <td>{item.transfer_id.unwrap_or_default()}</td>
                                                 <td>{item.money.map(|amount| money(&amount)).unwrap_or_default()}</td>
                                                 <td>{action_text(item.action, item.detail)}</td>

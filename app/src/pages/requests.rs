@@ -1,5 +1,5 @@
 //! `/requests` and `/requests/{id}`: the merchant's request log, filtered by key, status,
-//! route, verdict, day range or request id (the form's values travel in the address, so a
+//! route, verdict, door (API or console), day range or request id (the form's values travel in the address, so a
 //! link shows the same list), and one request with its redacted bodies and a link to its key's
 //! timeline.
 
@@ -10,7 +10,10 @@ use crate::components::{
     console, cursor, failure_view, key_href, merchant_id_or_notice, not_found_view, path_id,
     query_param, readable_body, refused_filter, AnyOf, DayRange, Empty, ExportLink, Pager,
 };
-use crate::console::{RequestFilters, RequestView};
+use crate::console::{ConsoleError, RequestFilters, RequestId, RequestView, Verdict};
+
+/// The doors a request comes through: an API key, or a member in the console.
+const DOORS: [&str; 2] = ["api", "console"];
 use crate::i18n::when_exactly;
 use crate::vocabulary::{code_word, error_code_word};
 
@@ -23,6 +26,7 @@ fn filters_from_address() -> RequestFilters {
         from: query_param("from"),
         to: query_param("to"),
         search: query_param("q"),
+        door: query_param("door"),
     }
 }
 
@@ -46,10 +50,10 @@ fn RequestsTable(rows: Vec<RequestView>) -> impl IntoView {
                             <td>{when_exactly(&row.at)}</td>
                             <td><code>{row.route}</code></td>
                             <td>{row.status}{row.error_code.map(|code| format!(" {}", error_code_word(&code)))}</td>
-                            <td>{row.verdict.map(|verdict| code_word(&verdict)).unwrap_or_default()}</td>
+                            <td>{row.verdict.map(|verdict| code_word(verdict.as_str())).unwrap_or_default()}</td>
                             <td>{key}</td>
                             <td>{tr!("latency-ms", {"ms" => format!("{:.1}", row.latency_ms)})}</td>
-                            <td><a href=href><code>{row.id}</code></a></td>
+                            <td><a href=href><code>{row.id.to_string()}</code></a></td>
                         </tr>
                     }
                 }).collect_view()}
@@ -81,7 +85,9 @@ pub fn Requests() -> impl IntoView {
             <label for="status">{tr!("field-status")}</label>
             <input id="status" name="status" inputmode="numeric" placeholder="422" value=form.status/>
             <label for="verdict">{tr!("request-verdict")}</label>
-            <AnyOf name="verdict" options=&["new", "replayed", "in_progress", "mismatch"] selected=form.verdict/>
+            <AnyOf name="verdict" options=&Verdict::NAMES selected=form.verdict/>
+            <label for="door">{tr!("request-door")}</label>
+            <AnyOf name="door" options=&DOORS selected=form.door/>
             <DayRange from=form.from to=form.to/>
             <button type="submit">{tr!("filter-submit")}</button>
         </form>
@@ -89,9 +95,9 @@ pub fn Requests() -> impl IntoView {
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.requests(&merchant_id, &filters, cursor).await {
+                    Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
-                    Ok(Err(refusal)) => refused_filter(&refusal),
-                    Ok(Ok(page)) => view! { <RequestsTable rows=page.rows/><Pager base="/requests" next=page.next/> }.into_any(),
+                    Ok(page) => view! { <RequestsTable rows=page.rows/><Pager base="/requests" next=page.next/> }.into_any(),
                 }
             })}
         </Suspense>
@@ -105,7 +111,7 @@ pub fn RequestDetail() -> impl IntoView {
         Ok(merchant_id) => merchant_id,
         Err(notice) => return notice,
     };
-    let id = path_id();
+    let id: RequestId = path_id();
     let console = console();
     view! {
         <Suspense fallback=|| ()>
@@ -120,17 +126,17 @@ pub fn RequestDetail() -> impl IntoView {
                         });
                         let none = || tr!("none");
                         view! {
-                            <h1>{tr!("request-request")}" "<code>{request.id.clone()}</code></h1>
+                            <h1>{tr!("request-request")}" "<code>{request.id.to_string()}</code></h1>
                             <dl class="card facts">
                                 <dt>{tr!("request-time")}</dt><dd>{when_exactly(&request.at)}</dd>
                                 <dt>{tr!("request-route")}</dt><dd><code>{request.route}</code></dd>
                                 <dt>{tr!("request-path")}</dt><dd><code>{request.path}</code></dd>
                                 <dt>{tr!("field-status")}</dt><dd>{request.status}</dd>
                                 <dt>{tr!("field-error")}</dt><dd>{request.error_code.as_deref().map(error_code_word).unwrap_or_else(none)}</dd>
-                                <dt>{tr!("request-verdict")}</dt><dd>{request.verdict.map(|verdict| code_word(&verdict)).unwrap_or_else(none)}</dd>
+                                <dt>{tr!("request-verdict")}</dt><dd>{request.verdict.map(|verdict| code_word(verdict.as_str())).unwrap_or_else(none)}</dd>
                                 <dt>{tr!("field-idempotency-key")}</dt><dd>{key}</dd>
                                 <dt>{tr!("request-latency")}</dt><dd>{tr!("latency-ms", {"ms" => format!("{:.1}", request.latency_ms)})}</dd>
-                                <dt>{tr!("request-api-key")}</dt><dd>{request.api_key_id.or(request.user).unwrap_or_else(none)}</dd>
+                                <dt>{tr!("request-api-key")}</dt><dd>{request.api_key_id.map(String::from).or(request.user).unwrap_or_else(none)}</dd>
                                 <dt>{tr!("request-client-address")}</dt><dd>{request.client_address.unwrap_or_else(none)}</dd>
                                 <dt>{tr!("request-client-id")}</dt><dd>{request.client_request_id.unwrap_or_else(none)}</dd>
                                 <dt>{tr!("request-request-body")}</dt><dd><pre class="response">{request.request_body.as_deref().map(readable_body).unwrap_or_else(none)}</pre></dd>

@@ -10,7 +10,7 @@ use crate::components::{
     console, current_user, failure_view, not_found_view, query_param, AnyOf, DayRange, Empty,
     StatusBadge,
 };
-use crate::console::{SearchQuery, Subject};
+use crate::console::SearchQuery;
 use crate::i18n::when;
 use crate::vocabulary::subject_word;
 
@@ -49,17 +49,14 @@ pub fn Support() -> impl IntoView {
                             <tbody>
                                 {hits.into_iter().map(|hit| {
                                     let href = hit.href();
-                                    let (kind, name) = match hit.subject {
-                                        Subject::Key(key) => ("key", key),
-                                        Subject::Payout(id) => ("payout", id),
-                                        Subject::Order(id) => ("order", id),
-                                    };
+                                    let (kind, name) = hit.subject.parts();
+                                    let name = name.to_owned();
                                     view! {
                                     <tr>
-                                        <td><code>{hit.merchant_id}</code></td>
+                                        <td><code>{hit.merchant_id.to_string()}</code></td>
                                         <td>{subject_word(kind)} " " <a href=href><code>{name}</code></a></td>
                                         <td><code>{hit.detail}</code></td>
-                                        <td><StatusBadge status=hit.status/></td>
+                                        <td><StatusBadge status=hit.status.as_str()/></td>
                                         <td>{when(&hit.created_at)}</td>
                                     </tr>
                                 }}).collect_view()}

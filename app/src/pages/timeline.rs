@@ -60,16 +60,10 @@ pub fn SupportTimeline() -> impl IntoView {
         return not_found_view();
     };
     let merchant_id = MerchantId::from(query_param("merchant"));
-    let subject = [
-        ("key", Subject::Key as fn(String) -> Subject),
-        ("payout", Subject::Payout),
-        ("order", Subject::Order),
-    ]
-    .into_iter()
-    .find_map(|(name, subject)| {
-        Some(query_param(name))
-            .filter(|v| !v.is_empty())
-            .map(subject)
+    let subject = Subject::KINDS.into_iter().find_map(|kind| {
+        Some(query_param(kind))
+            .filter(|value| !value.is_empty())
+            .and_then(|value| Subject::named(kind, value))
     });
     let Some(subject) = subject.filter(|_| !merchant_id.is_empty()) else {
         return not_found_view();
@@ -77,8 +71,8 @@ pub fn SupportTimeline() -> impl IntoView {
     let console = console();
     let title = match &subject {
         Subject::Key(key) => tr!("timeline-of-key", {"key" => key.clone()}),
-        Subject::Payout(id) => tr!("timeline-of-payout", {"id" => id.clone()}),
-        Subject::Order(id) => tr!("timeline-of-order", {"id" => id.clone()}),
+        Subject::Payout(id) => tr!("timeline-of-payout", {"id" => id.to_string()}),
+        Subject::Order(id) => tr!("timeline-of-order", {"id" => id.to_string()}),
     };
     view! {
         <h1>{title}</h1>

@@ -14,7 +14,7 @@ use crate::components::{
     merchant_id_or_notice, refusal_notice, refused_filter, Empty, Field, ListFilterForm,
     OneTimeSecret, OverlapOptions, Pager, StatusBadge,
 };
-use crate::console::{EndpointRow, EventRow, Permission};
+use crate::console::{ConsoleError, EndpointRow, EndpointStatus, EventRow, Permission};
 use crate::i18n::when;
 
 /// How an endpoint checks what it receives, by hand: the code docs/api.md prints, which a test
@@ -63,10 +63,10 @@ fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>
                 {endpoints.into_iter().map(|endpoint| {
                     let actions = manage.then(|| {
                         let base = format!("/webhooks/endpoints/{}", endpoint.id);
-                        let test_label = tr!("webhooks-test-event-for", {"id" => endpoint.id.clone()});
-                        let overlap_label = tr!("webhooks-overlap-for", {"id" => endpoint.id.clone()});
-                        let recover_label = tr!("webhooks-failed-since-for", {"id" => endpoint.id.clone()});
-                        let (state, label) = if endpoint.status == "disabled" { ("enable", tr!("webhooks-enable")) } else { ("disable", tr!("webhooks-disable")) };
+                        let test_label = tr!("webhooks-test-event-for", {"id" => endpoint.id.to_string()});
+                        let overlap_label = tr!("webhooks-overlap-for", {"id" => endpoint.id.to_string()});
+                        let recover_label = tr!("webhooks-failed-since-for", {"id" => endpoint.id.to_string()});
+                        let (state, label) = if endpoint.status == EndpointStatus::Disabled { ("enable", tr!("webhooks-enable")) } else { ("disable", tr!("webhooks-disable")) };
                         let types = event_types.clone();
                         view! {
                             <KeyedForm action=format!("{base}/test") csrf=csrf.clone()>
@@ -97,10 +97,10 @@ fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>
                     });
                     view! {
                         <tr>
-                            <td><code>{endpoint.id.clone()}</code></td>
+                            <td><code>{endpoint.id.to_string()}</code></td>
                             <td>{endpoint.url}</td>
                             <td>{endpoint.events.join(", ")}</td>
-                            <td><StatusBadge status=endpoint.status.clone()/></td>
+                            <td><StatusBadge status=endpoint.status.as_str()/></td>
                             {actions.map(|actions| view! { <td>{actions}</td> })}
                         </tr>
                     }
@@ -118,7 +118,7 @@ fn Event(event: EventRow, csrf: String) -> impl IntoView {
     view! {
         <section class="card event">
             <div class="heading-row">
-                <h3><code>{event.event_type}</code> " " <small>{event.id.clone()}</small></h3>
+                <h3><code>{event.event_type}</code> " " <small>{event.id.to_string()}</small></h3>
                 {may(Permission::ManageIntegrations).then(|| view! {
                     <form method="post" action=action>
                         <input type="hidden" name="csrf" value=csrf/>
@@ -151,7 +151,7 @@ fn Event(event: EventRow, csrf: String) -> impl IntoView {
                                 delivery.attempts.into_iter().map(move |attempt| view! {
                                     <tr>
                                         <td>{url.clone()}</td>
-                                        <td><StatusBadge status=status.clone()/></td>
+                                        <td><StatusBadge status=status.as_str()/></td>
                                         <td><code>{attempt.delivery_id}</code></td>
                                         <td>{match (attempt.status_code, attempt.error) {
                                             (Some(code), _) => view! { <span>{code.to_string()}</span> }.into_any(),
@@ -210,9 +210,9 @@ pub fn Webhooks() -> impl IntoView {
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 match console.webhooks(&merchant_id, &list_filter(), cursor).await {
+                    Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
-                    Ok(Err(refusal)) => refused_filter(&refusal),
-                    Ok(Ok((endpoints, events))) => view! {
+                    Ok((endpoints, events)) => view! {
                         <h2>{tr!("webhooks-endpoints")}</h2>
                         <Endpoints endpoints=endpoints csrf=csrf.clone() event_types=event_types/>
                         {may(Permission::ManageIntegrations).then(|| view! { <Verification/> })}

@@ -50,6 +50,20 @@ pub enum Outcome<E> {
     Interrupted(E),
 }
 
+impl<E> Outcome<E> {
+    /// What it says of the key, as `Idempotency-Key-Status` and the request log say it: an
+    /// interrupted request claimed the key, so it is `new`.
+    pub fn verdict(&self) -> kaadxpay_types::Verdict {
+        use kaadxpay_types::Verdict;
+        match self {
+            Self::Executed(_) | Self::Interrupted(_) => Verdict::New,
+            Self::Replayed(_) => Verdict::Replayed,
+            Self::InProgress => Verdict::InProgress,
+            Self::KeyReused(_) => Verdict::Mismatch,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reuse {
     Endpoint,

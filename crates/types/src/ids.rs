@@ -1,11 +1,11 @@
 //! Prefixed, random identifiers (`mer_`, `ord_`, `po_`, ...): 24 base-62 characters after the
 //! prefix, about 143 bits of randomness, so they never collide and never reveal a count.
 //!
-//! The ids a function could confuse have a type each ([`MerchantId`], [`OrderId`],
-//! [`PayoutId`], [`EndpointId`], made by [`id_type!`] as svix's `create_id_type!` does), so a
-//! payout's id cannot be passed where an order's belongs. Each reads as its text (`Deref` to
-//! `str`, `Display`), serialises as it, and, with the feature `sqlx`, binds and decodes as
-//! `TEXT`. Making new ones (`new`, [`new_id`], [`random_token`]) needs the feature `ids`.
+//! Every kind of id has a type of its own ([`MerchantId`], [`OrderId`], [`PayoutId`],
+//! [`UserId`], [`ApiKeyId`], ..., made by [`id_type!`] as svix's `create_id_type!` does), so a
+//! payout's id cannot be passed where an order's belongs, in the server or across the console.
+//! Each reads as its text (`Deref` to `str`, `Display`), serialises as it, and, with the feature
+//! `sqlx`, binds and decodes as `TEXT`. Making new ones (`new`, [`new_id`], [`random_token`]) needs the feature `ids`.
 
 #[cfg(feature = "ids")]
 use rand::{distributions::Alphanumeric, Rng};
@@ -126,6 +126,41 @@ id_type!(
     /// One item of a merchant's statement: a change of its `available` balance.
     BalanceTransactionId,
     "btx"
+);
+id_type!(
+    /// A person who signs in to the console: a merchant's member or support staff.
+    UserId,
+    "usr"
+);
+id_type!(
+    /// One of a merchant's API keys (its record, never its secret).
+    ApiKeyId,
+    "key"
+);
+id_type!(
+    /// An event the merchant's webhook endpoints are sent.
+    EventId,
+    "evt"
+);
+id_type!(
+    /// A reconciliation run.
+    RunId,
+    "rec"
+);
+id_type!(
+    /// An invitation to join a merchant's team.
+    InvitationId,
+    "inv"
+);
+id_type!(
+    /// A request the server answered, in the request log (also its `X-Request-Id`).
+    RequestId,
+    "req"
+);
+id_type!(
+    /// An entry of a merchant's audit log.
+    AuditEntryId,
+    "aud"
 );
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //! a member's [`Role`] and its [`Permission`]s, and [`Currency`] with its exponent, which turns
 //! typed amounts into minor units and minor units into decimals ([`Money`]), and a timeline's
 //! [`Moment`]s as data; the [`BalanceTransactionType`]s of a statement; where a [`PayoutStatus`] or an [`OrderStatus`] stands and the moves
-//! between them; and the prefixed [`ids`], typed per kind.
+//! between them; the other states the console shows ([`KeyStatus`], [`Access`],
+//! [`RunStatus`], ...); and the prefixed [`ids`], typed per kind.
 
 /// A status enum's stored and shown names, written once for every status: `ALL` (its states in
 /// the order given), `NAMES` (theirs), `as_str` (a state's name), `TryFrom<String>` (a name back to its state, or
@@ -49,6 +50,7 @@ mod money;
 mod order_status;
 mod payout_status;
 mod role;
+mod states;
 mod timeline;
 
 pub use balance_transaction_type::BalanceTransactionType;
@@ -56,4 +58,5 @@ pub use money::{Currency, Money, CURRENCIES};
 pub use order_status::OrderStatus;
 pub use payout_status::PayoutStatus;
 pub use role::{Permission, Role};
+pub use states::{Access, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus, RunStatus, Verdict};
 pub use timeline::Moment;

@@ -16,3 +16,5 @@ status: int = order.status  # error: a status is one of its strings
 client.webhook_endpoints.test("whe_1", event_type="order.shipped")  # error: an unknown event type
 event = client.webhooks.construct_event(b"", {}, "whsec_x")
 print(event.data.object.destination)  # error: an order has no destination
+client.balance_transactions.list(type="captured")  # error: an unknown statement item type
+client.balance_transactions.list(created={"after": "2026-01-01T00:00:00Z"})  # error: a range has gte and lte

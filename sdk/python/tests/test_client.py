@@ -9,6 +9,7 @@ import asyncio
 import threading
 import time
 import uuid
+from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
@@ -66,6 +67,55 @@ def test_a_list_pages_by_itself(client: kaadxpay.Kaadxpay) -> None:
     made = {client.orders.create(amount=10 + n, currency="JPY").id for n in range(5)}
     seen = [order.id for order in client.orders.list(limit=2)]
     assert made <= set(seen) and len(seen) == len(set(seen))
+
+
+def test_the_balance_and_its_statement_page_and_filter(client: kaadxpay.Kaadxpay) -> None:
+    before = datetime.now(timezone.utc)
+    captured = []
+    for amount in (300, 400, 500):
+        order = client.orders.create(amount=amount, currency="CNY")
+        client.orders.capture(order.id)
+        captured.append(order.id)
+    payout = client.payouts.create(amount=200, currency="CNY", destination=DESTINATION)
+    items = list(client.balance_transactions.list(currency="CNY", limit=2))
+    assert [item.source.id for item in items[:4]] == [payout.id, *reversed(captured)]
+    assert [item.amount for item in items[:4]] == [-200, 500, 400, 300]
+    assert len({item.id for item in items}) == len(items) and all(i.id.startswith("btx_") for i in items)
+    available = {each.currency: each.amount for each in client.balance.retrieve().available}
+    assert items[0].balance_after == available["CNY"]
+    assert all(newer.balance_after - newer.amount == older.balance_after for newer, older in zip(items, items[1:]))
+    credits = list(client.balance_transactions.list(currency="CNY", type="order_captured", created={"gte": before}))
+    assert [item.source.id for item in credits] == list(reversed(captured))
+    assert list(client.balance_transactions.list(currency="CNY", created={"lte": "2000-01-01T00:00:00Z"})) == []
+
+
+def test_api_keys_are_made_rolled_and_revoked(client: kaadxpay.Kaadxpay, server: Server) -> None:
+    reporting = client.api_keys.create(name="Reporting", access="read_only")
+    assert reporting.id.startswith("key_") and reporting.secret is not None
+    assert client.api_keys.retrieve(reporting.id).secret is None
+    assert reporting.id in [key.id for key in client.api_keys.list(limit=2)]
+    reader = kaadxpay.Kaadxpay(reporting.secret, base_url=server.url)
+    assert reader.balance.retrieve().object == "balance"
+    with pytest.raises(kaadxpay.PermissionDeniedError):
+        reader.orders.create(amount=5, currency="EUR")
+    successor = client.api_keys.roll(reporting.id, overlap="now")
+    assert successor.secret is not None and successor.id != reporting.id
+    refused_soon(reader)
+    assert client.api_keys.revoke(successor.id).expires_at is not None
+    refused_soon(kaadxpay.Kaadxpay(successor.secret, base_url=server.url))
+
+
+def refused_soon(stopped: kaadxpay.Kaadxpay) -> None:
+    """A stopped key is refused within moments (the server's key cache hears of it by a
+    notification, after the answer that stopped it)."""
+    deadline = time.monotonic() + 6
+    while time.monotonic() < deadline:
+        try:
+            stopped.balance.retrieve()
+        except kaadxpay.AuthenticationError:
+            return
+        time.sleep(0.05)
+    raise AssertionError("a stopped key still works")
 
 
 def test_a_call_retries_across_a_real_restart_with_one_key_and_one_effect(api_key: str) -> None:
@@ -148,6 +198,12 @@ def test_the_async_client_does_the_same(server: Server, api_key: str) -> None:
             assert order.id in ids
             with pytest.raises(kaadxpay.ResourceMissingError):
                 await client.orders.retrieve("ord_missing")
+            await client.orders.capture(order.id)
+            items = [item async for item in client.balance_transactions.list(currency="CNY", limit=1)]
+            assert items[0].source.id == order.id and items[0].amount == 321
+            key = await client.api_keys.create(name="Async", access="read_only")
+            assert (await client.api_keys.retrieve(key.id)).name == "Async"
+            assert (await client.api_keys.revoke(key.id)).expires_at is not None
 
     asyncio.run(run())
 
@@ -198,4 +254,8 @@ def test_the_integration_example_runs(server: Server, api_key: str) -> None:
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
     import integration
 
-    integration.main(server.url, api_key)
+    done = integration.main(server.url, api_key)
+    assert done.payout is not None and done.payout.status in ("pending", "in_transit", "paid")
+    assert done.too_much_refused
+    assert done.webhook.startswith("captured ")
+    assert done.forged_webhook == "not from Kaadxpay: refused"

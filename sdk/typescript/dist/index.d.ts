@@ -8,7 +8,9 @@ export type { components, paths, webhooks } from "./schema.js";
 type Schemas = components["schemas"];
 export type Order = Schemas["Order"];
 export type Payout = Schemas["Payout"];
+export type ApiKey = Schemas["ApiKey"];
 export type Balance = Schemas["Balance"];
+export type BalanceTransaction = Schemas["BalanceTransaction"];
 export type Endpoint = Schemas["Endpoint"];
 export type EndpointWithSecret = Schemas["EndpointWithSecret"];
 export type Event = Schemas["Event"];
@@ -34,6 +36,18 @@ export interface Keyed {
 export interface ListParams {
     limit?: number;
     startingAfter?: string;
+}
+/** A statement item's `type` (API.md §13). */
+export type BalanceTransactionType = "order_captured" | "payout" | "payout_returned" | "refund" | "refund_returned" | "top_up" | "reservation" | "reservation_released";
+/** A time range on `created_at`, both ends included (RFC 3339 text or a Date). */
+export interface CreatedRange {
+    gte?: string | Date;
+    lte?: string | Date;
+}
+export interface BalanceTransactionListParams extends ListParams {
+    currency?: Currency;
+    type?: BalanceTransactionType;
+    created?: CreatedRange;
 }
 interface Call {
     method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -74,6 +88,17 @@ export declare class Payouts extends Resource {
 export declare class BalanceResource extends Resource {
     retrieve(): Promise<Result<Balance>>;
 }
+export declare class BalanceTransactions extends Resource {
+    /** The statement, newest first (API.md §13). */
+    list(params?: BalanceTransactionListParams): Pager<BalanceTransaction>;
+}
+export declare class ApiKeys extends Resource {
+    create(params: Schemas["NewKey"] & Keyed): Promise<Result<ApiKey>>;
+    retrieve(id: string): Promise<Result<ApiKey>>;
+    list(params?: ListParams): Pager<ApiKey>;
+    roll(id: string, params: Schemas["RollParameters"] & Keyed): Promise<Result<ApiKey>>;
+    revoke(id: string): Promise<Result<ApiKey>>;
+}
 export declare class WebhookEndpoints extends Resource {
     create(params: Schemas["CreateEndpoint"] & Keyed): Promise<Result<EndpointWithSecret>>;
     retrieve(id: string): Promise<Result<Endpoint>>;
@@ -105,6 +130,8 @@ export declare class Kaadxpay {
     readonly orders: Orders;
     readonly payouts: Payouts;
     readonly balance: BalanceResource;
+    readonly balanceTransactions: BalanceTransactions;
+    readonly apiKeys: ApiKeys;
     readonly webhookEndpoints: WebhookEndpoints;
     readonly events: Events;
     readonly idempotencyKeys: IdempotencyKeys;

@@ -7,6 +7,7 @@ import { connectionError, read, waitBeforeRetry, VERSION } from "./core.js";
 import { KaadxpayError } from "./errors.js";
 import { Webhooks } from "./webhooks.js";
 export * from "./errors.js";
+const rfc3339 = (when) => (when instanceof Date ? when.toISOString() : when);
 const segment = encodeURIComponent;
 /** A list that pages by itself: `for await (const order of client.orders.list())`. */
 export class Pager {
@@ -79,6 +80,36 @@ export class BalanceResource extends Resource {
         return this.send({ method: "GET", path: "/v1/balance" });
     }
 }
+export class BalanceTransactions extends Resource {
+    /** The statement, newest first (API.md §13). */
+    list(params = {}) {
+        return this.page("/v1/balance-transactions", params, {
+            currency: params.currency,
+            type: params.type,
+            "created[gte]": rfc3339(params.created?.gte),
+            "created[lte]": rfc3339(params.created?.lte),
+        });
+    }
+}
+export class ApiKeys extends Resource {
+    create(params) {
+        const { idempotencyKey, ...body } = params;
+        return this.send({ method: "POST", path: "/v1/api-keys", body, idempotencyKey });
+    }
+    retrieve(id) {
+        return this.send({ method: "GET", path: `/v1/api-keys/${segment(id)}` });
+    }
+    list(params = {}) {
+        return this.page("/v1/api-keys", params);
+    }
+    roll(id, params) {
+        const { idempotencyKey, ...body } = params;
+        return this.send({ method: "POST", path: `/v1/api-keys/${segment(id)}/roll`, body, idempotencyKey });
+    }
+    revoke(id) {
+        return this.send({ method: "DELETE", path: `/v1/api-keys/${segment(id)}` });
+    }
+}
 export class WebhookEndpoints extends Resource {
     create(params) {
         const { idempotencyKey, ...body } = params;
@@ -138,6 +169,8 @@ export class Kaadxpay {
     orders = new Orders(this);
     payouts = new Payouts(this);
     balance = new BalanceResource(this);
+    balanceTransactions = new BalanceTransactions(this);
+    apiKeys = new ApiKeys(this);
     webhookEndpoints = new WebhookEndpoints(this);
     events = new Events(this);
     idempotencyKeys = new IdempotencyKeys(this);

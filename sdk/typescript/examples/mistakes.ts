@@ -13,4 +13,6 @@ const status: number = order.status; // error: a status is one of its strings
 await client.webhookEndpoints.test("whe_1", { event_type: "order.shipped" }); // error: an unknown event type
 const event = client.webhooks.constructEvent("", {}, "whsec_x");
 console.log(event.data.object.destination); // error: an order has no destination
+client.balanceTransactions.list({ type: "captured" }); // error: an unknown statement item type
+client.balanceTransactions.list({ created: { after: "2026-01-01T00:00:00Z" } }); // error: a range has gte and lte
 console.log(status);

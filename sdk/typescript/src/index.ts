@@ -18,7 +18,9 @@ export type { components, paths, webhooks } from "./schema.js";
 type Schemas = components["schemas"];
 export type Order = Schemas["Order"];
 export type Payout = Schemas["Payout"];
+export type ApiKey = Schemas["ApiKey"];
 export type Balance = Schemas["Balance"];
+export type BalanceTransaction = Schemas["BalanceTransaction"];
 export type Endpoint = Schemas["Endpoint"];
 export type EndpointWithSecret = Schemas["EndpointWithSecret"];
 export type Event = Schemas["Event"];
@@ -48,6 +50,31 @@ export interface ListParams {
   limit?: number;
   startingAfter?: string;
 }
+
+/** A statement item's `type` (API.md §13). */
+export type BalanceTransactionType =
+  | "order_captured"
+  | "payout"
+  | "payout_returned"
+  | "refund"
+  | "refund_returned"
+  | "top_up"
+  | "reservation"
+  | "reservation_released";
+
+/** A time range on `created_at`, both ends included (RFC 3339 text or a Date). */
+export interface CreatedRange {
+  gte?: string | Date;
+  lte?: string | Date;
+}
+
+export interface BalanceTransactionListParams extends ListParams {
+  currency?: Currency;
+  type?: BalanceTransactionType;
+  created?: CreatedRange;
+}
+
+const rfc3339 = (when: string | Date | undefined): string | undefined => (when instanceof Date ? when.toISOString() : when);
 
 interface Call {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -134,6 +161,38 @@ export class BalanceResource extends Resource {
   }
 }
 
+export class BalanceTransactions extends Resource {
+  /** The statement, newest first (API.md §13). */
+  list(params: BalanceTransactionListParams = {}): Pager<BalanceTransaction> {
+    return this.page("/v1/balance-transactions", params, {
+      currency: params.currency,
+      type: params.type,
+      "created[gte]": rfc3339(params.created?.gte),
+      "created[lte]": rfc3339(params.created?.lte),
+    });
+  }
+}
+
+export class ApiKeys extends Resource {
+  create(params: Schemas["NewKey"] & Keyed): Promise<Result<ApiKey>> {
+    const { idempotencyKey, ...body } = params;
+    return this.send({ method: "POST", path: "/v1/api-keys", body, idempotencyKey });
+  }
+  retrieve(id: string): Promise<Result<ApiKey>> {
+    return this.send({ method: "GET", path: `/v1/api-keys/${segment(id)}` });
+  }
+  list(params: ListParams = {}): Pager<ApiKey> {
+    return this.page("/v1/api-keys", params);
+  }
+  roll(id: string, params: Schemas["RollParameters"] & Keyed): Promise<Result<ApiKey>> {
+    const { idempotencyKey, ...body } = params;
+    return this.send({ method: "POST", path: `/v1/api-keys/${segment(id)}/roll`, body, idempotencyKey });
+  }
+  revoke(id: string): Promise<Result<ApiKey>> {
+    return this.send({ method: "DELETE", path: `/v1/api-keys/${segment(id)}` });
+  }
+}
+
 export class WebhookEndpoints extends Resource {
   create(params: Schemas["CreateEndpoint"] & Keyed): Promise<Result<EndpointWithSecret>> {
     const { idempotencyKey, ...body } = params;
@@ -196,6 +255,8 @@ export class Kaadxpay {
   readonly orders = new Orders(this);
   readonly payouts = new Payouts(this);
   readonly balance = new BalanceResource(this);
+  readonly balanceTransactions = new BalanceTransactions(this);
+  readonly apiKeys = new ApiKeys(this);
   readonly webhookEndpoints = new WebhookEndpoints(this);
   readonly events = new Events(this);
   readonly idempotencyKeys = new IdempotencyKeys(this);

@@ -61,6 +61,66 @@ test("a list pages by itself", async () => {
   assert.equal(new Set(seen).size, seen.length);
 });
 
+test("the balance and its statement page and filter", async () => {
+  const before = new Date();
+  const captured = [];
+  for (const amount of [300, 400, 500]) {
+    const order = await client.orders.create({ amount, currency: "CNY" });
+    await client.orders.capture(order.id);
+    captured.push(order.id);
+  }
+  const payout = await client.payouts.create({ amount: 200, currency: "CNY", destination });
+  const items = [];
+  for await (const item of client.balanceTransactions.list({ currency: "CNY", limit: 2 })) items.push(item);
+  assert.deepEqual(items.slice(0, 4).map((i) => i.source.id), [payout.id, ...[...captured].reverse()]);
+  assert.deepEqual(items.slice(0, 4).map((i) => i.amount), [-200, 500, 400, 300]);
+  assert.equal(new Set(items.map((i) => i.id)).size, items.length);
+  assert.ok(items.every((i) => i.id.startsWith("btx_")));
+  const balance = await client.balance.retrieve();
+  assert.equal(items[0].balance_after, balance.available.find((a) => a.currency === "CNY").amount);
+  for (let n = 1; n < items.length; n++) assert.equal(items[n - 1].balance_after - items[n - 1].amount, items[n].balance_after);
+  const credits = [];
+  for await (const item of client.balanceTransactions.list({ currency: "CNY", type: "order_captured", created: { gte: before } })) credits.push(item.source.id);
+  assert.deepEqual(credits, [...captured].reverse());
+  const none = [];
+  for await (const item of client.balanceTransactions.list({ currency: "CNY", created: { lte: "2000-01-01T00:00:00Z" } })) none.push(item);
+  assert.deepEqual(none, []);
+});
+
+test("API keys are made, rolled and revoked", async () => {
+  const reporting = await client.apiKeys.create({ name: "Reporting", access: "read_only" });
+  assert.match(reporting.id, /^key_/);
+  assert.ok(reporting.secret);
+  assert.equal((await client.apiKeys.retrieve(reporting.id)).secret, null);
+  const listed = [];
+  for await (const key of client.apiKeys.list({ limit: 1 })) listed.push(key.id);
+  assert.ok(listed.includes(reporting.id));
+  const reader = new kaadxpay.Kaadxpay(reporting.secret, { baseUrl: shared.url });
+  assert.equal((await reader.balance.retrieve()).object, "balance");
+  await assert.rejects(reader.orders.create({ amount: 5, currency: "EUR" }), kaadxpay.PermissionDeniedError);
+  const successor = await client.apiKeys.roll(reporting.id, { overlap: "now" });
+  assert.ok(successor.secret);
+  assert.notEqual(successor.id, reporting.id);
+  await refusedSoon(reader);
+  assert.ok((await client.apiKeys.revoke(successor.id)).expires_at);
+  await refusedSoon(new kaadxpay.Kaadxpay(successor.secret, { baseUrl: shared.url }));
+});
+
+/** A stopped key is refused within moments (the server's key cache hears of it by a notification, after the answer). */
+async function refusedSoon(stopped) {
+  const deadline = Date.now() + 6_000;
+  while (Date.now() < deadline) {
+    try {
+      await stopped.balance.retrieve();
+    } catch (error) {
+      if (error instanceof kaadxpay.AuthenticationError) return;
+      throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail("a stopped key still works");
+}
+
 test("a call retries across a real restart with one key and one effect", async () => {
   const server = await Server.create();
   const marker = `across a restart ${randomUUID()}`;
@@ -141,5 +201,9 @@ test("a real delivery is verified with any of its secrets and typed", async () =
 
 test("the integration example runs", async () => {
   const { main } = await import("../dist-examples/integration.js");
-  await main(shared.url, apiKey);
+  const done = await main(shared.url, apiKey);
+  assert.ok(["pending", "in_transit", "paid"].includes(done.payout?.status));
+  assert.equal(done.tooMuchRefused, true);
+  assert.match(done.webhook, /^captured /);
+  assert.equal(done.forgedWebhook, "not from Kaadxpay: refused");
 });

@@ -19,7 +19,6 @@ use std::time::{Duration, Instant};
 use crate::platform::db;
 use crate::service::author::Maker;
 use cache::ApiKeyCache;
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use usage::KeyUsage;
@@ -54,35 +53,7 @@ impl Merchant {
     }
 }
 
-/// What a key may do: read only (`GET`), or everything.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Access {
-    ReadOnly,
-    #[default]
-    ReadWrite,
-}
-
-impl Access {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::ReadOnly => "read_only",
-            Self::ReadWrite => "read_write",
-        }
-    }
-}
-
-impl TryFrom<String> for Access {
-    type Error = String;
-
-    fn try_from(access: String) -> Result<Self, String> {
-        match access.as_str() {
-            "read_only" => Ok(Self::ReadOnly),
-            "read_write" => Ok(Self::ReadWrite),
-            other => Err(format!("unknown access {other}")),
-        }
-    }
-}
+pub use kaadxpay_types::Access;
 
 pub use crate::service::config::Mode;
 

@@ -13,7 +13,7 @@ use axum::Extension;
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{ApiKeyChange, Console, CurrentUser, Destructive, Permission};
+use app::console::{Access, ApiKeyChange, ApiKeyId, Console, CurrentUser, Destructive, Permission};
 
 use super::confirm;
 use super::forms::{made_with_secret, stepped_up_merchant};
@@ -33,7 +33,7 @@ pub struct KeyForm {
     #[serde(default)]
     name: String,
     #[serde(default)]
-    access: String,
+    access: Access,
     #[serde(default)]
     overlap: String,
     /// `merchant` for a key made for the merchant (owners only); else it acts for its maker.
@@ -56,7 +56,7 @@ pub async fn create(
     };
     let change = ApiKeyChange::Create {
         name: form.name.clone(),
-        access: form.access.clone(),
+        access: form.access,
         for_merchant: form.acts_for == "merchant",
     };
     change_key(&state, &session, &user, &console, &submitted, &form, change).await
@@ -68,7 +68,7 @@ pub async fn act(
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
-    Path((id, action)): Path<(String, String)>,
+    Path((id, action)): Path<(ApiKeyId, String)>,
     submitted: Submitted,
 ) -> Response {
     let form: KeyForm = match submitted.parse() {

@@ -15,7 +15,10 @@ use axum::{Extension, Form};
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{Console, CurrentUser, Decision, Destructive, KeptForm, Permission};
+use app::console::{
+    Console, ConsoleError, Currency, CurrentUser, Decision, Destructive, KeptForm, PayoutId,
+    Permission,
+};
 use app::notice::Notice;
 
 use super::confirm;
@@ -40,7 +43,7 @@ pub async fn decide(
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
-    Path((id, verb)): Path<(String, String)>,
+    Path((id, verb)): Path<(PayoutId, String)>,
     submitted: Submitted,
 ) -> Response {
     let form: DecisionForm = match submitted.parse() {
@@ -70,7 +73,7 @@ pub async fn decide(
     let may = match console.payout(&merchant_id, &id).await {
         Ok(Some(payout)) => console.decisions(&user, &payout).contains(&decision),
         Ok(None) => false,
-        Err(error) => return failure(error.0),
+        Err(error) => return failure(error),
     };
     if let Some(ask) =
         confirm::first(&session, &submitted, destructive.filter(|_| may), &page).await
@@ -81,10 +84,10 @@ pub async fn decide(
         .decide_payout(&user, &merchant_id, &id, decision, &form.idempotency_key)
         .await;
     match decided {
-        Ok(Err(refusal)) if refusal.code == "forbidden" => {
+        Err(ConsoleError::Refused(refusal)) if refusal.code == "forbidden" => {
             answer(StatusCode::FORBIDDEN, Notice::OwnPayout)
         }
-        Ok(Ok(())) => match confirm::done(&session, destructive).await {
+        Ok(()) => match confirm::done(&session, destructive).await {
             Ok(()) => Redirect::to(&page).into_response(),
             Err(answer) => answer,
         },
@@ -114,16 +117,19 @@ pub async fn set_threshold(
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
+    let Ok(currency) = Currency::try_from(form.currency.clone()) else {
+        return back_to(SETTINGS, Err(super::views::invalid("currency").into()));
+    };
     let changed = console
-        .change_threshold(&user, &merchant_id, &form.currency, &form.amount)
+        .change_threshold(&user, &merchant_id, currency, &form.amount)
         .await;
-    if !matches!(changed, Ok(Ok(()))) || form.amount.trim().is_empty() {
+    if !matches!(changed, Ok(())) || form.amount.trim().is_empty() {
         return back_to(SETTINGS, changed);
     }
     // Saved, and nobody else could approve what it holds back: it says so.
     match console.another_approver(&user, &merchant_id).await {
         Ok(true) => Redirect::to(SETTINGS).into_response(),
         Ok(false) => Redirect::to(&format!("{SETTINGS}?warning=alone")).into_response(),
-        Err(error) => failure(error.0),
+        Err(error) => failure(error),
     }
 }

@@ -1,7 +1,7 @@
 //! A list page's form (its address) as the domain's filters and page, and rows back as a page
 //! with the cursor of the next one.
 
-use app::console::{AuditFilter, ListFilter, Page, Refusal, RequestFilters};
+use app::console::{AuditFilter, ConsoleResult, ListFilter, Page, Refusal, RequestFilters};
 
 use super::views::{invalid, refusal};
 use crate::contract::error::Error;
@@ -59,6 +59,10 @@ pub(super) fn request_filters(form: &RequestFilters) -> Result<Filters, Refusal>
             .transpose()
             .map_err(refused)?,
         search: filled(&form.search),
+        door: filled(&form.door)
+            .map(|door| request_log::Door::parse(&door))
+            .transpose()
+            .map_err(refused)?,
         ..Filters::default()
     };
     if filters.idempotency_key.is_none() && filters.search.is_none() {
@@ -85,12 +89,16 @@ pub(super) fn paged<T, R>(
     rows: Vec<T>,
     page: &ListPage,
     id: impl Fn(&T) -> String,
-    row: impl Fn(T) -> R,
-) -> Page<R> {
+    row: impl Fn(T) -> ConsoleResult<R>,
+) -> ConsoleResult<Page<R>> {
     let list = List::from_rows(rows, page);
     let next = list.has_more.then(|| list.data.last().map(id)).flatten();
-    Page {
-        rows: list.data.into_iter().map(row).collect(),
+    Ok(Page {
+        rows: list
+            .data
+            .into_iter()
+            .map(row)
+            .collect::<ConsoleResult<_>>()?,
         next,
-    }
+    })
 }

@@ -14,8 +14,8 @@ use serde::Deserialize;
 use tower_sessions::Session;
 
 use app::console::{
-    Console, ConsoleResult, CurrentUser, Destructive, KeptForm, OrderStatus, PayoutForm,
-    Permission, Refusal, Submission,
+    Console, ConsoleError, ConsoleResult, CurrentUser, Destructive, EventId, KeptForm, OrderId,
+    OrderStatus, PayoutForm, Permission, Refusal,
 };
 use app::notice::Notice;
 
@@ -100,18 +100,18 @@ pub(super) fn by_user(user: &CurrentUser) -> By {
 /// The member the user's changes answer to, with its role; `None` for support staff.
 pub(super) fn maker_of(user: &CurrentUser) -> Option<Maker> {
     user.role.map(|role| Maker {
-        user_id: user.id.clone(),
+        user_id: user.id.to_string(),
         email: user.email.clone(),
         role: Some(role),
     })
 }
 
 /// Back to `page` after an action, with the refusal's message when there is one.
-pub(super) fn back_to(page: &str, done: ConsoleResult<Result<(), Refusal>>) -> Response {
+pub(super) fn back_to(page: &str, done: ConsoleResult<()>) -> Response {
     match done {
-        Ok(Ok(())) => Redirect::to(page).into_response(),
-        Ok(Err(refusal)) => with_refusal(page, &refusal),
-        Err(error) => failure(error.0),
+        Ok(()) => Redirect::to(page).into_response(),
+        Err(ConsoleError::Refused(refusal)) => with_refusal(page, &refusal),
+        Err(error) => failure(error),
     }
 }
 
@@ -123,10 +123,10 @@ pub(super) async fn made_with_secret(
     session: &Session,
     submitted: &Submitted,
     (page, what): (&str, Option<Destructive>),
-    done: ConsoleResult<Result<Option<String>, Refusal>>,
+    done: ConsoleResult<Option<String>>,
 ) -> Result<String, Response> {
     match done {
-        Ok(Ok(secret)) => {
+        Ok(secret) => {
             if let Some(secret) = secret {
                 session::flash(&state.sealer, session, &secret)
                     .await
@@ -135,8 +135,10 @@ pub(super) async fn made_with_secret(
             confirm::done(session, what).await?;
             Ok(page.to_owned())
         }
-        Ok(Err(refusal)) => Err(kept::refused(session, page, submitted, refusal).await),
-        Err(error) => Err(failure(error.0)),
+        Err(ConsoleError::Refused(refusal)) => {
+            Err(kept::refused(session, page, submitted, refusal).await)
+        }
+        Err(error) => Err(failure(error)),
     }
 }
 
@@ -300,11 +302,11 @@ pub async fn new_payout(
             iban: form.iban.clone(),
         };
         match console.submit_payout(&user, &merchant_id, typed).await {
-            Ok(Submission::Payout(id)) => Ok(format!("/payouts/{id}")),
-            Ok(Submission::Refused(refusal)) => {
+            Ok(id) => Ok(format!("/payouts/{id}")),
+            Err(ConsoleError::Refused(refusal)) => {
                 Err(kept::refused(&session, NEW_PAYOUT, &submitted, refusal).await)
             }
-            Err(error) => Err(failure(error.0)),
+            Err(error) => Err(failure(error)),
         }
     };
     repeats::guarded(&state.pool, &session, &submitted, Some(guard), submit).await
@@ -314,7 +316,7 @@ pub async fn capture_order(
     session: Session,
     user: Extension<CurrentUser>,
     console: Extension<Arc<dyn Console>>,
-    Path(id): Path<String>,
+    Path(id): Path<OrderId>,
     submitted: Submitted,
 ) -> Response {
     set_order_status(session, user, console, id, submitted, OrderStatus::Captured).await
@@ -325,7 +327,7 @@ pub async fn cancel_order(
     session: Session,
     user: Extension<CurrentUser>,
     console: Extension<Arc<dyn Console>>,
-    Path(id): Path<String>,
+    Path(id): Path<OrderId>,
     submitted: Submitted,
 ) -> Response {
     set_order_status(
@@ -343,7 +345,7 @@ async fn set_order_status(
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
-    id: String,
+    id: OrderId,
     submitted: Submitted,
     to: OrderStatus,
 ) -> Response {
@@ -362,7 +364,7 @@ async fn set_order_status(
         return ask;
     }
     let changed = console.set_order_status(&user, &merchant_id, &id, to).await;
-    if let Ok(Ok(())) = &changed {
+    if let Ok(()) = &changed {
         if let Err(answer) = confirm::done(&session, cancel).await {
             return answer;
         }
@@ -380,7 +382,7 @@ pub async fn redeliver_event(
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
-    Path(event_id): Path<String>,
+    Path(event_id): Path<EventId>,
     Form(form): Form<RedeliverForm>,
 ) -> Response {
     let merchant_id =
@@ -416,9 +418,9 @@ pub async fn run_reconciliation(
         .run_reconciliation(&user, &form.date, &form.idempotency_key)
         .await
     {
-        Ok(Ok(run_id)) => Redirect::to(&format!("/reconciliation/{run_id}")).into_response(),
-        Ok(Err(refusal)) => with_refusal("/reconciliation", &refusal),
-        Err(error) => failure(error.0),
+        Ok(run_id) => Redirect::to(&format!("/reconciliation/{run_id}")).into_response(),
+        Err(ConsoleError::Refused(refusal)) => with_refusal("/reconciliation", &refusal),
+        Err(error) => failure(error),
     }
 }
 

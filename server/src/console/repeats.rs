@@ -18,11 +18,12 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use tower_sessions::Session;
 
-use app::console::Repeat;
+use app::console::{Repeat, Verdict};
 use kaadxpay_types::ids::MerchantId;
 
 use super::kept::{back_with, Submitted};
 use super::notices::failure;
+use crate::request_log::noted;
 
 /// How far back a submit of the same fields counts as a repeat.
 pub const WITHIN: Duration = Duration::from_secs(10 * 60);
@@ -72,7 +73,11 @@ pub async fn guarded(
     let fingerprint = guard.fingerprint();
     match earlier(pool, &guard, &fingerprint).await {
         Err(error) => return failure(error),
-        Ok(Some(Earlier::SameKey(made))) => return Redirect::to(&made).into_response(),
+        Ok(Some(Earlier::SameKey(made))) => {
+            // The form's key made it already: this submit is its replay, as the log says.
+            noted::note(guard.key, Verdict::Replayed);
+            return Redirect::to(&made).into_response();
+        }
         Ok(Some(Earlier::SameFields(first))) if submitted.field("again") != "1" => {
             let mut kept = submitted.kept(REPEAT, true);
             kept.repeat = Some(Repeat {

@@ -172,7 +172,7 @@ pub async fn current_user(
     };
     Ok(Some(CurrentUser {
         role: user.member_role(),
-        id: user.id,
+        id: user.id.into(),
         email: user.email,
         merchant_id: user.merchant_id,
         csrf_token: csrf_token(session).await?,

@@ -3,8 +3,8 @@
 //! page turns into a fixed sentence.
 
 use app::console::{
-    ApiKeyRow, AuditEntry, BalanceView, ConsoleError, ConsoleResult, Money, OrderRow, PayoutRow,
-    Refusal, RequestView, RunRow, StatementRow, TimelineEntry,
+    ApiKeyId, ApiKeyRow, AuditEntry, BalanceView, ConsoleError, ConsoleResult, Money, OrderRow,
+    PayoutRow, Refusal, RequestView, RunRow, StatementRow, TimelineEntry,
 };
 
 use crate::accounts::auth::keys::ApiKey;
@@ -20,7 +20,12 @@ use crate::reconcile;
 use crate::request_log::query::LoggedRequest;
 
 pub(super) fn failed(error: impl std::fmt::Display) -> ConsoleError {
-    ConsoleError(error.to_string())
+    ConsoleError::Failed(error.to_string())
+}
+
+/// A state read back from its stored name; a name the console does not know is a failure.
+pub(super) fn known<State: TryFrom<String, Error = String>>(name: String) -> ConsoleResult<State> {
+    State::try_from(name).map_err(failed)
 }
 
 /// The refusal an error makes on a console page.
@@ -49,10 +54,10 @@ pub(super) fn invalid(param: &str) -> Refusal {
 }
 
 /// A list's rows, a refusal for a cursor that is not the merchant's, or the failure.
-pub(super) fn listed<T>(rows: Result<Vec<T>, Error>) -> ConsoleResult<Result<Vec<T>, Refusal>> {
+pub(super) fn listed<T>(rows: Result<Vec<T>, Error>) -> ConsoleResult<Vec<T>> {
     match rows {
-        Ok(rows) => Ok(Ok(rows)),
-        Err(error @ Error::InvalidRequest { .. }) => Ok(Err(refusal(&error))),
+        Ok(rows) => Ok(rows),
+        Err(error @ Error::InvalidRequest { .. }) => Err(refusal(&error).into()),
         Err(error) => Err(failed(error)),
     }
 }
@@ -69,12 +74,12 @@ pub(super) fn timeline_entry(position: usize, entry: Entry) -> TimelineEntry {
 
 pub(super) fn payout_row(payout: &Payout) -> PayoutRow {
     PayoutRow {
-        id: payout.id.to_string(),
+        id: payout.id.clone(),
         money: Money {
             amount: payout.amount,
             currency: payout.currency.clone(),
         },
-        status: payout.status.to_string(),
+        status: payout.status,
         idempotency_key: payout.idempotency_key.clone(),
         created_at: payout.created_at,
     }
@@ -98,29 +103,29 @@ pub(super) fn balance_view(balance: Balance) -> BalanceView {
     }
 }
 
-pub(super) fn statement_row(item: BalanceTransaction) -> StatementRow {
+pub(super) fn statement_row(item: BalanceTransaction) -> ConsoleResult<StatementRow> {
     let money = |amount| Money {
         amount,
         currency: item.currency.clone(),
     };
-    StatementRow {
+    Ok(StatementRow {
         money: money(item.amount),
         balance_after: money(item.balance_after),
-        id: item.id,
-        kind: item.kind,
+        id: item.id.into(),
+        kind: known(item.kind)?,
         source: (item.source.kind, item.source.id),
         created_at: item.created_at,
-    }
+    })
 }
 
 pub(super) fn order_row(order: Order) -> OrderRow {
     OrderRow {
-        id: order.id.into(),
+        id: order.id,
         money: Money {
             amount: order.amount,
             currency: order.currency,
         },
-        status: order.status.to_string(),
+        status: order.status,
         description: order.description,
         created_at: order.created_at,
     }
@@ -129,7 +134,7 @@ pub(super) fn order_row(order: Order) -> OrderRow {
 /// An audit log entry for the page: its before and after as compact JSON.
 pub(super) fn audit_entry(row: AuditRow) -> AuditEntry {
     AuditEntry {
-        id: row.id,
+        id: row.id.into(),
         at: row.created_at,
         actor_kind: row.actor_kind,
         actor: row.actor,
@@ -142,42 +147,42 @@ pub(super) fn audit_entry(row: AuditRow) -> AuditEntry {
     }
 }
 
-pub(super) fn request_view(logged: LoggedRequest) -> RequestView {
-    RequestView {
-        id: logged.id,
+pub(super) fn request_view(logged: LoggedRequest) -> ConsoleResult<RequestView> {
+    Ok(RequestView {
+        id: logged.id.into(),
         at: logged.created_at,
         route: logged.route,
         path: logged.path,
         idempotency_key: logged.idempotency_key,
-        verdict: logged.verdict,
+        verdict: logged.verdict.map(known).transpose()?,
         status: logged.status,
         error_code: logged.error_code,
         latency_ms: logged.latency_ms,
-        api_key_id: logged.api_key_id,
+        api_key_id: logged.api_key_id.map(ApiKeyId::from),
         user: logged.user,
         client_address: logged.client_address,
         request_body: logged.request_body,
         response_body: logged.response_body,
         client_request_id: logged.client_request_id,
-    }
+    })
 }
 
-pub(super) fn run_row(run: reconcile::StoredRun) -> RunRow {
-    RunRow {
-        id: run.id,
+pub(super) fn run_row(run: reconcile::StoredRun) -> ConsoleResult<RunRow> {
+    Ok(RunRow {
+        id: run.id.into(),
         date: run.date,
         applied: run.applied,
-        status: run.status,
+        status: known(run.status)?,
         created_at: run.created_at,
-    }
+    })
 }
 
 pub(super) fn api_key_row(key: ApiKey) -> ApiKeyRow {
     ApiKeyRow {
-        id: key.id,
+        id: key.id.into(),
         name: key.name,
         prefix: key.prefix,
-        access: key.access.as_str().to_owned(),
+        access: key.access,
         created_at: key.created_at,
         last_used_at: key.last_used_at,
         expires_at: key.expires_at,

@@ -14,7 +14,8 @@ use serde::Deserialize;
 use tower_sessions::Session;
 
 use app::console::{
-    Console, CurrentUser, Destructive, EndpointChange, EndpointState, KeptForm, Permission,
+    Console, CurrentUser, Destructive, EndpointChange, EndpointId, EndpointState, KeptForm,
+    Permission,
 };
 use app::notice::Notice;
 
@@ -51,7 +52,7 @@ async fn change(
             form: "secret_rotation",
             merchant_id: &merchant_id,
             key: idempotency_key,
-            same: vec![id.clone()],
+            same: vec![id.to_string()],
             action: submitted.action(),
         }),
         _ => None,
@@ -120,7 +121,7 @@ pub async fn act(
     session: Session,
     Extension(user): Extension<CurrentUser>,
     Extension(console): Extension<Arc<dyn Console>>,
-    Path((id, action)): Path<(String, String)>,
+    Path((id, action)): Path<(EndpointId, String)>,
     submitted: Submitted,
 ) -> Response {
     let form: EndpointForm = match submitted.parse() {
@@ -162,7 +163,7 @@ pub async fn act(
             let changed = console
                 .set_endpoint_state(&user, &merchant_id, &id, asked)
                 .await;
-            if let Ok(Ok(())) = &changed {
+            if let Ok(()) = &changed {
                 if let Err(answer) = confirm::done(&session, deleted).await {
                     return answer;
                 }

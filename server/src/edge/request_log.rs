@@ -4,7 +4,8 @@
 //! [`RequestLog`]'s buffer, which never waits. Only requests whose caller authenticated are
 //! recorded: the authenticating extractor (or, for a member's console change, the console's
 //! session layer) fills the request's [`CallerSlot`]. The verdict is the
-//! answer's `Idempotency-Key-Status`, so the engine needs no hook.
+//! answer's `Idempotency-Key-Status`, so the engine needs no hook; a console form, whose key is
+//! in its body, has its key and verdict noted by the console ([`noted`]).
 
 use kaadxpay_types::ids::MerchantId;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -21,6 +22,7 @@ use super::client::ClientAddress;
 use super::middleware::{ClientRequestId, RequestId};
 use crate::http::outcome::KEY_STATUS;
 use crate::idempotency::key::{IdempotencyKey, HEADER};
+use crate::request_log::noted::{self, Noted};
 use crate::request_log::{Entry, RequestLog, BODY_CAP};
 
 /// Who made the request, as the log records it.
@@ -83,10 +85,13 @@ pub async fn record(State(log): State<RequestLog>, mut request: Request, next: N
             frame
         }))
     });
-    let response = next.run(request).await;
+    let (response, noted) = noted::noting(next.run(request)).await;
     let Some(caller) = slot.0.get().cloned() else {
         return response;
     };
+    let (noted_key, noted_verdict) = noted
+        .map(|Noted { key, verdict }| (Some(key), Some(verdict.as_str().to_owned())))
+        .unwrap_or_default();
     let entry = Entry {
         id: head.request_id,
         created_at,
@@ -96,12 +101,13 @@ pub async fn record(State(log): State<RequestLog>, mut request: Request, next: N
         route: head.route,
         method: head.method,
         path: head.path,
-        idempotency_key: head.idempotency_key,
+        idempotency_key: head.idempotency_key.or(noted_key),
         verdict: response
             .headers()
             .get(KEY_STATUS)
             .and_then(|value| value.to_str().ok())
-            .map(str::to_owned),
+            .map(str::to_owned)
+            .or(noted_verdict),
         status: response.status().as_u16(),
         latency: started.elapsed(),
         client_address: head.client_address,

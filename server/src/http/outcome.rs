@@ -41,24 +41,23 @@ pub async fn execute<C: Command>(
 }
 
 fn render(outcome: Outcome) -> Response {
-    match outcome {
-        Outcome::Executed(stored) => with_key_status(stored_response(stored), "new"),
+    let verdict = outcome.verdict().as_str();
+    let response = match outcome {
+        Outcome::Executed(stored) => stored_response(stored),
         Outcome::Replayed(stored) => {
-            let mut response = with_key_status(stored_response(stored), "replayed");
+            let mut response = stored_response(stored);
             response
                 .headers_mut()
                 .insert(REPLAYED, HeaderValue::from_static("true"));
             response
         }
-        Outcome::InProgress => with_key_status(
-            crate::contract::error::Error::IdempotencyRequestInProgress.into_response(),
-            "in_progress",
-        ),
-        Outcome::KeyReused(reuse) => {
-            with_key_status(Error::from(reuse).into_response(), "mismatch")
+        Outcome::InProgress => {
+            crate::contract::error::Error::IdempotencyRequestInProgress.into_response()
         }
-        Outcome::Interrupted(error) => with_key_status(error.into_response(), "new"),
-    }
+        Outcome::KeyReused(reuse) => Error::from(reuse).into_response(),
+        Outcome::Interrupted(error) => error.into_response(),
+    };
+    with_key_status(response, verdict)
 }
 
 /// A stored answer, byte for byte, with its `Location` (and, for a stored refusal,

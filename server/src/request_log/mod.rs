@@ -8,6 +8,7 @@
 //! way. The table is partitioned by UTC day ([`partitions`]), so that retention drops whole
 //! days. [`query`] reads it back for the API (and later the console's timelines).
 
+pub mod noted;
 pub mod partitions;
 pub mod query;
 pub mod redact;

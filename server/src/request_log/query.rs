@@ -51,32 +51,30 @@ pub const COLUMNS: &str =
      verdict, status, error_code, round(latency_ms::numeric, 3)::float8 AS latency_ms, api_key_id, \
      user_id AS \"user\", client_address, request_body, response_body, client_request_id";
 
-/// The engine's verdicts.
+pub use kaadxpay_types::Verdict;
+
+/// Which door a request came through: the API (an API key) or the console (a member).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    New,
-    Replayed,
-    InProgress,
-    Mismatch,
+pub enum Door {
+    Api,
+    Console,
 }
 
-impl Verdict {
-    pub fn parse(text: &str) -> Option<Self> {
-        Some(match text {
-            "new" => Self::New,
-            "replayed" => Self::Replayed,
-            "in_progress" => Self::InProgress,
-            "mismatch" => Self::Mismatch,
-            _ => return None,
-        })
+impl Door {
+    /// A door filter as typed: `api` or `console`.
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        match text {
+            "api" => Ok(Self::Api),
+            "console" => Ok(Self::Console),
+            _ => Err(Error::invalid("door", "door must be api or console.")),
+        }
     }
 
-    pub fn as_str(self) -> &'static str {
+    /// The condition that holds for its requests.
+    fn condition(self) -> &'static str {
         match self {
-            Self::New => "new",
-            Self::Replayed => "replayed",
-            Self::InProgress => "in_progress",
-            Self::Mismatch => "mismatch",
+            Self::Api => " AND api_key_id IS NOT NULL",
+            Self::Console => " AND user_id IS NOT NULL",
         }
     }
 }
@@ -91,7 +89,7 @@ pub fn status_filter(text: &str) -> Result<i16, Error> {
 
 /// A verdict filter as typed.
 pub fn verdict_filter(text: &str) -> Result<Verdict, Error> {
-    Verdict::parse(text).ok_or_else(|| {
+    Verdict::try_from(text.to_owned()).map_err(|_| {
         Error::invalid(
             "verdict",
             "verdict must be new, replayed, in_progress or mismatch.",
@@ -111,6 +109,8 @@ pub struct Filters {
     pub created_lte: Option<DateTime<Utc>>,
     /// Text found in the request's id or in the id the client sent.
     pub search: Option<String>,
+    /// The door it came through.
+    pub door: Option<Door>,
 }
 
 /// The merchant's requests that pass `filters`, newest first, a page at a time (one more than
@@ -142,6 +142,7 @@ pub async fn list(
         filters.search.is_some(),
         "(strpos(id, ?) > 0 OR strpos(client_request_id, ?) > 0)",
     );
+    sql.push_str(filters.door.map_or("", Door::condition));
     sql.push(' ');
     sql.push_str(&Page::newest_first("request_log"));
     let query = sqlx::query_as(&sql)

@@ -1,7 +1,7 @@
 """Kaadxpay's official Python SDK: ``Kaadxpay`` and ``AsyncKaadxpay``, every error class, and
 the models generated from the API's OpenAPI document (``kaadxpay.models``)."""
 
-from ._client import AsyncKaadxpay, BankAccountParams, Kaadxpay
+from ._client import AsyncKaadxpay, BalanceTransactionType, BankAccountParams, CreatedRange, Kaadxpay
 from ._errors import (
     APIConnectionError,
     APITimeoutError,
@@ -28,7 +28,9 @@ __all__ = [
     "AsyncKaadxpay",
     "AsyncPager",
     "AuthenticationError",
+    "BalanceTransactionType",
     "BankAccountParams",
+    "CreatedRange",
     "IdempotencyKeyReusedError",
     "InsufficientFundsError",
     "InternalServerError",

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, TypedDict, TypeVar
+from datetime import datetime
+from typing import Any, Literal, TypedDict, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -20,7 +21,10 @@ from ._errors import KaadxpayError
 from ._pagination import AsyncPager, Pager
 from ._webhooks import Webhooks
 from .models import (
+    Access,
+    ApiKey,
     Balance,
+    BalanceTransaction,
     Currency,
     Deleted,
     Endpoint,
@@ -28,8 +32,11 @@ from .models import (
     Event,
     EventType,
     EventWithDeliveries,
+    KeyOverlap,
     KeyWithTimeline,
+    ListApiKey,
     ListEndpoint,
+    ListBalanceTransaction,
     ListEvent,
     ListLoggedRequest,
     ListOrder,
@@ -50,6 +57,36 @@ class BankAccountParams(TypedDict):
 
     account_holder: str
     iban: str
+
+
+#: A statement item's ``type`` (API.md §13).
+BalanceTransactionType = Literal[
+    "order_captured",
+    "payout",
+    "payout_returned",
+    "refund",
+    "refund_returned",
+    "top_up",
+    "reservation",
+    "reservation_released",
+]
+
+
+class CreatedRange(TypedDict, total=False):
+    """A time range on ``created_at``, both ends included: ``{"gte": ..., "lte": ...}``."""
+
+    gte: datetime | str
+    lte: datetime | str
+
+
+def _created(created: CreatedRange | None) -> dict[str, str]:
+    """``created[gte]`` and ``created[lte]`` as the query has them (RFC 3339)."""
+    ends = created or {}
+    query: dict[str, str] = {}
+    for end, when in (("gte", ends.get("gte")), ("lte", ends.get("lte"))):
+        if when is not None:
+            query[f"created[{end}]"] = when.isoformat() if isinstance(when, datetime) else when
+    return query
 
 
 def _segment(value: str) -> str:
@@ -152,6 +189,44 @@ class BalanceResource(_Resource):
 
     def retrieve(self) -> Balance:
         return self._send(Call("GET", "/v1/balance", Balance))
+
+
+class BalanceTransactions(_Resource):
+    """``/v1/balance-transactions``: the statement, newest first (API.md §13)."""
+
+    def list(
+        self,
+        *,
+        currency: Currency | None = None,
+        type: BalanceTransactionType | None = None,
+        created: CreatedRange | None = None,
+        limit: int | None = None,
+        starting_after: str | None = None,
+    ) -> Pager[BalanceTransaction]:
+        query = {"currency": currency, "type": type, "limit": limit, **_created(created)}
+        return self._list("/v1/balance-transactions", ListBalanceTransaction, query, starting_after)
+
+
+class ApiKeys(_Resource):
+    """``/v1/api-keys``: the merchant's API keys (API.md §11); a secret is in the answer that
+    made the key only."""
+
+    def create(self, *, name: str, access: Access | None = None, idempotency_key: str | None = None) -> ApiKey:
+        body = {"name": name, "access": access}
+        return self._send(Call("POST", "/v1/api-keys", ApiKey, body, idempotency_key=idempotency_key))
+
+    def retrieve(self, id: str) -> ApiKey:
+        return self._send(Call("GET", f"/v1/api-keys/{_segment(id)}", ApiKey))
+
+    def list(self, *, limit: int | None = None, starting_after: str | None = None) -> Pager[ApiKey]:
+        return self._list("/v1/api-keys", ListApiKey, {"limit": limit}, starting_after)
+
+    def roll(self, id: str, *, overlap: KeyOverlap, idempotency_key: str | None = None) -> ApiKey:
+        path = f"/v1/api-keys/{_segment(id)}/roll"
+        return self._send(Call("POST", path, ApiKey, {"overlap": overlap}, idempotency_key=idempotency_key))
+
+    def revoke(self, id: str) -> ApiKey:
+        return self._send(Call("DELETE", f"/v1/api-keys/{_segment(id)}", ApiKey))
 
 
 class WebhookEndpoints(_Resource):
@@ -294,6 +369,44 @@ class AsyncBalanceResource(_AsyncResource):
         return await self._send(Call("GET", "/v1/balance", Balance))
 
 
+class AsyncBalanceTransactions(_AsyncResource):
+    """``/v1/balance-transactions``: the statement, newest first (API.md §13)."""
+
+    def list(
+        self,
+        *,
+        currency: Currency | None = None,
+        type: BalanceTransactionType | None = None,
+        created: CreatedRange | None = None,
+        limit: int | None = None,
+        starting_after: str | None = None,
+    ) -> AsyncPager[BalanceTransaction]:
+        query = {"currency": currency, "type": type, "limit": limit, **_created(created)}
+        return self._list("/v1/balance-transactions", ListBalanceTransaction, query, starting_after)
+
+
+class AsyncApiKeys(_AsyncResource):
+    """``/v1/api-keys``: the merchant's API keys (API.md §11); a secret is in the answer that
+    made the key only."""
+
+    async def create(self, *, name: str, access: Access | None = None, idempotency_key: str | None = None) -> ApiKey:
+        body = {"name": name, "access": access}
+        return await self._send(Call("POST", "/v1/api-keys", ApiKey, body, idempotency_key=idempotency_key))
+
+    async def retrieve(self, id: str) -> ApiKey:
+        return await self._send(Call("GET", f"/v1/api-keys/{_segment(id)}", ApiKey))
+
+    def list(self, *, limit: int | None = None, starting_after: str | None = None) -> AsyncPager[ApiKey]:
+        return self._list("/v1/api-keys", ListApiKey, {"limit": limit}, starting_after)
+
+    async def roll(self, id: str, *, overlap: KeyOverlap, idempotency_key: str | None = None) -> ApiKey:
+        path = f"/v1/api-keys/{_segment(id)}/roll"
+        return await self._send(Call("POST", path, ApiKey, {"overlap": overlap}, idempotency_key=idempotency_key))
+
+    async def revoke(self, id: str) -> ApiKey:
+        return await self._send(Call("DELETE", f"/v1/api-keys/{_segment(id)}", ApiKey))
+
+
 class AsyncWebhookEndpoints(_AsyncResource):
     """``/v1/webhook-endpoints``: where events are sent (API.md §5)."""
 
@@ -394,6 +507,8 @@ class Kaadxpay:
         self.orders = Orders(self)
         self.payouts = Payouts(self)
         self.balance = BalanceResource(self)
+        self.balance_transactions = BalanceTransactions(self)
+        self.api_keys = ApiKeys(self)
         self.webhook_endpoints = WebhookEndpoints(self)
         self.events = Events(self)
         self.idempotency_keys = IdempotencyKeys(self)
@@ -441,6 +556,8 @@ class AsyncKaadxpay:
         self.orders = AsyncOrders(self)
         self.payouts = AsyncPayouts(self)
         self.balance = AsyncBalanceResource(self)
+        self.balance_transactions = AsyncBalanceTransactions(self)
+        self.api_keys = AsyncApiKeys(self)
         self.webhook_endpoints = AsyncWebhookEndpoints(self)
         self.events = AsyncEvents(self)
         self.idempotency_keys = AsyncIdempotencyKeys(self)

@@ -460,6 +460,53 @@ async fn a_members_console_changes_are_logged_by_the_member_never_with_the_forms
     assert_eq!(app.count("request_log WHERE route LIKE '%/login'").await, 0);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_console_double_submit_is_logged_with_its_form_key_new_then_replayed() {
+    let app = spawn_app().await;
+    app.fund(10_000).await;
+    let member = common::browser::signed_in(&app, false).await;
+    let fields = [
+        ("idempotency_key", "console-twice"),
+        ("amount", "1.00"),
+        ("currency", "EUR"),
+        ("account_holder", "Ada Lovelace"),
+        ("iban", IBAN),
+    ];
+    for _ in 0..2 {
+        let (status, location) = common::browser::submit(&app, &member, "/payouts", &fields).await;
+        assert_eq!(status, 303, "{location}");
+    }
+    wait_for_rows(&app, "request_log WHERE user_id IS NOT NULL", 2).await;
+    let verdicts: Vec<(Option<String>, Option<String>)> = sqlx::query_as(
+        "SELECT idempotency_key, verdict FROM request_log WHERE user_id IS NOT NULL \
+         ORDER BY created_at",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    let key = Some("console-twice".to_owned());
+    assert_eq!(
+        verdicts,
+        [
+            (key.clone(), Some("new".to_owned())),
+            (key, Some("replayed".to_owned()))
+        ]
+    );
+    assert_eq!(app.count("payouts").await, 1);
+
+    // The log's page tells the doors apart; the key's timeline shows both submits.
+    let page = |query: &'static str| {
+        let (app, member) = (&app, &member);
+        async move { common::browser::page(app, member, &format!("/requests?{query}")).await }
+    };
+    let console = page("door=console").await;
+    assert!(console.contains("console-twice") && !console.contains("/v1/orders"));
+    let api = page("door=api").await;
+    assert!(api.contains("/v1/orders") && !api.contains("console-twice"));
+    let timeline = common::browser::page(&app, &member, "/keys/console-twice").await;
+    assert_eq!(timeline.matches("POST /payouts").count(), 2, "{timeline}");
+}
+
 /// The counter of entries dropped because the buffer was full.
 fn dropped(metrics: &str) -> i64 {
     metrics

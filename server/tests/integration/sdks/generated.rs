@@ -4,17 +4,16 @@
 
 use std::process::Command;
 
-use super::{database_and_merchant, sdk_dir};
-use crate::common::tools::{npm_packages, python_venv, run};
+use super::{database_and_merchant, python_bin, sdk_dir, typescript_modules};
+use crate::common::tools::run;
 use crate::common::{scratch_dir, ServerProcess};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_generated_parts_are_what_the_live_document_regenerates() {
     let sdk = sdk_dir();
-    let (python, typescript) = (sdk.join("python"), sdk.join("typescript"));
-    let bin = tokio::task::spawn_blocking(move || {
-        npm_packages(&typescript, &["openapi-typescript"]);
-        python_venv("sdk-python-venv", &python.join("requirements-dev.txt"))
+    let bin = tokio::task::spawn_blocking(|| {
+        typescript_modules();
+        python_bin()
     })
     .await
     .unwrap();

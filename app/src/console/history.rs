@@ -1,0 +1,240 @@
+//! What happened: a key's record, timelines, support's search, the request log and the audit log.
+
+use async_trait::async_trait;
+
+use super::*;
+
+#[derive(Debug, Clone)]
+pub struct KeyView {
+    pub merchant_id: MerchantId,
+    pub key: String,
+    pub status: KeyStatus,
+    pub endpoint: String,
+    pub request_hash: String,
+    pub response_status: Option<u16>,
+    /// `(type, id)` of the linked resource.
+    pub resource: Option<(String, String)>,
+    pub recovery_point: String,
+    pub error: Option<String>,
+    pub attempts: i32,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub response_body: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    /// Any identifier (exact): a request id, idempotency key (or its prefix), order, payout,
+    /// event, delivery or delivery attempt id, partner transfer id, end-to-end key (`kxp-…`) or
+    /// merchant id.
+    pub text: String,
+    pub status: String,
+    /// `YYYY-MM-DD`, inclusive.
+    pub from: String,
+    pub to: String,
+}
+
+/// A key, payout or order that support's search found, with the page of its timeline.
+#[derive(Debug, Clone)]
+pub struct SearchHit {
+    pub merchant_id: MerchantId,
+    pub subject: Subject,
+    /// The key's endpoint, or the resource's amount.
+    pub detail: String,
+    pub status: SubjectStatus,
+    pub created_at: DateTime<Utc>,
+}
+
+impl SearchHit {
+    pub fn href(&self) -> String {
+        self.subject.support_href(&self.merchant_id)
+    }
+}
+
+/// Whose timeline: one of the merchant's keys, payouts or orders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subject {
+    Key(String),
+    Payout(PayoutId),
+    Order(OrderId),
+}
+
+/// Where a key, payout or order that support's search found stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubjectStatus {
+    Key(KeyStatus),
+    Payout(PayoutStatus),
+    Order(OrderStatus),
+}
+
+impl SubjectStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Key(status) => status.as_str(),
+            Self::Payout(status) => status.as_str(),
+            Self::Order(status) => status.as_str(),
+        }
+    }
+}
+
+impl Subject {
+    /// The names of its kinds, as addresses and records name them.
+    pub const KINDS: [&'static str; 3] = ["key", "payout", "order"];
+
+    /// The subject of kind `kind` (one of [`Self::KINDS`]) with key or id `value`.
+    pub fn named(kind: &str, value: String) -> Option<Self> {
+        match kind {
+            "key" => Some(Self::Key(value)),
+            "payout" => Some(Self::Payout(value.into())),
+            "order" => Some(Self::Order(value.into())),
+            _ => None,
+        }
+    }
+
+    /// Its kind's name and its key or id.
+    pub fn parts(&self) -> (&'static str, &str) {
+        match self {
+            Subject::Key(key) => ("key", key),
+            Subject::Payout(id) => ("payout", id),
+            Subject::Order(id) => ("order", id),
+        }
+    }
+
+    /// The support console's page of this subject's timeline in `merchant_id`'s account.
+    pub fn support_href(&self, merchant_id: &MerchantId) -> String {
+        let (name, value) = self.parts();
+        let encode = |text: &str| {
+            percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC)
+                .to_string()
+        };
+        format!(
+            "/support/timeline?merchant={}&{name}={}",
+            encode(merchant_id),
+            encode(value)
+        )
+    }
+}
+
+/// One moment of a timeline.
+#[derive(Debug, Clone)]
+pub struct TimelineEntry {
+    /// UTC, to the millisecond.
+    pub at: DateTime<Utc>,
+    /// Milliseconds since the moment before; `None` for the first.
+    pub after_ms: Option<i64>,
+    pub moment: Moment,
+    pub reference: Option<String>,
+}
+
+/// The request log's filters on `/requests`, as typed into its form (each may be empty).
+#[derive(Debug, Clone, Default)]
+pub struct RequestFilters {
+    pub idempotency_key: String,
+    /// An HTTP status code.
+    pub status: String,
+    /// A route template with its method, e.g. `POST /v1/orders`.
+    pub route: String,
+    /// `new`, `replayed`, `in_progress` or `mismatch`.
+    pub verdict: String,
+    /// `YYYY-MM-DD`, inclusive, UTC; ignored by exact look-ups (a key or a request id).
+    pub from: String,
+    pub to: String,
+    /// A request id, or the id the client sent, or part of one.
+    pub search: String,
+    /// `api` (made with an API key) or `console` (by a member in the console).
+    pub door: String,
+}
+
+/// One logged request, redacted as it was stored.
+#[derive(Debug, Clone)]
+pub struct RequestView {
+    pub id: RequestId,
+    pub at: DateTime<Utc>,
+    pub route: String,
+    pub path: String,
+    pub idempotency_key: Option<String>,
+    pub verdict: Option<Verdict>,
+    pub status: i16,
+    pub error_code: Option<String>,
+    pub latency_ms: f64,
+    pub api_key_id: Option<ApiKeyId>,
+    pub user: Option<String>,
+    pub client_address: Option<String>,
+    pub request_body: Option<String>,
+    pub response_body: Option<String>,
+    pub client_request_id: Option<String>,
+}
+
+/// The audit log page's filters, from its address: an action (`member.role_changed`) and a
+/// range of days (`YYYY-MM-DD`, inclusive); empty for all.
+#[derive(Debug, Clone, Default)]
+pub struct AuditFilter {
+    pub action: String,
+    pub from: String,
+    pub to: String,
+}
+
+/// An audit log entry as the page shows it.
+#[derive(Debug, Clone)]
+pub struct AuditEntry {
+    pub id: AuditEntryId,
+    pub at: DateTime<Utc>,
+    /// `user`, `api_key` or `support`.
+    pub actor_kind: String,
+    /// An email or an API key's id.
+    pub actor: String,
+    pub action: String,
+    pub object_type: String,
+    pub object_id: String,
+    pub address: Option<String>,
+    /// The object before and after, as compact JSON.
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+/// What happened: a key's record, timelines, support's search, the request log and the audit log.
+#[async_trait]
+pub trait HistoryConsole: Send + Sync {
+    async fn key(&self, merchant_id: &MerchantId, key: &str) -> ConsoleResult<Option<KeyView>>;
+    /// Support's search across merchants; read only.
+    async fn search(&self, query: &SearchQuery) -> ConsoleResult<Vec<SearchHit>>;
+    /// What happened to the merchant's key, payout or order, in time order; `None` when the
+    /// merchant has none such.
+    async fn timeline(
+        &self,
+        merchant_id: &MerchantId,
+        subject: &Subject,
+    ) -> ConsoleResult<Option<Vec<TimelineEntry>>>;
+    /// Records in the merchant's audit log that `viewer`, support staff, opened `subject` of
+    /// the merchant (`support.viewed`); nothing for anyone else.
+    async fn support_viewed(
+        &self,
+        viewer: &CurrentUser,
+        merchant_id: &MerchantId,
+        subject: &Subject,
+    ) -> ConsoleResult<()>;
+    /// The merchant's request log, newest first, filtered; a refusal names a filter that
+    /// cannot be read.
+    async fn requests(
+        &self,
+        merchant_id: &MerchantId,
+        filters: &RequestFilters,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Page<RequestView>>;
+    async fn request(
+        &self,
+        merchant_id: &MerchantId,
+        id: &RequestId,
+    ) -> ConsoleResult<Option<RequestView>>;
+    /// The actions an audit log entry can name, for the page's filter.
+    fn audit_actions(&self) -> Vec<String>;
+    /// The merchant's audit log, newest first, filtered; a refusal names a filter that cannot
+    /// be read.
+    async fn audit(
+        &self,
+        merchant_id: &MerchantId,
+        filter: &AuditFilter,
+        starting_after: Option<String>,
+    ) -> ConsoleResult<Page<AuditEntry>>;
+}

@@ -1,0 +1,169 @@
+//! What the console's pages and forms need from the backend, with the plain data they show: one
+//! trait per area ([`PayoutsConsole`], [`OrdersConsole`], [`BalanceConsole`],
+//! [`HistoryConsole`], [`IntegrationsConsole`], [`TeamConsole`], [`ReconciliationConsole`]),
+//! all of them together the [`Console`] a page takes from its context. Ids and states cross it
+//! typed (`kaadxpay_types`); a call answers its value, or a [`ConsoleError`]: refused (what to
+//! show beside the form) or failed. The server implements it over the same domain and
+//! idempotency engine as the JSON API and puts it into each request's Leptos context.
+
+use chrono::{DateTime, NaiveDate, Utc};
+pub use kaadxpay_types::ids::{
+    ApiKeyId, AuditEntryId, BalanceTransactionId, EndpointId, EventId, InvitationId, MerchantId,
+    OrderId, PayoutId, RequestId, RunId, UserId,
+};
+pub use kaadxpay_types::{
+    Access, BalanceTransactionType, Currency, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus,
+    Moment, Money, OrderStatus, PayoutStatus, Permission, Role, RunStatus, Verdict,
+};
+
+mod balance;
+mod forms;
+mod history;
+mod integrations;
+mod orders;
+mod payouts;
+mod reconciliation;
+mod team;
+
+pub use balance::*;
+pub use forms::*;
+pub use history::*;
+pub use integrations::*;
+pub use orders::*;
+pub use payouts::*;
+pub use reconciliation::*;
+pub use team::*;
+
+/// Everything the console's pages need from the backend: every area's trait.
+pub trait Console:
+    PayoutsConsole
+    + OrdersConsole
+    + BalanceConsole
+    + HistoryConsole
+    + IntegrationsConsole
+    + TeamConsole
+    + ReconciliationConsole
+    + 'static
+{
+}
+
+impl<T> Console for T where
+    T: PayoutsConsole
+        + OrdersConsole
+        + BalanceConsole
+        + HistoryConsole
+        + IntegrationsConsole
+        + TeamConsole
+        + ReconciliationConsole
+        + 'static
+{
+}
+
+/// Why a console call gave no value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConsoleError {
+    /// A definitive refusal (the API's error code and field), to show beside the form or filter.
+    Refused(Refusal),
+    /// A failure of the backend; the page says something went wrong, the log says what.
+    Failed(String),
+}
+
+impl std::fmt::Display for ConsoleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Refused(refusal) => write!(f, "refused: {}", refusal.code),
+            Self::Failed(error) => f.write_str(error),
+        }
+    }
+}
+
+impl From<Refusal> for ConsoleError {
+    fn from(refusal: Refusal) -> Self {
+        Self::Refused(refusal)
+    }
+}
+
+pub type ConsoleResult<T> = Result<T, ConsoleError>;
+
+/// Who is signed in, put into the request by the server's session layer.
+#[derive(Debug, Clone)]
+pub struct CurrentUser {
+    pub id: UserId,
+    pub email: String,
+    /// `Some` for a merchant user; `None` for support staff, who see every merchant.
+    pub merchant_id: Option<MerchantId>,
+    /// The member's role; `None` for support staff.
+    pub role: Option<Role>,
+    /// The session's token against cross-site request forgery, for every form.
+    pub csrf_token: String,
+    /// The address the request came from, for the audit log.
+    pub address: Option<std::net::IpAddr>,
+    /// Whether the user has two-step sign-in.
+    pub two_factor: bool,
+    /// Whether the user's merchant requires two-step sign-in of every member.
+    pub two_factor_required: bool,
+    /// The IANA time zone the user reads times in (`Europe/Berlin`); `UTC` unless chosen.
+    pub time_zone: String,
+}
+impl CurrentUser {
+    pub fn is_support(&self) -> bool {
+        self.merchant_id.is_none()
+    }
+
+    /// Whether this member's role allows `permission` (support staff: never).
+    pub fn may(&self, permission: Permission) -> bool {
+        self.role.is_some_and(|role| role.may(permission))
+    }
+
+    /// Whether the user must set up two-step sign-in before anything else (its merchant
+    /// requires it and it has none).
+    pub fn must_enrol(&self) -> bool {
+        self.two_factor_required && !self.two_factor
+    }
+
+    /// Whose data this user may see.
+    pub fn scope(&self) -> Scope {
+        match &self.merchant_id {
+            Some(merchant_id) => Scope::Merchant(merchant_id.clone()),
+            None => Scope::AllMerchants,
+        }
+    }
+}
+/// Whose data a page shows: one merchant's, or every merchant's. Only a signed-in user has a
+/// scope ([`CurrentUser::scope`]), so "all merchants" is a signed-in support user's and a page
+/// asked without a user has nothing to show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    Merchant(MerchantId),
+    AllMerchants,
+}
+impl Scope {
+    /// The one merchant whose data it is, if it is one merchant's.
+    pub fn merchant(&self) -> Option<&MerchantId> {
+        match self {
+            Scope::Merchant(merchant_id) => Some(merchant_id),
+            Scope::AllMerchants => None,
+        }
+    }
+}
+/// The console's own CSRF token before sign-in (the login form), put into the request too.
+#[derive(Debug, Clone)]
+pub struct CsrfToken(pub String);
+/// Put into the request of a visitor whose password was right and who has two-step sign-in:
+/// the sign-in page asks for the code.
+#[derive(Debug, Clone, Copy)]
+pub struct SecondStep;
+/// One page of a list, and the cursor of the next one.
+#[derive(Debug, Clone)]
+pub struct Page<T> {
+    pub rows: Vec<T>,
+    pub next: Option<String>,
+}
+/// A list page's filters, as typed into its form (each may be empty): a status, and a range of
+/// UTC days, both inclusive (`YYYY-MM-DD`).
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    pub status: String,
+    pub from: String,
+    pub to: String,
+}

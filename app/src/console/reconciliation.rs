@@ -1,0 +1,57 @@
+//! Reconciliation runs and their items, test mode's magic IBANs, and "Run reconciliation now".
+
+use async_trait::async_trait;
+
+use super::*;
+
+#[derive(Debug, Clone)]
+pub struct RunRow {
+    pub id: RunId,
+    pub date: NaiveDate,
+    pub applied: bool,
+    pub status: RunStatus,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunItem {
+    pub kind: ItemKind,
+    pub merchant_id: Option<MerchantId>,
+    pub payout_id: Option<PayoutId>,
+    pub transfer_id: Option<String>,
+    pub money: Option<Money>,
+    pub action: Option<String>,
+    /// Why a reversal was not made: the partner's code, or what went wrong.
+    pub detail: Option<String>,
+}
+
+/// A magic destination IBAN of test mode and what a payout to it does.
+#[derive(Debug, Clone)]
+pub struct MagicIban {
+    pub iban: String,
+    /// The simulator's scenario for it: `paid`, `refused`, `returned`, `slow`, `duplicated` or
+    /// `held`.
+    pub scenario: String,
+}
+
+/// Reconciliation runs and their items, test mode's magic IBANs, and "Run reconciliation now".
+#[async_trait]
+pub trait ReconciliationConsole: Send + Sync {
+    /// The latest runs whose status and day (the day reconciled) pass `filter`, each with the
+    /// status of the items `scope` may see.
+    async fn runs(&self, scope: &Scope, filter: &ListFilter) -> ConsoleResult<Vec<RunRow>>;
+    /// A run with the items `scope` may see, and the status they make.
+    async fn run(&self, scope: &Scope, id: &RunId)
+        -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>>;
+    /// Test mode (the partner is the simulator): `Some` with its magic IBANs, else `None`.
+    async fn test_mode(&self) -> Option<Vec<MagicIban>>;
+    /// "Run reconciliation now": an applied run of `date` (`YYYY-MM-DD`) under the form's key,
+    /// for support staff, or anyone in test mode (the backend checks); the run's id. Any number
+    /// of submits of one form make one run; a member's is audited as `user`'s.
+    async fn run_reconciliation(
+        &self,
+        user: &CurrentUser,
+        date: &str,
+        idempotency_key: &str,
+    ) -> ConsoleResult<RunId>;
+}

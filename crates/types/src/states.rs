@@ -1,0 +1,123 @@
+//! The states the console shows besides a payout's and an order's, each stored and shown as its
+//! snake_case name: an idempotency key's [`KeyStatus`], an API key's [`Access`], a webhook
+//! endpoint's [`EndpointStatus`] and a delivery's [`DeliveryStatus`], a reconciliation run's
+//! [`RunStatus`], and the engine's [`Verdict`] on a request.
+
+use serde::{Deserialize, Serialize};
+
+/// Where an idempotency key's record stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyStatus {
+    InProgress,
+    Completed,
+    Failed,
+}
+
+status_names!(KeyStatus, "an idempotency key's status", {
+    InProgress => "in_progress",
+    Completed => "completed",
+    Failed => "failed",
+});
+
+/// What a key may do: read only (`GET`), or everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    ReadOnly,
+    #[default]
+    ReadWrite,
+}
+
+status_names!(Access, "an API key's access (read_only or read_write)", {
+    ReadOnly => "read_only",
+    ReadWrite => "read_write",
+});
+
+/// Whether a webhook endpoint is sent events: `disabled` by its merchant, or after it answered
+/// `410 Gone`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndpointStatus {
+    Enabled,
+    Disabled,
+}
+
+status_names!(EndpointStatus, "a webhook endpoint's status", {
+    Enabled => "enabled",
+    Disabled => "disabled",
+});
+
+/// Where one event's delivery to one endpoint stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliveryStatus {
+    Pending,
+    Delivered,
+    Failed,
+    Disabled,
+}
+
+status_names!(DeliveryStatus, "a delivery's status", {
+    Pending => "pending",
+    Delivered => "delivered",
+    Failed => "failed",
+    Disabled => "disabled",
+});
+
+/// Where a reconciliation run stands: `partial` while reversals are unfinished, `attention`
+/// when it found mismatches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Running,
+    Completed,
+    Partial,
+    Attention,
+}
+
+status_names!(RunStatus, "a reconciliation run's status", {
+    Running => "running",
+    Completed => "completed",
+    Partial => "partial",
+    Attention => "attention",
+});
+
+/// What the idempotency engine made of a request's key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    New,
+    Replayed,
+    InProgress,
+    Mismatch,
+}
+
+status_names!(Verdict, "a verdict (new, replayed, in_progress or mismatch)", {
+    New => "new",
+    Replayed => "replayed",
+    InProgress => "in_progress",
+    Mismatch => "mismatch",
+});
+
+/// What reconciliation found about one transfer or payout of its day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemKind {
+    Matched,
+    Duplicate,
+    Missing,
+    Unknown,
+    AmountMismatch,
+    StatusMismatch,
+}
+
+status_names!(ItemKind, "a reconciliation item's kind", {
+    Matched => "matched",
+    Duplicate => "duplicate",
+    Missing => "missing",
+    Unknown => "unknown",
+    AmountMismatch => "amount_mismatch",
+    StatusMismatch => "status_mismatch",
+});

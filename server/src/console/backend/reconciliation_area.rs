@@ -1,0 +1,93 @@
+//! The console's reconciliation over the domain.
+
+use super::*;
+
+#[async_trait]
+impl ReconciliationConsole for PgConsole {
+    async fn runs(&self, scope: &Scope, filter: &ListFilter) -> ConsoleResult<Vec<RunRow>> {
+        let filters = list_filters(filter)?;
+        let merchant = scope.merchant().map(MerchantId::as_str);
+        let runs = reconcile::runs(&self.state.pool, merchant, &filters, None, 50)
+            .await
+            .map_err(failed)?;
+        runs.into_iter().map(run_row).collect()
+    }
+
+    async fn run(
+        &self,
+        scope: &Scope,
+        id: &RunId,
+    ) -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>> {
+        let merchant = scope.merchant().map(MerchantId::as_str);
+        let run = reconcile::run_with_items(&self.state.pool, id, merchant)
+            .await
+            .map_err(failed)?;
+        run.map(|mut run| {
+            let items = run
+                .items
+                .take()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|item| {
+                    Ok(RunItem {
+                        kind: known(item.kind)?,
+                        merchant_id: item.merchant_id.map(MerchantId::from),
+                        payout_id: item.payout_id.map(PayoutId::from),
+                        transfer_id: item.transfer_id,
+                        money: item
+                            .amount
+                            .zip(item.currency)
+                            .map(|(amount, currency)| Money { amount, currency }),
+                        action: item.action,
+                        detail: item.detail,
+                    })
+                });
+            Ok((run_row(run)?, items.collect::<ConsoleResult<_>>()?))
+        })
+        .transpose()
+    }
+
+    async fn test_mode(&self) -> Option<Vec<MagicIban>> {
+        self.state.test_mode.is_on().await.then(|| {
+            MAGIC_IBANS
+                .iter()
+                .map(|magic| MagicIban {
+                    iban: magic.iban.to_owned(),
+                    scenario: magic.scenario.name().to_owned(),
+                })
+                .collect()
+        })
+    }
+
+    async fn run_reconciliation(
+        &self,
+        user: &CurrentUser,
+        date: &str,
+        idempotency_key: &str,
+    ) -> ConsoleResult<RunId> {
+        let Ok(date) = date.parse() else {
+            return Err(ConsoleError::from(invalid("date")));
+        };
+        let key = form_key(idempotency_key)?;
+        let (by, scope) = (by_user(user), user.scope());
+        let requester = match &scope {
+            Scope::Merchant(merchant_id) => Requester::Merchant(merchant_id, &by),
+            Scope::AllMerchants => Requester::Support,
+        };
+        let reconciler = Reconciler {
+            pool: self.state.pool.clone(),
+            partner: self.state.partner.clone(),
+        };
+        match reconciler
+            .run_now(requester, &self.state.test_mode, date, &key)
+            .await
+        {
+            Ok(run) => Ok(run.id.into()),
+            Err(RunNowError::NotAllowed) => Err(ConsoleError::from(Refusal::new("not_allowed"))),
+            Err(RunNowError::KeyReused(_)) => {
+                Err(Refusal::new(Error::IdempotencyKeyReusedBody.code()).into())
+            }
+            Err(RunNowError::Failed(error)) => Err(failed(error)),
+        }
+    }
+}
