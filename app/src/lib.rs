@@ -13,7 +13,6 @@ mod components;
 pub mod console;
 pub mod i18n;
 pub mod moments;
-pub mod money_in;
 pub mod notice;
 mod pages;
 mod titles;

@@ -8,11 +8,11 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    csrf_token, failure_view, may, merchant_id_or_notice, query_param, refusal_notice, Empty,
+    console, csrf_token, failure_view, may, merchant_id_or_notice, query_param, refusal_notice,
+    Empty,
 };
-use crate::console::Permission;
+use crate::console::{FundingAccountView, Permission, TopUpRow, ADD_FUNDS};
 use crate::i18n::{money, when};
-use crate::money_in::{money_in, FundingAccountView, TopUpRow, ADD_FUNDS};
 
 /// A value to send with the transfer, with "Copy" beside it: the buttons are in the page but
 /// hidden until the page's script (under the request's nonce) can copy; without JavaScript the
@@ -51,7 +51,7 @@ fn TopUpsTable(rows: Vec<TopUpRow>) -> impl IntoView {
             <tbody>
                 {rows.into_iter().map(|row| view! {
                     <tr>
-                        <td><code>{row.id}</code></td>
+                        <td><code>{row.id.to_string()}</code></td>
                         <td>{money(&row.money)}</td>
                         <td><code>{row.partner_incoming_id}</code></td>
                         <td>{when(&row.created_at)}</td>
@@ -90,7 +90,7 @@ pub fn AddFundsPage() -> impl IntoView {
     };
     let error = refusal_notice();
     let sent = query_param("sent");
-    let backend = money_in();
+    let backend = console();
     view! {
         <h1>{tr!("add-funds")}</h1>
         <p class="hint">{tr!("add-funds-lead")}</p>
