@@ -1,6 +1,7 @@
 //! The checker: after quiescence (payouts settled, the sweeper and reconciliation `--apply`
 //! run, webhooks drained), it compares what the clients were told with the database, the
-//! partner's ledger and the webhook receiver, and counts what is lost, doubled or stuck.
+//! partner's ledger and the webhook receiver, counts what is lost, doubled or stuck, and asks `kaadxpay ledger verify` whether every
+//! cent is accounted for.
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -301,6 +302,11 @@ pub async fn check(
             findings.stuck += usize::try_from(stuck).unwrap_or_default();
             findings.violation(format!("{stuck} {what}"));
         }
+    }
+
+    // Every cent accounted for: `kaadxpay ledger verify` exits 0 (each break is a violation).
+    if let Err(broken) = cluster.kaadxpay(&["ledger", "verify"]).await {
+        findings.violation(format!("the ledger does not balance: {broken:#}"));
     }
     Ok(findings)
 }

@@ -222,6 +222,32 @@ async fn statement_shows_each_change_once(app: &TestApp, paid: &Value) {
 }
 
 #[tokio::test]
+async fn a_movement_is_posted_once_per_cause() {
+    let app = spawn_app_with(&[]).await;
+    app.fund(1_000).await;
+    let (merchant, order): (String, String) = sqlx::query_as(
+        "SELECT merchant_id, source_id FROM ledger_journals WHERE kind = 'order_captured'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    let again = sqlx::query(
+        "INSERT INTO ledger_journals (merchant_id, currency, kind, source_type, source_id) \
+         VALUES ($1, 'EUR', 'order_captured', 'order', $2)",
+    )
+    .bind(&merchant)
+    .bind(&order)
+    .execute(&app.pool)
+    .await
+    .unwrap_err();
+    assert!(
+        again.to_string().contains("ledger_journals_once_per_cause"),
+        "{again}"
+    );
+    assert_ledger_whole(&app.db_url);
+}
+
+#[tokio::test]
 async fn the_servers_role_appends_and_reads_the_ledger_but_never_changes_it() {
     let db_url = fresh_database().await;
     let mut owner = PgConnection::connect(&db_url).await.unwrap();

@@ -12,6 +12,7 @@ mod generated_clients;
 mod keyed_commands;
 mod layers;
 mod ledger;
+mod ledger_sequences;
 mod retention;
 mod schemathesis;
 mod settings;
