@@ -55,6 +55,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/payouts/approvals") view=pages::Approvals ssr=SsrMode::Async/>
                     <Route path=path!("/payouts/:id") view=pages::PayoutDetail ssr=SsrMode::Async/>
                     <Route path=path!("/balance") view=pages::BalancePage ssr=SsrMode::Async/>
+                    <Route path=path!("/balance/add-funds") view=pages::AddFundsPage ssr=SsrMode::Async/>
                     <Route path=path!("/orders") view=pages::Orders ssr=SsrMode::Async/>
                     <Route path=path!("/orders/:id") view=pages::OrderDetail ssr=SsrMode::Async/>
                     <Route path=path!("/keys") view=pages::Keys ssr=SsrMode::Async/>

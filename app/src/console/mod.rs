@@ -1,6 +1,7 @@
 //! What the console's pages and forms need from the backend, with the plain data they show: one
 //! trait per area ([`PayoutsConsole`], [`OrdersConsole`], [`RefundsConsole`], [`BalanceConsole`],
-//! [`HistoryConsole`], [`IntegrationsConsole`], [`TeamConsole`], [`ReconciliationConsole`]),
+//! [`HistoryConsole`], [`IntegrationsConsole`], [`TeamConsole`], [`ReconciliationConsole`],
+//! [`MoneyInConsole`]),
 //! all of them together the [`Console`] a page takes from its context. Ids and states cross it
 //! typed (`kaadxpay_types`); a call answers its value, or a [`ConsoleError`]: refused (what to
 //! show beside the form) or failed. The server implements it over the same domain and
@@ -20,6 +21,7 @@ mod balance;
 mod forms;
 mod history;
 mod integrations;
+mod money_in;
 mod orders;
 mod payouts;
 mod reconciliation;
@@ -30,6 +32,7 @@ pub use balance::*;
 pub use forms::*;
 pub use history::*;
 pub use integrations::*;
+pub use money_in::*;
 pub use orders::*;
 pub use payouts::*;
 pub use reconciliation::*;
@@ -46,6 +49,7 @@ pub trait Console:
     + IntegrationsConsole
     + TeamConsole
     + ReconciliationConsole
+    + MoneyInConsole
     + 'static
 {
 }
@@ -59,6 +63,7 @@ impl<T> Console for T where
         + IntegrationsConsole
         + TeamConsole
         + ReconciliationConsole
+        + MoneyInConsole
         + 'static
 {
 }

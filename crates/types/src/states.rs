@@ -111,6 +111,8 @@ pub enum ItemKind {
     Unknown,
     AmountMismatch,
     StatusMismatch,
+    /// Money the partner received with a reference that is no merchant's (support staff only).
+    UnknownIncoming,
 }
 
 status_names!(ItemKind, "a reconciliation item's kind", {
@@ -120,4 +122,5 @@ status_names!(ItemKind, "a reconciliation item's kind", {
     Unknown => "unknown",
     AmountMismatch => "amount_mismatch",
     StatusMismatch => "status_mismatch",
+    UnknownIncoming => "unknown_incoming",
 });

@@ -12,6 +12,7 @@ mod filters;
 mod forms;
 mod headers;
 mod kept;
+mod money_in;
 mod notices;
 mod profile;
 mod refunds;
@@ -65,6 +66,7 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
     let console: Arc<dyn Console> = Arc::new(PgConsole {
         state: state.clone(),
     });
+
     let sessions = SessionManagerLayer::new(store)
         .with_name("kaadxpay_session")
         .with_http_only(true)
@@ -106,6 +108,7 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         .route("/payouts", post(forms::new_payout))
         .route("/payouts/{id}/{decision}", post(approvals::decide))
         .route("/settings/payouts", post(approvals::set_threshold))
+        .route(app::console::ADD_FUNDS, post(money_in::simulate))
         .route("/orders/{id}/capture", post(forms::capture_order))
         .route("/orders/{id}/cancel", post(forms::cancel_order))
         .route("/orders/{id}/refunds", post(refunds::refund_order))

@@ -10,6 +10,7 @@
 mod balance_area;
 mod history_area;
 mod integrations_area;
+mod money_in_area;
 mod orders_area;
 mod payouts_area;
 mod reconciliation_area;

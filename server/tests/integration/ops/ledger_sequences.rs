@@ -1,5 +1,6 @@
 //! The ledger under random sequences (issue 30): captures, payouts that are paid or refused,
-//! cancelled orders, and replays of any earlier request (its key and body again), in any order,
+//! cancelled orders, top-ups (money the partner received, some reported twice), and replays of
+//! any earlier request (its key and body again), in any order,
 //! through the API of a real server. After each sequence every journal sums to zero
 //! (`kaadxpay ledger verify`), the statement's items add up to the balance with each item's
 //! `balance_after` the running sum, and a replay added no item.
@@ -12,7 +13,10 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::Value;
 
-use common::{assert_ledger_whole, eventually, json, payout_body, spawn_app_with, TestApp, IBAN};
+use common::{
+    assert_ledger_whole, eventually, json, payout_body, spawn_app_and_partner, TestApp, IBAN,
+};
+use kaadxpay_partner::TEST_WEBHOOK_SECRET;
 
 /// An IBAN the simulator refuses (docs/api.md, "Magic IBANs").
 const REFUSED_IBAN: &str = "DE89370400440532013001";
@@ -27,6 +31,9 @@ enum Step {
     PayOut(i64, bool),
     /// The `n`-th earlier request again, same key and body (modulo their count).
     Replay(usize),
+    /// Money received for the merchant at the partner (the simulator's `transfer.received`),
+    /// reported a second time under another event id when `true`.
+    TopUp(i64, bool),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -35,6 +42,7 @@ fn step() -> impl Strategy<Value = Step> {
         (1_i64..5_000).prop_map(Step::Cancel),
         (1_i64..3_000, any::<bool>()).prop_map(|(amount, refused)| Step::PayOut(amount, refused)),
         any::<usize>().prop_map(Step::Replay),
+        (1_i64..5_000, any::<bool>()).prop_map(|(amount, again)| Step::TopUp(amount, again)),
     ]
 }
 
@@ -46,7 +54,9 @@ struct Sent {
 }
 
 async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
-    let app = spawn_app_with(&["--payout-interval", "20ms"]).await;
+    let (app, partner_url) = spawn_app_and_partner(0, &["--payout-interval", "20ms"]).await;
+    let reference = json(app.get("/v1/funding-account").await).await["reference"].clone();
+    let mut top_ups = 0;
     let mut sent: Vec<Sent> = Vec::new();
     let mut payouts = Vec::new();
     for (n, step) in steps.into_iter().enumerate() {
@@ -93,8 +103,44 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
                 prop_assert!(replayed, "a replay of {} was not replayed", earlier.key);
             }
             Step::Replay(_) => {}
+            Step::TopUp(amount, again) => {
+                let incoming: Value = app
+                    .client
+                    .post(format!("{partner_url}/_sim/incoming"))
+                    .json(&serde_json::json!({"amount": amount, "currency": "EUR",
+                        "reference": reference}))
+                    .send()
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+                top_ups += 1;
+                if again {
+                    let event = serde_json::json!({"event_id": format!("evt_again_{n}"),
+                        "type": "transfer.received", "data": incoming});
+                    let body = serde_json::to_vec(&event).unwrap();
+                    let now = chrono::Utc::now().timestamp();
+                    let answer = app
+                        .client
+                        .post(format!("{}/webhooks/partner", app.base_url))
+                        .header(
+                            kaadxpay_partner::signature::HEADER,
+                            kaadxpay_partner::signature::sign(TEST_WEBHOOK_SECRET, now, &body),
+                        )
+                        .body(body)
+                        .send()
+                        .await
+                        .unwrap();
+                    prop_assert_eq!(answer.status().as_u16(), 200);
+                }
+            }
         }
     }
+    eventually(Duration::from_secs(15), "every top-up credited", || async {
+        app.count("top_ups").await == top_ups
+    })
+    .await;
     settled(&app, &payouts).await;
     assert_ledger_whole(&app.db_url);
     statement_adds_up(&app).await
