@@ -103,6 +103,7 @@ pub fn audit_action_word(action: &str) -> String {
         "payout.approved" => tr!("action-payout-approved"),
         "payout.rejected" => tr!("action-payout-rejected"),
         "payout.cancelled" => tr!("action-payout-cancelled"),
+        "refund.created" => tr!("action-refund-created"),
         "payout_threshold.changed" => tr!("action-payout_threshold-changed"),
         "support.viewed" => tr!("action-support-viewed"),
         "order.captured" => tr!("action-order-captured"),

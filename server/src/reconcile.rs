@@ -1,5 +1,7 @@
-//! Reconciliation: the partner's transfers matched to our payouts by reference (the payout id)
-//! and end-to-end key. Each payout's own transfer is `matched` (or `amount_mismatch`, or
+//! Reconciliation: the partner's transfers matched to our payouts and refunds (whose transfers
+//! are judged alike, a refund's state read as its transfer's, see `payments::outgoing`; an
+//! item's `payout_id` names either) by reference (the payout's or refund's id) and end-to-end
+//! key. Each payout's own transfer is `matched` (or `amount_mismatch`, or
 //! `status_mismatch` when the payout's status contradicts it: ours `failed`/`reversed` while
 //! the partner has it `accepted`/`paid`, or ours `paid` while the partner has it `failed`;
 //! money that may have left is a person's call, so such an item is shown and counted, never
@@ -30,7 +32,7 @@
 pub mod on_request;
 pub mod reversals;
 
-use kaadxpay_types::ids::{new_id, MerchantId, PayoutId};
+use kaadxpay_types::ids::{new_id, MerchantId};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
@@ -43,8 +45,7 @@ use uuid::Uuid;
 
 use crate::contract::pagination::Filters;
 use crate::history::audit::{self, Action, Entry};
-use crate::payments::payouts::partner_key;
-use crate::platform::db;
+use crate::payments::outgoing::TransferOf;
 use crate::service::author::By;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner::wire::{Transfer, TransferStatus};
@@ -91,12 +92,13 @@ pub struct RunSummary {
     pub counts: BTreeMap<String, i64>,
 }
 
+/// A payout or refund we sent (its transfer is judged alike, see `payments::outgoing`).
 struct SentPayout {
-    id: PayoutId,
+    id: String,
     merchant_id: MerchantId,
     amount: i64,
     currency: String,
-    idempotency_key: String,
+    partner_key: String,
     partner_transfer_id: Option<String>,
     status: PayoutStatus,
     created_at: DateTime<Utc>,
@@ -252,10 +254,12 @@ impl Reconciler {
             .collect();
         // Our payouts of the day, and any other payout a transfer of the day refers to.
         let payouts = sqlx::query!(
-            r#"SELECT id AS "id: PayoutId", merchant_id AS "merchant_id: MerchantId", amount,
-                 currency, idempotency_key, partner_transfer_id, status,
-                 created_at AS "created_at: DateTime<Utc>"
-               FROM payouts WHERE (created_at AT TIME ZONE 'UTC')::date = $1 OR id = ANY($2)
+            r#"SELECT kind AS "kind!", id AS "id!", merchant_id AS "merchant_id!: MerchantId",
+                 amount AS "amount!", currency AS "currency!", partner_key AS "partner_key!",
+                 partner_transfer_id, status AS "status!",
+                 created_at AS "created_at!: DateTime<Utc>"
+               FROM outgoing_transfers
+               WHERE (created_at AT TIME ZONE 'UTC')::date = $1 OR id = ANY($2)
                ORDER BY created_at, id"#,
             date as _,
             &references as &[&str],
@@ -264,14 +268,15 @@ impl Reconciler {
         .await?
         .into_iter()
         .map(|payout| {
+            let (of, status) = TransferOf::read(&payout.kind, payout.id, payout.status)?;
             Ok(SentPayout {
-                id: payout.id,
+                id: of.as_str().to_owned(),
                 merchant_id: payout.merchant_id,
                 amount: payout.amount,
                 currency: payout.currency,
-                idempotency_key: payout.idempotency_key,
+                partner_key: payout.partner_key,
                 partner_transfer_id: payout.partner_transfer_id,
-                status: db::try_from_column("status", payout.status)?,
+                status,
                 created_at: payout.created_at,
             })
         })
@@ -336,7 +341,7 @@ impl Reconciler {
             "INSERT INTO partner_reversals \
                (transfer_id, merchant_id, payout_id, run_id, state, claim_token, claimed_until) \
              SELECT $1, $2, $3, $4, 'claimed', $5, now() + make_interval(secs => $6) \
-             WHERE NOT EXISTS (SELECT 1 FROM payouts WHERE partner_transfer_id = $1) \
+             WHERE NOT EXISTS (SELECT 1 FROM outgoing_transfers WHERE partner_transfer_id = $1) \
              ON CONFLICT (transfer_id) DO UPDATE SET state = 'claimed', run_id = $4, \
                claim_token = $5, claimed_until = now() + make_interval(secs => $6), \
                attempts = partner_reversals.attempts + 1 \
@@ -354,7 +359,7 @@ impl Reconciler {
         .await?;
         let Some(attempts) = attempts else {
             let seen = sqlx::query!(
-                r#"SELECT EXISTS (SELECT 1 FROM payouts WHERE partner_transfer_id = $1) AS "own!",
+                r#"SELECT EXISTS (SELECT 1 FROM outgoing_transfers WHERE partner_transfer_id = $1) AS "own!",
                      (SELECT state FROM partner_reversals WHERE transfer_id = $1) AS state"#,
                 transfer_id,
             )
@@ -369,7 +374,7 @@ impl Reconciler {
         };
         let claim = reversals::Claim {
             transfer_id: transfer_id.clone(),
-            payout_id: payout_id.as_str().into(),
+            payout_id: payout_id.clone(),
             claim_token: token,
             attempts,
         };
@@ -490,12 +495,12 @@ fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDa
             action: None,
             detail: None,
         };
-        let key = partner_key(&payout.id, &payout.idempotency_key);
+        let key = &payout.partner_key;
         let mut own: Vec<&Transfer> = by_reference
             .remove(payout.id.as_str())
             .unwrap_or_default()
             .into_iter()
-            .filter(|transfer| transfer.idempotency_key == key)
+            .filter(|transfer| transfer.idempotency_key == *key)
             .collect();
         if own.is_empty() {
             if payout.status.may_have_left() && payout.created_at.date_naive() == date {
@@ -526,8 +531,7 @@ fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDa
     let mut unknown: Vec<&Transfer> = by_reference.into_values().flatten().collect();
     unknown.extend(transfers.iter().filter(|transfer| {
         payouts.iter().any(|payout| {
-            *payout.id == transfer.reference
-                && partner_key(&payout.id, &payout.idempotency_key) != transfer.idempotency_key
+            payout.id == transfer.reference && payout.partner_key != transfer.idempotency_key
         })
     }));
     unknown.retain(|transfer| transfer.created_at.date_naive() == date);

@@ -466,6 +466,7 @@ action-payout-created = payout.created
 action-payout-approved = payout.approved
 action-payout-rejected = payout.rejected
 action-payout-cancelled = payout.cancelled
+action-refund-created = refund.created
 action-payout_threshold-changed = payout_threshold.changed
 action-support-viewed = support.viewed
 action-order-captured = order.captured

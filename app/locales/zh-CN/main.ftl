@@ -467,6 +467,7 @@ action-payout-created = 创建提现
 action-payout-approved = 批准提现
 action-payout-rejected = 拒绝提现
 action-payout-cancelled = 取消提现
+action-refund-created = 创建退款
 action-payout_threshold-changed = 更改审批阈值
 action-support-viewed = 客服查阅
 action-order-captured = 订单请款

@@ -3,7 +3,7 @@
 //! server nor PostgreSQL to speak them:
 //! a member's [`Role`] and its [`Permission`]s, and [`Currency`] with its exponent, which turns
 //! typed amounts into minor units and minor units into decimals ([`Money`]), and a timeline's
-//! [`Moment`]s as data; the [`BalanceTransactionType`]s of a statement; where a [`PayoutStatus`] or an [`OrderStatus`] stands and the moves
+//! [`Moment`]s as data; the [`BalanceTransactionType`]s of a statement; where a [`PayoutStatus`], a [`RefundStatus`] or an [`OrderStatus`] stands and the moves
 //! between them; the other states the console shows ([`KeyStatus`], [`Access`],
 //! [`RunStatus`], ...); and the prefixed [`ids`], typed per kind.
 
@@ -44,11 +44,27 @@ macro_rules! status_names {
     };
 }
 
+/// The names of the states of `all` that `may_become` lets move to `to`, in the order of `all`
+/// (what a conditional `UPDATE` of a move binds).
+fn names_of_states_before<S: Copy>(
+    all: &[S],
+    to: S,
+    may_become: fn(S, S) -> bool,
+    name: fn(S) -> &'static str,
+) -> Vec<&'static str> {
+    all.iter()
+        .copied()
+        .filter(|from| may_become(*from, to))
+        .map(name)
+        .collect()
+}
+
 mod balance_transaction_type;
 pub mod ids;
 mod money;
 mod order_status;
 mod payout_status;
+mod refund_status;
 mod role;
 mod states;
 mod timeline;
@@ -57,6 +73,7 @@ pub use balance_transaction_type::BalanceTransactionType;
 pub use money::{Currency, Money, CURRENCIES};
 pub use order_status::OrderStatus;
 pub use payout_status::PayoutStatus;
+pub use refund_status::RefundStatus;
 pub use role::{Permission, Role};
 pub use states::{Access, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus, RunStatus, Verdict};
 pub use timeline::Moment;

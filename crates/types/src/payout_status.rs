@@ -58,11 +58,7 @@ impl PayoutStatus {
 
     /// The states a payout may move to `to` from, by name, as a statement binds them.
     pub fn names_of_states_before(to: Self) -> Vec<&'static str> {
-        Self::ALL
-            .into_iter()
-            .filter(|from| from.may_become(to))
-            .map(Self::as_str)
-            .collect()
+        crate::names_of_states_before(&Self::ALL, to, Self::may_become, Self::as_str)
     }
 
     /// Whether the partner may have been sent the payout's money by now.

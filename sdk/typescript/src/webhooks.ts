@@ -22,6 +22,7 @@ const EVERY_EVENT_TYPE: Record<WebhookEventType, true> = {
   "payout.created": true, "payout.in_transit": true, "payout.paid": true, "payout.failed": true,
   "payout.reversed": true, "payout.pending_approval": true, "payout.approved": true,
   "payout.rejected": true, "payout.cancelled": true,
+  "refund.created": true, "refund.succeeded": true, "refund.failed": true,
 };
 const EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(EVERY_EVENT_TYPE));
 

@@ -47,6 +47,12 @@ pub enum Error {
     InvalidStateTransition(String),
     #[error("The available {0} balance is lower than the payout amount.")]
     InsufficientFunds(String),
+    #[error("The available {0} balance is lower than the refund amount.")]
+    InsufficientFundsForRefund(String),
+    /// A refund of more than is left to refund of its order (or of an order with nothing
+    /// left); the sentence says how much is left. Its `param` is `amount`.
+    #[error("{0}")]
+    AmountExceedsRefundable(String),
     #[error("The service is busy or cannot reach its database right now; retry after the Retry-After delay (with the same Idempotency-Key).")]
     ServiceUnavailable,
     #[error("The request body is larger than the limit of {0} bytes.")]
@@ -61,7 +67,7 @@ pub enum Error {
 
 /// Every `(status, code)` an error answer can have, for the OpenAPI document's code enums; the
 /// unit tests check that it is exactly what [`Error::status`] and [`Error::code`] give.
-pub const CODES: [(u16, &str); 16] = [
+pub const CODES: [(u16, &str); 17] = [
     (400, "invalid_request"),
     (400, "idempotency_key_missing"),
     (400, "idempotency_key_invalid"),
@@ -74,6 +80,7 @@ pub const CODES: [(u16, &str); 16] = [
     (408, "request_timeout"),
     (409, "idempotency_request_in_progress"),
     (409, "invalid_state_transition"),
+    (409, "amount_exceeds_refundable"),
     (413, "request_too_large"),
     (422, "idempotency_key_reused"),
     (500, "internal_error"),
@@ -104,10 +111,12 @@ impl Error {
             Self::InvalidRequest { .. }
             | Self::IdempotencyKeyMissing
             | Self::IdempotencyKeyInvalid(_) => 400,
-            Self::IdempotencyRequestInProgress | Self::InvalidStateTransition(_) => 409,
+            Self::IdempotencyRequestInProgress
+            | Self::InvalidStateTransition(_)
+            | Self::AmountExceedsRefundable(_) => 409,
             Self::IdempotencyKeyReusedBody | Self::IdempotencyKeyReusedEndpoint => 422,
             Self::ResourceMissing(_) | Self::UnknownRoute(_) => 404,
-            Self::InsufficientFunds(_) => 402,
+            Self::InsufficientFunds(_) | Self::InsufficientFundsForRefund(_) => 402,
             Self::MethodNotAllowed { .. } => 405,
             Self::RequestTimeout => 408,
             Self::RequestTooLarge(_) => 413,
@@ -139,7 +148,10 @@ impl Error {
             }
             Self::ResourceMissing(_) | Self::UnknownRoute(_) => "resource_missing",
             Self::InvalidStateTransition(_) => "invalid_state_transition",
-            Self::InsufficientFunds(_) => "insufficient_funds",
+            Self::InsufficientFunds(_) | Self::InsufficientFundsForRefund(_) => {
+                "insufficient_funds"
+            }
+            Self::AmountExceedsRefundable(_) => "amount_exceeds_refundable",
             Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::RequestTooLarge(_) => "request_too_large",
             Self::RequestTimeout => "request_timeout",
@@ -162,13 +174,19 @@ impl Error {
         )
     }
 
+    /// The field the error is about, when it names one.
+    pub fn param(&self) -> Option<&str> {
+        match self {
+            Self::InvalidRequest { param, .. } => param.as_deref(),
+            Self::AmountExceedsRefundable(_) => Some("amount"),
+            _ => None,
+        }
+    }
+
     /// The exact bytes of the error body, so that a stored error replays byte for byte.
     pub fn body_bytes(&self) -> Vec<u8> {
         let mut error = json!({"code": self.code(), "message": self.to_string()});
-        if let Self::InvalidRequest {
-            param: Some(param), ..
-        } = self
-        {
+        if let Some(param) = self.param() {
             error["param"] = json!(param);
         }
         serde_json::to_vec(&json!({ "error": error })).expect("a JSON value serialises")
@@ -316,6 +334,8 @@ mod tests {
             ),
             (Error::InvalidStateTransition("captured".into()), false),
             (Error::InsufficientFunds("EUR".into()), false),
+            (Error::InsufficientFundsForRefund("EUR".into()), false),
+            (Error::AmountExceedsRefundable("100 left".into()), false),
             (Error::ServiceUnavailable, true),
             (Error::RequestTooLarge(65536), false),
             (Error::RequestTimeout, true),

@@ -66,6 +66,7 @@ actions! {
     PayoutApproved => "payout.approved",
     PayoutRejected => "payout.rejected",
     PayoutCancelled => "payout.cancelled",
+    RefundCreated => "refund.created",
     PayoutThresholdChanged => "payout_threshold.changed",
     SupportViewed => "support.viewed",
     OrderCaptured => "order.captured",

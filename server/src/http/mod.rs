@@ -20,6 +20,7 @@ pub mod partner_webhooks;
 pub mod payouts;
 pub mod powers;
 pub mod reconciliation;
+pub mod refunds;
 pub mod requests;
 pub mod webhook_endpoints;
 
@@ -39,6 +40,7 @@ pub fn api_and_ops_routers(figures: ops::Figures) -> (Router<AppState>, Router<A
         .merge(keys::router())
         .merge(api_keys::router())
         .merge(payouts::router())
+        .merge(refunds::router())
         .merge(reconciliation::router())
         .merge(webhook_endpoints::router())
         .merge(events::router())

@@ -35,7 +35,8 @@ pub fn needs(method: &Method, route: &str) -> Option<Needs> {
     }
     Some(match (method.as_str(), route) {
         ("POST", "/v1/orders") => Write,
-        ("PUT", "/v1/orders/{id}") => Right(ManageOrders),
+        // Refunding needs the right to capture (API.md §13).
+        ("PUT", "/v1/orders/{id}") | ("POST", "/v1/orders/{id}/refunds") => Right(ManageOrders),
         // Whose payout may be cancelled, its command decides.
         ("POST", "/v1/payouts" | "/v1/payouts/{id}/cancel") => Right(CreatePayouts),
         ("POST", "/v1/payouts/{id}/approve" | "/v1/payouts/{id}/reject") => {
@@ -93,6 +94,10 @@ mod tests {
         assert_eq!(needs(&Method::POST, "/v1/orders"), Some(Needs::Write));
         assert_eq!(
             needs(&Method::PUT, "/v1/orders/{id}"),
+            Some(Needs::Right(Permission::ManageOrders))
+        );
+        assert_eq!(
+            needs(&Method::POST, "/v1/orders/{id}/refunds"),
             Some(Needs::Right(Permission::ManageOrders))
         );
         let closed = Some(Needs::Member(NOT_IN_THE_TABLE));

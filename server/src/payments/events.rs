@@ -47,6 +47,9 @@ event_types! {
     PayoutApproved => "payout.approved" about Payout,
     PayoutRejected => "payout.rejected" about Payout,
     PayoutCancelled => "payout.cancelled" about Payout,
+    RefundCreated => "refund.created" about Refund,
+    RefundSucceeded => "refund.succeeded" about Refund,
+    RefundFailed => "refund.failed" about Refund,
 }
 
 /// The kinds of object an event's `data.object` is, each with its own schema.
@@ -54,6 +57,7 @@ event_types! {
 pub enum EventObject {
     Order,
     Payout,
+    Refund,
 }
 
 impl EventType {

@@ -1,4 +1,5 @@
-//! The payout worker: a Postgres queue over `payouts` drained with `FOR UPDATE SKIP LOCKED` and
+//! The payout worker, which carries refunds too (their transfers take the same path, see
+//! [`super::outgoing`]): a Postgres queue over `payouts` and `refunds` drained with `FOR UPDATE SKIP LOCKED` and
 //! a lease, so any number of processes share the work and a job whose process died is taken
 //! again once its lease runs out. Each claim takes a new fencing token, and the job's moves and
 //! its release check it, so a worker whose lease ran out cannot undo what the worker that took
@@ -18,7 +19,7 @@
 //! had) is retried with exponential back-off and counted in
 //! `kaadxpay_partner_retries_total{cause}`.
 
-use kaadxpay_types::ids::{MerchantId, PayoutId};
+use kaadxpay_types::ids::MerchantId;
 use std::future::Future;
 use std::time::{Duration, Instant};
 
@@ -29,10 +30,10 @@ use sqlx::PgPool;
 use tokio::task::JoinSet;
 use uuid::Uuid;
 
+use super::outgoing::{Mover, To, TransferOf};
 use super::partner_calls::{Answer, Call, Noted};
 use super::partner_events::transfers_with_key;
-use super::payouts::{self, Mover};
-use crate::platform::{db, failpoints};
+use crate::platform::failpoints;
 use kaadxpay_partner::client::{CreateError, PartnerClient, PartnerError};
 use kaadxpay_partner::wire::{Destination, Transfer, TransferRequest, TransferStatus};
 use kaadxpay_types::PayoutStatus;
@@ -53,56 +54,65 @@ pub struct PayoutWorker {
     pub poll_interval: Duration,
 }
 
-struct Job {
-    id: PayoutId,
+/// A claimed job as its queue's row reads (its fencing token a new one: only its holder may
+/// move or release the job).
+#[derive(sqlx::FromRow)]
+struct ClaimedRow {
+    kind: String,
+    id: String,
     merchant_id: MerchantId,
-    status: PayoutStatus,
+    status: String,
     amount: i64,
     currency: String,
     destination: Json<Destination>,
     partner_key: String,
     partner_transfer_id: Option<String>,
-    /// Claims of the job so far, this one included.
     attempts: i32,
     created_at: DateTime<Utc>,
-    /// The fencing token of this claim: only its holder may move or release the job.
     lease_token: Uuid,
+}
+
+struct Job {
+    /// The payout or refund whose transfer it is.
+    of: TransferOf,
+    /// Where its transfer stands, as a payout's state (a refund's `pending` and `in_transit`
+    /// read the same).
+    status: PayoutStatus,
+    /// The rest of its row, as claimed.
+    row: ClaimedRow,
 }
 
 impl PayoutWorker {
     /// Claims the due jobs and works them concurrently; returns how many.
     pub async fn run_once(&self) -> sqlx::Result<u64> {
-        let jobs = sqlx::query!(
-            r#"UPDATE payouts SET locked_until = now() + make_interval(secs => $1),
-                 lease_token = gen_random_uuid(), attempts = attempts + 1
-               WHERE id IN (SELECT id FROM payouts
-                            WHERE status IN ('pending', 'in_transit') AND next_attempt_at <= now()
-                              AND (locked_until IS NULL OR locked_until <= now())
-                            ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-               RETURNING id AS "id: PayoutId", merchant_id AS "merchant_id: MerchantId", status,
-                 amount, currency, destination AS "destination: Json<Destination>", partner_key,
-                 partner_transfer_id, attempts, created_at AS "created_at: DateTime<Utc>",
-                 lease_token AS "lease_token!""#,
-            self.lease.as_secs_f64(),
-            BATCH,
-        )
+        // Payouts and refunds alike: one queue shape on two tables, claimed in one statement.
+        let claim = |table: &str, kind: &str| {
+            format!(
+                "UPDATE {table} SET locked_until = now() + make_interval(secs => $1), \
+                   lease_token = gen_random_uuid(), attempts = attempts + 1 \
+                 WHERE id IN (SELECT id FROM {table} \
+                              WHERE status IN ('pending', 'in_transit') AND next_attempt_at <= now() \
+                                AND (locked_until IS NULL OR locked_until <= now()) \
+                              ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
+                 RETURNING '{kind}' AS kind, id, merchant_id, status, amount, currency, \
+                   destination, partner_key, partner_transfer_id, attempts, created_at, lease_token"
+            )
+        };
+        let jobs = sqlx::query_as::<_, ClaimedRow>(&format!(
+            "WITH payout_jobs AS ({}), refund_jobs AS ({}) \
+             SELECT * FROM payout_jobs UNION ALL SELECT * FROM refund_jobs",
+            claim("payouts", "payout"),
+            claim("refunds", "refund"),
+        ))
+        .bind(self.lease.as_secs_f64())
+        .bind(BATCH)
         .fetch_all(&self.pool)
         .await?
         .into_iter()
-        .map(|job| {
-            Ok(Job {
-                id: job.id,
-                merchant_id: job.merchant_id,
-                status: db::try_from_column("status", job.status)?,
-                amount: job.amount,
-                currency: job.currency,
-                destination: job.destination,
-                partner_key: job.partner_key,
-                partner_transfer_id: job.partner_transfer_id,
-                attempts: job.attempts,
-                created_at: job.created_at,
-                lease_token: job.lease_token,
-            })
+        .map(|row| {
+            let (kind, id, status) = (&row.kind, row.id.clone(), row.status.clone());
+            let (of, status) = TransferOf::read(kind, id, status)?;
+            Ok(Job { of, status, row })
         })
         .collect::<sqlx::Result<Vec<Job>>>()?;
         let claimed = jobs.len() as u64;
@@ -120,7 +130,7 @@ impl PayoutWorker {
     }
 
     async fn work(&self, job: Job) -> sqlx::Result<()> {
-        let answer = match (job.status, &job.partner_transfer_id) {
+        let answer = match (job.status, &job.row.partner_transfer_id) {
             (PayoutStatus::InTransit, Some(transfer_id)) => self
                 .noting(&job, Call::Status, self.partner.transfer(transfer_id))
                 .await
@@ -131,7 +141,8 @@ impl PayoutWorker {
             Ok(Known::Made(transfer)) => self.record(&job, &transfer).await,
             Ok(Known::NoneMade(code)) => {
                 let mut tx = self.pool.begin().await?;
-                payouts::mark_failed(&mut tx, &job.id, job.mover(), None, &code).await?;
+                let failed = To::Failed(None, &code);
+                job.of.mark(&mut tx, job.mover(), failed).await?;
                 tx.commit().await
             }
             Err(PartnerError { kind, detail, .. }) => {
@@ -145,36 +156,36 @@ impl PayoutWorker {
     /// earlier create, looks for a transfer of the payout's key in the partner's listing.
     async fn send(&self, job: &Job) -> Result<Known, PartnerError> {
         let fault = |err| PartnerError::transient("fault", err);
-        failpoints::check("payout.before_partner_call").map_err(fault)?;
+        failpoints::check(job.of.before_partner_call()).map_err(fault)?;
         let request = TransferRequest {
-            amount: job.amount,
-            currency: job.currency.clone(),
-            destination: job.destination.0.clone(),
-            reference: job.id.to_string(),
+            amount: job.row.amount,
+            currency: job.row.currency.clone(),
+            destination: job.row.destination.0.clone(),
+            reference: job.of.to_string(),
         };
         let created = self
             .noting(
                 job,
                 Call::Create,
-                self.partner.create_transfer(&job.partner_key, &request),
+                self.partner.create_transfer(&job.row.partner_key, &request),
             )
             .await;
-        failpoints::check("payout.after_partner_call").map_err(fault)?;
+        failpoints::check(job.of.after_partner_call()).map_err(fault)?;
         match created {
             Ok(transfer) => Ok(Known::Made(transfer)),
             Err(CreateError::Unanswered(error)) => Err(error),
-            Err(CreateError::Refused(code)) if job.attempts <= 1 => Ok(Known::NoneMade(code)),
+            Err(CreateError::Refused(code)) if job.row.attempts <= 1 => Ok(Known::NoneMade(code)),
             Err(CreateError::Refused(code)) => {
                 // The partner's clock may run a little ahead of ours: a day of margin.
                 let listed = transfers_with_key(
                     &self.partner,
-                    &job.partner_key,
-                    job.created_at,
+                    &job.row.partner_key,
+                    job.row.created_at,
                     Utc::now() + Days::new(1),
                 );
                 let made = self.noting(job, Call::Listing, listed).await?;
                 tracing::warn!(
-                    payout_id = %job.id,
+                    payout_id = %job.of,
                     code,
                     transfers = made.len(),
                     "the partner refused a repeated create; its listing decides"
@@ -192,9 +203,9 @@ impl PayoutWorker {
         let started = Instant::now();
         let answer = answer.await;
         let noted = Noted {
-            merchant_id: &job.merchant_id,
-            payout_id: &job.id,
-            partner_key: &job.partner_key,
+            merchant_id: &job.row.merchant_id,
+            payout_id: job.of.as_str(),
+            partner_key: &job.row.partner_key,
         };
         noted
             .record(&self.pool, call, &answer, started.elapsed())
@@ -205,23 +216,21 @@ impl PayoutWorker {
     /// Records what the partner says of the payout's transfer.
     async fn record(&self, job: &Job, transfer: &Transfer) -> sqlx::Result<()> {
         let mut tx = self.pool.begin().await?;
-        let (id, mover) = (&job.id, job.mover());
-        let moved = match transfer.status {
+        let id = transfer.id.as_str();
+        let to = match transfer.status {
             TransferStatus::Accepted if job.status == PayoutStatus::Pending => {
-                payouts::mark_in_transit(&mut tx, id, mover, &transfer.id, self.poll_interval)
-                    .await?
+                Some(To::InTransit(id, self.poll_interval))
             }
             TransferStatus::Accepted => None,
-            TransferStatus::Paid => payouts::mark_paid(&mut tx, id, mover, &transfer.id).await?,
-            TransferStatus::Reversed => {
-                payouts::mark_reversed(&mut tx, id, mover, &transfer.id).await?
-            }
-            TransferStatus::Failed => {
-                payouts::mark_failed(&mut tx, id, mover, Some(&transfer.id), "partner_failed")
-                    .await?
-            }
+            TransferStatus::Paid => Some(To::Paid(id)),
+            TransferStatus::Reversed => Some(To::Reversed(id)),
+            TransferStatus::Failed => Some(To::Failed(Some(id), "partner_failed")),
         };
-        if moved.is_none() {
+        let moved = match to {
+            Some(to) => job.of.mark(&mut tx, job.mover(), to).await?,
+            None => false,
+        };
+        if !moved {
             // Still settling, or already moved by the partner's webhook: look again later.
             self.release(&mut tx, job, self.poll_interval, None).await?;
         }
@@ -229,15 +238,15 @@ impl PayoutWorker {
     }
 
     async fn retry_later(&self, job: &Job, cause: &str) -> sqlx::Result<()> {
-        let exponent = job.attempts.clamp(1, 16) as u32 - 1;
+        let exponent = job.row.attempts.clamp(1, 16) as u32 - 1;
         let backoff = self
             .retry_base
             .saturating_mul(2u32.saturating_pow(exponent))
             .min(MAX_BACKOFF);
         let jittered = backoff.mul_f64(rand::thread_rng().gen_range(0.8..1.2));
         tracing::warn!(
-            payout_id = %job.id,
-            attempts = job.attempts,
+            payout_id = %job.of,
+            attempts = job.row.attempts,
             cause,
             "partner call failed; retrying later"
         );
@@ -253,16 +262,17 @@ impl PayoutWorker {
         due_in: Duration,
         error: Option<&str>,
     ) -> sqlx::Result<()> {
-        sqlx::query!(
-            "UPDATE payouts SET locked_until = NULL, lease_token = NULL, \
+        sqlx::query(&format!(
+            "UPDATE {} SET locked_until = NULL, lease_token = NULL, \
                next_attempt_at = now() + make_interval(secs => $2), \
                last_error = coalesce($3, last_error), updated_at = now() \
              WHERE id = $1 AND lease_token = $4 AND status IN ('pending', 'in_transit')",
-            job.id.as_str(),
-            due_in.as_secs_f64(),
-            error,
-            job.lease_token,
-        )
+            job.of.table()
+        ))
+        .bind(job.of.as_str())
+        .bind(due_in.as_secs_f64())
+        .bind(error)
+        .bind(job.row.lease_token)
         .execute(conn)
         .await?;
         Ok(())
@@ -279,6 +289,6 @@ enum Known {
 
 impl Job {
     fn mover(&self) -> Mover {
-        Mover::Worker(self.lease_token)
+        Mover::Worker(self.row.lease_token)
     }
 }

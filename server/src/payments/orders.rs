@@ -1,6 +1,7 @@
 //! Orders: validated creation, the `pending → captured | cancelled` state machine, and the
 //! balance credit that a capture makes exactly once however many requests race for it, and the
 //! `order.captured` / `order.cancelled` event of each move, published in the move's transaction.
+//! A captured order's `amount_refunded` is kept by [`super::refunds`].
 
 use kaadxpay_types::ids::{MerchantId, OrderId};
 use std::collections::BTreeMap;
@@ -32,6 +33,8 @@ pub struct Order {
     /// Always `order`.
     pub object: String,
     pub amount: i64,
+    /// How much of it refunds that did not fail took back (minor units, `0` to `amount`).
+    pub amount_refunded: i64,
     #[schema(value_type = Currency)]
     pub currency: String,
     #[sqlx(try_from = "String")]
@@ -44,7 +47,7 @@ pub struct Order {
 }
 
 pub const ORDER_COLUMNS: &str =
-    "id, 'order' AS object, amount, currency, status, description, metadata, created_at, updated_at";
+    "id, 'order' AS object, amount, amount_refunded, currency, status, description, metadata, created_at, updated_at";
 
 /// `POST /v1/orders`: a pending order. Holding one means its body was valid.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
@@ -116,6 +119,7 @@ impl CreateOrder {
     /// `updated_at` later.
     fn as_created(mut order: Order) -> Order {
         order.status = OrderStatus::Pending;
+        order.amount_refunded = 0;
         order.updated_at = order.created_at;
         order
     }
@@ -127,6 +131,7 @@ impl CreateOrder {
             id: OrderId::new(),
             object: "order".to_owned(),
             amount: self.amount.minor_units(),
+            amount_refunded: 0,
             currency: self.currency.code().to_owned(),
             status: OrderStatus::Pending,
             description: self.description.as_ref().map(|d| d.as_str().to_owned()),

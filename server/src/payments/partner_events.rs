@@ -3,6 +3,9 @@
 //! concurrent delivery of one event finds it there and changes nothing (a repeated one is
 //! answered before the partner is asked anything).
 //!
+//! Payouts' and refunds' transfers alike (`outgoing_transfers`; a refund's transfer paid makes
+//! it `succeeded`, failed or returned makes it `failed`).
+//!
 //! An event moves a payout only when it is about the payout's own transfer: the one the payout
 //! recorded, or, while it has recorded none yet (its create answer was lost), the earliest
 //! transfer the partner made with the payout's end-to-end key, which is reconciliation's rule
@@ -15,10 +18,10 @@
 //! duplicates.
 
 use chrono::{DateTime, Days, Utc};
-use kaadxpay_types::ids::{MerchantId, PayoutId};
+use kaadxpay_types::ids::MerchantId;
 use sqlx::PgPool;
 
-use super::payouts::{self, Mover};
+use super::outgoing::{Mover, To, TransferOf};
 use kaadxpay_partner::client::{PartnerClient, PartnerError};
 use kaadxpay_partner::wire::{PartnerEvent, Transfer};
 
@@ -40,8 +43,10 @@ pub enum EventError {
     Unresolved(String),
 }
 
+/// The payout or refund whose transfer an event names.
 struct PayoutOfEvent {
-    id: PayoutId,
+    kind: String,
+    id: String,
     merchant_id: MerchantId,
     partner_key: String,
     partner_transfer_id: Option<String>,
@@ -66,9 +71,10 @@ pub async fn apply(
     }
     let payout = sqlx::query_as!(
         PayoutOfEvent,
-        r#"SELECT id AS "id: PayoutId", merchant_id AS "merchant_id: MerchantId", partner_key,
-             partner_transfer_id, created_at AS "created_at: DateTime<Utc>"
-           FROM payouts WHERE id = $1"#,
+        r#"SELECT kind AS "kind!", id AS "id!", merchant_id AS "merchant_id!: MerchantId",
+             partner_key AS "partner_key!", partner_transfer_id,
+             created_at AS "created_at!: DateTime<Utc>"
+           FROM outgoing_transfers WHERE id = $1"#,
         transfer.reference,
     )
     .fetch_optional(pool)
@@ -94,22 +100,24 @@ pub async fn apply(
     }
     match payout {
         Some(payout) if own => {
-            let (id, mover) = (&payout.id, Mover::Webhook);
-            match event.event_type.as_str() {
-                "transfer.paid" => {
-                    payouts::mark_paid(&mut tx, id, mover, &transfer.id).await?;
+            let of = TransferOf::of(&payout.id).ok_or_else(|| {
+                sqlx::Error::Decode(format!("a transfer of {}", payout.kind).into())
+            })?;
+            let id = transfer.id.as_str();
+            let to = match event.event_type.as_str() {
+                "transfer.paid" => Some(To::Paid(id)),
+                "transfer.failed" => Some(To::Failed(Some(id), "partner_failed")),
+                "transfer.reversed" => Some(To::Reversed(id)),
+                other => {
+                    tracing::warn!(
+                        event_type = other,
+                        "ignoring a partner event of an unknown type"
+                    );
+                    None
                 }
-                "transfer.failed" => {
-                    payouts::mark_failed(&mut tx, id, mover, Some(&transfer.id), "partner_failed")
-                        .await?;
-                }
-                "transfer.reversed" => {
-                    payouts::mark_reversed(&mut tx, id, mover, &transfer.id).await?;
-                }
-                other => tracing::warn!(
-                    event_type = other,
-                    "ignoring a partner event of an unknown type"
-                ),
+            };
+            if let Some(to) = to {
+                of.mark(&mut tx, Mover::Webhook, to).await?;
             }
         }
         Some(payout) => tracing::warn!(

@@ -12,12 +12,13 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
 use super::fields::{BankAccount, Description};
 use super::ledger::{self, Insufficient, Movement, Posting, Source};
 use super::money::{Amount, Currency};
 use super::thresholds;
+pub use super::transfers::Mover;
+use super::transfers::{self, partner_key};
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
 use crate::history::audit::{self, Action, Entry};
@@ -78,11 +79,6 @@ pub const PAYOUT_COLUMNS: &str =
     "id, merchant_id, 'payout' AS object, amount, currency, status, destination, description, \
      idempotency_key, partner_transfer_id, failure_code, duplicates_reversed, created_at, updated_at, \
      approval_required, created_by_kind, created_by, accountable, decided_by, decided_at";
-
-/// The end-to-end key of a payout's transfer: the same on every attempt, from any process.
-pub fn partner_key(payout_id: &PayoutId, idempotency_key: &str) -> String {
-    format!("kxp-{payout_id}-{idempotency_key}")
-}
 
 /// `POST /v1/payouts`: pay part of the balance out to a bank account. Holding one means its
 /// body was valid.
@@ -277,24 +273,6 @@ pub async fn list(
     pagination::filtered(pool, "payouts", PAYOUT_COLUMNS, merchant_id, filters, page).await
 }
 
-/// Who makes a move: the payout worker holding the job under its fencing token, or the
-/// partner's webhook (which holds no job). A worker whose lease ran out and whose job another
-/// worker took has a stale token, and its moves change nothing.
-#[derive(Debug, Clone, Copy)]
-pub enum Mover {
-    Worker(Uuid),
-    Webhook,
-}
-
-impl Mover {
-    fn lease_token(self) -> Option<Uuid> {
-        match self {
-            Self::Worker(token) => Some(token),
-            Self::Webhook => None,
-        }
-    }
-}
-
 /// A move of a payout's status, made only from the states that may move to it
 /// ([`PayoutStatus::may_become`]) and only about the payout's own transfer.
 struct Move<'a> {
@@ -334,23 +312,14 @@ async fn apply(
     mover: Mover,
     change: Move<'_>,
 ) -> sqlx::Result<Option<PayoutRecord>> {
-    let moved: Option<PayoutRecord> = sqlx::query_as(&format!(
-        "UPDATE payouts SET status = $3, partner_transfer_id = coalesce(partner_transfer_id, $4), \
-           failure_code = coalesce($5, failure_code), locked_until = NULL, lease_token = NULL, \
-           next_attempt_at = now() + make_interval(secs => $6), updated_at = now() \
-         WHERE id = $1 AND status = ANY($2) \
-           AND ($4::text IS NULL OR partner_transfer_id IS NULL OR partner_transfer_id = $4) \
-           AND ($7::uuid IS NULL OR lease_token = $7) \
-         RETURNING {PAYOUT_COLUMNS}"
-    ))
-    .bind(id)
-    .bind(PayoutStatus::names_of_states_before(change.to))
-    .bind(change.to.as_str())
-    .bind(change.transfer_id)
-    .bind(change.failure_code)
-    .bind(change.next_attempt_in.map(|due| due.as_secs_f64()))
-    .bind(mover.lease_token())
-    .fetch_optional(&mut *conn)
+    let moved: Option<PayoutRecord> = transfers::Move {
+        from: PayoutStatus::names_of_states_before(change.to),
+        to: change.to.as_str(),
+        transfer_id: change.transfer_id,
+        failure_code: change.failure_code,
+        next_attempt_in: change.next_attempt_in,
+    }
+    .make(&mut *conn, ("payouts", PAYOUT_COLUMNS), id, mover)
     .await?;
     if let Some(record) = &moved {
         let (merchant_id, payout) = (&record.merchant_id, &record.payout);
@@ -439,11 +408,5 @@ pub async fn mark_reversed(
 /// Reconciliation reversed a duplicate transfer of the payout: the payout stays as it is (its
 /// own transfer went out once) and counts the reversal.
 pub async fn mark_duplicate_reversed(conn: &mut PgConnection, id: &PayoutId) -> sqlx::Result<()> {
-    sqlx::query!(
-        "UPDATE payouts SET duplicates_reversed = duplicates_reversed + 1, updated_at = now() WHERE id = $1",
-        id.as_str(),
-    )
-    .execute(conn)
-    .await?;
-    Ok(())
+    transfers::count_duplicate_reversed(conn, "payouts", id).await
 }

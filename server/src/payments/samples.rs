@@ -3,20 +3,22 @@
 
 use chrono::{SubsecRound, Utc};
 use kaadxpay_partner::wire::Destination;
-use kaadxpay_types::ids::{new_id, OrderId, PayoutId};
-use kaadxpay_types::{OrderStatus, PayoutStatus};
+use kaadxpay_types::ids::{new_id, OrderId, PayoutId, RefundId};
+use kaadxpay_types::{OrderStatus, PayoutStatus, RefundStatus};
 use serde_json::Value;
 use sqlx::types::Json;
 
 use super::events::{EventObject, EventType};
 use super::orders::Order;
 use super::payouts::Payout;
+use super::refunds::Refund;
 
 /// The made-up `data.object` of an event of `kind`.
 pub fn object_of(kind: EventType) -> Value {
     let object = match kind.object() {
         EventObject::Order => serde_json::to_value(order(kind)),
         EventObject::Payout => serde_json::to_value(payout(kind)),
+        EventObject::Refund => serde_json::to_value(refund(kind)),
     };
     object.expect("a sample object serialises")
 }
@@ -32,6 +34,7 @@ fn order(kind: EventType) -> Order {
         id: OrderId::new(),
         object: "order".to_owned(),
         amount: 1200,
+        amount_refunded: 0,
         currency: "EUR".to_owned(),
         status,
         description: Some("Test order".to_owned()),
@@ -75,6 +78,33 @@ fn payout(kind: EventType) -> Payout {
         partner_transfer_id: sent.then(|| new_id("tr")),
         failure_code: (status == PayoutStatus::Failed).then(|| "partner_failed".to_owned()),
         duplicates_reversed: 0,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+fn refund(kind: EventType) -> Refund {
+    let now = Utc::now().trunc_subsecs(6);
+    let status = match kind {
+        EventType::RefundSucceeded => RefundStatus::Succeeded,
+        EventType::RefundFailed => RefundStatus::Failed,
+        _ => RefundStatus::Pending,
+    };
+    Refund {
+        id: RefundId::new(),
+        object: "refund".to_owned(),
+        order: OrderId::new(),
+        amount: 1200,
+        currency: "EUR".to_owned(),
+        status,
+        destination: Json(Destination {
+            account_holder: "Test Customer".to_owned(),
+            iban: "DE89370400440532013000".to_owned(),
+        }),
+        reason: Some("requested_by_customer".to_owned()),
+        description: Some("Test refund".to_owned()),
+        failure_code: (status == RefundStatus::Failed).then(|| "partner_failed".to_owned()),
+        idempotency_key: "test-refund".to_owned(),
         created_at: now,
         updated_at: now,
     }

@@ -1,4 +1,5 @@
-//! Reversals of duplicate transfers, retried until done whatever their day. A reversal the
+//! Reversals of duplicate transfers (of payouts and refunds alike), retried until done whatever
+//! their day. A reversal the
 //! partner refused or did not answer is due again after a back-off (the first retry within a
 //! minute, then doubling, at most every few hours), and the reversal worker, on every replica
 //! each `KAADXPAY_RECONCILE_INTERVAL`, claims the due ones (fenced by a claim token under a
@@ -9,14 +10,13 @@
 //! exports the figures an alert watches: unfinished reversals, `partial` runs (count and age of
 //! the oldest), and the payouts the latest run of each day found contradicting the partner.
 
-use kaadxpay_types::ids::PayoutId;
 use std::time::Duration;
 
 use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::{set_status, Reversal, CLAIM_LEASE};
-use crate::payments::payouts;
+use crate::payments::outgoing::TransferOf;
 use kaadxpay_partner::client::PartnerClient;
 
 /// The delay before a refused reversal's first retry; each further retry doubles it.
@@ -28,7 +28,8 @@ const BATCH: i64 = 50;
 /// A reversal this process holds the claim of: only its token may record the outcome.
 pub(crate) struct Claim {
     pub transfer_id: String,
-    pub payout_id: PayoutId,
+    /// The payout or refund the duplicate was made for.
+    pub payout_id: String,
     pub claim_token: Uuid,
     /// Claims of the reversal so far, this one included.
     pub attempts: i32,
@@ -54,8 +55,8 @@ impl Claim {
                 )
                 .execute(&mut *tx)
                 .await?;
-                if recorded.rows_affected() == 1 {
-                    payouts::mark_duplicate_reversed(&mut tx, payout_id).await?;
+                if let (1, Some(of)) = (recorded.rows_affected(), TransferOf::of(payout_id)) {
+                    of.mark_duplicate_reversed(&mut tx).await?;
                 }
                 tx.commit().await?;
                 tracing::info!(event = "reconciliation.reversed", transfer_id, payout_id = %payout_id, status = ?transfer.status, "duplicate transfer reversed");
@@ -112,10 +113,10 @@ impl ReversalWorker {
                  SELECT transfer_id FROM partner_reversals AS reversal
                  WHERE ((state = 'refused' AND coalesce(next_attempt_at, now()) <= now())
                         OR (state = 'claimed' AND claimed_until <= now()))
-                   AND NOT EXISTS (SELECT 1 FROM payouts
+                   AND NOT EXISTS (SELECT 1 FROM outgoing_transfers
                                    WHERE partner_transfer_id = reversal.transfer_id)
                  ORDER BY next_attempt_at NULLS FIRST LIMIT $2 FOR UPDATE SKIP LOCKED)
-               RETURNING transfer_id, payout_id AS "payout_id: PayoutId",
+               RETURNING transfer_id, payout_id,
                  claim_token AS "claim_token!", attempts"#,
             CLAIM_LEASE.as_secs_f64(),
             BATCH,

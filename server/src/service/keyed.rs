@@ -11,6 +11,7 @@ use crate::idempotency::{Resource, StoredResponse};
 use crate::payments::approvals::{ApprovePayout, CancelPayout, RejectPayout};
 use crate::payments::orders::CreateOrder;
 use crate::payments::payouts::CreatePayout;
+use crate::payments::refunds::CreateRefund;
 use crate::service::commands::Command;
 use crate::service::state::AppState;
 use crate::webhooks::endpoints::CreateEndpoint;
@@ -46,6 +47,7 @@ keyed_commands!(
     ApprovePayout,
     RejectPayout,
     CancelPayout,
+    CreateRefund,
     CreateEndpoint,
     RotateSecret,
     Recover,

@@ -51,6 +51,7 @@ pub struct EventData {
 enum ReportedObject {
     Order(crate::payments::orders::Order),
     Payout(Box<crate::payments::payouts::Payout>),
+    Refund(Box<crate::payments::refunds::Refund>),
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]

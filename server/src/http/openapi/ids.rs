@@ -1,13 +1,14 @@
 //! Ids with their prefixes (API.md §1): an object's `id` and the `{id}` of its routes admit only
 //! its own kind (a payout's refuses `ord_…`), and an event's id is a UUID.
 
-use kaadxpay_types::ids::{EndpointId, OrderId, PayoutId};
+use kaadxpay_types::ids::{EndpointId, OrderId, PayoutId, RefundId};
 use serde_json::{json, Value};
 
 /// Each kind of object with an id: its `object` name, its ids' prefix and its collection.
-const KINDS: [(&str, &str, &str); 6] = [
+const KINDS: [(&str, &str, &str); 7] = [
     ("order", OrderId::PREFIX, "/v1/orders"),
     ("payout", PayoutId::PREFIX, "/v1/payouts"),
+    ("refund", RefundId::PREFIX, "/v1/refunds"),
     (
         "webhook_endpoint",
         EndpointId::PREFIX,

@@ -1,4 +1,4 @@
-//! The JSON API under `/v1` (API.md §1–§5, §11, §12): idempotency, orders, payouts, API keys,
+//! The JSON API under `/v1` (API.md §1–§5, §11–§13): idempotency, orders, payouts, refunds, API keys,
 //! webhooks and their management, the request log, and what no input may do to it.
 
 mod api_key_cache;
@@ -9,6 +9,7 @@ mod modes;
 mod orders;
 mod payouts;
 mod reconciliation;
+pub mod refunds;
 mod request_log;
 mod sealed_secrets;
 mod should_retry;

@@ -11,8 +11,8 @@ use futures::future::join_all;
 use serde_json::{json, Value};
 
 use common::{
-    count, error_code, eventually, free_port, json, payout_body, spawn_app, spawn_app_at,
-    spawn_app_with, ServerProcess, TestApp, IBAN,
+    as_refs, count, error_code, eventually, free_port, json, payout_body, spawn_app, spawn_app_at,
+    spawn_app_with, worker_env, ServerProcess, TestApp, IBAN,
 };
 use kaadxpay_partner::{signature, TEST_WEBHOOK_SECRET};
 
@@ -235,32 +235,14 @@ async fn a_server_killed_after_the_partner_call_pays_each_payout_once() {
     // No webhooks: after the restart the payouts must be taken again once their lease runs
     // out, sent again with the same end-to-end key, and polled to `paid`.
     let port = free_port();
-    let partner =
-        ServerProcess::partner_sim(&["--mode", "mature", "--settle-after", "100ms"]).await;
-    // This in-process app only queues the payouts; the kaadxpay processes execute them.
-    let app = spawn_app_with(&[
-        "--partner-url",
-        "http://127.0.0.1:9",
-        "--payout-interval",
-        "1h",
-    ])
-    .await;
+    // The in-process app only queues the payouts; the kaadxpay processes execute them.
+    let (partner, app) = common::partner_and_queueing_app().await;
     app.fund(500).await;
-    let env = |failpoints: &'static str| {
-        vec![
-            ("KAADXPAY_PARTNER_URL", partner.base_url.clone()),
-            ("KAADXPAY_PAYOUT_LEASE", "2s".into()),
-            ("KAADXPAY_PARTNER_TIMEOUT", "1s".into()),
-            ("KAADXPAY_PAYOUT_INTERVAL", "100ms".into()),
-            ("KAADXPAY_PAYOUT_POLL_INTERVAL", "300ms".into()),
-            ("FAILPOINTS", failpoints.into()),
-        ]
-    };
-    let as_refs = |env: &[(&'static str, String)]| {
-        env.iter().map(|(k, v)| (*k, v.clone())).collect::<Vec<_>>()
-    };
-    let doomed_env = as_refs(&env("payout.after_partner_call=sleep(60000)"));
-    let doomed_env: Vec<(&str, &str)> = doomed_env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let doomed_env = worker_env(
+        &partner.base_url,
+        Some("payout.after_partner_call=sleep(60000)"),
+    );
+    let doomed_env = as_refs(&doomed_env);
     // Queued first, so that the doomed process claims them all in one batch.
     for n in 0..5 {
         assert_eq!(
@@ -285,12 +267,8 @@ async fn a_server_killed_after_the_partner_call_pays_each_payout_once() {
         0
     );
 
-    let healthy_env = as_refs(&env(""));
-    let healthy_env: Vec<(&str, &str)> = healthy_env
-        .iter()
-        .filter(|(k, _)| *k != "FAILPOINTS")
-        .map(|(k, v)| (*k, v.as_str()))
-        .collect();
+    let healthy_env = worker_env(&partner.base_url, None);
+    let healthy_env = as_refs(&healthy_env);
     let _restarted = ServerProcess::start_at(port, &app.db_url, &healthy_env).await;
     eventually(
         Duration::from_secs(30),

@@ -752,6 +752,43 @@ pub fn ledger_verify(db_url: &str) -> (Option<i32>, String) {
     )
 }
 
+/// For the crash tests: a mature `kaadxpay partner-sim` that settles quickly, and an app
+/// in-process that only takes requests (its worker never runs and it knows no partner), so
+/// that `kaadxpay serve` processes started with [`worker_env`] carry the transfers out.
+pub async fn partner_and_queueing_app() -> (ServerProcess, TestApp) {
+    let partner =
+        ServerProcess::partner_sim(&["--mode", "mature", "--settle-after", "100ms"]).await;
+    let app = spawn_app_with(&[
+        "--partner-url",
+        "http://127.0.0.1:9",
+        "--payout-interval",
+        "1h",
+    ])
+    .await;
+    (partner, app)
+}
+
+/// The settings of a `kaadxpay serve` that works the payout queue quickly against the partner
+/// at `partner_url` (short lease, timeout and intervals), with `failpoints` when given.
+pub fn worker_env(partner_url: &str, failpoints: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut env = vec![
+        ("KAADXPAY_PARTNER_URL", partner_url.to_owned()),
+        ("KAADXPAY_PAYOUT_LEASE", "2s".to_owned()),
+        ("KAADXPAY_PARTNER_TIMEOUT", "1s".to_owned()),
+        ("KAADXPAY_PAYOUT_INTERVAL", "100ms".to_owned()),
+        ("KAADXPAY_PAYOUT_POLL_INTERVAL", "300ms".to_owned()),
+    ];
+    env.extend(failpoints.map(|failpoints| ("FAILPOINTS", failpoints.to_owned())));
+    env
+}
+
+/// `env` as [`ServerProcess::start`] takes it.
+pub fn as_refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    env.iter()
+        .map(|(name, value)| (*name, value.as_str()))
+        .collect()
+}
+
 /// Fails unless `kaadxpay ledger verify` finds every journal balanced and every balance equal
 /// to its entries on `db_url`.
 pub fn assert_ledger_whole(db_url: &str) {

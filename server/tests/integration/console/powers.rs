@@ -163,6 +163,16 @@ async fn pending_order(app: &TestApp) -> String {
         .to_owned()
 }
 
+/// An order captured by the merchant's own key, to refund.
+async fn captured_order(app: &TestApp) -> String {
+    let order = pending_order(app).await;
+    let captured = app
+        .put(&format!("/v1/orders/{order}"), r#"{"status": "captured"}"#)
+        .await;
+    assert_eq!(captured.status(), 200);
+    order
+}
+
 /// Whether an answer let the caller through: a success (or a form's `303`), else `403`.
 fn allowed(status: u16) -> bool {
     assert!(matches!(status, 200 | 201 | 303 | 403), "{status}");
@@ -174,6 +184,7 @@ fn allowed(status: u16) -> bool {
 struct Doors {
     create_order: bool,
     capture: bool,
+    refund: bool,
     pay_out: bool,
     approve: bool,
     cancel_anothers_payout: bool,
@@ -190,6 +201,9 @@ impl Doors {
         Self {
             create_order: !console && role_is(&[Owner, Admin, Developer, Finance]),
             capture: role_is(&[Owner, Admin, Finance]),
+            // Refunding needs the right to capture (API.md §13); the console's Refund button
+            // is not tried here.
+            refund: !console && role_is(&[Owner, Admin, Finance]),
             pay_out: role_is(&[Owner, Admin, Finance]),
             approve: console && role_is(&[Owner, Admin, Finance]),
             cancel_anothers_payout: role_is(&[Owner, Admin]),
@@ -209,6 +223,11 @@ async fn api_doors(app: &TestApp, secret: &str) -> Doors {
     Doors {
         create_order: through("/v1/orders".into(), json!({"amount": 1, "currency": "EUR"})).await,
         capture: allowed(call(app, secret, "PUT", &order, capture).await.0),
+        refund: through(
+            format!("/v1/orders/{}/refunds", captured_order(app).await),
+            json!({"amount": 1, "destination": {"account_holder": "Grace Hopper", "iban": IBAN}}),
+        )
+        .await,
         pay_out: through("/v1/payouts".into(), payout_body(100, IBAN)).await,
         approve: through(
             format!("/v1/payouts/{}/approve", awaiting_approval(app).await),
@@ -252,6 +271,7 @@ async fn console_doors(app: &TestApp, browser: &Browser, secret: &str) -> Doors 
     Doors {
         create_order: false,
         capture: through(format!("/orders/{order}/capture"), &[]).await,
+        refund: false,
         pay_out: through("/payouts".into(), &payout).await,
         approve: allowed(decide(app, browser, &awaiting_approval(app).await, "approve").await),
         cancel_anothers_payout: allowed(

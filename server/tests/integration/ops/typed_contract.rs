@@ -138,7 +138,8 @@ async fn the_document_types_every_answer_without_casts() {
         codes("409")
             == json!([
                 "idempotency_request_in_progress",
-                "invalid_state_transition"
+                "invalid_state_transition",
+                "amount_exceeds_refundable"
             ]),
         format!("409: {}", codes("409")),
     );
@@ -209,6 +210,27 @@ async fn the_document_types_every_answer_without_casts() {
     check(
         payout_id == "^po_[0-9A-Za-z]+$",
         format!("GET /v1/payouts/{{id}}: {payout_id}"),
+    );
+
+    // A refund's id, the refunds' routes and what creating one answers.
+    check(
+        schema("Refund")["properties"]["id"]["pattern"] == "^re_[0-9A-Za-z]+$",
+        "Refund.id has no pattern".into(),
+    );
+    let refund_id =
+        doc["paths"]["/v1/refunds/{id}"]["get"]["parameters"][0]["schema"]["pattern"].clone();
+    check(
+        refund_id == "^re_[0-9A-Za-z]+$",
+        format!("GET /v1/refunds/{{id}}: {refund_id}"),
+    );
+    let refunds = "/v1/orders/{id}/refunds";
+    check(
+        answer_schema(&doc, "post", refunds, "201") == json!(format!("{SCHEMAS}Refund")),
+        format!("POST {refunds} does not answer Refund"),
+    );
+    check(
+        answer_schema(&doc, "post", refunds, "402") == json!(format!("{SCHEMAS}Error402")),
+        format!("POST {refunds} has no 402"),
     );
 
     // Approve and reject say what they answer when they succeed.

@@ -1,7 +1,8 @@
-//! The partner bank's boundary (API.md §4, §6, §7, §12): its answers, a payout's own transfer,
-//! reconciliation and its reversals, and test mode's scenarios.
+//! The partner bank's boundary (API.md §4, §6, §7, §12, §13): its answers, a payout's own
+//! transfer, reconciliation and its reversals, test mode's scenarios, and refunds on that path.
 
 mod partner_answers;
 mod payout_identity;
 mod reconcile;
+mod refunds;
 mod test_mode;

@@ -29,7 +29,7 @@ use server::reconcile::Reconciler;
 const FUNDS: i64 = 10_000;
 const AMOUNT: i64 = 1_000;
 
-fn iban(scenario: Scenario) -> &'static str {
+pub(super) fn iban(scenario: Scenario) -> &'static str {
     MAGIC_IBANS
         .iter()
         .find(|magic| magic.scenario == scenario)
@@ -40,7 +40,14 @@ fn iban(scenario: Scenario) -> &'static str {
 /// An app in embedded mode (its partner simulator in-process), funded, with quick workers and
 /// a short partner timeout (the slow scenario's first answer never comes).
 async fn funded_app() -> (TestApp, String) {
-    let (app, partner_url) = spawn_app_and_partner(
+    let (app, partner_url) = embedded_app().await;
+    app.fund(FUNDS).await;
+    (app, partner_url)
+}
+
+/// [`funded_app`] before it is funded, and the URL of its partner simulator.
+pub(super) async fn embedded_app() -> (TestApp, String) {
+    spawn_app_and_partner(
         0,
         &[
             "--partner-timeout",
@@ -51,9 +58,7 @@ async fn funded_app() -> (TestApp, String) {
             "200ms",
         ],
     )
-    .await;
-    app.fund(FUNDS).await;
-    (app, partner_url)
+    .await
 }
 
 /// Makes a payout of [`AMOUNT`] EUR to `scenario`'s IBAN; returns its id.
@@ -102,7 +107,8 @@ async fn every_fault_on(partner_url: &str) {
     configure_partner(partner_url, faults).await;
 }
 
-async fn payout_events(app: &TestApp, id: &str) -> Vec<String> {
+/// The types of the events about the object `id`, in order.
+pub(super) async fn payout_events(app: &TestApp, id: &str) -> Vec<String> {
     sqlx::query_scalar(
         "SELECT event_type FROM events WHERE payload->'data'->'object'->>'id' = $1 ORDER BY created_at, id",
     )

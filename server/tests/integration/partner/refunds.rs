@@ -1,0 +1,223 @@
+//! Refunds take the payouts' path to the partner (API.md §13): through the real worker, the
+//! partner's webhooks and the simulator in-process (embedded mode), each test-mode IBAN gives
+//! its outcome to a refund; a refund that fails or whose transfer comes back gives its amount
+//! back once (to `available` and to what is left to refund of its order, on the statement as
+//! `refund_returned`), with the events `refund.created`, `refund.succeeded` and `refund.failed`;
+//! a duplicated refund transfer is reversed once by reconciliation, the refund staying
+//! `succeeded`; and the ledger stays whole.
+
+use crate::common;
+
+use std::time::Duration;
+
+use chrono::Utc;
+use serde_json::{json, Value};
+
+use super::test_mode::{embedded_app, iban, payout_events};
+use crate::api::refunds::{captured_order, refund};
+use common::{
+    assert_ledger_whole, eventually, json, partner_reversal_calls, partner_transfers_of, TestApp,
+};
+use kaadxpay_partner::client::PartnerClient;
+use kaadxpay_partner_sim::scenarios::Scenario;
+use server::reconcile::Reconciler;
+
+const ORDER: i64 = 10_000;
+const AMOUNT: i64 = 1_000;
+
+/// An app in embedded mode with quick workers, and a captured order of [`ORDER`] EUR cents (the
+/// only money the merchant has).
+async fn app_with_order() -> (TestApp, String, String) {
+    let (app, partner_url) = embedded_app().await;
+    let order = captured_order(&app, "order", ORDER).await;
+    (app, partner_url, order)
+}
+
+/// Refunds [`AMOUNT`] of `order` to `scenario`'s IBAN; returns the refund's id.
+async fn refund_to(app: &TestApp, order: &str, scenario: Scenario) -> String {
+    let body = json!({"amount": AMOUNT,
+        "destination": {"account_holder": "Grace Hopper", "iban": iban(scenario)}});
+    let answer = refund(app, order, &format!("{scenario:?}"), &body).await;
+    assert_eq!(answer.status(), 201);
+    json(answer).await["id"].as_str().unwrap().to_owned()
+}
+
+async fn wait_for(app: &TestApp, id: &str, status: &str) -> Value {
+    let path = format!("/v1/refunds/{id}");
+    eventually(
+        Duration::from_secs(15),
+        &format!("refund {status}"),
+        || async { json(app.get(&path).await).await["status"] == status },
+    )
+    .await;
+    json(app.get(&path).await).await
+}
+
+/// The order's `amount_refunded` and the merchant's available EUR.
+async fn figures(app: &TestApp, order: &str) -> (i64, i64) {
+    let order = json(app.get(&format!("/v1/orders/{order}")).await).await;
+    (
+        order["amount_refunded"].as_i64().unwrap(),
+        app.available_eur().await,
+    )
+}
+
+/// The statement's items about `id`, oldest first: (type, amount, source type).
+async fn items_of(app: &TestApp, id: &str) -> Vec<(String, i64, String)> {
+    let statement = json(app.get("/v1/balance-transactions?limit=100").await).await;
+    let mut items: Vec<(String, i64, String)> = statement["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|item| item["source"]["id"] == id)
+        .map(|item| {
+            let text = |value: &Value| value.as_str().unwrap().to_owned();
+            let amount = item["amount"].as_i64().unwrap();
+            (text(&item["type"]), amount, text(&item["source"]["type"]))
+        })
+        .collect();
+    items.reverse();
+    items
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_paid_iban_makes_a_refund_succeed_with_one_transfer_under_its_key() {
+    let (app, partner_url, order) = app_with_order().await;
+    let id = refund_to(&app, &order, Scenario::Paid).await;
+    wait_for(&app, &id, "succeeded").await;
+    let made = partner_transfers_of(&partner_url, &id).await;
+    assert_eq!(made.len(), 1);
+    assert_eq!(made[0]["idempotency_key"], format!("kxp-{id}-Paid"));
+    assert_eq!(made[0]["amount"], AMOUNT);
+    assert_eq!(figures(&app, &order).await, (AMOUNT, ORDER - AMOUNT));
+    assert_eq!(
+        payout_events(&app, &id).await,
+        ["refund.created", "refund.succeeded"]
+    );
+    let refund = (String::from("refund"), -AMOUNT, String::from("refund"));
+    assert_eq!(items_of(&app, &id).await, [refund]);
+    assert_ledger_whole(&app.db_url);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_refused_iban_fails_the_refund_and_gives_its_amount_back_once() {
+    let (app, partner_url, order) = app_with_order().await;
+    let id = refund_to(&app, &order, Scenario::Refused).await;
+    let failed = wait_for(&app, &id, "failed").await;
+    assert_eq!(failed["failure_code"], "account_closed");
+    assert!(partner_transfers_of(&partner_url, &id).await.is_empty());
+    assert_eq!(figures(&app, &order).await, (0, ORDER));
+    assert_eq!(
+        payout_events(&app, &id).await,
+        ["refund.created", "refund.failed"]
+    );
+    assert_eq!(
+        items_of(&app, &id).await,
+        [
+            ("refund".into(), -AMOUNT, "refund".into()),
+            ("refund_returned".into(), AMOUNT, "refund".into())
+        ]
+    );
+    // A failed refund does not count: the whole order may be refunded again.
+    let body =
+        json!({"destination": {"account_holder": "Grace Hopper", "iban": iban(Scenario::Paid)}});
+    let again = json(refund(&app, &order, "again", &body).await).await;
+    assert_eq!(again["amount"], ORDER);
+    assert_ledger_whole(&app.db_url);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_returned_iban_succeeds_then_fails_and_gives_the_amount_back_once() {
+    let (app, partner_url, order) = app_with_order().await;
+    let id = refund_to(&app, &order, Scenario::Returned).await;
+    wait_for(&app, &id, "succeeded").await;
+    assert_eq!(figures(&app, &order).await, (AMOUNT, ORDER - AMOUNT));
+    let failed = wait_for(&app, &id, "failed").await;
+    assert_eq!(failed["failure_code"], "partner_reversed");
+    // The webhook and the worker's poll both see it: the money comes back once.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(figures(&app, &order).await, (0, ORDER));
+    let made = partner_transfers_of(&partner_url, &id).await;
+    assert_eq!(made.len(), 1);
+    assert_eq!(made[0]["status"], "reversed");
+    assert_eq!(
+        payout_events(&app, &id).await,
+        ["refund.created", "refund.succeeded", "refund.failed"]
+    );
+    assert_eq!(
+        items_of(&app, &id).await,
+        [
+            ("refund".into(), -AMOUNT, "refund".into()),
+            ("refund_returned".into(), AMOUNT, "reversal".into())
+        ]
+    );
+    assert_ledger_whole(&app.db_url);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_duplicated_refund_transfer_is_reversed_once_and_the_refund_stays_succeeded() {
+    let (app, partner_url, order) = app_with_order().await;
+    let id = refund_to(&app, &order, Scenario::Duplicated).await;
+    wait_for(&app, &id, "succeeded").await;
+    let made = partner_transfers_of(&partner_url, &id).await;
+    assert_eq!(made.len(), 2, "the partner booked it twice");
+    let own: String = sqlx::query_scalar("SELECT partner_transfer_id FROM refunds WHERE id = $1")
+        .bind(&id)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let duplicate = made
+        .iter()
+        .map(|transfer| transfer["id"].as_str().unwrap().to_owned())
+        .find(|transfer| *transfer != own)
+        .unwrap();
+    let statuses = || async {
+        let made = partner_transfers_of(&partner_url, &id).await;
+        made.iter()
+            .map(|transfer| transfer["status"].clone())
+            .collect::<Vec<_>>()
+    };
+    let settled = || async { statuses().await == [json!("paid"), json!("paid")] };
+    eventually(Duration::from_secs(5), "both transfers paid", settled).await;
+
+    let partner = PartnerClient::new(&partner_url, Duration::from_secs(5));
+    let reconciler = Reconciler {
+        pool: app.pool.clone(),
+        partner,
+    };
+    let today = Utc::now().date_naive();
+    let (first, second) = tokio::join!(reconciler.run(today, true), reconciler.run(today, true));
+    let (first, second) = (first.unwrap(), second.unwrap());
+    assert_eq!(
+        first.counts.get("duplicate"),
+        Some(&1),
+        "{:?}",
+        first.counts
+    );
+    assert_eq!(first.counts.get("matched"), Some(&1), "{:?}", first.counts);
+    assert_eq!(second.counts.get("duplicate"), Some(&1));
+    assert_eq!(partner_reversal_calls(&partner_url).await, 1);
+    let again = reconciler.run(today, true).await.unwrap();
+    assert_eq!(again.status, "completed");
+    assert_eq!(partner_reversal_calls(&partner_url).await, 1);
+
+    let made = partner_transfers_of(&partner_url, &id).await;
+    let status_of = |wanted: &str| {
+        made.iter()
+            .find(|transfer| transfer["id"] == wanted)
+            .unwrap()["status"]
+            .clone()
+    };
+    assert_eq!(status_of(&duplicate), "reversed");
+    assert_eq!(status_of(&own), "paid");
+    let (status, reversed): (String, i32) =
+        sqlx::query_as("SELECT status, duplicates_reversed FROM refunds WHERE id = $1")
+            .bind(&id)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!((status.as_str(), reversed), ("succeeded", 1));
+    // The money left once; the duplicate's reversal is the partner's money, not the merchant's.
+    assert_eq!(figures(&app, &order).await, (AMOUNT, ORDER - AMOUNT));
+    assert_ledger_whole(&app.db_url);
+}
