@@ -45,6 +45,8 @@ GRANT SELECT ON audit_chains TO kaadxpay_app;
 -- (their triggers refuse it too; a wrong posting is undone by another).
 REVOKE UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER
     ON ledger_journals, ledger_entries, balance_transactions FROM kaadxpay_app;
+-- Top-ups likewise: each is credited once and never changed.
+REVOKE UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON top_ups FROM kaadxpay_app;
 
 -- The request log's daily partitions are made and dropped by the server as it runs: it owns
 -- the request log (a partition is made and dropped by its parent's owner), and the role running

@@ -13,6 +13,7 @@ mod components;
 pub mod console;
 pub mod i18n;
 pub mod moments;
+pub mod money_in;
 pub mod notice;
 mod pages;
 mod titles;
@@ -55,6 +56,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/payouts/approvals") view=pages::Approvals ssr=SsrMode::Async/>
                     <Route path=path!("/payouts/:id") view=pages::PayoutDetail ssr=SsrMode::Async/>
                     <Route path=path!("/balance") view=pages::BalancePage ssr=SsrMode::Async/>
+                    <Route path=path!("/balance/add-funds") view=pages::AddFundsPage ssr=SsrMode::Async/>
                     <Route path=path!("/orders") view=pages::Orders ssr=SsrMode::Async/>
                     <Route path=path!("/orders/:id") view=pages::OrderDetail ssr=SsrMode::Async/>
                     <Route path=path!("/keys") view=pages::Keys ssr=SsrMode::Async/>

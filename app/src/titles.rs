@@ -30,6 +30,7 @@ fn page_name(path: &str) -> String {
         ["payouts", "approvals"] => tr!("approvals-title"),
         ["payouts", id] => tr!("timeline-of-payout", {"id" => *id}),
         ["balance"] => tr!("nav-balance"),
+        ["balance", "add-funds"] => tr!("add-funds"),
         ["orders"] => tr!("nav-orders"),
         ["orders", id] => tr!("timeline-of-order", {"id" => *id}),
         ["keys"] => tr!("key-title"),
@@ -74,6 +75,10 @@ mod tests {
             );
             assert_eq!(page_title("/balance"), "Balance · Kaadxpay console");
             assert_eq!(
+                page_title("/balance/add-funds"),
+                "Add funds · Kaadxpay console"
+            );
+            assert_eq!(
                 page_title("/keys/a%2Fb%20c"),
                 "Idempotency key a/b c · Kaadxpay console"
             );
@@ -84,6 +89,7 @@ mod tests {
         });
         in_language(Lang::Zh, || {
             assert_eq!(page_title("/settings/audit"), "审计日志 · Kaadxpay 控制台");
+            assert_eq!(page_title("/balance/add-funds"), "充值 · Kaadxpay 控制台");
             assert_eq!(
                 page_title("/reconciliation/rec_1"),
                 "对账批次 rec_1 · Kaadxpay 控制台"

@@ -37,6 +37,7 @@ pub fn code_word(code: &str) -> String {
         "unknown" => tr!("code-unknown"),
         "amount_mismatch" => tr!("code-amount_mismatch"),
         "status_mismatch" => tr!("code-status_mismatch"),
+        "unknown_incoming" => tr!("code-unknown_incoming"),
         "already_reversed" => tr!("code-already_reversed"),
         "claimed" => tr!("code-claimed"),
         "refused" => tr!("code-refused"),

@@ -400,7 +400,10 @@ async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::R
             api_key: DEMO_API_KEY.into(),
         };
         if auth::ensure_merchant(&db.pool, &demo, "Demo Merchant").await? {
-            tokio::spawn(fund_demo(format!("http://{addr}")));
+            tokio::spawn(fund_demo(
+                format!("http://{addr}"),
+                app.partner_url().to_owned(),
+            ));
         }
         for (email, password, merchant) in DEMO_LOGINS {
             if !users::exists(&db.pool, email).await? {
@@ -431,10 +434,10 @@ async fn serve(args: ServeArgs, settings: &Settings, db: &Database) -> anyhow::R
         .context("the server stopped with an error")
 }
 
-/// What the demo merchant starts with, once, when it is made: 10,000.00 EUR from an order it
-/// captures, through the API like any merchant's money (under a key, so it is one order). Once
-/// money can come in from the partner bank (top-ups), this becomes a demo top-up.
-async fn fund_demo(base_url: String) {
+/// What the demo merchant starts with, once, when it is made: 10,000.00 EUR sent to its funding
+/// account at the (simulated) partner bank with its reference, which the partner reports like
+/// any money in: a top-up, credited once.
+async fn fund_demo(base_url: String, partner_url: String) {
     let client = reqwest::Client::new();
     let funded = async {
         while client
@@ -445,25 +448,21 @@ async fn fund_demo(base_url: String) {
         {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
-        let order: serde_json::Value = client
-            .post(format!("{base_url}/v1/orders"))
+        let account: serde_json::Value = client
+            .get(format!("{base_url}/v1/funding-account"))
             .bearer_auth(DEMO_API_KEY)
-            .header("Idempotency-Key", "demo-funding")
-            .json(&serde_json::json!({
-                "amount": 1_000_000,
-                "currency": "EUR",
-                "description": "Demo funding",
-            }))
             .send()
             .await?
             .error_for_status()?
             .json()
             .await?;
-        let id = order["id"].as_str().unwrap_or_default();
         client
-            .put(format!("{base_url}/v1/orders/{id}"))
-            .bearer_auth(DEMO_API_KEY)
-            .json(&serde_json::json!({"status": "captured"}))
+            .post(format!("{partner_url}/_sim/incoming"))
+            .json(&serde_json::json!({
+                "amount": 1_000_000,
+                "currency": "EUR",
+                "reference": account["reference"],
+            }))
             .send()
             .await?
             .error_for_status()?;

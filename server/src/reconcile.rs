@@ -28,7 +28,11 @@
 //! with an unfinished reversal, else `completed` (the database's `reconciliation_run_status`).
 //! A merchant sees a run through its own items only: their status, never the run's whole one. Inside `serve`, the daily job reconciles
 //! yesterday on one replica only: each day is claimed in `scheduled_runs` and done once run.
+//!
+//! A run also lists the money the partner received that day ([`incoming`]): applying credits
+//! what no webhook did, and a reference that is no merchant's is an item `unknown_incoming`.
 
+pub mod incoming;
 pub mod on_request;
 pub mod reversals;
 
@@ -63,7 +67,9 @@ pub struct Item {
     #[serde(skip)]
     pub merchant_id: Option<String>,
     /// `matched`, `duplicate`, `missing`, `unknown`, `amount_mismatch` or `status_mismatch`
-    /// (the payout's status contradicts its own transfer's at the partner: for a person).
+    /// (the payout's status contradicts its own transfer's at the partner: for a person), or
+    /// `unknown_incoming` (money received with a reference that is no merchant's: support staff
+    /// only; `transfer_id` is the partner's `in_…`).
     pub kind: String,
     pub payout_id: Option<String>,
     pub transfer_id: Option<String>,
@@ -77,6 +83,7 @@ pub struct Item {
     pub action: Option<String>,
     /// Why a reversal was not made: the partner's code when it answered one
     /// (`not_reversible`), else what went wrong (`timeout`, `connection`, `server_error`, ...).
+    /// For an `unknown_incoming`: the reference the sender wrote.
     pub detail: Option<String>,
 }
 
@@ -247,6 +254,7 @@ impl Reconciler {
                     && seen.insert(transfer.id.clone())
             }));
         }
+        let received = incoming::received_on(&self.partner, date).await?;
         let references: Vec<&str> = transfers
             .iter()
             .filter(|transfer| transfer.created_at.date_naive() == date)
@@ -312,6 +320,7 @@ impl Reconciler {
                 item.detail = reversal.detail();
             }
         }
+        items.extend(incoming::settle(&self.pool, &received, apply).await?);
         let status = self.store_items(&run_id, &items, request).await?;
         let mut counts = BTreeMap::new();
         for item in &items {

@@ -135,6 +135,7 @@ code-missing = missing
 code-unknown = unknown
 code-amount_mismatch = amount_mismatch
 code-status_mismatch = status_mismatch
+code-unknown_incoming = unknown_incoming
 code-already_reversed = already_reversed
 code-claimed = claimed
 code-refused = refused
@@ -592,3 +593,17 @@ threshold-alone = Saved, but no other member could approve a payout: payouts at 
 approvals-title = Payouts awaiting your approval
 approvals-none = No payout is waiting for your decision.
 nav-approvals = Approvals ({ $count })
+
+## Add funds (/balance/add-funds): money in, as top-ups
+add-funds = Add funds
+add-funds-lead = Send a bank transfer to this account with this reference. The money is added to your balance as a top-up once the partner bank receives it.
+add-funds-statement = See every top-up in the balance's statement
+funding-reference = Reference
+funding-reference-hint = Only this reference makes the money yours: write it exactly as shown (spaces and dashes do not matter).
+top-ups = Top-ups
+top-up = Top-up
+top-up-incoming = Partner's incoming transfer
+top-ups-empty = No money has come in yet.
+simulate-incoming = Simulate incoming transfer
+simulate-incoming-hint = Test mode: the partner bank simulator receives this amount with your reference, as if someone had sent it. It lands as a top-up a moment later.
+simulate-incoming-sent = The partner bank received { $amount }. It is added to your balance as a top-up in a moment.

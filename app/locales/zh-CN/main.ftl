@@ -137,6 +137,7 @@ code-missing = 缺失
 code-unknown = 未知
 code-amount_mismatch = 金额不符
 code-status_mismatch = 状态不符
+code-unknown_incoming = 未识别来账
 code-already_reversed = 此前已撤回
 code-claimed = 已受理
 code-refused = 被拒绝
@@ -593,3 +594,17 @@ threshold-alone = 已保存，但没有其他成员可以审批提现：达到�
 approvals-title = 等待您审批的提现
 approvals-none = 没有等待您决定的提现。
 nav-approvals = 审批（{ $count }）
+
+## 充值（/balance/add-funds）：来账记为充值
+add-funds = 充值
+add-funds-lead = 请向以下账户转账，并在付款附言中填写此参考号。合作银行收到款项后，金额将作为充值计入您的余额。
+add-funds-statement = 在余额流水中查看每笔充值
+funding-reference = 付款附言
+funding-reference-hint = 只有填写此参考号，款项才会计入您的账户：请按所示准确填写（空格和连字符不影响匹配）。
+top-ups = 充值记录
+top-up = 充值
+top-up-incoming = 合作银行来账
+top-ups-empty = 尚无来账。
+simulate-incoming = 模拟来账
+simulate-incoming-hint = 测试模式：合作银行模拟器将以您的参考号收到这笔款项，如同有人向您转账。片刻后即作为充值入账。
+simulate-incoming-sent = 合作银行已收到 { $amount }，稍后将作为充值计入您的余额。

@@ -1,5 +1,6 @@
 //! `/balance`: the merchant's balance (available and reserved, per currency) and its statement,
-//! every change of `available` with the balance after it, filtered by type and days, with CSV.
+//! every change of `available` with the balance after it (top-ups among them), filtered by type
+//! and days, with CSV, and the way to "Add funds".
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
@@ -82,7 +83,7 @@ pub fn BalancePage() -> impl IntoView {
     let console = console();
     let cursor = cursor();
     view! {
-        <div class="heading-row"><h1>{tr!("nav-balance")}</h1><ExportLink base="/exports/balance.csv".to_owned()/></div>
+        <div class="heading-row"><h1>{tr!("nav-balance")}</h1><a class="button secondary" href="/balance/add-funds">{tr!("add-funds")}</a><ExportLink base="/exports/balance.csv".to_owned()/></div>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
                 let balance = match console.balance(&merchant_id).await {

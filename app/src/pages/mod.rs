@@ -1,5 +1,6 @@
 //! The console's pages, one module each.
 
+mod add_funds;
 mod api_keys;
 mod audit;
 mod balance;
@@ -22,6 +23,7 @@ mod thresholds;
 mod timeline;
 mod webhooks;
 
+pub use add_funds::AddFundsPage;
 pub use api_keys::ApiKeys;
 pub use audit::Audit;
 pub use balance::BalancePage;

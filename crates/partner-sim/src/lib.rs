@@ -10,6 +10,11 @@
 //! returns the neighbouring days' transfers) and `refuse_reversals` (`409 not_reversible`, for as
 //! long as it is set). `GET /_sim/stats` counts the reversal calls it received.
 //!
+//! Money in (API.md §13): `POST /_sim/incoming` makes money arrive in our funding account (an
+//! incoming transfer `in_…`, as durable as the transfers), reported by a signed
+//! `transfer.received` webhook unless `drop_incoming_webhooks` is set, and listed by day at
+//! `GET /v1/incoming?date=`.
+//!
 //! Test mode: a transfer to one of the magic IBANs of [`scenarios`] gets that scenario's outcome
 //! whatever the mode and faults (refused, paid, returned, slow, booked twice, held until
 //! `POST /_sim/transfers/{id}/release` settles it), and [`test_mode`] tells the server whether
@@ -41,7 +46,9 @@ use tokio::net::TcpListener;
 use self::notifier::Notifier;
 use self::scenarios::{scenario_of, Scenario, RETURN_AFTER};
 use self::store::Store;
-use kaadxpay_partner::wire::{Transfer, TransferList, TransferRequest, TransferStatus};
+use kaadxpay_partner::wire::{
+    IncomingList, IncomingTransfer, Transfer, TransferList, TransferRequest, TransferStatus,
+};
 use kaadxpay_types::ids::new_id;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
@@ -94,6 +101,9 @@ pub struct Behaviours {
     /// Answer every reversal with `409 not_reversible` until told otherwise.
     #[arg(long)]
     pub refuse_reversals: bool,
+    /// Lose every `transfer.received` webhook (the money still arrives and is listed).
+    #[arg(long)]
+    pub drop_incoming_webhooks: bool,
 }
 
 /// The faults and mode, as `PUT /_sim/config` sets them (any subset of the fields).
@@ -112,6 +122,9 @@ pub struct SimConfig {
     /// Every reversal is answered `409 not_reversible` (a transfer not settled over a weekend,
     /// a back office that says no) for as long as this is set.
     pub refuse_reversals: bool,
+    /// Money that arrives is never reported by `transfer.received` (only its listing shows it).
+    #[serde(default)]
+    pub drop_incoming_webhooks: bool,
 }
 
 impl SimConfig {
@@ -125,6 +138,7 @@ impl SimConfig {
         refuse_repeats: false,
         overlapping_days: false,
         refuse_reversals: false,
+        drop_incoming_webhooks: false,
     };
 }
 
@@ -138,6 +152,7 @@ struct ConfigChange {
     refuse_repeats: Option<bool>,
     overlapping_days: Option<bool>,
     refuse_reversals: Option<bool>,
+    drop_incoming_webhooks: Option<bool>,
 }
 
 /// What `GET /_sim/stats` counts, for tests that prove how often we call.
@@ -175,6 +190,7 @@ pub async fn bind(
             refuse_repeats: args.behaviours.refuse_repeats,
             overlapping_days: args.behaviours.overlapping_days,
             refuse_reversals: args.behaviours.refuse_reversals,
+            drop_incoming_webhooks: args.behaviours.drop_incoming_webhooks,
         })),
         store: Arc::new(Store::open(
             &args
@@ -199,7 +215,9 @@ pub async fn bind(
         .route("/v1/transfers", post(create_transfer).get(list_transfers))
         .route("/v1/transfers/{id}", get(get_transfer))
         .route("/v1/transfers/{id}/reversal", post(reverse_transfer))
+        .route("/v1/incoming", get(list_incoming))
         .route("/_sim/transfers/{id}/release", post(release_transfer))
+        .route("/_sim/incoming", post(receive_incoming))
         .route("/_sim/config", put(set_config).get(get_config))
         .route("/_sim/stats", get(get_stats))
         .with_state(sim);
@@ -510,6 +528,92 @@ async fn release_transfer(State(sim): State<Sim>, Path(id): Path<String>) -> Res
     }
 }
 
+/// `POST /_sim/incoming`: what a sender's bank transfer to our funding account carries.
+#[derive(Deserialize)]
+struct IncomingRequest {
+    amount: i64,
+    currency: String,
+    reference: String,
+}
+
+/// The longest reference a bank transfer carries (SEPA's remittance information).
+const MAX_REFERENCE_LEN: usize = 140;
+
+/// Money arrives: the incoming transfer is made durable, then reported by `transfer.received`
+/// (unless `drop_incoming_webhooks`), and answered `201`.
+async fn receive_incoming(
+    State(sim): State<Sim>,
+    request: Result<Json<IncomingRequest>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Ok(Json(request)) = request else {
+        return refusal(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "Send {\"amount\", \"currency\", \"reference\"}.",
+        );
+    };
+    if !(1..=100_000_000_000).contains(&request.amount) {
+        return refusal(
+            StatusCode::BAD_REQUEST,
+            "invalid_amount",
+            "The amount must be 1 to 100000000000 minor units.",
+        );
+    }
+    if request.currency.len() != 3 || !request.currency.bytes().all(|b| b.is_ascii_uppercase()) {
+        return refusal(
+            StatusCode::BAD_REQUEST,
+            "invalid_currency",
+            "The currency must be three upper-case letters.",
+        );
+    }
+    let reference = request.reference.trim();
+    if reference.is_empty()
+        || reference.chars().count() > MAX_REFERENCE_LEN
+        || reference.chars().any(char::is_control)
+    {
+        return refusal(
+            StatusCode::BAD_REQUEST,
+            "invalid_reference",
+            "The reference must be 1 to 140 printable characters.",
+        );
+    }
+    let incoming = IncomingTransfer {
+        id: new_id("in"),
+        amount: request.amount,
+        currency: request.currency,
+        reference: reference.to_owned(),
+        received_at: Utc::now(),
+    };
+    if let Err(err) = sim.store.receive(incoming.clone()) {
+        return store_failed(&err);
+    }
+    if !sim
+        .config
+        .read()
+        .expect("config lock")
+        .drop_incoming_webhooks
+    {
+        sim.notifier.send_incoming(incoming.clone());
+    }
+    (StatusCode::CREATED, Json(incoming)).into_response()
+}
+
+/// The money received on a day (with the neighbouring days when `overlapping_days` is set, as
+/// for transfers).
+async fn list_incoming(
+    State(sim): State<Sim>,
+    Query(query): Query<DateQuery>,
+) -> Json<IncomingList> {
+    let margin = if sim.config.read().expect("config lock").overlapping_days {
+        1
+    } else {
+        0
+    };
+    Json(IncomingList {
+        data: sim.store.incoming_on(query.date, margin),
+    })
+}
+
 async fn set_config(State(sim): State<Sim>, Json(change): Json<ConfigChange>) -> Json<SimConfig> {
     let mut config = sim.config.write().expect("config lock");
     config.mode = change.mode.unwrap_or(config.mode);
@@ -522,6 +626,9 @@ async fn set_config(State(sim): State<Sim>, Json(change): Json<ConfigChange>) ->
     config.refuse_repeats = change.refuse_repeats.unwrap_or(config.refuse_repeats);
     config.overlapping_days = change.overlapping_days.unwrap_or(config.overlapping_days);
     config.refuse_reversals = change.refuse_reversals.unwrap_or(config.refuse_reversals);
+    config.drop_incoming_webhooks = change
+        .drop_incoming_webhooks
+        .unwrap_or(config.drop_incoming_webhooks);
     Json(config.clone())
 }
 

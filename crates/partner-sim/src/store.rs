@@ -1,6 +1,7 @@
-//! The simulator's durable store: every version of every transfer appended as a JSON line and
-//! synced to disk before it is acknowledged, replayed into memory at start (last version wins).
-//! A bank's ledger outlives its processes; so does this one.
+//! The simulator's durable store: every version of every transfer, and every incoming transfer
+//! (money received for us), appended as a JSON line and synced to disk before it is
+//! acknowledged, replayed into memory at start (last version wins). A bank's ledger outlives its
+//! processes; so does this one.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -10,7 +11,19 @@ use std::sync::Mutex;
 
 use anyhow::Context;
 
-use kaadxpay_partner::wire::{Transfer, TransferStatus};
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+use kaadxpay_partner::wire::{IncomingTransfer, Transfer, TransferStatus};
+
+/// One line of the store: a version of a transfer, or an incoming transfer (told apart by their
+/// fields, so a store written before incoming transfers existed reads as it did).
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum Line {
+    Transfer(Transfer),
+    Incoming(IncomingTransfer),
+}
 
 pub struct Store {
     inner: Mutex<Ledger>,
@@ -21,6 +34,7 @@ struct Ledger {
     transfers: Vec<Transfer>,
     by_id: HashMap<String, usize>,
     by_key: HashMap<String, usize>,
+    incoming: Vec<IncomingTransfer>,
 }
 
 impl Store {
@@ -38,12 +52,15 @@ impl Store {
             transfers: Vec::new(),
             by_id: HashMap::new(),
             by_key: HashMap::new(),
+            incoming: Vec::new(),
         };
         for line in BufReader::new(File::open(path)?).lines() {
             let line = line?;
             // A torn last line (the process died mid-write) was never acknowledged.
-            if let Ok(transfer) = serde_json::from_str::<Transfer>(&line) {
-                ledger.index(transfer);
+            match serde_json::from_str::<Line>(&line) {
+                Ok(Line::Transfer(transfer)) => ledger.index(transfer),
+                Ok(Line::Incoming(incoming)) => ledger.incoming.push(incoming),
+                Err(_) => {}
             }
         }
         Ok(Self {
@@ -104,14 +121,46 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Makes money received for us durable.
+    pub fn receive(&self, incoming: IncomingTransfer) -> anyhow::Result<()> {
+        let mut ledger = self.inner.lock().expect("store lock");
+        ledger.write(&Line::Incoming(incoming.clone()))?;
+        ledger.incoming.push(incoming);
+        Ok(())
+    }
+
+    /// The money received on the days within `margin` days of `date` (every day for `None`),
+    /// oldest first.
+    pub fn incoming_on(&self, date: Option<NaiveDate>, margin: i64) -> Vec<IncomingTransfer> {
+        let ledger = self.inner.lock().expect("store lock");
+        ledger
+            .incoming
+            .iter()
+            .filter(|incoming| {
+                date.is_none_or(|date| {
+                    (incoming.received_at.date_naive() - date).num_days().abs() <= margin
+                })
+            })
+            .cloned()
+            .collect()
+    }
+}
+
 impl Ledger {
     /// Writes `transfer` and syncs it to disk, then indexes it.
     fn append(&mut self, transfer: &Transfer) -> anyhow::Result<()> {
-        let mut line = serde_json::to_vec(transfer)?;
+        self.write(&Line::Transfer(transfer.clone()))?;
+        self.index(transfer.clone());
+        Ok(())
+    }
+
+    /// Writes one line and syncs it to disk.
+    fn write(&mut self, record: &Line) -> anyhow::Result<()> {
+        let mut line = serde_json::to_vec(record)?;
         line.push(b'\n');
         self.file.write_all(&line)?;
         self.file.sync_data()?;
-        self.index(transfer.clone());
         Ok(())
     }
 

@@ -14,7 +14,7 @@ use std::time::Duration;
 use chrono::NaiveDate;
 use reqwest::StatusCode;
 
-use crate::wire::{Transfer, TransferList, TransferRequest};
+use crate::wire::{IncomingList, IncomingTransfer, Transfer, TransferList, TransferRequest};
 
 /// The kind of a `422`: definitive only as the answer to a create.
 const UNPROCESSABLE: &str = "unprocessable";
@@ -113,6 +113,40 @@ impl PartnerClient {
             .send()
             .await;
         Ok(read::<TransferList>(sent).await?.data)
+    }
+
+    /// The money the partner received for us on `date` (its day, UTC).
+    pub async fn incoming_on(
+        &self,
+        date: NaiveDate,
+    ) -> Result<Vec<IncomingTransfer>, PartnerError> {
+        let sent = self
+            .http
+            .get(format!("{}/v1/incoming", self.base_url))
+            .query(&[("date", date.to_string())])
+            .send()
+            .await;
+        Ok(read::<IncomingList>(sent).await?.data)
+    }
+
+    /// Test mode only (only the simulator answers it, `POST /_sim/incoming`): money arrives in
+    /// our funding account with `reference`, and the simulator reports it like a bank would.
+    pub async fn simulate_incoming(
+        &self,
+        amount: i64,
+        currency: &str,
+        reference: &str,
+    ) -> Result<IncomingTransfer, PartnerError> {
+        let body =
+            serde_json::json!({"amount": amount, "currency": currency, "reference": reference});
+        read(
+            self.http
+                .post(format!("{}/_sim/incoming", self.base_url))
+                .json(&body)
+                .send()
+                .await,
+        )
+        .await
     }
 
     pub async fn reverse(&self, id: &str) -> Result<Transfer, PartnerError> {

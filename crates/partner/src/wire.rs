@@ -1,4 +1,5 @@
-//! What travels between us and the partner: transfer requests, transfers, and its webhook events.
+//! What travels between us and the partner: transfer requests, transfers, money it received for
+//! us (incoming transfers), and its webhook events.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -70,4 +71,37 @@ pub struct PartnerEvent {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PartnerEventData {
     pub transfer: Transfer,
+}
+
+/// Money the partner received into our funding account (API.md §13): `GET /v1/incoming` lists
+/// them and `transfer.received` reports each. `reference` is what the sender wrote, which names
+/// the merchant it is for when it is one of our funding references.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct IncomingTransfer {
+    /// `in_…`.
+    pub id: String,
+    pub amount: i64,
+    pub currency: String,
+    pub reference: String,
+    pub received_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IncomingList {
+    pub data: Vec<IncomingTransfer>,
+}
+
+/// The type of the webhook that reports an [`IncomingTransfer`].
+pub const TRANSFER_RECEIVED: &str = "transfer.received";
+
+/// The webhook `transfer.received`: its `data` is the incoming transfer itself.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IncomingEvent {
+    pub event_id: String,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// When the partner raised it (not every partner sends it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<DateTime<Utc>>,
+    pub data: IncomingTransfer,
 }

@@ -23,6 +23,7 @@ const EVERY_EVENT_TYPE: Record<WebhookEventType, true> = {
   "payout.reversed": true, "payout.pending_approval": true, "payout.approved": true,
   "payout.rejected": true, "payout.cancelled": true,
   "refund.created": true, "refund.succeeded": true, "refund.failed": true,
+  "top_up.received": true,
 };
 const EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(EVERY_EVENT_TYPE));
 

@@ -12,6 +12,7 @@ mod filters;
 mod forms;
 mod headers;
 mod kept;
+mod money_in;
 mod notices;
 mod profile;
 mod repeats;
@@ -39,6 +40,7 @@ use tower_sessions::{Expiry, SessionManagerLayer};
 use tower_sessions_sqlx_store::PostgresStore;
 
 use app::console::Console;
+use app::money_in::{MoneyIn, ADD_FUNDS};
 use app::{shell, App};
 
 use crate::service::state::AppState;
@@ -64,6 +66,9 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
     let console: Arc<dyn Console> = Arc::new(PgConsole {
         state: state.clone(),
     });
+    let money_in: Arc<dyn MoneyIn> = Arc::new(money_in::PgMoneyIn {
+        state: state.clone(),
+    });
     let sessions = SessionManagerLayer::new(store)
         .with_name("kaadxpay_session")
         .with_http_only(true)
@@ -78,6 +83,7 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
                 let console = console.clone();
                 move || {
                     provide_context(console.clone());
+                    provide_context(money_in.clone());
                     headers::provide_nonce();
                 }
             },
@@ -105,6 +111,7 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         .route("/payouts", post(forms::new_payout))
         .route("/payouts/{id}/{decision}", post(approvals::decide))
         .route("/settings/payouts", post(approvals::set_threshold))
+        .route(ADD_FUNDS, post(money_in::simulate))
         .route("/orders/{id}/capture", post(forms::capture_order))
         .route("/orders/{id}/cancel", post(forms::cancel_order))
         .route(

@@ -143,3 +143,47 @@ where
     .fetch_all(pool)
     .await?)
 }
+
+/// The merchant's rows of `table` (read as `columns`), newest first, a page at a time, for a
+/// table with nothing to filter by (see [`filtered`]).
+pub async fn newest<T>(
+    pool: &PgPool,
+    table: &str,
+    columns: &str,
+    merchant_id: &MerchantId,
+    page: &Page,
+) -> Result<Vec<T>, Error>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
+{
+    page.check_cursor(pool, table, merchant_id).await?;
+    Ok(sqlx::query_as(&format!(
+        "SELECT {columns} FROM {table} WHERE merchant_id = $1 {}",
+        Page::newest_first(table)
+    ))
+    .bind(merchant_id)
+    .bind(page.starting_after.as_deref())
+    .bind(page.fetch_limit())
+    .fetch_all(pool)
+    .await?)
+}
+
+/// The merchant's row `id` of `table`, read as `columns`.
+pub async fn own<T>(
+    pool: &PgPool,
+    table: &str,
+    columns: &str,
+    merchant_id: &MerchantId,
+    id: &str,
+) -> sqlx::Result<Option<T>>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
+{
+    sqlx::query_as(&format!(
+        "SELECT {columns} FROM {table} WHERE merchant_id = $1 AND id = $2"
+    ))
+    .bind(merchant_id)
+    .bind(id)
+    .fetch_optional(pool)
+    .await
+}

@@ -22,6 +22,7 @@ pub mod powers;
 pub mod reconciliation;
 pub mod refunds;
 pub mod requests;
+pub mod top_ups;
 pub mod webhook_endpoints;
 
 use axum::Router;
@@ -45,6 +46,7 @@ pub fn api_and_ops_routers(figures: ops::Figures) -> (Router<AppState>, Router<A
         .merge(webhook_endpoints::router())
         .merge(events::router())
         .merge(requests::router())
+        .merge(top_ups::router())
         .split_for_parts();
     (
         v1.merge(partner_webhooks::router())

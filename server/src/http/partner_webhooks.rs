@@ -34,6 +34,10 @@ async fn receive(State(state): State<AppState>, headers: HeaderMap, body: Bytes)
         tracing::warn!(reason = %refusal, "refused a partner webhook");
         return Error::InvalidSignature(refusal.to_string()).into_response();
     }
+    // Money in has an event of its own shape (API.md §13).
+    if super::top_ups::is_incoming(&body) {
+        return super::top_ups::received(&state, &body).await;
+    }
     let event: PartnerEvent = match serde_json::from_slice(&body) {
         Ok(event) => event,
         Err(err) => {

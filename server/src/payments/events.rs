@@ -50,6 +50,7 @@ event_types! {
     RefundCreated => "refund.created" about Refund,
     RefundSucceeded => "refund.succeeded" about Refund,
     RefundFailed => "refund.failed" about Refund,
+    TopUpReceived => "top_up.received" about TopUp,
 }
 
 /// The kinds of object an event's `data.object` is, each with its own schema.
@@ -58,6 +59,7 @@ pub enum EventObject {
     Order,
     Payout,
     Refund,
+    TopUp,
 }
 
 impl EventType {

@@ -19,4 +19,5 @@ pub mod refunds;
 pub mod samples;
 pub mod statement;
 pub mod thresholds;
+pub mod top_ups;
 pub mod transfers;

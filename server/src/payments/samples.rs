@@ -3,7 +3,7 @@
 
 use chrono::{SubsecRound, Utc};
 use kaadxpay_partner::wire::Destination;
-use kaadxpay_types::ids::{new_id, OrderId, PayoutId, RefundId};
+use kaadxpay_types::ids::{new_id, OrderId, PayoutId, RefundId, TopUpId};
 use kaadxpay_types::{OrderStatus, PayoutStatus, RefundStatus};
 use serde_json::Value;
 use sqlx::types::Json;
@@ -12,6 +12,7 @@ use super::events::{EventObject, EventType};
 use super::orders::Order;
 use super::payouts::Payout;
 use super::refunds::Refund;
+use super::top_ups::TopUp;
 
 /// The made-up `data.object` of an event of `kind`.
 pub fn object_of(kind: EventType) -> Value {
@@ -19,6 +20,7 @@ pub fn object_of(kind: EventType) -> Value {
         EventObject::Order => serde_json::to_value(order(kind)),
         EventObject::Payout => serde_json::to_value(payout(kind)),
         EventObject::Refund => serde_json::to_value(refund(kind)),
+        EventObject::TopUp => serde_json::to_value(top_up()),
     };
     object.expect("a sample object serialises")
 }
@@ -107,5 +109,16 @@ fn refund(kind: EventType) -> Refund {
         idempotency_key: "test-refund".to_owned(),
         created_at: now,
         updated_at: now,
+    }
+}
+
+fn top_up() -> TopUp {
+    TopUp {
+        id: TopUpId::new(),
+        object: "top_up".to_owned(),
+        amount: 25000,
+        currency: "EUR".to_owned(),
+        partner_incoming_id: new_id("in"),
+        created_at: Utc::now().trunc_subsecs(6),
     }
 }

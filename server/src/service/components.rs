@@ -117,3 +117,11 @@ pub fn sealer(settings: &Settings) -> anyhow::Result<Sealer> {
         ),
     }
 }
+
+/// Our funding account at the partner, as the settings name it.
+pub fn funding_details(settings: &Settings) -> crate::payments::top_ups::FundingDetails {
+    crate::payments::top_ups::FundingDetails {
+        iban: settings.funding_iban.clone(),
+        account_holder: settings.funding_account_holder.clone(),
+    }
+}

@@ -130,6 +130,25 @@ pub struct Settings {
     #[arg(long, env = "KAADXPAY_PARTNER_WEBHOOK_SECRET", global = true)]
     pub partner_webhook_secret: Option<String>,
 
+    /// Our account at the partner that merchants top up their balance by sending money to,
+    /// each with its own reference (`GET /v1/funding-account`).
+    #[arg(
+        long,
+        env = "KAADXPAY_FUNDING_IBAN",
+        default_value = "GB33BUKB20201555555555",
+        global = true
+    )]
+    pub funding_iban: String,
+
+    /// The holder's name of the funding account, as senders must write it.
+    #[arg(
+        long,
+        env = "KAADXPAY_FUNDING_ACCOUNT_HOLDER",
+        default_value = "Kaadxpay Client Funds",
+        global = true
+    )]
+    pub funding_account_holder: String,
+
     /// How long a call to the partner may take before it counts as a timeout.
     #[arg(long, env = "KAADXPAY_PARTNER_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration, global = true)]
     pub partner_timeout: Duration,

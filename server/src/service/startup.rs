@@ -97,6 +97,7 @@ impl Application {
             metrics: telemetry::metrics(),
             partner: components::partner_client(settings, &partner_url),
             partner_webhook_secret: components::partner_webhook_secret(settings)?.into(),
+            funding: Arc::new(components::funding_details(settings)),
             test_mode,
             request_log,
             exports_pool: db::reserve(&pool, exports::CONNECTIONS),

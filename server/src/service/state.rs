@@ -13,6 +13,7 @@ use sqlx::PgPool;
 
 use crate::accounts::auth::cache::ApiKeyCache;
 use crate::accounts::auth::usage::KeyUsage;
+use crate::payments::top_ups::FundingDetails;
 use crate::platform::mail::Mailer;
 use crate::platform::sealing::Sealer;
 use crate::request_log::RequestLog;
@@ -38,6 +39,8 @@ pub struct AppState {
     /// The partner bank, asked whose transfer a partner webhook is about when that is unknown.
     pub partner: PartnerClient,
     pub partner_webhook_secret: Arc<str>,
+    /// Where merchants send money to top up (with their own reference).
+    pub funding: Arc<FundingDetails>,
     /// Whether the partner is the simulator (the console says so and lists the magic IBANs).
     pub test_mode: TestMode,
     /// Where served `/v1` requests are recorded.

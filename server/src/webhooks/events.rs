@@ -52,6 +52,7 @@ enum ReportedObject {
     Order(crate::payments::orders::Order),
     Payout(Box<crate::payments::payouts::Payout>),
     Refund(Box<crate::payments::refunds::Refund>),
+    TopUp(crate::payments::top_ups::TopUp),
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]

@@ -417,7 +417,7 @@ class Error408(KaadxpayObject):
 
 
 class Error409Detail(KaadxpayObject):
-    code: Literal["idempotency_request_in_progress", "invalid_state_transition", "amount_exceeds_refundable"] = (
+    code: Literal["idempotency_request_in_progress", "invalid_state_transition"] = (
         Field(
             ...,
             description="Stable and machine-readable (docs/api.md lists every code).",
@@ -497,10 +497,22 @@ class Error503(KaadxpayObject):
 EventType = TypeAliasType(
     "EventType",
     Annotated[
-        Literal["order.created", "order.captured", "order.cancelled", "payout.created", "payout.in_transit", "payout.paid", "payout.failed", "payout.reversed", "payout.pending_approval", "payout.approved", "payout.rejected", "payout.cancelled", "refund.created", "refund.succeeded", "refund.failed"],
+        Literal["order.created", "order.captured", "order.cancelled", "payout.created", "payout.in_transit", "payout.paid", "payout.failed", "payout.reversed", "payout.pending_approval", "payout.approved", "payout.rejected", "payout.cancelled", "top_up.received"],
         Field(..., title="EventType"),
     ],
 )
+
+
+class FundingAccount(KaadxpayObject):
+    account_holder: str
+    iban: str = Field(..., description="The account to send the money to.")
+    object: Literal["funding_account"] = Field(
+        ..., description="Always `funding_account`."
+    )
+    reference: str = Field(
+        ...,
+        description="What the transfer must carry as its reference: this merchant's alone.",
+    )
 
 
 Iban = TypeAliasType(
@@ -526,11 +538,11 @@ class Item(KaadxpayObject):
     currency: str | None
     detail: str | None = Field(
         ...,
-        description="Why a reversal was not made: the partner's code when it answered one\n(`not_reversible`), else what went wrong (`timeout`, `connection`, `server_error`, ...).",
+        description="Why a reversal was not made: the partner's code when it answered one\n(`not_reversible`), else what went wrong (`timeout`, `connection`, `server_error`, ...).\nFor an `unknown_incoming`: the reference the sender wrote.",
     )
     kind: str = Field(
         ...,
-        description="`matched`, `duplicate`, `missing`, `unknown`, `amount_mismatch` or `status_mismatch`\n(the payout's status contradicts its own transfer's at the partner: for a person).",
+        description="`matched`, `duplicate`, `missing`, `unknown`, `amount_mismatch` or `status_mismatch`\n(the payout's status contradicts its own transfer's at the partner: for a person), or\n`unknown_incoming` (money received with a reference that is no merchant's: support staff\nonly; `transfer_id` is the partner's `in_…`).",
     )
     payout_id: str | None
     transfer_id: str | None
@@ -670,19 +682,6 @@ PayoutStatus = TypeAliasType(
 )
 
 
-Reason = TypeAliasType(
-    "Reason",
-    Annotated[
-        Literal["requested_by_customer", "duplicate", "fraudulent"],
-        Field(
-            ...,
-            description="Why a refund is made, when the merchant says.",
-            title="Reason",
-        ),
-    ],
-)
-
-
 class RecoverBody(KaadxpayObject):
     model_config = ConfigDict(
         extra="forbid",
@@ -696,44 +695,6 @@ class RecoverBody(KaadxpayObject):
 class Recovery(KaadxpayObject):
     object: Literal["recovery"] = Field(..., description="Always `recovery`.")
     queued: int = Field(..., description="How many new deliveries were queued.", ge=0)
-
-
-RefundReason = TypeAliasType(
-    "RefundReason", Annotated[Reason | None, Field(..., title="RefundReason")]
-)
-
-
-RefundParametersAmount = TypeAliasType(
-    "RefundParametersAmount",
-    Annotated[
-        Amount | None, Field(..., title="RefundParametersAmount")
-    ],
-)
-
-
-RefundParametersDescription = TypeAliasType(
-    "RefundParametersDescription",
-    Annotated[
-        Description | None, Field(..., title="RefundParametersDescription")
-    ],
-)
-
-
-RefundParametersReason = TypeAliasType(
-    "RefundParametersReason",
-    Annotated[
-        Reason | None, Field(..., title="RefundParametersReason")
-    ],
-)
-
-
-RefundStatus = TypeAliasType(
-    "RefundStatus",
-    Annotated[
-        Literal["pending", "in_transit", "succeeded", "failed"],
-        Field(..., title="RefundStatus"),
-    ],
-)
 
 
 class ResourceLink(KaadxpayObject):
@@ -802,7 +763,7 @@ class StoredRun(KaadxpayObject):
 Subscriptions = TypeAliasType(
     "Subscriptions",
     Annotated[
-        list[Literal["*", "order.created", "order.captured", "order.cancelled", "payout.created", "payout.in_transit", "payout.paid", "payout.failed", "payout.reversed", "payout.pending_approval", "payout.approved", "payout.rejected", "payout.cancelled", "refund.created", "refund.succeeded", "refund.failed"]],
+        list[Literal["*", "order.created", "order.captured", "order.cancelled", "payout.created", "payout.in_transit", "payout.paid", "payout.failed", "payout.reversed", "payout.pending_approval", "payout.approved", "payout.rejected", "payout.cancelled", "top_up.received"]],
         Field(..., min_length=1, title="Subscriptions"),
     ],
 )
@@ -819,6 +780,36 @@ Target = TypeAliasType(
         ),
     ],
 )
+
+
+class TopUp(KaadxpayObject):
+    amount: int = Field(..., description="In minor units: what `available` grew by.")
+    created_at: AwareDatetime
+    currency: Currency
+    id: str = Field(..., pattern="^tu_[0-9A-Za-z]+$")
+    object: Literal["top_up"] = Field(..., description="Always `top_up`.")
+    partner_incoming_id: str = Field(
+        ...,
+        description="The partner's incoming transfer (`in_…`) it credits; each is credited once.",
+    )
+
+
+class TopUpReceivedEventData(KaadxpayObject):
+    object: TopUp
+
+
+class TopUpReceivedEvent(KaadxpayObject):
+    created_at: AwareDatetime
+    data: TopUpReceivedEventData = Field(..., title="TopUpReceivedEventData")
+    event_id: UUID = Field(
+        ...,
+        description="The event's id; also the `webhook-id` header. Deduplicate on it.",
+    )
+    event_type: Literal["top_up.received"]
+    test: bool | None = Field(
+        None,
+        description="Present and `true` on a test event, whose data is made up; absent otherwise.",
+    )
 
 
 UpdateEndpointEvents = TypeAliasType(
@@ -1052,12 +1043,13 @@ class ListStoredRun(KaadxpayObject):
     has_more: bool
 
 
+class ListTopUp(KaadxpayObject):
+    data: list[TopUp]
+    has_more: bool
+
+
 class Order(KaadxpayObject):
     amount: int
-    amount_refunded: int = Field(
-        ...,
-        description="How much of it refunds that did not fail took back (minor units, `0` to `amount`).",
-    )
     created_at: AwareDatetime
     currency: Currency
     description: str | None
@@ -1305,99 +1297,10 @@ class PayoutReversedEvent(KaadxpayObject):
     )
 
 
-class Refund(KaadxpayObject):
-    amount: int
-    created_at: AwareDatetime
-    currency: Currency
-    description: str | None
-    destination: BankAccount
-    failure_code: str | None = Field(
-        ...,
-        description="Why it failed (`partner_failed`, `partner_reversed`, or the partner's refusal code).",
-    )
-    id: str = Field(..., pattern="^re_[0-9A-Za-z]+$")
-    idempotency_key: str
-    object: Literal["refund"] = Field(..., description="Always `refund`.")
-    order: str = Field(
-        ..., description="The order refunded (`ord_…`).", pattern="^ord_[0-9A-Za-z]+$"
-    )
-    reason: RefundReason | None = Field(..., title="RefundReason")
-    status: RefundStatus
-    updated_at: AwareDatetime
-
-
-class RefundCreatedEventData(KaadxpayObject):
-    object: Refund
-
-
-class RefundCreatedEvent(KaadxpayObject):
-    created_at: AwareDatetime
-    data: RefundCreatedEventData = Field(..., title="RefundCreatedEventData")
-    event_id: UUID = Field(
-        ...,
-        description="The event's id; also the `webhook-id` header. Deduplicate on it.",
-    )
-    event_type: Literal["refund.created"]
-    test: bool | None = Field(
-        None,
-        description="Present and `true` on a test event, whose data is made up; absent otherwise.",
-    )
-
-
-class RefundFailedEventData(KaadxpayObject):
-    object: Refund
-
-
-class RefundFailedEvent(KaadxpayObject):
-    created_at: AwareDatetime
-    data: RefundFailedEventData = Field(..., title="RefundFailedEventData")
-    event_id: UUID = Field(
-        ...,
-        description="The event's id; also the `webhook-id` header. Deduplicate on it.",
-    )
-    event_type: Literal["refund.failed"]
-    test: bool | None = Field(
-        None,
-        description="Present and `true` on a test event, whose data is made up; absent otherwise.",
-    )
-
-
-class RefundParameters(KaadxpayObject):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    amount: RefundParametersAmount | None = Field(None, title="RefundParametersAmount")
-    description: RefundParametersDescription | None = Field(
-        None, title="RefundParametersDescription"
-    )
-    destination: BankAccount = Field(
-        ..., description="The customer's account the money goes back to."
-    )
-    reason: RefundParametersReason | None = Field(None, title="RefundParametersReason")
-
-
-class RefundSucceededEventData(KaadxpayObject):
-    object: Refund
-
-
-class RefundSucceededEvent(KaadxpayObject):
-    created_at: AwareDatetime
-    data: RefundSucceededEventData = Field(..., title="RefundSucceededEventData")
-    event_id: UUID = Field(
-        ...,
-        description="The event's id; also the `webhook-id` header. Deduplicate on it.",
-    )
-    event_type: Literal["refund.succeeded"]
-    test: bool | None = Field(
-        None,
-        description="Present and `true` on a test event, whose data is made up; absent otherwise.",
-    )
-
-
 ReportedObject = TypeAliasType(
     "ReportedObject",
     Annotated[
-        Order | Payout | Refund, Field(..., title="ReportedObject")
+        Order | Payout | TopUp, Field(..., title="ReportedObject")
     ],
 )
 
@@ -1460,11 +1363,6 @@ class ListPayout(KaadxpayObject):
     has_more: bool
 
 
-class ListRefund(KaadxpayObject):
-    data: list[Refund]
-    has_more: bool
-
-
 class Event(KaadxpayObject):
     created_at: AwareDatetime
     data: EventData = Field(
@@ -1485,6 +1383,6 @@ class ListEvent(KaadxpayObject):
 
 # What an endpoint receives: one body per event type, told apart by its event_type.
 WebhookEvent = Annotated[
-    OrderCancelledEvent | OrderCapturedEvent | OrderCreatedEvent | PayoutApprovedEvent | PayoutCancelledEvent | PayoutCreatedEvent | PayoutFailedEvent | PayoutInTransitEvent | PayoutPaidEvent | PayoutPendingApprovalEvent | PayoutRejectedEvent | PayoutReversedEvent | RefundCreatedEvent | RefundFailedEvent | RefundSucceededEvent,
+    OrderCancelledEvent | OrderCapturedEvent | OrderCreatedEvent | PayoutApprovedEvent | PayoutCancelledEvent | PayoutCreatedEvent | PayoutFailedEvent | PayoutInTransitEvent | PayoutPaidEvent | PayoutPendingApprovalEvent | PayoutRejectedEvent | PayoutReversedEvent | TopUpReceivedEvent,
     Field(discriminator="event_type"),
 ]

@@ -1,7 +1,7 @@
 //! Ids with their prefixes (API.md §1): an object's `id` and the `{id}` of its routes admit only
 //! its own kind (a payout's refuses `ord_…`), and an event's id is a UUID.
 
-use kaadxpay_types::ids::{EndpointId, OrderId, PayoutId, RefundId};
+use kaadxpay_types::ids::{EndpointId, OrderId, PayoutId, RefundId, TopUpId};
 use serde_json::{json, Value};
 
 /// Each kind of object with an id: its `object` name, its ids' prefix and its collection.
@@ -17,6 +17,7 @@ const KINDS: [(&str, &str, &str); 7] = [
     ("api_key", "key", "/v1/api-keys"),
     ("reconciliation_run", "rec", "/v1/reconciliation-runs"),
     ("request", "req", "/v1/requests"),
+    ("top_up", TopUpId::PREFIX, "/v1/top-ups"),
 ];
 
 fn pattern(prefix: &str) -> String {

@@ -324,6 +324,7 @@ mod costs {
                 webhook_allow_private_networks: true,
             },
             exports_pool: pool,
+            funding: Arc::new(server::service::components::funding_details(&settings)),
             api_keys: Arc::default(),
             mode: settings.mode,
             key_usage: Arc::default(),

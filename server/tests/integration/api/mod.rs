@@ -14,5 +14,6 @@ mod request_log;
 mod sealed_secrets;
 mod should_retry;
 mod ssrf;
+mod top_ups;
 mod webhook_management;
 mod webhooks;

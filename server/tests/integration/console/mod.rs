@@ -2,6 +2,7 @@
 //! Debian's Chromium: sign-in, pages, team and roles, two-step sign-in, the audit log, CSV
 //! exports, timelines.
 
+mod add_funds;
 mod api_keys;
 mod approvals;
 mod audit;

@@ -154,10 +154,23 @@ async fn the_published_demo_merchant_exists_only_with_demo() {
     wait_until_answering(&format!("{base_url}/healthz")).await;
     let status = demo_key_status(&base_url).await;
     let funded = demo_balance(&base_url).await;
+    let top_ups: serde_json::Value = reqwest::Client::new()
+        .get(format!("{base_url}/v1/top-ups"))
+        .bearer_auth(DEMO_API_KEY)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     first.kill().unwrap();
     first.wait().unwrap();
     assert_eq!(status, 200, "--demo creates the demo merchant");
     assert_eq!(funded, 1_000_000, "it starts with 10,000.00 EUR to pay out");
+    assert_eq!(
+        top_ups["data"][0]["amount"], 1_000_000,
+        "money in from the partner, a top-up: {top_ups}"
+    );
 
     let port = free_port();
     let mut again = demo(port);
