@@ -29,7 +29,7 @@ pub struct PgMoneyIn {
 
 fn failed(error: impl std::fmt::Display) -> ConsoleError {
     tracing::error!(error = %error, "the console's money-in backend failed");
-    ConsoleError("The page could not be read.".to_owned())
+    ConsoleError::Failed("The page could not be read.".to_owned())
 }
 
 #[async_trait::async_trait]

@@ -1,11 +1,13 @@
 //! Ids with their prefixes (API.md §1): an object's `id` and the `{id}` of its routes admit only
 //! its own kind (a payout's refuses `ord_…`), and an event's id is a UUID.
 
-use kaadxpay_types::ids::{EndpointId, OrderId, PayoutId, RefundId, TopUpId};
+use kaadxpay_types::ids::{
+    ApiKeyId, EndpointId, OrderId, PayoutId, RefundId, RequestId, RunId, TopUpId,
+};
 use serde_json::{json, Value};
 
 /// Each kind of object with an id: its `object` name, its ids' prefix and its collection.
-const KINDS: [(&str, &str, &str); 7] = [
+const KINDS: [(&str, &str, &str); 8] = [
     ("order", OrderId::PREFIX, "/v1/orders"),
     ("payout", PayoutId::PREFIX, "/v1/payouts"),
     ("refund", RefundId::PREFIX, "/v1/refunds"),
@@ -14,9 +16,9 @@ const KINDS: [(&str, &str, &str); 7] = [
         EndpointId::PREFIX,
         "/v1/webhook-endpoints",
     ),
-    ("api_key", "key", "/v1/api-keys"),
-    ("reconciliation_run", "rec", "/v1/reconciliation-runs"),
-    ("request", "req", "/v1/requests"),
+    ("api_key", ApiKeyId::PREFIX, "/v1/api-keys"),
+    ("reconciliation_run", RunId::PREFIX, "/v1/reconciliation-runs"),
+    ("request", RequestId::PREFIX, "/v1/requests"),
     ("top_up", TopUpId::PREFIX, "/v1/top-ups"),
 ];
 
