@@ -29,6 +29,8 @@ def explain(error: kaadxpay.KaadxpayError) -> str:
         return "no such object for this merchant"
     if isinstance(error, kaadxpay.InvalidStateTransitionError):
         return f"the object moved already: {error.message}"
+    if isinstance(error, kaadxpay.AmountExceedsRefundableError):
+        return f"less is left to refund: {error.message}"
     if isinstance(error, kaadxpay.IdempotencyKeyReusedError):
         return f"key {error.idempotency_key} was used for another request: use a new key"
     if isinstance(error, kaadxpay.RequestInProgressError):
@@ -136,6 +138,14 @@ def main(base_url: str, api_key: str) -> Done:
         client.orders.create(amount=0, currency="EUR")
     except kaadxpay.InvalidRequestError as invalid:
         print(explain(invalid))
+    customer: kaadxpay.BankAccountParams = {"account_holder": "Grace Hopper", "iban": "DE89370400440532013000"}
+    refund = client.refunds.create(order.id, amount=500, destination=customer, reason="requested_by_customer")
+    print(f"refund {refund.id} {refund.status} of {refund.order}, key {refund.idempotency_key}")
+    try:
+        client.refunds.create(order.id, amount=order.amount, destination=customer)
+    except kaadxpay.AmountExceedsRefundableError as over:
+        print(explain(over))
+    print(f"refunds of {order.id}: {[each.amount for each in client.refunds.list(order=order.id)]}")
     payout = pay_out(client, 1000)
     if payout is not None:
         print(f"payout {payout.id} {payout.status}, key {payout.idempotency_key}, replayed: {payout.replayed}")

@@ -18,3 +18,6 @@ event = client.webhooks.construct_event(b"", {}, "whsec_x")
 print(event.data.object.destination)  # error: an order has no destination
 client.balance_transactions.list(type="captured")  # error: an unknown statement item type
 client.balance_transactions.list(created={"after": "2026-01-01T00:00:00Z"})  # error: a range has gte and lte
+client.refunds.create("ord_1", amount="300", destination={"account_holder": "A", "iban": "X"})  # error: a string amount
+client.refunds.create("ord_1", destination={"account_holder": "A", "iban": "X"}, reason="changed_mind")  # error: an unknown reason
+print(client.top_ups.retrieve("tu_1").reference)  # error: a top-up has no reference

@@ -48,6 +48,9 @@ export declare class RequestInProgressError extends KaadxpayError {
 /** 409 invalid_state_transition. */
 export declare class InvalidStateTransitionError extends KaadxpayError {
 }
+/** 409 amount_exceeds_refundable: more than is left to refund of the order; `param` is `amount`. */
+export declare class AmountExceedsRefundableError extends KaadxpayError {
+}
 /** 422 idempotency_key_reused. */
 export declare class IdempotencyKeyReusedError extends KaadxpayError {
 }

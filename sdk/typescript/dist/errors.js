@@ -50,6 +50,9 @@ export class RequestInProgressError extends KaadxpayError {
 /** 409 invalid_state_transition. */
 export class InvalidStateTransitionError extends KaadxpayError {
 }
+/** 409 amount_exceeds_refundable: more than is left to refund of the order; `param` is `amount`. */
+export class AmountExceedsRefundableError extends KaadxpayError {
+}
 /** 422 idempotency_key_reused. */
 export class IdempotencyKeyReusedError extends KaadxpayError {
 }
@@ -75,6 +78,7 @@ const BY_CODE = {
     request_timeout: RequestTimeoutError,
     idempotency_request_in_progress: RequestInProgressError,
     invalid_state_transition: InvalidStateTransitionError,
+    amount_exceeds_refundable: AmountExceedsRefundableError,
     idempotency_key_reused: IdempotencyKeyReusedError,
     internal_error: InternalServerError,
     service_unavailable: ServiceUnavailableError,

@@ -11,6 +11,10 @@ export type Payout = Schemas["Payout"];
 export type ApiKey = Schemas["ApiKey"];
 export type Balance = Schemas["Balance"];
 export type BalanceTransaction = Schemas["BalanceTransaction"];
+export type Refund = Schemas["Refund"];
+export type RefundReason = Schemas["Reason"];
+export type TopUp = Schemas["TopUp"];
+export type FundingAccount = Schemas["FundingAccount"];
 export type Endpoint = Schemas["Endpoint"];
 export type EndpointWithSecret = Schemas["EndpointWithSecret"];
 export type Event = Schemas["Event"];
@@ -92,6 +96,22 @@ export declare class BalanceTransactions extends Resource {
     /** The statement, newest first (API.md §13). */
     list(params?: BalanceTransactionListParams): Pager<BalanceTransaction>;
 }
+export declare class Refunds extends Resource {
+    /** Refunds `amount` of a captured order (by default, what is left to refund). */
+    create(order: string, params: Schemas["RefundParameters"] & Keyed): Promise<Result<Refund>>;
+    retrieve(id: string): Promise<Result<Refund>>;
+    list(params?: ListParams & {
+        order?: string;
+    }): Pager<Refund>;
+}
+export declare class TopUps extends Resource {
+    retrieve(id: string): Promise<Result<TopUp>>;
+    list(params?: ListParams): Pager<TopUp>;
+}
+export declare class FundingAccountResource extends Resource {
+    /** Where a transfer with its reference becomes a top-up. */
+    retrieve(): Promise<Result<FundingAccount>>;
+}
 export declare class ApiKeys extends Resource {
     create(params: Schemas["NewKey"] & Keyed): Promise<Result<ApiKey>>;
     retrieve(id: string): Promise<Result<ApiKey>>;
@@ -131,6 +151,9 @@ export declare class Kaadxpay {
     readonly payouts: Payouts;
     readonly balance: BalanceResource;
     readonly balanceTransactions: BalanceTransactions;
+    readonly refunds: Refunds;
+    readonly topUps: TopUps;
+    readonly fundingAccount: FundingAccountResource;
     readonly apiKeys: ApiKeys;
     readonly webhookEndpoints: WebhookEndpoints;
     readonly events: Events;

@@ -91,6 +91,33 @@ export class BalanceTransactions extends Resource {
         });
     }
 }
+export class Refunds extends Resource {
+    /** Refunds `amount` of a captured order (by default, what is left to refund). */
+    create(order, params) {
+        const { idempotencyKey, ...body } = params;
+        return this.send({ method: "POST", path: `/v1/orders/${segment(order)}/refunds`, body, idempotencyKey });
+    }
+    retrieve(id) {
+        return this.send({ method: "GET", path: `/v1/refunds/${segment(id)}` });
+    }
+    list(params = {}) {
+        return this.page("/v1/refunds", params, { order: params.order });
+    }
+}
+export class TopUps extends Resource {
+    retrieve(id) {
+        return this.send({ method: "GET", path: `/v1/top-ups/${segment(id)}` });
+    }
+    list(params = {}) {
+        return this.page("/v1/top-ups", params);
+    }
+}
+export class FundingAccountResource extends Resource {
+    /** Where a transfer with its reference becomes a top-up. */
+    retrieve() {
+        return this.send({ method: "GET", path: "/v1/funding-account" });
+    }
+}
 export class ApiKeys extends Resource {
     create(params) {
         const { idempotencyKey, ...body } = params;
@@ -170,6 +197,9 @@ export class Kaadxpay {
     payouts = new Payouts(this);
     balance = new BalanceResource(this);
     balanceTransactions = new BalanceTransactions(this);
+    refunds = new Refunds(this);
+    topUps = new TopUps(this);
+    fundingAccount = new FundingAccountResource(this);
     apiKeys = new ApiKeys(this);
     webhookEndpoints = new WebhookEndpoints(this);
     events = new Events(this);

@@ -11,6 +11,7 @@ const EVERY_EVENT_TYPE = {
     "payout.created": true, "payout.in_transit": true, "payout.paid": true, "payout.failed": true,
     "payout.reversed": true, "payout.pending_approval": true, "payout.approved": true,
     "payout.rejected": true, "payout.cancelled": true,
+    "refund.created": true, "refund.succeeded": true, "refund.failed": true,
     "top_up.received": true,
 };
 const EVENT_TYPES = new Set(Object.keys(EVERY_EVENT_TYPE));

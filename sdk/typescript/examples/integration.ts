@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 
 import {
   APIConnectionError,
+  AmountExceedsRefundableError,
   AuthenticationError,
   IdempotencyKeyReusedError,
   InsufficientFundsError,
@@ -33,6 +34,7 @@ export function explain(error: KaadxpayError): string {
   if (error instanceof PermissionDeniedError) return "this key may not do that (a read-only key?)";
   if (error instanceof ResourceMissingError) return "no such object for this merchant";
   if (error instanceof InvalidStateTransitionError) return `the object moved already: ${error.message}`;
+  if (error instanceof AmountExceedsRefundableError) return `less is left to refund: ${error.message}`;
   if (error instanceof IdempotencyKeyReusedError) return `key ${error.idempotencyKey} was used for another request: use a new key`;
   if (error instanceof RequestInProgressError) return `key ${error.idempotencyKey} is still being worked on: ask again later`;
   if (
@@ -144,6 +146,18 @@ export async function main(baseUrl: string, apiKey: string): Promise<Done> {
     if (!(error instanceof InvalidRequestError)) throw error;
     console.log(explain(error));
   }
+  const customer = { account_holder: "Grace Hopper", iban: "DE89370400440532013000" };
+  const refund = await client.refunds.create(order.id, { amount: 500, destination: customer, reason: "requested_by_customer" });
+  console.log(`refund ${refund.id} ${refund.status} of ${refund.order}, key ${refund.idempotencyKey}`);
+  try {
+    await client.refunds.create(order.id, { amount: order.amount, destination: customer });
+  } catch (error) {
+    if (!(error instanceof AmountExceedsRefundableError)) throw error;
+    console.log(explain(error));
+  }
+  const refunded: number[] = [];
+  for await (const each of client.refunds.list({ order: order.id })) refunded.push(each.amount);
+  console.log(`refunds of ${order.id}: ${refunded.join(", ")}`);
   const payout = await payOut(client, 1000);
   if (payout !== null) console.log(`payout ${payout.id} ${payout.status}, key ${payout.idempotencyKey}, replayed: ${payout.replayed}`);
   const tooMuch = await payOut(client, 10 ** 11);

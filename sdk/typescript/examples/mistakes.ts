@@ -15,4 +15,7 @@ const event = client.webhooks.constructEvent("", {}, "whsec_x");
 console.log(event.data.object.destination); // error: an order has no destination
 client.balanceTransactions.list({ type: "captured" }); // error: an unknown statement item type
 client.balanceTransactions.list({ created: { after: "2026-01-01T00:00:00Z" } }); // error: a range has gte and lte
+await client.refunds.create("ord_1", { amount: "300", destination: { account_holder: "A", iban: "X" } }); // error: a string amount
+await client.refunds.create("ord_1", { destination: { account_holder: "A", iban: "X" }, reason: "changed_mind" }); // error: an unknown reason
+console.log((await client.topUps.retrieve("tu_1")).reference); // error: a top-up has no reference
 console.log(status);

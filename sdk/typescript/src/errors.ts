@@ -53,6 +53,8 @@ export class RequestTimeoutError extends KaadxpayError {}
 export class RequestInProgressError extends KaadxpayError {}
 /** 409 invalid_state_transition. */
 export class InvalidStateTransitionError extends KaadxpayError {}
+/** 409 amount_exceeds_refundable: more than is left to refund of the order; `param` is `amount`. */
+export class AmountExceedsRefundableError extends KaadxpayError {}
 /** 422 idempotency_key_reused. */
 export class IdempotencyKeyReusedError extends KaadxpayError {}
 /** 500 and any other 5xx (retried). */
@@ -75,6 +77,7 @@ const BY_CODE: Record<string, new (message: string, facts: ErrorFacts) => Kaadxp
   request_timeout: RequestTimeoutError,
   idempotency_request_in_progress: RequestInProgressError,
   invalid_state_transition: InvalidStateTransitionError,
+  amount_exceeds_refundable: AmountExceedsRefundableError,
   idempotency_key_reused: IdempotencyKeyReusedError,
   internal_error: InternalServerError,
   service_unavailable: ServiceUnavailableError,

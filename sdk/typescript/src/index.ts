@@ -21,6 +21,10 @@ export type Payout = Schemas["Payout"];
 export type ApiKey = Schemas["ApiKey"];
 export type Balance = Schemas["Balance"];
 export type BalanceTransaction = Schemas["BalanceTransaction"];
+export type Refund = Schemas["Refund"];
+export type RefundReason = Schemas["Reason"];
+export type TopUp = Schemas["TopUp"];
+export type FundingAccount = Schemas["FundingAccount"];
 export type Endpoint = Schemas["Endpoint"];
 export type EndpointWithSecret = Schemas["EndpointWithSecret"];
 export type Event = Schemas["Event"];
@@ -173,6 +177,36 @@ export class BalanceTransactions extends Resource {
   }
 }
 
+export class Refunds extends Resource {
+  /** Refunds `amount` of a captured order (by default, what is left to refund). */
+  create(order: string, params: Schemas["RefundParameters"] & Keyed): Promise<Result<Refund>> {
+    const { idempotencyKey, ...body } = params;
+    return this.send({ method: "POST", path: `/v1/orders/${segment(order)}/refunds`, body, idempotencyKey });
+  }
+  retrieve(id: string): Promise<Result<Refund>> {
+    return this.send({ method: "GET", path: `/v1/refunds/${segment(id)}` });
+  }
+  list(params: ListParams & { order?: string } = {}): Pager<Refund> {
+    return this.page("/v1/refunds", params, { order: params.order });
+  }
+}
+
+export class TopUps extends Resource {
+  retrieve(id: string): Promise<Result<TopUp>> {
+    return this.send({ method: "GET", path: `/v1/top-ups/${segment(id)}` });
+  }
+  list(params: ListParams = {}): Pager<TopUp> {
+    return this.page("/v1/top-ups", params);
+  }
+}
+
+export class FundingAccountResource extends Resource {
+  /** Where a transfer with its reference becomes a top-up. */
+  retrieve(): Promise<Result<FundingAccount>> {
+    return this.send({ method: "GET", path: "/v1/funding-account" });
+  }
+}
+
 export class ApiKeys extends Resource {
   create(params: Schemas["NewKey"] & Keyed): Promise<Result<ApiKey>> {
     const { idempotencyKey, ...body } = params;
@@ -256,6 +290,9 @@ export class Kaadxpay {
   readonly payouts = new Payouts(this);
   readonly balance = new BalanceResource(this);
   readonly balanceTransactions = new BalanceTransactions(this);
+  readonly refunds = new Refunds(this);
+  readonly topUps = new TopUps(this);
+  readonly fundingAccount = new FundingAccountResource(this);
   readonly apiKeys = new ApiKeys(this);
   readonly webhookEndpoints = new WebhookEndpoints(this);
   readonly events = new Events(this);

@@ -227,6 +227,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orders/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refunds (part of) a captured order to the customer's bank account. */
+        post: operations["create_refund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payouts": {
         parameters: {
             query?: never;
@@ -349,6 +366,40 @@ export interface paths {
         };
         /** One run, with the items that concern the caller and the status they make. */
         get: operations["get_reconciliation_run"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchant's refunds (of one order with `order`), newest first. */
+        get: operations["list_refunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/refunds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One refund, with its status and failure code. */
+        get: operations["get_refund"];
         put?: never;
         post?: never;
         delete?: never;
@@ -732,6 +783,57 @@ export interface webhooks {
         put?: never;
         /** `payout.reversed`, sent to each endpoint that subscribes to it */
         post: operations["receive_payout_reversed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `refund.created`, sent to each endpoint that subscribes to it */
+        post: operations["receive_refund_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `refund.failed`, sent to each endpoint that subscribes to it */
+        post: operations["receive_refund_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `refund.succeeded`, sent to each endpoint that subscribes to it */
+        post: operations["receive_refund_succeeded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1316,7 +1418,7 @@ export interface components {
                  * @description Stable and machine-readable (docs/api.md lists every code).
                  * @enum {string}
                  */
-                code: "idempotency_request_in_progress" | "invalid_state_transition";
+                code: "idempotency_request_in_progress" | "invalid_state_transition" | "amount_exceeds_refundable";
                 /** @description A sentence for people; it may change. */
                 message: string;
                 /** @description The request field at fault, as the API spells it (`destination[iban]`); only when there is one. */
@@ -1423,7 +1525,7 @@ export interface components {
          * EventType
          * @enum {string}
          */
-        EventType: "order.created" | "order.captured" | "order.cancelled" | "payout.created" | "payout.in_transit" | "payout.paid" | "payout.failed" | "payout.reversed" | "payout.pending_approval" | "payout.approved" | "payout.rejected" | "payout.cancelled" | "top_up.received";
+        EventType: "order.created" | "order.captured" | "order.cancelled" | "payout.created" | "payout.in_transit" | "payout.paid" | "payout.failed" | "payout.reversed" | "payout.pending_approval" | "payout.approved" | "payout.rejected" | "payout.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "top_up.received";
         /** EventWithDeliveries */
         EventWithDeliveries: {
             /** Format: date-time */
@@ -1589,6 +1691,11 @@ export interface components {
             data: components["schemas"]["Payout"][];
             has_more: boolean;
         };
+        /** List_Refund */
+        List_Refund: {
+            data: components["schemas"]["Refund"][];
+            has_more: boolean;
+        };
         /** List_StoredRun */
         List_StoredRun: {
             data: components["schemas"]["StoredRun"][];
@@ -1675,6 +1782,11 @@ export interface components {
         Order: {
             /** Format: int64 */
             amount: number;
+            /**
+             * Format: int64
+             * @description How much of it refunds that did not fail took back (minor units, `0` to `amount`).
+             */
+            amount_refunded: number;
             /** Format: date-time */
             created_at: string;
             currency: components["schemas"]["Currency"];
@@ -1986,6 +2098,12 @@ export interface components {
          */
         PayoutStatus: "pending_approval" | "rejected" | "cancelled" | "pending" | "in_transit" | "paid" | "failed" | "reversed";
         /**
+         * Reason
+         * @description Why a refund is made, when the merchant says.
+         * @enum {string}
+         */
+        Reason: "requested_by_customer" | "duplicate" | "fraudulent";
+        /**
          * RecoverBody
          * @description The body of `POST /v1/webhook-endpoints/{id}/recover`.
          */
@@ -2012,8 +2130,119 @@ export interface components {
              */
             queued: number;
         };
+        /**
+         * Refund
+         * @description A refund as the API answers it and its webhook events carry it (API.md §13).
+         */
+        Refund: {
+            /** Format: int64 */
+            amount: number;
+            /** Format: date-time */
+            created_at: string;
+            currency: components["schemas"]["Currency"];
+            description: string | null;
+            destination: components["schemas"]["BankAccount"];
+            /** @description Why it failed (`partner_failed`, `partner_reversed`, or the partner's refusal code). */
+            failure_code: string | null;
+            id: string;
+            idempotency_key: string;
+            /**
+             * @description Always `refund`.
+             * @enum {string}
+             */
+            object: "refund";
+            /** @description The order refunded (`ord_…`). */
+            order: string;
+            /** RefundReason */
+            reason: null | components["schemas"]["Reason"];
+            status: components["schemas"]["RefundStatus"];
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * RefundCreatedEvent
+         * @description The body of every attempt of a `refund.created` delivery, byte for byte the same on each.
+         */
+        RefundCreatedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            /** RefundCreatedEventData */
+            data: {
+                object: components["schemas"]["Refund"];
+            };
+            /**
+             * Format: uuid
+             * @description The event's id; also the `webhook-id` header. Deduplicate on it.
+             */
+            event_id: string;
+            /** @enum {string} */
+            event_type: "refund.created";
+            /** @description Present and `true` on a test event, whose data is made up; absent otherwise. */
+            test?: boolean;
+        };
+        /**
+         * RefundFailedEvent
+         * @description The body of every attempt of a `refund.failed` delivery, byte for byte the same on each.
+         */
+        RefundFailedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            /** RefundFailedEventData */
+            data: {
+                object: components["schemas"]["Refund"];
+            };
+            /**
+             * Format: uuid
+             * @description The event's id; also the `webhook-id` header. Deduplicate on it.
+             */
+            event_id: string;
+            /** @enum {string} */
+            event_type: "refund.failed";
+            /** @description Present and `true` on a test event, whose data is made up; absent otherwise. */
+            test?: boolean;
+        };
+        /**
+         * RefundParameters
+         * @description The body of `POST /v1/orders/{id}/refunds`. Holding one means it was valid.
+         */
+        RefundParameters: {
+            /** RefundParametersAmount */
+            amount?: null | components["schemas"]["Amount"];
+            /** RefundParametersDescription */
+            description?: null | components["schemas"]["Description"];
+            /** @description The customer's account the money goes back to. */
+            destination: components["schemas"]["BankAccount"];
+            /** RefundParametersReason */
+            reason?: null | components["schemas"]["Reason"];
+        };
+        /**
+         * RefundStatus
+         * @enum {string}
+         */
+        RefundStatus: "pending" | "in_transit" | "succeeded" | "failed";
+        /**
+         * RefundSucceededEvent
+         * @description The body of every attempt of a `refund.succeeded` delivery, byte for byte the same on each.
+         */
+        RefundSucceededEvent: {
+            /** Format: date-time */
+            created_at: string;
+            /** RefundSucceededEventData */
+            data: {
+                object: components["schemas"]["Refund"];
+            };
+            /**
+             * Format: uuid
+             * @description The event's id; also the `webhook-id` header. Deduplicate on it.
+             */
+            event_id: string;
+            /** @enum {string} */
+            event_type: "refund.succeeded";
+            /** @description Present and `true` on a test event, whose data is made up; absent otherwise. */
+            test?: boolean;
+        };
         /** ReportedObject */
-        ReportedObject: components["schemas"]["Order"] | components["schemas"]["Payout"] | components["schemas"]["TopUp"];
+        ReportedObject: components["schemas"]["Order"] | components["schemas"]["Payout"] | components["schemas"]["Refund"] | components["schemas"]["TopUp"];
         /** ResourceLink */
         ResourceLink: {
             id: string;
@@ -2092,7 +2321,7 @@ export interface components {
             status: "running" | "completed" | "partial" | "attention";
         };
         /** Subscriptions */
-        Subscriptions: ("*" | "order.created" | "order.captured" | "order.cancelled" | "payout.created" | "payout.in_transit" | "payout.paid" | "payout.failed" | "payout.reversed" | "payout.pending_approval" | "payout.approved" | "payout.rejected" | "payout.cancelled" | "top_up.received")[];
+        Subscriptions: ("*" | "order.created" | "order.captured" | "order.cancelled" | "payout.created" | "payout.in_transit" | "payout.paid" | "payout.failed" | "payout.reversed" | "payout.pending_approval" | "payout.approved" | "payout.rejected" | "payout.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "top_up.received")[];
         /**
          * Target
          * @description The states an order can be asked to move to.
@@ -4012,6 +4241,235 @@ export interface operations {
             };
         };
     };
+    create_refund: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per intended operation: 1 to 255 visible ASCII characters. A retry sends the same key and body. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The object's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundParameters"];
+            };
+        };
+        responses: {
+            /** @description The refund, `pending`, its amount already out of the available balance, queued for the partner bank. */
+            201: {
+                headers: {
+                    /** @description On every answer that passed through the engine: `new`, `replayed`, `in_progress` or `mismatch`. */
+                    "Idempotency-Key-Status"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included). */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Where the new object is. */
+                    Location?: string;
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description The request is invalid; `param` names the field at fault. */
+            400: {
+                headers: {
+                    /** @description On every answer that passed through the engine: `new`, `replayed`, `in_progress` or `mismatch`. */
+                    "Idempotency-Key-Status"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included). */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No valid API key. */
+            401: {
+                headers: {
+                    /** @description On every answer that passed through the engine: `new`, `replayed`, `in_progress` or `mismatch`. */
+                    "Idempotency-Key-Status"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included). */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description `insufficient_funds`: the available balance in the order's currency is lower than the amount (stored and replayed). */
+            402: {
+                headers: {
+                    /** @description On every answer that passed through the engine: `new`, `replayed`, `in_progress` or `mismatch`. */
+                    "Idempotency-Key-Status"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included). */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A read-only API key may not write. */
+            403: {
+                headers: {
+                    /** @description On every answer that passed through the engine: `new`, `replayed`, `in_progress` or `mismatch`. */
+                    "Idempotency-Key-Status"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included). */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description No such object for this merchant. */
+            404: {
+                headers: {
+                    /** @description On every answer that passed through the engine: `new`, `replayed`, `in_progress` or `mismatch`. */
+                    "Idempotency-Key-Status"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included). */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The body did not arrive in time; send it again in full. */
+            408: {
+                headers: {
+                    /** @description On every answer that passed through the engine: `new`, `replayed`, `in_progress` or `mismatch`. */
+                    "Idempotency-Key-Status"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included). */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error408"];
+                };
+            };
+            /** @description `invalid_state_transition`: the order is not captured; `amount_exceeds_refundable` (`param` `amount`): more than is left to refund, or nothing is left (both stored and replayed); or the key is in progress. */
+            409: {
+                headers: {
+                    /** @description On every answer that passed through the engine: `new`, `replayed`, `in_progress` or `mismatch`. */
+                    "Idempotency-Key-Status"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included). */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is larger than 64 KiB. */
+            413: {
+                headers: {
+                    /** @description On every answer that passed through the engine: `new`, `replayed`, `in_progress` or `mismatch`. */
+                    "Idempotency-Key-Status"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included). */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The key was used before with another endpoint or body. */
+            422: {
+                headers: {
+                    /** @description On every answer that passed through the engine: `new`, `replayed`, `in_progress` or `mismatch`. */
+                    "Idempotency-Key-Status"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included). */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description A fault on our side; nothing was kept, and a retry with the same key is safe. */
+            500: {
+                headers: {
+                    /** @description On every answer that passed through the engine: `new`, `replayed`, `in_progress` or `mismatch`. */
+                    "Idempotency-Key-Status"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included). */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Busy or without its database; retry after `Retry-After` (with the same key). */
+            503: {
+                headers: {
+                    /** @description On every answer that passed through the engine: `new`, `replayed`, `in_progress` or `mismatch`. */
+                    "Idempotency-Key-Status"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the key (a stored refusal such as `402` included). */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
     list_payouts: {
         parameters: {
             query?: {
@@ -5044,6 +5502,171 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunWithItems"];
+                };
+            };
+            /** @description No valid API key. */
+            401: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Refused. */
+            404: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A fault on our side; nothing was kept, and a retry with the same key is safe. */
+            500: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Busy or without its database; retry after `Retry-After` (with the same key). */
+            503: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    list_refunds: {
+        parameters: {
+            query?: {
+                /** @description Only the refunds of this order (`ord_…`). */
+                order?: string;
+                /**
+                 * @description How many objects to return, 1 to 100 (default 20). Read as text, so that a bad value
+                 *     gets the contract's `400` naming `limit`.
+                 */
+                limit?: number;
+                /** @description The id of the last object of the previous page: one of the merchant's own objects. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List_Refund"];
+                };
+            };
+            /** @description The request is invalid; `param` names the field at fault. */
+            400: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No valid API key. */
+            401: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description A fault on our side; nothing was kept, and a retry with the same key is safe. */
+            500: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Busy or without its database; retry after `Retry-After` (with the same key). */
+            503: {
+                headers: {
+                    /** @description Whether the same request (same key, same body) may succeed if sent again: `true` exactly for `408`, `409 idempotency_request_in_progress` and `5xx`. */
+                    "Kaadxpay-Should-Retry": "true" | "false";
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    get_refund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The object's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    /** @description The server's id for this request (`GET /v1/requests/{id}`); quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
                 };
             };
             /** @description No valid API key. */
@@ -7240,6 +7863,159 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PayoutReversedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received; no further attempt. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a timeout or a refused connection: retried with back-off. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_refund_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt. */
+                "webhook-id": string;
+                /** @description Unix seconds when the attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the secret's base64 part; during a rotation's overlap two, space-separated, new first. */
+                "webhook-signature": string;
+                /** @description The event type, as in the body. */
+                "kaadxpay-event-type": string;
+                /** @description A new UUID per attempt. */
+                "kaadxpay-delivery-id": string;
+                /** @description RFC 3339 time of the attempt. */
+                "kaadxpay-delivered-at": string;
+                /** @description `true` on a test event. */
+                "kaadxpay-test"?: "true";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received; no further attempt. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a timeout or a refused connection: retried with back-off. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_refund_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt. */
+                "webhook-id": string;
+                /** @description Unix seconds when the attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the secret's base64 part; during a rotation's overlap two, space-separated, new first. */
+                "webhook-signature": string;
+                /** @description The event type, as in the body. */
+                "kaadxpay-event-type": string;
+                /** @description A new UUID per attempt. */
+                "kaadxpay-delivery-id": string;
+                /** @description RFC 3339 time of the attempt. */
+                "kaadxpay-delivered-at": string;
+                /** @description `true` on a test event. */
+                "kaadxpay-test"?: "true";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received; no further attempt. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a timeout or a refused connection: retried with back-off. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_refund_succeeded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt. */
+                "webhook-id": string;
+                /** @description Unix seconds when the attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the secret's base64 part; during a rotation's overlap two, space-separated, new first. */
+                "webhook-signature": string;
+                /** @description The event type, as in the body. */
+                "kaadxpay-event-type": string;
+                /** @description A new UUID per attempt. */
+                "kaadxpay-delivery-id": string;
+                /** @description RFC 3339 time of the attempt. */
+                "kaadxpay-delivered-at": string;
+                /** @description `true` on a test event. */
+                "kaadxpay-test"?: "true";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundSucceededEvent"];
             };
         };
         responses: {

@@ -14,9 +14,42 @@ async function freePort() {
   });
 }
 
+/** What the partner simulator signs its webhooks with, and the server checks them with. */
+const partnerWebhookSecret = "whsec_sdk_tests_partner_secret";
+
+/** A `kaadxpay partner-sim` whose webhooks go to `webhookUrl`: how the tests make money arrive. */
+export class PartnerSim {
+  static async start(webhookUrl, store) {
+    const port = await freePort();
+    const sim = new PartnerSim(port);
+    const env = { ...process.env, RUST_LOG: "warn", KAADXPAY_PARTNER_WEBHOOK_SECRET: partnerWebhookSecret };
+    const args = ["partner-sim", "--addr", `127.0.0.1:${port}`, "--webhook-url", webhookUrl, "--store", store];
+    sim.process = spawn(process.env.KAADXPAY_BIN, args, { env, stdio: ["ignore", "ignore", "inherit"] });
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      try {
+        if ((await fetch(`${sim.url}/_sim/config`)).ok) return sim;
+      } catch {}
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`the partner simulator did not answer at ${sim.url}`);
+  }
+
+  constructor(port) {
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  async stop() {
+    const exited = new Promise((resolve) => this.process.once("exit", resolve));
+    this.process.kill("SIGKILL");
+    await exited;
+  }
+}
+
 export class Server {
-  static async create(failpoints) {
+  static async create(failpoints, partnerUrl) {
     const server = new Server(await freePort(), failpoints);
+    server.partnerUrl = partnerUrl;
     return server;
   }
 
@@ -29,6 +62,10 @@ export class Server {
   async start(wait = true) {
     const env = { ...process.env, RUST_LOG: "warn", KAADXPAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", DATABASE_URL: process.env.KAADXPAY_TEST_DATABASE_URL };
     if (this.failpoints) env.FAILPOINTS = this.failpoints;
+    if (this.partnerUrl) {
+      env.KAADXPAY_PARTNER_URL = this.partnerUrl;
+      env.KAADXPAY_PARTNER_WEBHOOK_SECRET = partnerWebhookSecret;
+    }
     this.process = spawn(process.env.KAADXPAY_BIN, ["serve", "--addr", `127.0.0.1:${this.port}`], { env, stdio: ["ignore", "ignore", "inherit"] });
     if (wait) await this.waitUntilAnswering();
   }

@@ -1,8 +1,9 @@
 """Kaadxpay's official Python SDK: ``Kaadxpay`` and ``AsyncKaadxpay``, every error class, and
 the models generated from the API's OpenAPI document (``kaadxpay.models``)."""
 
-from ._client import AsyncKaadxpay, BalanceTransactionType, BankAccountParams, CreatedRange, Kaadxpay
+from ._client import AsyncKaadxpay, BalanceTransactionType, BankAccountParams, CreatedRange, Kaadxpay, RefundReason
 from ._errors import (
+    AmountExceedsRefundableError,
     APIConnectionError,
     APITimeoutError,
     AuthenticationError,
@@ -23,6 +24,7 @@ from ._pagination import AsyncPager, Pager
 from .models import WebhookEvent
 
 __all__ = [
+    "AmountExceedsRefundableError",
     "APIConnectionError",
     "APITimeoutError",
     "AsyncKaadxpay",
@@ -40,6 +42,7 @@ __all__ = [
     "KaadxpayError",
     "Pager",
     "PermissionDeniedError",
+    "RefundReason",
     "RequestInProgressError",
     "RequestTimeoutError",
     "ResourceMissingError",

@@ -32,6 +32,7 @@ from .models import (
     Event,
     EventType,
     EventWithDeliveries,
+    FundingAccount,
     KeyOverlap,
     KeyWithTimeline,
     ListApiKey,
@@ -41,11 +42,15 @@ from .models import (
     ListLoggedRequest,
     ListOrder,
     ListPayout,
+    ListRefund,
+    ListTopUp,
     LoggedRequest,
     Order,
     Payout,
     Recovery,
+    Refund,
     Subscriptions,
+    TopUp,
 )
 
 T = TypeVar("T", bound=BaseModel)
@@ -71,6 +76,9 @@ BalanceTransactionType = Literal[
     "reservation_released",
 ]
 
+#: Why a refund is made (API.md §13).
+RefundReason = Literal["requested_by_customer", "duplicate", "fraudulent"]
+
 
 class CreatedRange(TypedDict, total=False):
     """A time range on ``created_at``, both ends included: ``{"gte": ..., "lte": ...}``."""
@@ -92,6 +100,20 @@ def _created(created: CreatedRange | None) -> dict[str, str]:
 def _segment(value: str) -> str:
     """A path segment: an id or a key, URL-encoded."""
     return quote(value, safe="")
+
+
+def _refund(
+    order: str,
+    destination: BankAccountParams,
+    amount: int | None,
+    reason: RefundReason | None,
+    description: str | None,
+    idempotency_key: str | None,
+) -> Call[Refund]:
+    """``POST /v1/orders/{order}/refunds``, for both clients."""
+    body = {"amount": amount, "destination": dict(destination), "reason": reason, "description": description}
+    path = f"/v1/orders/{_segment(order)}/refunds"
+    return Call("POST", path, Refund, body, idempotency_key=idempotency_key)
 
 
 class _Options:
@@ -205,6 +227,48 @@ class BalanceTransactions(_Resource):
     ) -> Pager[BalanceTransaction]:
         query = {"currency": currency, "type": type, "limit": limit, **_created(created)}
         return self._list("/v1/balance-transactions", ListBalanceTransaction, query, starting_after)
+
+
+class Refunds(_Resource):
+    """``/v1/refunds``: money back to an order's customer (API.md §13)."""
+
+    def create(
+        self,
+        order: str,
+        *,
+        destination: BankAccountParams,
+        amount: int | None = None,
+        reason: RefundReason | None = None,
+        description: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Refund:
+        """Refunds ``amount`` of a captured order (by default, what is left to refund)."""
+        return self._send(_refund(order, destination, amount, reason, description, idempotency_key))
+
+    def retrieve(self, id: str) -> Refund:
+        return self._send(Call("GET", f"/v1/refunds/{_segment(id)}", Refund))
+
+    def list(
+        self, *, order: str | None = None, limit: int | None = None, starting_after: str | None = None
+    ) -> Pager[Refund]:
+        return self._list("/v1/refunds", ListRefund, {"order": order, "limit": limit}, starting_after)
+
+
+class TopUps(_Resource):
+    """``/v1/top-ups``: money in from the partner, each transfer credited once (API.md §13)."""
+
+    def retrieve(self, id: str) -> TopUp:
+        return self._send(Call("GET", f"/v1/top-ups/{_segment(id)}", TopUp))
+
+    def list(self, *, limit: int | None = None, starting_after: str | None = None) -> Pager[TopUp]:
+        return self._list("/v1/top-ups", ListTopUp, {"limit": limit}, starting_after)
+
+
+class FundingAccountResource(_Resource):
+    """``/v1/funding-account``: where a transfer with its reference becomes a top-up."""
+
+    def retrieve(self) -> FundingAccount:
+        return self._send(Call("GET", "/v1/funding-account", FundingAccount))
 
 
 class ApiKeys(_Resource):
@@ -385,6 +449,48 @@ class AsyncBalanceTransactions(_AsyncResource):
         return self._list("/v1/balance-transactions", ListBalanceTransaction, query, starting_after)
 
 
+class AsyncRefunds(_AsyncResource):
+    """``/v1/refunds``: money back to an order's customer (API.md §13)."""
+
+    async def create(
+        self,
+        order: str,
+        *,
+        destination: BankAccountParams,
+        amount: int | None = None,
+        reason: RefundReason | None = None,
+        description: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Refund:
+        """Refunds ``amount`` of a captured order (by default, what is left to refund)."""
+        return await self._send(_refund(order, destination, amount, reason, description, idempotency_key))
+
+    async def retrieve(self, id: str) -> Refund:
+        return await self._send(Call("GET", f"/v1/refunds/{_segment(id)}", Refund))
+
+    def list(
+        self, *, order: str | None = None, limit: int | None = None, starting_after: str | None = None
+    ) -> AsyncPager[Refund]:
+        return self._list("/v1/refunds", ListRefund, {"order": order, "limit": limit}, starting_after)
+
+
+class AsyncTopUps(_AsyncResource):
+    """``/v1/top-ups``: money in from the partner, each transfer credited once (API.md §13)."""
+
+    async def retrieve(self, id: str) -> TopUp:
+        return await self._send(Call("GET", f"/v1/top-ups/{_segment(id)}", TopUp))
+
+    def list(self, *, limit: int | None = None, starting_after: str | None = None) -> AsyncPager[TopUp]:
+        return self._list("/v1/top-ups", ListTopUp, {"limit": limit}, starting_after)
+
+
+class AsyncFundingAccountResource(_AsyncResource):
+    """``/v1/funding-account``: where a transfer with its reference becomes a top-up."""
+
+    async def retrieve(self) -> FundingAccount:
+        return await self._send(Call("GET", "/v1/funding-account", FundingAccount))
+
+
 class AsyncApiKeys(_AsyncResource):
     """``/v1/api-keys``: the merchant's API keys (API.md §11); a secret is in the answer that
     made the key only."""
@@ -508,6 +614,9 @@ class Kaadxpay:
         self.payouts = Payouts(self)
         self.balance = BalanceResource(self)
         self.balance_transactions = BalanceTransactions(self)
+        self.refunds = Refunds(self)
+        self.top_ups = TopUps(self)
+        self.funding_account = FundingAccountResource(self)
         self.api_keys = ApiKeys(self)
         self.webhook_endpoints = WebhookEndpoints(self)
         self.events = Events(self)
@@ -557,6 +666,9 @@ class AsyncKaadxpay:
         self.payouts = AsyncPayouts(self)
         self.balance = AsyncBalanceResource(self)
         self.balance_transactions = AsyncBalanceTransactions(self)
+        self.refunds = AsyncRefunds(self)
+        self.top_ups = AsyncTopUps(self)
+        self.funding_account = AsyncFundingAccountResource(self)
         self.api_keys = AsyncApiKeys(self)
         self.webhook_endpoints = AsyncWebhookEndpoints(self)
         self.events = AsyncEvents(self)

@@ -74,6 +74,11 @@ class InvalidStateTransitionError(KaadxpayError):
     """``409 invalid_state_transition``: the object is not in a state that allows this."""
 
 
+class AmountExceedsRefundableError(KaadxpayError):
+    """``409 amount_exceeds_refundable``: more than is left to refund of the order (or nothing is
+    left); ``param`` is ``amount``. Definitive for its key (stored and replayed)."""
+
+
 class IdempotencyKeyReusedError(KaadxpayError):
     """``422 idempotency_key_reused``: the key was used with another body or endpoint."""
 
@@ -103,6 +108,7 @@ _BY_CODE: dict[str, type[KaadxpayError]] = {
     "request_timeout": RequestTimeoutError,
     "idempotency_request_in_progress": RequestInProgressError,
     "invalid_state_transition": InvalidStateTransitionError,
+    "amount_exceeds_refundable": AmountExceedsRefundableError,
     "idempotency_key_reused": IdempotencyKeyReusedError,
     "internal_error": InternalServerError,
     "service_unavailable": ServiceUnavailableError,

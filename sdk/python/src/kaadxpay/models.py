@@ -417,7 +417,7 @@ class Error408(KaadxpayObject):
 
 
 class Error409Detail(KaadxpayObject):
-    code: Literal["idempotency_request_in_progress", "invalid_state_transition"] = (
+    code: Literal["idempotency_request_in_progress", "invalid_state_transition", "amount_exceeds_refundable"] = (
         Field(
             ...,
             description="Stable and machine-readable (docs/api.md lists every code).",
@@ -497,7 +497,7 @@ class Error503(KaadxpayObject):
 EventType = TypeAliasType(
     "EventType",
     Annotated[
-        Literal["order.created", "order.captured", "order.cancelled", "payout.created", "payout.in_transit", "payout.paid", "payout.failed", "payout.reversed", "payout.pending_approval", "payout.approved", "payout.rejected", "payout.cancelled", "top_up.received"],
+        Literal["order.created", "order.captured", "order.cancelled", "payout.created", "payout.in_transit", "payout.paid", "payout.failed", "payout.reversed", "payout.pending_approval", "payout.approved", "payout.rejected", "payout.cancelled", "refund.created", "refund.succeeded", "refund.failed", "top_up.received"],
         Field(..., title="EventType"),
     ],
 )
@@ -682,6 +682,19 @@ PayoutStatus = TypeAliasType(
 )
 
 
+Reason = TypeAliasType(
+    "Reason",
+    Annotated[
+        Literal["requested_by_customer", "duplicate", "fraudulent"],
+        Field(
+            ...,
+            description="Why a refund is made, when the merchant says.",
+            title="Reason",
+        ),
+    ],
+)
+
+
 class RecoverBody(KaadxpayObject):
     model_config = ConfigDict(
         extra="forbid",
@@ -695,6 +708,44 @@ class RecoverBody(KaadxpayObject):
 class Recovery(KaadxpayObject):
     object: Literal["recovery"] = Field(..., description="Always `recovery`.")
     queued: int = Field(..., description="How many new deliveries were queued.", ge=0)
+
+
+RefundReason = TypeAliasType(
+    "RefundReason", Annotated[Reason | None, Field(..., title="RefundReason")]
+)
+
+
+RefundParametersAmount = TypeAliasType(
+    "RefundParametersAmount",
+    Annotated[
+        Amount | None, Field(..., title="RefundParametersAmount")
+    ],
+)
+
+
+RefundParametersDescription = TypeAliasType(
+    "RefundParametersDescription",
+    Annotated[
+        Description | None, Field(..., title="RefundParametersDescription")
+    ],
+)
+
+
+RefundParametersReason = TypeAliasType(
+    "RefundParametersReason",
+    Annotated[
+        Reason | None, Field(..., title="RefundParametersReason")
+    ],
+)
+
+
+RefundStatus = TypeAliasType(
+    "RefundStatus",
+    Annotated[
+        Literal["pending", "in_transit", "succeeded", "failed"],
+        Field(..., title="RefundStatus"),
+    ],
+)
 
 
 class ResourceLink(KaadxpayObject):
@@ -763,7 +814,7 @@ class StoredRun(KaadxpayObject):
 Subscriptions = TypeAliasType(
     "Subscriptions",
     Annotated[
-        list[Literal["*", "order.created", "order.captured", "order.cancelled", "payout.created", "payout.in_transit", "payout.paid", "payout.failed", "payout.reversed", "payout.pending_approval", "payout.approved", "payout.rejected", "payout.cancelled", "top_up.received"]],
+        list[Literal["*", "order.created", "order.captured", "order.cancelled", "payout.created", "payout.in_transit", "payout.paid", "payout.failed", "payout.reversed", "payout.pending_approval", "payout.approved", "payout.rejected", "payout.cancelled", "refund.created", "refund.succeeded", "refund.failed", "top_up.received"]],
         Field(..., min_length=1, title="Subscriptions"),
     ],
 )
@@ -1050,6 +1101,10 @@ class ListTopUp(KaadxpayObject):
 
 class Order(KaadxpayObject):
     amount: int
+    amount_refunded: int = Field(
+        ...,
+        description="How much of it refunds that did not fail took back (minor units, `0` to `amount`).",
+    )
     created_at: AwareDatetime
     currency: Currency
     description: str | None
@@ -1297,10 +1352,99 @@ class PayoutReversedEvent(KaadxpayObject):
     )
 
 
+class Refund(KaadxpayObject):
+    amount: int
+    created_at: AwareDatetime
+    currency: Currency
+    description: str | None
+    destination: BankAccount
+    failure_code: str | None = Field(
+        ...,
+        description="Why it failed (`partner_failed`, `partner_reversed`, or the partner's refusal code).",
+    )
+    id: str = Field(..., pattern="^re_[0-9A-Za-z]+$")
+    idempotency_key: str
+    object: Literal["refund"] = Field(..., description="Always `refund`.")
+    order: str = Field(
+        ..., description="The order refunded (`ord_…`).", pattern="^ord_[0-9A-Za-z]+$"
+    )
+    reason: RefundReason | None = Field(..., title="RefundReason")
+    status: RefundStatus
+    updated_at: AwareDatetime
+
+
+class RefundCreatedEventData(KaadxpayObject):
+    object: Refund
+
+
+class RefundCreatedEvent(KaadxpayObject):
+    created_at: AwareDatetime
+    data: RefundCreatedEventData = Field(..., title="RefundCreatedEventData")
+    event_id: UUID = Field(
+        ...,
+        description="The event's id; also the `webhook-id` header. Deduplicate on it.",
+    )
+    event_type: Literal["refund.created"]
+    test: bool | None = Field(
+        None,
+        description="Present and `true` on a test event, whose data is made up; absent otherwise.",
+    )
+
+
+class RefundFailedEventData(KaadxpayObject):
+    object: Refund
+
+
+class RefundFailedEvent(KaadxpayObject):
+    created_at: AwareDatetime
+    data: RefundFailedEventData = Field(..., title="RefundFailedEventData")
+    event_id: UUID = Field(
+        ...,
+        description="The event's id; also the `webhook-id` header. Deduplicate on it.",
+    )
+    event_type: Literal["refund.failed"]
+    test: bool | None = Field(
+        None,
+        description="Present and `true` on a test event, whose data is made up; absent otherwise.",
+    )
+
+
+class RefundParameters(KaadxpayObject):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: RefundParametersAmount | None = Field(None, title="RefundParametersAmount")
+    description: RefundParametersDescription | None = Field(
+        None, title="RefundParametersDescription"
+    )
+    destination: BankAccount = Field(
+        ..., description="The customer's account the money goes back to."
+    )
+    reason: RefundParametersReason | None = Field(None, title="RefundParametersReason")
+
+
+class RefundSucceededEventData(KaadxpayObject):
+    object: Refund
+
+
+class RefundSucceededEvent(KaadxpayObject):
+    created_at: AwareDatetime
+    data: RefundSucceededEventData = Field(..., title="RefundSucceededEventData")
+    event_id: UUID = Field(
+        ...,
+        description="The event's id; also the `webhook-id` header. Deduplicate on it.",
+    )
+    event_type: Literal["refund.succeeded"]
+    test: bool | None = Field(
+        None,
+        description="Present and `true` on a test event, whose data is made up; absent otherwise.",
+    )
+
+
 ReportedObject = TypeAliasType(
     "ReportedObject",
     Annotated[
-        Order | Payout | TopUp, Field(..., title="ReportedObject")
+        Order | Payout | Refund | TopUp, Field(..., title="ReportedObject")
     ],
 )
 
@@ -1363,6 +1507,11 @@ class ListPayout(KaadxpayObject):
     has_more: bool
 
 
+class ListRefund(KaadxpayObject):
+    data: list[Refund]
+    has_more: bool
+
+
 class Event(KaadxpayObject):
     created_at: AwareDatetime
     data: EventData = Field(
@@ -1383,6 +1532,6 @@ class ListEvent(KaadxpayObject):
 
 # What an endpoint receives: one body per event type, told apart by its event_type.
 WebhookEvent = Annotated[
-    OrderCancelledEvent | OrderCapturedEvent | OrderCreatedEvent | PayoutApprovedEvent | PayoutCancelledEvent | PayoutCreatedEvent | PayoutFailedEvent | PayoutInTransitEvent | PayoutPaidEvent | PayoutPendingApprovalEvent | PayoutRejectedEvent | PayoutReversedEvent | TopUpReceivedEvent,
+    OrderCancelledEvent | OrderCapturedEvent | OrderCreatedEvent | PayoutApprovedEvent | PayoutCancelledEvent | PayoutCreatedEvent | PayoutFailedEvent | PayoutInTransitEvent | PayoutPaidEvent | PayoutPendingApprovalEvent | PayoutRejectedEvent | PayoutReversedEvent | RefundCreatedEvent | RefundFailedEvent | RefundSucceededEvent | TopUpReceivedEvent,
     Field(discriminator="event_type"),
 ]

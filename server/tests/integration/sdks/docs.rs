@@ -54,6 +54,7 @@ endpoint_secret = previous_secret = "whsec_x"
 
 const TYPESCRIPT_PREAMBLE: &str = r#"// Every SDK example of docs/api.md, each in a function of its own.
 import {
+  AmountExceedsRefundableError,
   InsufficientFundsError,
   InvalidStateTransitionError,
   Kaadxpay,
