@@ -17,7 +17,11 @@ const KINDS: [(&str, &str, &str); 8] = [
         "/v1/webhook-endpoints",
     ),
     ("api_key", ApiKeyId::PREFIX, "/v1/api-keys"),
-    ("reconciliation_run", RunId::PREFIX, "/v1/reconciliation-runs"),
+    (
+        "reconciliation_run",
+        RunId::PREFIX,
+        "/v1/reconciliation-runs",
+    ),
     ("request", RequestId::PREFIX, "/v1/requests"),
     ("top_up", TopUpId::PREFIX, "/v1/top-ups"),
 ];
