@@ -1,9 +1,9 @@
-//! The ledger under random sequences (issue 30): captures, payouts that are paid or refused,
-//! cancelled orders, top-ups (money the partner received, some reported twice), and replays of
-//! any earlier request (its key and body again), in any order,
-//! through the API of a real server. After each sequence every journal sums to zero
-//! (`kaadxpay ledger verify`), the statement's items add up to the balance with each item's
-//! `balance_after` the running sum, and a replay added no item.
+//! The ledger under random sequences (issue 30): captures, cancelled orders, payouts and
+//! refunds that are paid or refused, top-ups (money the partner received, some reported twice),
+//! and replays of any earlier request (its key and body again), in any order, through the API
+//! of a real server. After each sequence every journal sums to zero (`kaadxpay ledger verify`),
+//! the statement's items add up to the balance with each item's `balance_after` the running
+//! sum, and a replay added no item.
 
 use crate::common;
 
@@ -34,6 +34,10 @@ enum Step {
     /// Money received for the merchant at the partner (the simulator's `transfer.received`),
     /// reported a second time under another event id when `true`.
     TopUp(i64, bool),
+    /// A refund of this many cents of the latest captured order, paid (`false`) or refused by
+    /// the partner (`true`): refused when more than is left, the order not captured or the
+    /// balance short, each answer definitive.
+    Refund(i64, bool),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -43,6 +47,7 @@ fn step() -> impl Strategy<Value = Step> {
         (1_i64..3_000, any::<bool>()).prop_map(|(amount, refused)| Step::PayOut(amount, refused)),
         any::<usize>().prop_map(Step::Replay),
         (1_i64..5_000, any::<bool>()).prop_map(|(amount, again)| Step::TopUp(amount, again)),
+        (1_i64..3_000, any::<bool>()).prop_map(|(amount, refused)| Step::Refund(amount, refused)),
     ]
 }
 
@@ -59,6 +64,8 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
     let mut top_ups = 0;
     let mut sent: Vec<Sent> = Vec::new();
     let mut payouts = Vec::new();
+    let mut refunds = Vec::new();
+    let mut captured: Option<String> = None;
     for (n, step) in steps.into_iter().enumerate() {
         let key = format!("step-{n}");
         match step {
@@ -73,6 +80,9 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
                 let path = format!("/v1/orders/{}", order["id"].as_str().unwrap());
                 let moved = app.put(&path, &format!(r#"{{"status": "{to}"}}"#)).await;
                 prop_assert_eq!(moved.status().as_u16(), 200);
+                if to == "captured" {
+                    captured = Some(path);
+                }
                 sent.push(Sent {
                     path: "/v1/orders".into(),
                     key,
@@ -103,6 +113,25 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
                 prop_assert!(replayed, "a replay of {} was not replayed", earlier.key);
             }
             Step::Replay(_) => {}
+            Step::Refund(amount, refused) => {
+                let Some(order) = &captured else { continue };
+                let iban = if refused { REFUSED_IBAN } else { IBAN };
+                let body = serde_json::json!({"amount": amount,
+                    "destination": {"account_holder": "Ada Lovelace", "iban": iban}})
+                .to_string();
+                let path = format!("{order}/refunds");
+                let answer = app.post(&path, Some(&key), &body).await;
+                let status = answer.status().as_u16();
+                prop_assert!(
+                    matches!(status, 201 | 402 | 409),
+                    "refund answered {}",
+                    status
+                );
+                if status == 201 {
+                    refunds.push(json(answer).await["id"].as_str().unwrap().to_owned());
+                }
+                sent.push(Sent { path, key, body });
+            }
             Step::TopUp(amount, again) => {
                 let incoming: Value = app
                     .client
@@ -142,6 +171,14 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
     })
     .await;
     settled(&app, &payouts).await;
+    for id in &refunds {
+        let path = format!("/v1/refunds/{id}");
+        eventually(Duration::from_secs(15), "a settled refund", || async {
+            let status = json(app.get(&path).await).await["status"].clone();
+            status == "succeeded" || status == "failed"
+        })
+        .await;
+    }
     assert_ledger_whole(&app.db_url);
     statement_adds_up(&app).await
 }
