@@ -32,7 +32,10 @@ export interface paths {
         get: operations["get_api_key"];
         put?: never;
         post?: never;
-        /** Revokes the key: it expires now, and every process refuses it within seconds. */
+        /**
+         * Revokes the key: it expires now; this process refuses it before answering, every other
+         *     process when the revocation's notification reaches it.
+         */
         delete: operations["revoke_api_key"];
         options?: never;
         head?: never;
