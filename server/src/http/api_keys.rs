@@ -48,11 +48,10 @@ async fn create_api_key(
         for_merchant: false,
         secret: secret.clone(),
     };
-    revealed(
-        execute(&state, &merchant, client, &key, &request_id, command).await,
-        &secret,
-    )
-    .await
+    let answer = execute(&state, &merchant, client, &key, &request_id, command).await;
+    // The old key may have stopped now: this process lets it in no more, notification or not.
+    state.api_keys.forget_merchant(&merchant.id);
+    revealed(answer, &secret).await
 }
 
 /// Rolls the key: a successor with the same name and access and a new secret; the key itself
@@ -76,11 +75,10 @@ async fn roll_api_key(
         parameters,
         secret: secret.clone(),
     };
-    revealed(
-        execute(&state, &merchant, client, &key, &request_id, command).await,
-        &secret,
-    )
-    .await
+    let answer = execute(&state, &merchant, client, &key, &request_id, command).await;
+    // The old key may have stopped now: this process lets it in no more, notification or not.
+    state.api_keys.forget_merchant(&merchant.id);
+    revealed(answer, &secret).await
 }
 
 /// The answer of a command that made a key with `secret`, with the secret shown when this
@@ -145,8 +143,7 @@ async fn revoke_api_key(
     client: ClientAddress,
     Path(id): Path<String>,
 ) -> ApiResult<Json<ApiKey>> {
-    keys::revoke(&state.pool, &merchant.id, &id, &by_key(&merchant, client))
-        .await?
-        .map(Json)
-        .ok_or(Error::ResourceMissing("API key"))
+    let revoked = keys::revoke(&state.pool, &merchant.id, &id, &by_key(&merchant, client)).await?;
+    state.api_keys.forget_merchant(&merchant.id);
+    revoked.map(Json).ok_or(Error::ResourceMissing("API key"))
 }

@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 use sqlx::postgres::PgListener;
 use sqlx::PgPool;
 
+use kaadxpay_types::ids::MerchantId;
+
 use super::Merchant;
 
 /// How long a lookup is trusted at most, notification or not.
@@ -82,6 +84,18 @@ impl ApiKeyCache {
             }
         }
         entries.insert(hash, (merchant, trusted_until));
+    }
+
+    /// Forgets every key of `merchant_id` in this process at once, without waiting for the
+    /// notification: called when a request of this process rolled or revoked one of its keys,
+    /// after the change committed and before it is answered, so that no request of this process
+    /// that follows the answer is let in with a key the answer says has stopped (API.md §11).
+    pub fn forget_merchant(&self, merchant_id: &MerchantId) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        self.entries
+            .lock()
+            .expect("never poisoned")
+            .retain(|_, (merchant, _)| merchant.id != *merchant_id);
     }
 
     /// Forgets one key (`Some`: its hash) or every key.

@@ -235,12 +235,16 @@ impl IntegrationsConsole for PgConsole {
                     parameters,
                     secret: secret.clone(),
                 };
-                self.run(user, merchant_id, &key, &command).await?
+                let answer = self.run(user, merchant_id, &key, &command).await;
+                // The old key may have stopped now: this process lets it in no more.
+                self.state.api_keys.forget_merchant(merchant_id);
+                answer?
             }
             ApiKeyChange::Revoke { id } => {
                 let revoked = api_keys::revoke(&self.state.pool, merchant_id, &id, &by_user(user))
                     .await
                     .map_err(failed)?;
+                self.state.api_keys.forget_merchant(merchant_id);
                 return revoked
                     .map(|_| None)
                     .ok_or_else(|| refusal(&Error::ResourceMissing("API key")).into());

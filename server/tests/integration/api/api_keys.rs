@@ -628,3 +628,34 @@ async fn a_deleted_endpoint_is_gone_and_a_revoked_key_stays_readable() {
         "{list}"
     );
 }
+
+#[tokio::test]
+async fn a_key_rolled_now_is_refused_by_the_process_that_rolled_it_from_the_next_request_on() {
+    // API.md §11: with `overlap: "now"` the old key stops at once. The process that answered the
+    // roll must not wait for the revocation's notification: the very next request is refused,
+    // each time (ten rolls, so that a race lost even now and then shows).
+    let app = spawn_app().await;
+    for n in 0..10 {
+        let (created, merchant) =
+            a_working_key(&app, &format!("roll-at-once-{n}"), r#"{"name": "Rolled"}"#).await;
+        let old = created["secret"].as_str().unwrap().to_owned();
+        assert_eq!(
+            order_status(&app.base_url, &merchant, &old, &format!("warm-{n}")).await,
+            201
+        );
+        let (status, rolled) = roll(
+            &app.base_url,
+            &app.merchant.api_key,
+            created["id"].as_str().unwrap(),
+            "now",
+            &format!("roll-{n}"),
+        )
+        .await;
+        assert_eq!(status, 201, "{rolled}");
+        assert_eq!(
+            order_status(&app.base_url, &merchant, &old, &format!("after-{n}")).await,
+            401,
+            "roll {n}: the old key was let in right after its roll with overlap now"
+        );
+    }
+}
