@@ -4,13 +4,14 @@
 //! in time, before anything else runs); and what the API and console requests pass through:
 //! admission control.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::{FromRequestParts, MatchedPath, Request, State};
 use axum::http::request::Parts;
-use axum::http::{header, HeaderName, HeaderValue};
+use axum::http::{header, HeaderName, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
@@ -43,7 +44,67 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestId {
     }
 }
 
-pub async fn observe(mut request: Request, next: Next) -> Response {
+/// The request counter and latency histogram of each method, route and status, registered with
+/// the metrics recorder once and then reused: no label is formatted, copied or hashed into a
+/// registry key again on a request's path.
+#[derive(Clone, Default)]
+pub struct Observed(Arc<RwLock<HashMap<String, Vec<Handles>>>>);
+
+struct Handles {
+    method: Method,
+    status: u16,
+    requests: metrics::Counter,
+    duration: metrics::Histogram,
+}
+
+/// Handles kept at most: beyond, a request of a new kind (an unknown method, say) is counted
+/// through the recorder each time, as before.
+const OBSERVED_KINDS: usize = 1024;
+
+impl Observed {
+    fn record(&self, method: &Method, route: &str, status: u16, seconds: f64) {
+        let known = self.0.read().expect("never poisoned");
+        if let Some(handles) = known.get(route).and_then(|kinds| {
+            kinds
+                .iter()
+                .find(|kind| kind.status == status && kind.method == *method)
+        }) {
+            handles.requests.increment(1);
+            handles.duration.record(seconds);
+            return;
+        }
+        let kept = known.values().map(Vec::len).sum::<usize>();
+        drop(known);
+        let (method_label, route_label, status_label) =
+            (method.to_string(), route.to_owned(), status.to_string());
+        let requests = metrics::counter!("kaadxpay_http_requests_total",
+            "method" => method_label.clone(), "route" => route_label.clone(), "status" => status_label.clone());
+        // Per status too, so that the time of a shed `503` is not hidden among the served answers.
+        let duration = metrics::histogram!("kaadxpay_http_request_duration_seconds",
+            "method" => method_label, "route" => route_label, "status" => status_label);
+        requests.increment(1);
+        duration.record(seconds);
+        if kept < OBSERVED_KINDS {
+            self.0
+                .write()
+                .expect("never poisoned")
+                .entry(route.to_owned())
+                .or_default()
+                .push(Handles {
+                    method: method.clone(),
+                    status,
+                    requests,
+                    duration,
+                });
+        }
+    }
+}
+
+pub async fn observe(
+    State(observed): State<Observed>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let request_id = kaadxpay_types::ids::new_id("req");
     let client_request_id = request
         .headers()
@@ -51,18 +112,13 @@ pub async fn observe(mut request: Request, next: Next) -> Response {
         .and_then(|value| value.to_str().ok())
         .filter(|id| !id.is_empty() && id.len() <= 128)
         .map(str::to_owned);
-    request
-        .extensions_mut()
-        .insert(RequestId(request_id.clone()));
+    let header = HeaderValue::from_str(&request_id).ok();
     if let Some(id) = &client_request_id {
         request.extensions_mut().insert(ClientRequestId(id.clone()));
     }
-    let method = request.method().to_string();
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or("unmatched", |path| path.as_str())
-        .to_owned();
+    let method = request.method().clone();
+    let matched = request.extensions().get::<MatchedPath>().cloned();
+    let route = matched.as_ref().map_or("unmatched", MatchedPath::as_str);
     let span = tracing::info_span!(
         "request",
         request_id = %request_id,
@@ -72,20 +128,14 @@ pub async fn observe(mut request: Request, next: Next) -> Response {
         merchant_id = tracing::field::Empty,
         idempotency_key = tracing::field::Empty,
     );
+    request.extensions_mut().insert(RequestId(request_id));
     let started = Instant::now();
     let mut response = next.run(request).instrument(span.clone()).await;
     let seconds = started.elapsed().as_secs_f64();
     let status = response.status().as_u16();
-    let status_label = status.to_string();
-    metrics::counter!("kaadxpay_http_requests_total",
-        "method" => method.clone(), "route" => route.clone(), "status" => status_label.clone())
-    .increment(1);
-    // Per status too, so that the time of a shed `503` is not hidden among the served answers.
-    metrics::histogram!("kaadxpay_http_request_duration_seconds",
-        "method" => method, "route" => route, "status" => status_label)
-    .record(seconds);
+    observed.record(&method, route, status, seconds);
     span.in_scope(|| tracing::info!(status, latency_ms = seconds * 1000.0, "request served"));
-    if let Ok(value) = HeaderValue::from_str(&request_id) {
+    if let Some(value) = header {
         response.headers_mut().insert(REQUEST_ID, value);
     }
     response

@@ -62,7 +62,10 @@ pub fn router(
             within_deadlines,
         ))
         .layer(CatchPanicLayer::custom(error::panic_response))
-        .layer(axum::middleware::from_fn(middleware::observe))
+        .layer(axum::middleware::from_fn_with_state(
+            middleware::Observed::default(),
+            middleware::observe,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             proxies,
             client::resolve,

@@ -1,10 +1,10 @@
 //! The request log's layer over the `/v1` routes: it notes what a request was (route, path,
-//! `Idempotency-Key`, request ids, client address), copies the first [`BODY_CAP`] bytes of each
-//! body as it streams through, and when the answer's body has been sent, hands the entry to the
-//! [`RequestLog`]'s buffer, which never waits. Only requests whose caller authenticated are
-//! recorded: the authenticating extractor (or, for a member's console change, the console's
-//! session layer) fills the request's [`CallerSlot`]. The verdict is the
-//! answer's `Idempotency-Key-Status`, so the engine needs no hook; a console form, whose key is
+//! `Idempotency-Key`, request ids, client address), keeps the first [`BODY_CAP`] bytes of each
+//! body as it streams through (by reference to its frames: nothing is copied), and when the
+//! answer's body has been sent, hands the entry to the [`RequestLog`]'s buffer, which never
+//! waits. Only requests whose caller authenticated are recorded: the authenticating extractor
+//! (or, for a member's console change, the console's session layer) fills the request's
+//! [`CallerSlot`]. The verdict is the answer's `Idempotency-Key-Status`, so the engine needs no hook; a console form, whose key is
 //! in its body, has its key and verdict noted by the console ([`noted`]).
 
 use kaadxpay_types::ids::MerchantId;
@@ -15,6 +15,7 @@ use axum::body::Body;
 use axum::extract::{MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
+use bytes::Bytes;
 use chrono::Utc;
 use http_body_util::BodyExt;
 
@@ -75,12 +76,12 @@ pub async fn record(State(log): State<RequestLog>, mut request: Request, next: N
     let slot = CallerSlot::default();
     request.extensions_mut().insert(slot.clone());
     let head = head(&request);
-    let request_body = Arc::new(Mutex::new(Vec::new()));
+    let request_body = Arc::new(Mutex::new(Capped::default()));
     let request = request.map(|body| {
         let request_body = request_body.clone();
         Body::new(body.map_frame(move |frame| {
             if let Some(data) = frame.data_ref() {
-                append_capped(&mut request_body.lock().expect("not poisoned"), data);
+                request_body.lock().expect("not poisoned").append(data);
             }
             frame
         }))
@@ -111,19 +112,20 @@ pub async fn record(State(log): State<RequestLog>, mut request: Request, next: N
         status: response.status().as_u16(),
         latency: started.elapsed(),
         client_address: head.client_address,
-        request_body: Vec::new(),
-        response_body: Vec::new(),
+        request_body: Bytes::new(),
+        response_body: Bytes::new(),
         client_request_id: head.client_request_id,
     };
     let mut pending = Pending {
         log,
         entry: Some(entry),
         request_body,
+        response_body: Capped::default(),
     };
     response.map(|body| {
         Body::new(body.map_frame(move |frame| {
-            if let (Some(data), Some(entry)) = (frame.data_ref(), pending.entry.as_mut()) {
-                append_capped(&mut entry.response_body, data);
+            if let Some(data) = frame.data_ref() {
+                pending.response_body.append(data);
             }
             frame
         }))
@@ -176,9 +178,34 @@ fn head(request: &Request) -> Head {
     }
 }
 
-fn append_capped(into: &mut Vec<u8>, data: &[u8]) {
-    let room = BODY_CAP.saturating_sub(into.len());
-    into.extend_from_slice(&data[..data.len().min(room)]);
+/// The first [`BODY_CAP`] bytes of a body, kept by reference to the frames that carried them
+/// (a body is one frame here: the deadlines layer reads it in full, and an answer is its bytes).
+#[derive(Default)]
+struct Capped {
+    frames: Vec<Bytes>,
+    len: usize,
+}
+
+impl Capped {
+    fn append(&mut self, data: &Bytes) {
+        let room = BODY_CAP.saturating_sub(self.len);
+        if room == 0 || data.is_empty() {
+            return;
+        }
+        let kept = data.slice(..data.len().min(room));
+        self.len += kept.len();
+        self.frames.push(kept);
+    }
+
+    /// The bytes kept, copied only when they came in more than one frame.
+    fn take(&mut self) -> Bytes {
+        let frames = std::mem::take(&mut self.frames);
+        self.len = 0;
+        match <[Bytes; 1]>::try_from(frames) {
+            Ok([one]) => one,
+            Err(frames) => Bytes::from(frames.concat()),
+        }
+    }
 }
 
 /// A served request's entry, handed to the log when the answer's body is done with (sent in
@@ -186,16 +213,39 @@ fn append_capped(into: &mut Vec<u8>, data: &[u8]) {
 struct Pending {
     log: RequestLog,
     entry: Option<Entry>,
-    request_body: Arc<Mutex<Vec<u8>>>,
+    request_body: Arc<Mutex<Capped>>,
+    response_body: Capped,
 }
 
 impl Drop for Pending {
     fn drop(&mut self) {
         if let Some(mut entry) = self.entry.take() {
             if let Ok(mut body) = self.request_body.lock() {
-                entry.request_body = std::mem::take(&mut body);
+                entry.request_body = body.take();
             }
+            entry.response_body = self.response_body.take();
             self.log.record(entry);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_is_kept_up_to_the_cap_across_frames() {
+        let mut capped = Capped::default();
+        capped.append(&Bytes::from_static(b"{\"a\":"));
+        capped.append(&Bytes::from(vec![b'1'; BODY_CAP]));
+        capped.append(&Bytes::from_static(b"}"));
+        let kept = capped.take();
+        assert_eq!(kept.len(), BODY_CAP);
+        assert!(kept.starts_with(b"{\"a\":111"));
+        let mut one = Capped::default();
+        let frame = Bytes::from_static(b"{}");
+        one.append(&frame);
+        assert_eq!(one.take(), frame);
+        assert!(Capped::default().take().is_empty());
     }
 }

@@ -67,8 +67,8 @@ pub struct Entry {
     pub status: u16,
     pub latency: Duration,
     pub client_address: Option<IpAddr>,
-    pub request_body: Vec<u8>,
-    pub response_body: Vec<u8>,
+    pub request_body: bytes::Bytes,
+    pub response_body: bytes::Bytes,
     pub client_request_id: Option<String>,
 }
 

@@ -166,8 +166,8 @@ impl<I: Iterator<Item = Entry>> From<I> for Batch {
             batch
                 .client_addresses
                 .push(entry.client_address.map(|address| address.to_string()));
-            batch.request_bodies.push(body(&entry.request_body));
-            batch.response_bodies.push(body(&entry.response_body));
+            batch.request_bodies.push(body(&entry.request_body[..]));
+            batch.response_bodies.push(body(&entry.response_body[..]));
             batch.client_request_ids.push(text(entry.client_request_id));
         }
         batch
