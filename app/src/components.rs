@@ -179,7 +179,11 @@ pub fn Nav() -> impl IntoView {
             links
         }
     };
-    let current = current_link(&request_path(), links.iter().map(|(href, _)| *href));
+    // The approvals link is drawn after the others, but is a candidate like them: on its page,
+    // it is the one marked, not "Payouts".
+    let candidates = links.iter().map(|(href, _)| *href).chain([APPROVALS]);
+    let current = current_link(&request_path(), candidates);
+    let approvals_here = current == Some(APPROVALS);
     // The menu's switch (a checkbox and its label, so it works without JavaScript), only where
     // there is a menu; the stylesheet shows it on narrow screens alone.
     let toggle = (!links.is_empty()).then(|| {
@@ -206,7 +210,7 @@ pub fn Nav() -> impl IntoView {
                     let here = (Some(href) == current).then_some("page");
                     view! { <a href=href aria-current=here>{label}</a> }
                 }).collect_view()}
-                <ApprovalsLink/>
+                <ApprovalsLink here=approvals_here/>
             </nav>
             <LanguageSwitch/>
             {signed_in}
@@ -235,10 +239,13 @@ fn current_link<'a>(path: &str, links: impl Iterator<Item = &'a str>) -> Option<
         .max_by_key(|href| href.len())
 }
 
+/// Where the menu's approvals link goes.
+const APPROVALS: &str = "/payouts/approvals";
+
 /// The menu's link to `/payouts/approvals`, with how many payouts wait for this member's
-/// decision; only for members who may approve.
+/// decision; only for members who may approve; marked `here` on its own page.
 #[component]
-fn ApprovalsLink() -> impl IntoView {
+fn ApprovalsLink(here: bool) -> impl IntoView {
     let user =
         current_user().filter(|user| user.may(Permission::CreatePayouts) && !user.must_enrol());
     user.and_then(|user| Some((user.merchant_id.clone()?, user))).map(|(merchant_id, user)| {
@@ -251,7 +258,7 @@ fn ApprovalsLink() -> impl IntoView {
                         .await
                         .map_or(0, |rows| rows.len());
                     view! {
-                        <a href="/payouts/approvals" data-testid="nav-approvals">{tr!("nav-approvals", {"count" => count})}</a>
+                        <a href=APPROVALS aria-current=here.then_some("page") data-testid="nav-approvals">{tr!("nav-approvals", {"count" => count})}</a>
                     }
                 })}
             </Suspense>

@@ -147,8 +147,9 @@ for (const lang of LANGUAGES) {
     await tour(page, lang, 'visitor', ['/login', '/no-such-page'], problems);
 
     await signIn(page, merchantEmail());
-    const lists = ['/', '/payouts', '/payouts/new', '/orders', '/keys', '/requests', '/webhooks', '/reconciliation',
-      '/settings/keys', '/settings/team', '/settings/audit', '/settings/payouts', '/settings/security'];
+    const lists = ['/', '/payouts', '/payouts/new', '/payouts/approvals', '/orders', '/balance', '/balance/add-funds',
+      '/keys', '/requests', '/webhooks', '/reconciliation', '/settings/keys', '/settings/team', '/settings/audit',
+      '/settings/payouts', '/settings/security', '/settings/profile'];
     const payout = await firstLink(page, '/payouts', '/payouts/po_');
     const details = [
       payout,

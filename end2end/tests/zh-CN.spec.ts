@@ -44,7 +44,7 @@ test('新建提现：一次提交一笔提现，落在其页面，余额不足�
   await expect(page.locator('.facts')).toContainText('EUR 3.36');
   // The timeline's moments: badges and sentences in Chinese, the facts as they are.
   await expect(page.locator('ol.timeline .timeline-payout .badge')).toHaveText('提现');
-  await expect(page.locator('ol.timeline .timeline-payout')).toContainText('已创建提现：336 EUR（最小货币单位），端到端标识 kxp-');
+  await expect(page.locator('ol.timeline .timeline-payout')).toContainText('已创建提现：EUR 3.36，端到端标识 kxp-');
   await expect(page.locator('ol.timeline .timeline-event').first()).toContainText('已向商户发送 payout.created');
   await console.screenshot('zh-CN/payout');
 
