@@ -170,26 +170,19 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
         app.count("top_ups").await == top_ups
     })
     .await;
-    settled(&app, &payouts).await;
-    for id in &refunds {
-        let path = format!("/v1/refunds/{id}");
-        eventually(Duration::from_secs(15), "a settled refund", || async {
-            let status = json(app.get(&path).await).await["status"].clone();
-            status == "succeeded" || status == "failed"
-        })
-        .await;
-    }
+    settled(&app, "/v1/payouts", &payouts, ["paid", "failed"]).await;
+    settled(&app, "/v1/refunds", &refunds, ["succeeded", "failed"]).await;
     assert_ledger_whole(&app.db_url);
     statement_adds_up(&app).await
 }
 
-/// Every payout paid or failed.
-async fn settled(app: &TestApp, payouts: &[String]) {
-    for id in payouts {
-        let path = format!("/v1/payouts/{id}");
-        eventually(Duration::from_secs(15), "a settled payout", || async {
+/// Every one of `ids` under `collection` (payouts, refunds) in one of its `finals` states.
+async fn settled(app: &TestApp, collection: &str, ids: &[String], finals: [&str; 2]) {
+    for id in ids {
+        let path = format!("{collection}/{id}");
+        eventually(Duration::from_secs(15), "settled", || async {
             let status = json(app.get(&path).await).await["status"].clone();
-            status == "paid" || status == "failed"
+            finals.iter().any(|state| status == *state)
         })
         .await;
     }
