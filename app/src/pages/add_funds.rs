@@ -8,8 +8,8 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, csrf_token, failure_view, may, merchant_id_or_notice, query_param, refusal_notice,
-    Empty,
+    console, csrf_token, failure_view, form_key, may, merchant_id_or_notice, query_param,
+    refusal_notice, Empty,
 };
 use crate::console::{FundingAccountView, Permission, TopUpRow, ADD_FUNDS};
 use crate::i18n::{money, when};
@@ -63,7 +63,8 @@ fn TopUpsTable(rows: Vec<TopUpRow>) -> impl IntoView {
     .into_any()
 }
 
-/// Test mode's "Simulate incoming transfer": an amount as people write it and a currency.
+/// Test mode's "Simulate incoming transfer": an amount as people write it and a currency, under
+/// a key minted now, so that a double click sends money once.
 #[component]
 fn SimulateForm() -> impl IntoView {
     view! {
@@ -71,6 +72,7 @@ fn SimulateForm() -> impl IntoView {
         <p class="hint">{tr!("simulate-incoming-hint")}</p>
         <form method="post" action=ADD_FUNDS class="form card" id="simulate-incoming">
             <input type="hidden" name="csrf" value=csrf_token()/>
+            <input type="hidden" name="idempotency_key" value=form_key(ADD_FUNDS)/>
             <label for="incoming-amount">{tr!("field-amount")}</label>
             <input id="incoming-amount" name="amount" inputmode="decimal" placeholder="100.00" required/>
             <label for="incoming-currency">{tr!("field-currency")}</label>
