@@ -2,7 +2,8 @@
 //! test mode, "Simulate incoming transfer" makes the partner bank simulator receive money with the
 //! member's merchant's reference (for members whose role may move money, checked here; support
 //! staff change nothing). The money lands as a top-up through the simulator's
-//! `transfer.received`, the path of any money in; every answer is a `303` back to the page.
+//! `transfer.received`, the path of any money in; every answer is a `303` back to the page (a
+//! refused one with the form as typed, the reason beside its field).
 //! One rendered form sends money once (its minted `idempotency_key`, claimed by the repeat
 //! guard, since the simulator takes no key), and the same amount again from another form within
 //! ten minutes is held back as a repeat.
@@ -15,8 +16,8 @@ use tower_sessions::Session;
 
 use app::console::{CurrentUser, Money, Permission, ADD_FUNDS};
 
-use super::forms::{acting_merchant, failure, with_refusal};
-use super::kept::{NotOurForm, Submitted};
+use super::forms::{acting_merchant, failure};
+use super::kept::{self, NotOurForm, Submitted};
 use super::repeats::{self, Guarded};
 use super::views::invalid;
 use crate::payments::money::{Amount, Currency};
@@ -49,15 +50,16 @@ pub async fn simulate(
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
+    let refused = |refusal| kept::refused(&session, ADD_FUNDS, &submitted, refusal);
     let Ok(currency) = Currency::try_from(form.currency.clone()) else {
-        return with_refusal(ADD_FUNDS, &invalid("currency"));
+        return refused(invalid("currency")).await;
     };
     let amount = currency
         .minor_units(&form.amount)
         .ok()
         .and_then(|minor_units| Amount::try_from(minor_units).ok());
     let Some(amount) = amount else {
-        return with_refusal(ADD_FUNDS, &invalid("amount"));
+        return refused(invalid("amount")).await;
     };
     let guard = Guarded {
         form: "incoming_transfer",
@@ -85,10 +87,9 @@ pub async fn simulate(
                 let shown = format!("{} {}", shown.decimal(), shown.currency);
                 Ok(format!("{ADD_FUNDS}?sent={}", url_encode(&shown)))
             }
-            Err(crate::contract::error::Error::Forbidden(_)) => Err(with_refusal(
-                ADD_FUNDS,
-                &app::console::Refusal::new("not_allowed"),
-            )),
+            Err(crate::contract::error::Error::Forbidden(_)) => {
+                Err(refused(app::console::Refusal::new("not_allowed")).await)
+            }
             Err(error) => Err(failure(error)),
         }
     };

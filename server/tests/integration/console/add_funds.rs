@@ -77,8 +77,21 @@ async fn a_member_sees_where_to_send_money_and_sees_a_simulated_transfer_land_on
         ],
     )
     .await;
-    assert_eq!(refused.0, 303);
-    assert!(refused.1.ends_with("&param=amount"), "{refused:?}");
+    // Refused: back as typed, the reason beside the amount.
+    assert_eq!(refused, (303, PAGE.to_owned()));
+    let form = page(&app, &member, PAGE).await;
+    let amount = form
+        .split("<input id=\"incoming-amount\"")
+        .nth(1)
+        .and_then(|rest| rest.split('>').next())
+        .unwrap_or_else(|| panic!("no amount field: {form}"));
+    assert!(amount.contains(r#"value="0""#), "{amount}");
+    assert!(amount.contains(r#"aria-invalid="true""#), "{amount}");
+    assert!(
+        amount.contains(r#"aria-describedby="amount-reason""#),
+        "{amount}"
+    );
+    assert!(form.contains(r#"id="amount-reason""#), "{form}");
     assert_eq!(app.count("top_ups").await, 1, "nothing more arrived");
 }
 
