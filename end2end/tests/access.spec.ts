@@ -54,5 +54,19 @@ test("support pastes a partner transfer id and lands on the payout's timeline", 
   await expect(timeline.locator('.timeline-payout')).toContainText('created under end-to-end key kxp-');
   await expect(timeline.locator('.timeline-partner_call').first()).toContainText(env('KAADXPAY_OTHER_TRANSFER'));
   await expect(timeline.locator('.timeline-request').first()).toContainText('POST /v1/payouts answered 201 new');
+  // Beside its timeline, before it, the payout's facts: status, amount as people write it, the
+  // destination masked but its last 4, the merchant and the key; nothing to press.
+  const facts = page.locator('dl.facts');
+  const fact = (name: string) => facts.locator(`dt:text-is("${name}") + dd`);
+  await expect(fact('Status').locator('.badge')).toBeVisible();
+  await expect(fact('Amount')).toHaveText('10.00 EUR');
+  await expect(fact('Account holder')).toHaveText('Grace Hopper');
+  await expect(fact('IBAN')).toHaveText('****5432');
+  await expect(fact('Merchant')).toHaveText(/\S/);
+  await expect(fact('Idempotency key')).toHaveText(env('KAADXPAY_OTHER_KEY'));
+  await expect(fact('Partner transfer')).toHaveText(env('KAADXPAY_OTHER_TRANSFER'));
+  expect(await page.content()).not.toContain('GB82WEST12345698765432');
+  expect((await facts.boundingBox())!.y).toBeLessThan((await timeline.boundingBox())!.y);
+  expect(await page.getByRole('button').allTextContents()).toEqual(['Sign out']);
   await console.screenshot('support-payout-timeline');
 });

@@ -1,8 +1,9 @@
 // Every console page, in both languages, at 1280 and 390 px (API.md §9 "Forms and people"):
 // a screenshot of each in test-results/screens/, and a failure when a page scrolls sideways,
 // when a table's column or row action is outside the window, when a page has no title of its
-// own, or when axe-core finds a WCAG 2.1 A/AA violation. One browser context per language,
-// each page loaded once and looked at in both widths, so the whole tour stays short.
+// own, or when axe-core finds a WCAG 2.1 A/AA violation; the pages only a form leads to
+// (confirmation, repeat, invitation) are looked at as the form left them. One browser context
+// per language, each page loaded once and looked at in both widths, so the tour stays short.
 import { test, expect, type Browser, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { env, merchantEmail, supportEmail, password } from '../fixtures/console';
@@ -124,17 +125,52 @@ async function tour(page: Page, lang: string, who: string, paths: string[], prob
     const holder = titles.get(title);
     if (holder) problems.push(`${lang} ${path}: same title as ${holder} ("${title}")`);
     titles.set(title, path);
-    const marking = await menuMarking(page);
-    if (marking) problems.push(`${lang} ${path}: ${marking}`);
-    if (lang !== 'en') for (const word of await englishLeft(page)) problems.push(`${lang} ${path}: English left: ${word}`);
-    for (const size of [WIDE, NARROW]) {
-      await page.setViewportSize(size);
-      const where = `${lang} ${size.width}px ${path}`;
-      await page.screenshot({ path: `test-results/screens/${lang}/${size.width}/${who}-${fileName(path)}.png`, fullPage: true });
-      for (const problem of await layoutProblems(page)) problems.push(`${where}: ${problem}`);
-      for (const violation of await violations(page)) problems.push(`${where}: axe ${violation}`);
-    }
+    await look(page, lang, who, path, problems);
   }
+}
+
+/** Looks at the page shown now, `path`, in both widths: screenshot, layout, menu and axe. */
+async function look(page: Page, lang: string, who: string, path: string, problems: string[]) {
+  const marking = await menuMarking(page);
+  if (marking) problems.push(`${lang} ${path}: ${marking}`);
+  if (lang !== 'en') for (const word of await englishLeft(page)) problems.push(`${lang} ${path}: English left: ${word}`);
+  for (const size of [WIDE, NARROW]) {
+    await page.setViewportSize(size);
+    const where = `${lang} ${size.width}px ${path}`;
+    await page.screenshot({ path: `test-results/screens/${lang}/${size.width}/${who}-${fileName(path)}.png`, fullPage: true });
+    for (const problem of await layoutProblems(page)) problems.push(`${where}: ${problem}`);
+    for (const violation of await violations(page)) problems.push(`${where}: axe ${violation}`);
+  }
+  await page.setViewportSize(WIDE);
+}
+
+/**
+ * The pages only a form leads to, each looked at as the form left it (loaded again, it finds
+ * nothing kept): a destructive action's confirmation (not confirmed), the repeat guard's page
+ * (a second payout of the same amount, `amount` of its own per language), and an invitation's.
+ */
+async function tourOfFormPages(page: Page, lang: string, amount: string, problems: string[]) {
+  await page.goto('/settings/keys');
+  await page.locator('form[action$="/revoke"] button').first().click();
+  await expect(page).toHaveURL(/\/confirm$/);
+  await look(page, lang, 'merchant', '/confirm', problems);
+
+  for (const attempt of [1, 2]) {
+    await page.goto('/payouts/new');
+    await page.locator('#amount').fill(amount);
+    await page.locator('#account_holder').fill('Ada Lovelace');
+    await page.locator('#iban').fill('DE89370400440532013000');
+    await page.locator('#new-payout button[type="submit"]').click();
+    await expect(page, `payout ${attempt}`).toHaveURL(attempt === 1 ? /\/payouts\/po_/ : /\/repeat$/);
+  }
+  await look(page, lang, 'merchant', '/repeat', problems);
+
+  await page.goto('/settings/team');
+  await page.locator('#invite-email').fill(`screens-${lang}-${Date.now()}@shop.test`);
+  await page.locator('form[action="/settings/team/invitations"] button[type="submit"]').click();
+  const link = await page.locator('a.invitation-link').getAttribute('href');
+  await page.goto(link!);
+  await look(page, lang, 'merchant', '/invitations/token', problems);
 }
 
 for (const lang of LANGUAGES) {
@@ -159,6 +195,7 @@ for (const lang of LANGUAGES) {
     ];
     expect(details.every(Boolean), `a payout, a key, an order and a request to look at: ${details}`).toBe(true);
     await tour(page, lang, 'merchant', [...lists, ...(details as string[])], problems);
+    await tourOfFormPages(page, lang, lang === 'en' ? '8.01' : '8.02', problems);
 
     await context.clearCookies({ name: 'kaadxpay_session' });
     await signIn(page, supportEmail());

@@ -35,12 +35,34 @@ test('QA pays out to every magic IBAN, watches each outcome, reconciles and expo
   }
   await console.screenshot('magic-ibans');
 
+  // The partner booked the duplicated one twice: on its timeline, the partner's events about
+  // the second transfer say it is a duplicate that reconciliation reverses; those about the
+  // payout's own transfer say nothing of the kind.
+  const duplicated = made.find(([, iban]) => iban === 'GB83KXPY00000000000005')![0];
+  const partnerEvents = page.locator('ol.timeline li.timeline-partner_webhook');
+  const labelled = partnerEvents.filter({ has: page.locator('strong.duplicate') });
+  await expect(async () => {
+    await page.goto(duplicated);
+    await expect(labelled.first()).toBeVisible({ timeout: 500 });
+  }).toPass({ timeout: 30_000 });
+  const own = (await page.locator('dl.facts dt:text-is("Partner transfer") + dd').textContent())!.trim();
+  expect(own).toMatch(/\S/);
+  await expect(labelled.locator('strong.duplicate')).toHaveText(
+    Array(await labelled.count()).fill('duplicate transfer: reconciliation reverses it'));
+  for (const line of await labelled.allTextContents()) expect(line).not.toContain(own);
+  await expect(partnerEvents.filter({ hasText: own }).locator('strong.duplicate')).toHaveCount(0);
+  await expect(partnerEvents.filter({ hasText: own })).not.toHaveCount(0);
+  await console.screenshot('duplicate-on-timeline');
+
   // Test mode lets the merchant run today's reconciliation: the duplicate is found and reversed.
   await page.goto('/reconciliation');
   await page.getByLabel('Day (UTC)').fill(new Date().toISOString().slice(0, 10));
   await page.getByRole('button', { name: 'Run reconciliation now' }).click();
   await expect(page).toHaveURL(/\/reconciliation\/rec_/);
   await expect(page.getByRole('row', { name: /duplicate/ }).first()).toContainText('reversed');
+  // Once reversed, the duplicate's label on the payout's timeline says so.
+  await page.goto(duplicated);
+  await expect(labelled.locator('strong.duplicate').first()).toHaveText('duplicate transfer: reconciliation reversed it');
 
   // The export holds every one of them, IBANs masked to their last 4.
   await page.goto('/payouts');

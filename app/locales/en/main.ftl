@@ -597,6 +597,7 @@ done-reject-payout = The payout was rejected; its amount is available again.
 done-cancel-payout = The payout was cancelled; its amount is available again.
 done-cancel-order = The order was cancelled.
 done-payout-created = The payout was created.
+done-refund-created = The refund was created.
 done-payout-approved = The payout was approved.
 done-threshold-saved = The approval threshold was saved.
 done-threshold-removed = The approval threshold was removed.

@@ -598,6 +598,7 @@ done-reject-payout = 提现已拒绝，金额已退回可用余额。
 done-cancel-payout = 提现已取消，金额已退回可用余额。
 done-cancel-order = 订单已取消。
 done-payout-created = 提现已创建。
+done-refund-created = 退款已创建。
 done-payout-approved = 提现已批准。
 done-threshold-saved = 审批阈值已保存。
 done-threshold-removed = 审批阈值已删除。

@@ -88,6 +88,7 @@ pub enum Done {
     /// A destructive action, confirmed on its own page first.
     Confirmed(Destructive),
     PayoutCreated,
+    RefundCreated,
     PayoutApproved,
     ThresholdSaved,
     ThresholdRemoved,

@@ -8,11 +8,12 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, csrf_token, failure_view, may, merchant_id_or_notice, query_param, refusal_notice,
-    Empty,
+    console, csrf_token, failure_view, form_key, form_refusal, may, merchant_id_or_notice,
+    query_param, refusal_notice, Empty, Field,
 };
 use crate::console::{FundingAccountView, Permission, TopUpRow, ADD_FUNDS};
 use crate::i18n::{money, when};
+use kaadxpay_types::CURRENCIES;
 
 /// A value to send with the transfer, with "Copy" beside it: the buttons are in the page but
 /// hidden until the page's script (under the request's nonce) can copy; without JavaScript the
@@ -63,20 +64,30 @@ fn TopUpsTable(rows: Vec<TopUpRow>) -> impl IntoView {
     .into_any()
 }
 
-/// Test mode's "Simulate incoming transfer": an amount as people write it and a currency.
+/// Test mode's "Simulate incoming transfer": an amount as people write it and a currency, under
+/// a key minted now, so that a double click sends money once; a refused one comes back as
+/// typed, the reason beside its field.
 #[component]
 fn SimulateForm() -> impl IntoView {
+    let amount = Field::kept("amount");
+    let currency = Field::kept("currency");
     view! {
         <h2>{tr!("simulate-incoming")}</h2>
         <p class="hint">{tr!("simulate-incoming-hint")}</p>
         <form method="post" action=ADD_FUNDS class="form card" id="simulate-incoming">
             <input type="hidden" name="csrf" value=csrf_token()/>
+            <input type="hidden" name="idempotency_key" value=form_key(ADD_FUNDS)/>
             <label for="incoming-amount">{tr!("field-amount")}</label>
-            <input id="incoming-amount" name="amount" inputmode="decimal" placeholder="100.00" required/>
+            <input id="incoming-amount" name="amount" inputmode="decimal" placeholder="100.00" required value=amount.value.clone() aria-invalid=amount.invalid() aria-describedby=amount.described_by()/>
+            {amount.reason()}
             <label for="incoming-currency">{tr!("field-currency")}</label>
-            <select id="incoming-currency" name="currency">
-                <option>"EUR"</option><option>"USD"</option><option>"GBP"</option><option>"CNY"</option><option>"JPY"</option>
+            <select id="incoming-currency" name="currency" aria-invalid=currency.invalid() aria-describedby=currency.described_by()>
+                {CURRENCIES.iter().map(|code| {
+                    let selected = *code == currency.value;
+                    view! { <option selected=selected>{*code}</option> }
+                }).collect_view()}
             </select>
+            {currency.reason()}
             <button type="submit">{tr!("simulate-incoming")}</button>
         </form>
     }
@@ -88,7 +99,7 @@ pub fn AddFundsPage() -> impl IntoView {
         Ok(merchant_id) => merchant_id,
         Err(notice) => return notice,
     };
-    let error = refusal_notice();
+    let error = refusal_notice().or_else(|| form_refusal(&["amount", "currency"]));
     let sent = query_param("sent");
     let backend = console();
     view! {

@@ -61,6 +61,7 @@ pub fn done_sentence(done: Done, time_zone: &str) -> String {
         Done::Confirmed(Destructive::CancelPayout) => tr!("done-cancel-payout"),
         Done::Confirmed(Destructive::CancelOrder) => tr!("done-cancel-order"),
         Done::PayoutCreated => tr!("done-payout-created"),
+        Done::RefundCreated => tr!("done-refund-created"),
         Done::PayoutApproved => tr!("done-payout-approved"),
         Done::ThresholdSaved => tr!("done-threshold-saved"),
         Done::ThresholdRemoved => tr!("done-threshold-removed"),

@@ -12,12 +12,11 @@ use tower_sessions::Session;
 use app::console::{Confirm, Destructive, Done};
 
 use super::kept::{back_with, Submitted};
+use super::notes::{self, Slot};
 use super::notices::failure;
 
 /// The page that asks.
 pub const CONFIRM: &str = "/confirm";
-
-const DONE: &str = "done";
 
 /// The answer to give instead of acting, the confirmation page, when the action is `what`
 /// (`None`: nothing destructive) and the form was not confirmed there; `back` is the page it
@@ -46,13 +45,14 @@ pub async fn done(session: &Session, what: impl Into<Option<Done>>) -> Result<()
     let Some(what) = what.into() else {
         return Ok(());
     };
-    session.insert(DONE, what).await.map_err(failure)
+    notes::put(session, Slot::Done, &what)
+        .await
+        .map_err(failure)
 }
 
-/// What the last action did, taken (said once); a session without one is left unwritten.
+/// What the last action did, taken (said once).
 pub async fn take_done(session: &Session) -> anyhow::Result<Option<Done>> {
-    if session.get::<Done>(DONE).await?.is_none() {
-        return Ok(None);
-    }
-    Ok(session.remove::<Done>(DONE).await?)
+    Ok(notes::take(session, Slot::Done)
+        .await?
+        .map(|(done, _)| done))
 }

@@ -142,9 +142,8 @@ pub(super) async fn made_with_secret(
             confirm::done(session, what).await?;
             Ok(page.to_owned())
         }
-        // The replay of a change that made a secret (a double click) leaves the session as it
-        // is: the first submit's page says what was done and shows the secret, and a second
-        // write of the session would race the first one's.
+        // The replay of a change that made a secret (a double click) leaves the notes as they
+        // are: the first submit's page says what was done and shows the secret.
         Ok(None) if makes_a_secret(what) => Ok(page.to_owned()),
         Ok(None) => {
             confirm::done(session, what).await?;

@@ -1,7 +1,8 @@
 //! Forms that keep what was typed (API.md §9, "Forms and people"): a submitted form is read once
 //! as its fields ([`Submitted`]), parsed into the handler's struct, and, when it must come back
-//! to its page (refused, interrupted by a step-up, held back as a repeat), kept in the session
-//! for that page alone ([`keep`], taken by the session layer on the page's next `GET`). What is
+//! to its page (refused, interrupted by a step-up, held back as a repeat), kept for the
+//! session's page alone ([`keep`], a note of its own: `notes`), taken by the session layer on
+//! the page's next `GET`. What is
 //! kept is what the user typed, never the CSRF token, a password or a code; the form's
 //! `idempotency_key` only while it is the same intent still (a step-up, a repeat), not after a
 //! refusal, whose key the engine may hold an answer for.
@@ -14,9 +15,9 @@ use tower_sessions::Session;
 
 use app::console::{FieldRefusal, KeptForm, Refusal};
 
+use super::notes::{self, Slot};
 use super::notices::{failure, forbidden};
 
-const KEPT: &str = "kept_form";
 /// How long a kept form waits for its page.
 const KEPT_FOR_SECS: i64 = 10 * 60;
 
@@ -117,24 +118,14 @@ fn field_of(refusal: &Refusal) -> String {
 
 /// Keeps `kept` for its page's next `GET` in this session.
 pub async fn keep(session: &Session, kept: &KeptForm) -> anyhow::Result<()> {
-    session
-        .insert(KEPT, (chrono::Utc::now().timestamp(), kept))
-        .await?;
-    Ok(())
+    notes::put(session, Slot::Kept(&kept.page), kept).await
 }
 
 /// The form kept for `path`, taken (shown once); `None` when there is none for it, or it waited
 /// too long.
 pub async fn take(session: &Session, path: &str) -> anyhow::Result<Option<KeptForm>> {
-    let Some((at, kept)) = session.get::<(i64, KeptForm)>(KEPT).await? else {
-        return Ok(None);
-    };
-    if kept.page != path {
-        return Ok(None);
-    }
-    session.remove_value(KEPT).await?;
-    let fresh = (0..=KEPT_FOR_SECS).contains(&(chrono::Utc::now().timestamp() - at));
-    Ok(fresh.then_some(kept))
+    let taken = notes::take::<KeptForm>(session, Slot::Kept(path)).await?;
+    Ok(taken.and_then(|(kept, age)| (0..=KEPT_FOR_SECS).contains(&age).then_some(kept)))
 }
 
 /// Back to `page` with the form as typed and the refusal beside its field.

@@ -13,6 +13,7 @@ mod forms;
 mod headers;
 mod kept;
 mod money_in;
+mod notes;
 mod notices;
 mod profile;
 mod refunds;
@@ -138,6 +139,10 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             session::authenticate,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.pool.clone(),
+            notes::scope,
         ))
         // Outside the session layer's user lookup, which fills its slot for members' changes.
         .layer(axum::middleware::from_fn_with_state(

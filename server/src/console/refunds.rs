@@ -1,17 +1,19 @@
 //! The order page's "Refund" form: for members whose role may capture (API.md §13), one
 //! rendered form makes one refund (its minted key), a refused one comes back to the order's
 //! page as typed with the reason beside its field, and another form refunding the same amount
-//! to the same IBAN within ten minutes is held back as a repeat (`repeats`).
+//! to the same IBAN within ten minutes is held back as a repeat (`repeats`); the order's page
+//! then says the refund was created.
 
 use std::sync::Arc;
 
-use app::console::{Console, ConsoleError, CurrentUser, OrderId, Permission, RefundForm};
+use app::console::{Console, ConsoleError, CurrentUser, Done, OrderId, Permission, RefundForm};
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use serde::Deserialize;
 use tower_sessions::Session;
 
+use super::confirm;
 use super::forms::acting_merchant;
 use super::kept::{self, Submitted};
 use super::notices::failure;
@@ -78,7 +80,10 @@ pub async fn refund_order(
             .submit_refund(&user, &merchant_id, &order, typed)
             .await
         {
-            Ok(_) => Ok(page.clone()),
+            Ok(_) => {
+                confirm::done(&session, Done::RefundCreated).await?;
+                Ok(page.clone())
+            }
             Err(ConsoleError::Refused(refusal)) => {
                 Err(kept::refused(&session, &page, &submitted, refusal).await)
             }

@@ -3,7 +3,8 @@
 //! form must send back. Pages other than `/login` and an invitation's need a signed-in user;
 //! a notice kept for the next page (a one-time secret: a new API key's or webhook secret,
 //! recovery codes, an invitation's link) is handed to that page once, which is then sent
-//! `no-store`; so is a form kept for its page to show again (`kept`). A member's forms are
+//! `no-store`; so is a form kept for its page to show again (`kept`). Those are kept beside the
+//! session, not in it (`notes`), so that two requests of one session do not drop each other's. A member's forms are
 //! recorded in their merchant's request log.
 //!
 //! Two-step sign-in: after a right password, a user with a second factor is only *pending*
@@ -24,6 +25,7 @@ use tower_sessions::Session;
 use app::console::{CsrfToken, CurrentUser, Flash, SecondStep};
 
 use super::headers::ShowsSecret;
+use super::notes::{self, Slot};
 use crate::accounts::users;
 use crate::edge::client::ClientAddress;
 use crate::edge::request_log::{Caller, CallerSlot};
@@ -33,7 +35,6 @@ use kaadxpay_types::ids::random_token;
 
 const USER_ID: &str = "user_id";
 const CSRF: &str = "csrf";
-const FLASH: &str = "flash";
 /// The user whose password was right, awaiting its second factor, and since when (unix seconds).
 const PENDING_USER_ID: &str = "pending_user_id";
 const PENDING_SINCE: &str = "pending_since";
@@ -60,17 +61,16 @@ const FLASH_OWNER: &str = "console flash";
 
 /// Keeps `notice` for the session's next page only (shown once, never put in an address),
 /// sealed with the secrets key: it may be a secret (an API key's) that the database must never
-/// hold in the clear, and the session lives in the database.
+/// hold in the clear, and the notes live in the database (`notes`).
 pub async fn flash(sealer: &Sealer, session: &Session, notice: &str) -> anyhow::Result<()> {
     let sealed = sealer.seal(notice.as_bytes(), FLASH_OWNER);
-    session.insert(FLASH, hex::encode(sealed)).await?;
-    Ok(())
+    notes::put(session, Slot::Flash, &hex::encode(sealed)).await
 }
 
 /// The session's flash, opened; `None` when there is none or it does not open (sealed under
 /// another key, before a key change).
 async fn take_flash(sealer: &Sealer, session: &Session) -> anyhow::Result<Option<String>> {
-    let Some(sealed) = session.remove::<String>(FLASH).await? else {
+    let Some((sealed, _)) = notes::take::<String>(session, Slot::Flash).await? else {
         return Ok(None);
     };
     let opened = hex::decode(sealed)

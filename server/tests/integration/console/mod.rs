@@ -15,6 +15,7 @@ mod notices;
 mod powers;
 mod profile;
 mod refunds;
+mod sessions;
 mod sign_in_and_pages;
 mod team;
 mod timeline;

@@ -62,6 +62,16 @@ async fn every_action_ends_on_a_page_that_says_what_was_done() {
         done(&app, &owner, &capture, &[]).await,
         "The order was captured."
     );
+    let refund = [
+        ("idempotency_key", "notice-refund"),
+        ("amount", "2,50"),
+        ("account_holder", "Grace Hopper"),
+        ("iban", "DE89370400440532013000"),
+    ];
+    assert_eq!(
+        done(&app, &owner, &format!("/orders/{order}/refunds"), &refund).await,
+        "The refund was created."
+    );
 
     let threshold = [("currency", "EUR"), ("amount", "500.00")];
     assert_eq!(
