@@ -2,11 +2,13 @@
 // a screenshot of each in test-results/screens/, and a failure when a page scrolls sideways,
 // when a table's column or row action is outside the window, when a page has no title of its
 // own, or when axe-core finds a WCAG 2.1 A/AA violation; the pages only a form leads to
-// (confirmation, repeat, invitation) are looked at as the form left them. One browser context
-// per language, each page loaded once and looked at in both widths, so the tour stays short.
+// (confirmation, repeat, invitation, step-up, the second step of signing in) are looked at as
+// the form left them. One browser context per language, each page loaded once and looked at in
+// both widths, so the tour stays short.
 import { test, expect, type Browser, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { env, merchantEmail, supportEmail, password } from '../fixtures/console';
+import { totp } from '../fixtures/totp';
 
 const LANGUAGES = ['en', 'zh-CN'] as const;
 const WIDE = { width: 1280, height: 900 };
@@ -166,11 +168,58 @@ async function tourOfFormPages(page: Page, lang: string, amount: string, problem
   await look(page, lang, 'merchant', '/repeat', problems);
 
   await page.goto('/settings/team');
-  await page.locator('#invite-email').fill(`screens-${lang}-${Date.now()}@shop.test`);
+  const email = `screens-${lang}-${Date.now()}@shop.test`;
+  await page.locator('#invite-email').fill(email);
+  await page.locator('#invite-role').selectOption('finance');
   await page.locator('form[action="/settings/team/invitations"] button[type="submit"]').click();
   const link = await page.locator('a.invitation-link').getAttribute('href');
   await page.goto(link!);
   await look(page, lang, 'merchant', '/invitations/token', problems);
+  await tourOfCodePages(page.context().browser()!, lang, link!, email, problems);
+}
+
+/**
+ * The pages that ask for a code: the member the invitation makes joins in one browser and turns
+ * two-step sign-in on in another, so the first has no recent code and a payout asks for one
+ * (`/step-up`), and the second's next sign-in asks for one (the second step of `/login`).
+ */
+async function tourOfCodePages(browser: Browser, lang: string, link: string, email: string, problems: string[]) {
+  const memberPassword = 'a good password';
+  const joined = await (await contextIn(browser, lang)).newPage();
+  await joined.goto(link);
+  await joined.locator('#password').fill(memberPassword);
+  await joined.locator(`form[action="${new URL(link, env('KAADXPAY_BASE_URL')).pathname}"] button[type="submit"]`).click();
+  await expect(joined.locator('form.signout')).toHaveCount(1);
+
+  const enrolling = await (await contextIn(browser, lang)).newPage();
+  const signInAsMember = async () => {
+    await enrolling.goto('/login');
+    await enrolling.locator('#email').fill(email);
+    await enrolling.locator('#password').fill(memberPassword);
+    await enrolling.locator('form[action="/login"] button[type="submit"]').click();
+  };
+  await signInAsMember();
+  await enrolling.goto('/settings/security');
+  const secret = (await enrolling.getByTestId('totp-secret').textContent())!.trim();
+  await enrolling.locator('#code').fill(totp(secret));
+  await enrolling.locator('form[action="/settings/security/confirm"] button[type="submit"]').click();
+  await expect(enrolling.getByTestId('recovery-codes')).toBeVisible();
+
+  await joined.goto('/payouts/new');
+  await joined.locator('#amount').fill('5.55');
+  await joined.locator('#account_holder').fill('Mary Somerville');
+  await joined.locator('#iban').fill('DE89370400440532013000');
+  await joined.locator('#new-payout button[type="submit"]').click();
+  await expect(joined).toHaveURL(/\/step-up/);
+  await look(joined, lang, 'member', '/step-up', problems);
+
+  await enrolling.context().clearCookies({ name: 'kaadxpay_session' });
+  await signInAsMember();
+  await expect(enrolling.locator('form[action="/login/code"]')).toHaveCount(1);
+  await look(enrolling, lang, 'member', '/login-code', problems);
+
+  await joined.context().close();
+  await enrolling.context().close();
 }
 
 for (const lang of LANGUAGES) {
