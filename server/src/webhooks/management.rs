@@ -131,10 +131,7 @@ async fn require_enabled(
 }
 
 fn endpoint_resource(id: &str) -> Resource {
-    Resource {
-        kind: "webhook_endpoint".to_owned(),
-        id: id.to_owned(),
-    }
+    Resource::new("webhook_endpoint", id)
 }
 
 /// How long deliveries stay signed with the old secret too: `now` (not at all) or a whole
@@ -430,10 +427,7 @@ impl SendTestEvent {
         );
         let after = json!({"event_id": event.id, "event_type": event.event_type.as_str()});
         audit::record(conn, &entry.after(after)).await?;
-        let resource = Resource {
-            kind: "event".to_owned(),
-            id: event.id.to_string(),
-        };
+        let resource = Resource::new("event", event.id.to_string());
         Ok(StoredResponse::ok(&shown, resource))
     }
 }
