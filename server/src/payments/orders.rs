@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use serde_json::value::RawValue;
 use sqlx::types::Json;
 use sqlx::PgPool;
 
@@ -70,8 +71,11 @@ impl Command for CreateOrder {
     /// writes them, each write depending on the record's.
     async fn apply(&self, once: Once, _caller: &Caller<'_>) -> Result<Ran, Error> {
         let order = self.pending_order();
-        let event = NewEvent::of(EventType::OrderCreated, &order);
         let response = StoredResponse::created("/v1/orders", "order", &order.id, &order);
+        // The event shows the order as the answer does: its bytes, not a second serialisation.
+        let shown: &RawValue = serde_json::from_slice(&response.body)
+            .map_err(|err| anyhow::anyhow!("an answer is not JSON: {err}"))?;
+        let event = NewEvent::of(EventType::OrderCreated, &shown);
         let once = once
             .before_commit("order.before_commit")
             .renders_from("orders", ORDER_COLUMNS);

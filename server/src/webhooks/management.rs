@@ -454,7 +454,7 @@ async fn insert_test_event(
         endpoint_id,
         event.id,
         event.event_type.as_str(),
-        event.payload,
+        sqlx::types::Json(&*event.payload) as _,
         event.created_at as _,
     )
     .execute(conn)
@@ -465,9 +465,7 @@ async fn insert_test_event(
 /// A realistic event of `kind` about a made-up object (`payments::samples`), its body marked
 /// `"test": true`.
 fn test_event(kind: EventType) -> NewEvent {
-    let mut event = NewEvent::of(kind, &samples::object_of(kind));
-    event.payload["test"] = json!(true);
-    event
+    NewEvent::test(kind, &samples::object_of(kind))
 }
 
 #[cfg(test)]
