@@ -362,6 +362,10 @@ pub(crate) fn stored_response(existing: ExistingRecord) -> StoredResponse {
         location: existing.response_location,
         renders_again: existing.response_body.is_none(),
         body: existing.response_body.unwrap_or_default(),
-        resource: existing.resource.map(|(kind, id)| Resource { kind, id }),
+        resource: existing.resource.map(|(kind, id)| Resource {
+            kind,
+            id,
+            row: existing.resource_row,
+        }),
     }
 }

@@ -62,13 +62,15 @@ fn lock_and_look(statement: &mut Statement, once: &Once) -> Bound {
     } = bound;
     let lock = statement.bind(lock_key(&once.merchant_id, &once.key));
     let pause = statement.bind(crate::failpoints::pause(PAUSE).as_secs_f64());
+    let resource_row = ResourceRow(once.rendered_from, merchant);
     statement.push(format_args!(
         "WITH found AS MATERIALIZED ( \
            SELECT endpoint::text AS endpoint, request_hash, status::text AS status, lease_token, \
              coalesce(locked_until > now(), false) AS lease_live, \
              created_at + make_interval(secs => {ttl}) <= now() AS expired, \
              extract(epoch FROM created_at + make_interval(secs => {ttl}) - now())::float8 AS remaining, \
-             response_status, response_location, response_body, resource_type, resource_id \
+             response_status, response_location, response_body, resource_type, resource_id, \
+             {resource_row} AS resource_row \
            FROM idempotency_keys WHERE merchant_id = {merchant} AND key = {key}), \
          lock AS MATERIALIZED ( \
            SELECT pg_try_advisory_xact_lock({lock}) AS held \
@@ -77,6 +79,34 @@ fn lock_and_look(statement: &mut Statement, once: &Once) -> Bound {
          go AS MATERIALIZED (SELECT 1 AS go FROM lock WHERE held AND pg_sleep({pause})::text = '')"
     ));
     bound
+}
+
+/// The row a record's resource is rendered again from, as JSON: the columns `columns` of the
+/// row of `table` whose id the record names (the merchant's own), read in the record's own
+/// statement so that a replay from the database is one statement; `NULL` when no table is
+/// named ([`Once::renders_from`]).
+struct ResourceRow(Option<Rendered>, Param);
+
+impl std::fmt::Display for ResourceRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Self(rendered, merchant) = self;
+        match rendered {
+            Some(Rendered { table, columns }) => write!(
+                f,
+                "(SELECT row_to_json(r) FROM (SELECT {columns} FROM {table} \
+                   WHERE merchant_id = {merchant} AND id = idempotency_keys.resource_id \
+                     AND idempotency_keys.response_body IS NULL) r)"
+            ),
+            None => f.write_str("NULL::json"),
+        }
+    }
+}
+
+/// Where a command's created resources are read from to render their `201` again.
+#[derive(Clone, Copy)]
+struct Rendered {
+    table: &'static str,
+    columns: &'static str,
 }
 
 /// `, answer AS (…)`: the answer recorded when the effect is made, `planned`, one row for each
@@ -158,6 +188,8 @@ pub struct Once {
     on_broken_connection: fn(),
     /// The fail point between the effect's writes and its commit ([`Once::before_commit`]).
     before_commit: Option<&'static str>,
+    /// Where a recorded reference's resource is read from ([`Once::renders_from`]).
+    rendered_from: Option<Rendered>,
 }
 
 /// What a one-commit statement did: recorded this request's answer, or found the key held or
@@ -202,7 +234,17 @@ impl Once {
             ttl,
             on_broken_connection,
             before_commit: None,
+            rendered_from: None,
         }
+    }
+
+    /// Names the table (`id` and `merchant_id` its columns) the command's created resources
+    /// are in, and the `columns` (a select list) their `201` is rendered again from: a record
+    /// found completed with a reference to one then comes with that row, read by the same
+    /// statement (as JSON, [`crate::Resource::row`]), and its replay takes no statement more.
+    pub fn renders_from(mut self, table: &'static str, columns: &'static str) -> Self {
+        self.rendered_from = Some(Rendered { table, columns });
+        self
     }
 
     /// Names the fail point that [`Once::run`] reaches after the effect's writes, with the key

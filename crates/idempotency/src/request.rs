@@ -35,6 +35,10 @@ pub struct FoundRecord {
     response_body: Option<Vec<u8>>,
     resource_type: Option<String>,
     resource_id: Option<String>,
+    /// The resource's row, read with the record when the statement names its table (the
+    /// two-phase path's statements do not).
+    #[sqlx(default)]
+    resource_row: Option<sqlx::types::Json<serde_json::Value>>,
 }
 
 impl FoundRecord {
@@ -51,6 +55,7 @@ impl FoundRecord {
             response_location: self.response_location,
             response_body: self.response_body,
             resource: self.resource_type.zip(self.resource_id),
+            resource_row: self.resource_row.map(|row| row.0),
         })
     }
 }
@@ -72,4 +77,6 @@ pub struct ExistingRecord {
     pub(crate) response_body: Option<Vec<u8>>,
     /// The kind and id of the resource the completed request made or acted on.
     pub(crate) resource: Option<(String, String)>,
+    /// Its row, when the statement read it with the record.
+    pub(crate) resource_row: Option<serde_json::Value>,
 }

@@ -5,6 +5,20 @@
 pub struct Resource {
     pub kind: String,
     pub id: String,
+    /// The resource's row as JSON, when the statement that found the record read it too
+    /// (`Once::renders_from`); `None` otherwise, and the renderer reads it itself.
+    pub row: Option<serde_json::Value>,
+}
+
+impl Resource {
+    /// The `kind` resource `id`, its row not read.
+    pub fn new(kind: impl Into<String>, id: impl Into<String>) -> Self {
+        Self {
+            kind: kind.into(),
+            id: id.into(),
+            row: None,
+        }
+    }
 }
 
 /// An answer as it is stored and replayed: status, `Location` and the exact body bytes.
@@ -32,10 +46,7 @@ impl StoredResponse {
             status: 201,
             location: Some(format!("{collection}/{id}")),
             body: serde_json::to_vec(body).expect("a response body serialises"),
-            resource: Some(Resource {
-                kind: kind.to_owned(),
-                id: id.to_owned(),
-            }),
+            resource: Some(Resource::new(kind, id)),
             renders_again: true,
         }
     }

@@ -1,9 +1,9 @@
 //! Where an order stands (API.md §3): `pending` until it is `captured` (its amount credited to
 //! the balance) or `cancelled`, both final. Stored and shown as its lower-case name.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum OrderStatus {

@@ -1,11 +1,14 @@
 //! Open-loop load: new-key `POST /v1/orders` sent on a fixed schedule (one every 1/rate
-//! seconds), each on its own task, whatever the earlier ones are doing. A request's latency
+//! seconds), whatever the earlier ones are doing. A request's latency
 //! counts from its intended send time, so a stall of the server (or of this generator) shows
 //! up in the percentiles instead of silently lowering the rate (no coordinated omission).
 //! Answers are kept apart by kind: created (`201`), shed (`503`), anything else.
 //!
 //! Requests go out on at most [`CONNECTIONS`] keep-alive connections, as a fleet of clients
-//! would send them, not one new connection per request; a request waits for a free one. Its
+//! would send them, not one new connection per request; a request waits for a free one. Each
+//! connection is a task of its own writing prebuilt bytes ([`crate::http1`]), with no client
+//! library, pool or task per request in between, so that one core keeps a schedule of several
+//! thousand requests a second. Its
 //! send lag, from its intended send time to its actual send (a connection free and this
 //! generator scheduled), tells whether the generator kept its schedule: when it did not, the
 //! run measured the generator, and its rows say so instead of giving figures.
@@ -15,12 +18,14 @@
 //! autocannon's `-R` lets each connection send a per-second budget back to back and times
 //! requests from their actual send.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+use crate::http1;
 use crate::load::Load;
 use crate::stack::Stack;
 
@@ -74,48 +79,55 @@ impl OpenLoop {
     }
 }
 
-/// Sends `rate` requests a second for `duration`, keys `<prefix>-<n>`.
+/// Sends `rate` requests a second for `duration`, keys `<prefix>-<n>`: each of
+/// [`CONNECTIONS`] connection tasks takes the next request of the schedule when it is free,
+/// waits for its time and sends it ([`http1`], the request's bytes made before its time).
 pub async fn run(
     stack: &Stack,
     prefix: &str,
     rate: u32,
     duration: Duration,
 ) -> anyhow::Result<OpenLoop> {
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(CONNECTIONS)
-        .timeout(Duration::from_secs(10))
-        .build()?;
-    let connections = Arc::new(Semaphore::new(CONNECTIONS));
     let total = rate as u64 * duration.as_secs();
     let interval = Duration::from_secs(1) / rate.max(1);
     let start = Instant::now() + Duration::from_millis(100);
-    let mut requests = Vec::with_capacity(total as usize);
-    for n in 0..total {
-        let intended = start + interval * n as u32;
-        tokio::time::sleep_until(intended).await;
-        let request = stack.post_order(&client, &format!("{prefix}-{n}")).send();
-        let connections = connections.clone();
-        requests.push(tokio::spawn(async move {
-            let _connection = connections.acquire_owned().await;
-            let lag = intended.elapsed();
-            let status = request.await.map(|response| response.status().as_u16());
-            (intended.elapsed(), lag, status.unwrap_or(0))
-        }));
+    let next = Arc::new(AtomicU64::new(0));
+    let order = stack.raw_order();
+    let mut connections = JoinSet::new();
+    for _ in 0..CONNECTIONS {
+        let (next, order, prefix) = (next.clone(), order.clone(), prefix.to_owned());
+        connections.spawn(async move {
+            let mut connection = http1::Connection::new(&order.address);
+            let mut sent = Vec::new();
+            loop {
+                let n = next.fetch_add(1, Ordering::Relaxed);
+                if n >= total {
+                    return sent;
+                }
+                let intended = start + interval * n as u32;
+                let bytes = order.bytes(&format!("{prefix}-{n}"));
+                tokio::time::sleep_until(intended).await;
+                let lag = intended.elapsed();
+                let status = connection.exchange(&bytes, Duration::from_secs(10)).await;
+                sent.push((intended.elapsed(), lag, status.unwrap_or(0)));
+            }
+        });
     }
     let mut outcome = OpenLoop {
         created: Vec::new(),
         shed: Vec::new(),
         failed: Vec::new(),
-        send_lags: Vec::with_capacity(requests.len()),
+        send_lags: Vec::with_capacity(total as usize),
         elapsed: Duration::ZERO,
     };
-    for request in requests {
-        let (latency, lag, status) = request.await?;
-        outcome.send_lags.push(lag);
-        match status {
-            201 => outcome.created.push(latency),
-            503 => outcome.shed.push(latency),
-            _ => outcome.failed.push(latency),
+    while let Some(sent) = connections.join_next().await {
+        for (latency, lag, status) in sent? {
+            outcome.send_lags.push(lag);
+            match status {
+                201 => outcome.created.push(latency),
+                503 => outcome.shed.push(latency),
+                _ => outcome.failed.push(latency),
+            }
         }
     }
     outcome.elapsed = start.elapsed();

@@ -13,6 +13,10 @@ use sqlx::PgPool;
 
 use crate::pinning;
 
+/// The body of every new-key `POST /v1/orders` (the one `post_orders.lua` sends).
+pub const ORDER_BODY: &str =
+    r#"{"amount": 1000, "currency": "EUR", "description": "benchmark order"}"#;
+
 pub struct Stack {
     pub base_url: String,
     pub db_url: String,
@@ -23,6 +27,29 @@ pub struct Stack {
     pub server: Server,
     cluster: EmbeddedPostgres,
     data_dir: PathBuf,
+}
+
+/// What a new-key `POST /v1/orders` to the main server is, written as raw HTTP/1.1 bytes.
+#[derive(Clone)]
+pub struct RawOrder {
+    /// `host:port`.
+    pub address: String,
+    api_key: String,
+}
+
+impl RawOrder {
+    /// The whole request under `key`.
+    pub fn bytes(&self, key: &str) -> Vec<u8> {
+        format!(
+            "POST /v1/orders HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
+             Content-Type: application/json\r\nIdempotency-Key: {key}\r\n\
+             Content-Length: {}\r\n\r\n{ORDER_BODY}",
+            self.address,
+            self.api_key,
+            ORDER_BODY.len()
+        )
+        .into_bytes()
+    }
 }
 
 /// A `kaadxpay serve` process, killed when dropped.
@@ -107,7 +134,16 @@ impl Stack {
             .bearer_auth(&self.merchant.api_key)
             .header("content-type", "application/json")
             .header("idempotency-key", key)
-            .body(r#"{"amount": 1000, "currency": "EUR", "description": "benchmark order"}"#)
+            .body(ORDER_BODY)
+    }
+
+    /// New-key `POST /v1/orders` as the benchmark merchant to the main server, as raw
+    /// HTTP/1.1 bytes (the open loop's).
+    pub fn raw_order(&self) -> RawOrder {
+        RawOrder {
+            address: self.base_url.trim_start_matches("http://").to_owned(),
+            api_key: self.merchant.api_key.clone(),
+        }
     }
 
     /// [`Self::post_order_to`] the main server.

@@ -246,10 +246,7 @@ async fn decide(
         json!({ "status": payout.status, "amount": payout.amount, "currency": payout.currency }),
     );
     audit::record(conn, &entry).await?;
-    let resource = Resource {
-        kind: "payout".to_owned(),
-        id: payout.id.to_string(),
-    };
+    let resource = Resource::new("payout", payout.id.to_string());
     Ok(StoredResponse::ok(&payout, resource))
 }
 

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use serde_json::value::RawValue;
 use sqlx::types::Json;
 use sqlx::PgPool;
 
@@ -26,7 +27,7 @@ use crate::service::kernel::Kernel;
 use crate::webhooks::outbox::{self, NewEvent};
 use kaadxpay_types::OrderStatus;
 
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Order {
     #[schema(value_type = String)]
     pub id: OrderId,
@@ -70,9 +71,14 @@ impl Command for CreateOrder {
     /// writes them, each write depending on the record's.
     async fn apply(&self, once: Once, _caller: &Caller<'_>) -> Result<Ran, Error> {
         let order = self.pending_order();
-        let event = NewEvent::of(EventType::OrderCreated, &order);
         let response = StoredResponse::created("/v1/orders", "order", &order.id, &order);
-        let once = once.before_commit("order.before_commit");
+        // The event shows the order as the answer does: its bytes, not a second serialisation.
+        let shown: &RawValue = serde_json::from_slice(&response.body)
+            .map_err(|err| anyhow::anyhow!("an answer is not JSON: {err}"))?;
+        let event = NewEvent::of(EventType::OrderCreated, &shown);
+        let once = once
+            .before_commit("order.before_commit")
+            .renders_from("orders", ORDER_COLUMNS);
         once.run(&response, |statement, merchant| {
             let id = statement.bind(&order.id);
             let amount = statement.bind(order.amount);
@@ -97,13 +103,17 @@ impl Command for CreateOrder {
         merchant_id: &MerchantId,
         resource: Resource,
     ) -> Result<StoredResponse, Error> {
-        let order = find(
-            &state.pool,
-            merchant_id,
-            &OrderId::from(resource.id.as_str()),
-        )
-        .await?
-        .ok_or_else(|| anyhow::anyhow!("the order {} of a record is gone", resource.id))?;
+        let order = match resource.row {
+            Some(row) => serde_json::from_value(row)
+                .map_err(|err| anyhow::anyhow!("the order {} did not read: {err}", resource.id))?,
+            None => find(
+                &state.pool,
+                merchant_id,
+                &OrderId::from(resource.id.as_str()),
+            )
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("the order {} of a record is gone", resource.id))?,
+        };
         let order = Self::as_created(order);
         Ok(StoredResponse::created(
             "/v1/orders",

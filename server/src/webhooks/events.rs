@@ -256,10 +256,7 @@ impl Command for RedeliverEvent {
             let event = find(conn, caller.merchant_id, self.event_id)
                 .await?
                 .ok_or(Error::ResourceMissing("event"))?;
-            let resource = Resource {
-                kind: "event".to_owned(),
-                id: self.event_id.to_string(),
-            };
+            let resource = Resource::new("event", self.event_id.to_string());
             Ok(StoredResponse::ok(&event, resource))
         })
         .await

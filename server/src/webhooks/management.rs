@@ -131,10 +131,7 @@ async fn require_enabled(
 }
 
 fn endpoint_resource(id: &str) -> Resource {
-    Resource {
-        kind: "webhook_endpoint".to_owned(),
-        id: id.to_owned(),
-    }
+    Resource::new("webhook_endpoint", id)
 }
 
 /// How long deliveries stay signed with the old secret too: `now` (not at all) or a whole
@@ -430,10 +427,7 @@ impl SendTestEvent {
         );
         let after = json!({"event_id": event.id, "event_type": event.event_type.as_str()});
         audit::record(conn, &entry.after(after)).await?;
-        let resource = Resource {
-            kind: "event".to_owned(),
-            id: event.id.to_string(),
-        };
+        let resource = Resource::new("event", event.id.to_string());
         Ok(StoredResponse::ok(&shown, resource))
     }
 }
@@ -460,7 +454,7 @@ async fn insert_test_event(
         endpoint_id,
         event.id,
         event.event_type.as_str(),
-        event.payload,
+        sqlx::types::Json(&*event.payload) as _,
         event.created_at as _,
     )
     .execute(conn)
@@ -471,9 +465,7 @@ async fn insert_test_event(
 /// A realistic event of `kind` about a made-up object (`payments::samples`), its body marked
 /// `"test": true`.
 fn test_event(kind: EventType) -> NewEvent {
-    let mut event = NewEvent::of(kind, &samples::object_of(kind));
-    event.payload["test"] = json!(true);
-    event
+    NewEvent::test(kind, &samples::object_of(kind))
 }
 
 #[cfg(test)]

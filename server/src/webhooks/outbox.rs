@@ -10,6 +10,8 @@ use std::sync::LazyLock;
 use chrono::{DateTime, SubsecRound, Utc};
 use kaadxpay_idempotency::{Param, Statement};
 use serde::Serialize;
+use serde_json::value::RawValue;
+use sqlx::types::Json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
@@ -22,6 +24,9 @@ struct Envelope<'a, T: Serialize> {
     event_type: &'static str,
     created_at: DateTime<Utc>,
     data: Data<'a, T>,
+    /// Marks an event sent by `POST …/test` (absent otherwise).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    test: bool,
 }
 
 #[derive(Serialize)]
@@ -34,12 +39,23 @@ pub struct NewEvent {
     pub id: Uuid,
     pub event_type: EventType,
     pub created_at: DateTime<Utc>,
-    pub payload: serde_json::Value,
+    /// The body, serialised once: an object already serialised (the answer's bytes) is
+    /// written into it as it is ([`RawValue`]).
+    pub payload: Box<RawValue>,
 }
 
 impl NewEvent {
     /// That `event_type` happened to `object`, now.
     pub fn of(event_type: EventType, object: &impl Serialize) -> Self {
+        Self::made(event_type, object, false)
+    }
+
+    /// [`NewEvent::of`], its body marked `"test": true`.
+    pub fn test(event_type: EventType, object: &impl Serialize) -> Self {
+        Self::made(event_type, object, true)
+    }
+
+    fn made(event_type: EventType, object: &impl Serialize, test: bool) -> Self {
         let id = Uuid::new_v4();
         // PostgreSQL keeps microseconds: the body and the column then say the same instant.
         let created_at = Utc::now().trunc_subsecs(6);
@@ -48,12 +64,13 @@ impl NewEvent {
             event_type: event_type.as_str(),
             created_at,
             data: Data { object },
+            test,
         };
         Self {
             id,
             event_type,
             created_at,
-            payload: serde_json::to_value(envelope).expect("an event serialises"),
+            payload: serde_json::value::to_raw_value(&envelope).expect("an event serialises"),
         }
     }
 }
@@ -64,7 +81,7 @@ impl NewEvent {
 pub fn publishing(statement: &mut Statement, gate: &str, merchant: Param, event: &NewEvent) {
     let id = statement.bind(event.id);
     let kind = statement.bind(event.event_type.as_str());
-    let payload = statement.bind(&event.payload);
+    let payload = statement.bind(Json(&*event.payload));
     let at = statement.bind(event.created_at);
     statement.push(format_args!(
         ", new_event AS ( \

@@ -200,10 +200,7 @@ async fn recorded_answer(
     let Some(link) = &record.resource else {
         return Ok(None);
     };
-    let resource = Resource {
-        kind: link.kind.clone(),
-        id: link.id.clone(),
-    };
+    let resource = Resource::new(&link.kind, &link.id);
     match keyed::render(state, &record.endpoint, merchant_id, resource).await {
         Some(rendered) => Ok(Some(rendered?.body)),
         None => Ok(None),
