@@ -15,7 +15,7 @@ use futures::StreamExt;
 
 use crate::counting_proxy::CountingProxy;
 use crate::database;
-use crate::stack::{Server, Stack};
+use crate::stack::{Keyed, Server, Stack};
 
 /// Requests per window, and how many are in flight at once.
 const REQUESTS: usize = 2000;
@@ -42,18 +42,10 @@ pub struct RoundTrips {
 /// proxied server that has never seen them: the first pass reads them from the database, the
 /// second finds them in its cache.
 pub async fn round_trips(stack: &Stack, replay_keys: &[String]) -> anyhow::Result<RoundTrips> {
-    let proxy = CountingProxy::start(&stack.db_url)?;
-    let server = Server::start(&proxy.url("postgres")).await?;
-    let client = reqwest::Client::new();
-    // Warm up: the pool opens its connections and prepares its statements outside the windows.
-    let warm: Vec<String> = (0..4 * CONCURRENCY)
-        .map(|n| format!("rt-warm-{n}"))
-        .collect();
-    send(stack, &server, &client, &warm).await;
-    let new: Vec<String> = (0..REQUESTS).map(|n| format!("rt-new-{n}")).collect();
-    let new_key = window(stack, &proxy, &server, &client, &new).await?;
-    let replay_database = window(stack, &proxy, &server, &client, replay_keys).await?;
-    let replay_cache = window(stack, &proxy, &server, &client, replay_keys).await?;
+    let proxied = Proxied::start(stack, Keyed::Order).await?;
+    let new_key = proxied.new_keys(stack, "rt-new", Keyed::Order).await?;
+    let replay_database = proxied.window(stack, replay_keys, Keyed::Order).await?;
+    let replay_cache = proxied.window(stack, replay_keys, Keyed::Order).await?;
     Ok(RoundTrips {
         new_key,
         replay_database,
@@ -61,27 +53,64 @@ pub async fn round_trips(stack: &Stack, replay_keys: &[String]) -> anyhow::Resul
     })
 }
 
-async fn window(
-    stack: &Stack,
-    proxy: &CountingProxy,
-    server: &Server,
-    client: &reqwest::Client,
-    keys: &[String],
-) -> anyhow::Result<PerRequest> {
-    let statements_before = statements(stack).await?;
-    let before = proxy.round_trips();
-    let errors = send(stack, server, client, keys).await;
-    let round_trips = proxy.round_trips() - before;
-    let statements_after = statements(stack).await?;
-    let requests = keys.len() as f64;
-    Ok(PerRequest {
-        round_trips: round_trips as f64 / requests,
-        // Less the one statement that read the count before.
-        statements: statements_before
-            .zip(statements_after)
-            .map(|(before, after)| (after - before - 1) as f64 / requests),
-        errors,
-    })
+/// A second `kaadxpay serve` on the stack's database whose connection goes through a
+/// [`CountingProxy`].
+pub struct Proxied {
+    proxy: CountingProxy,
+    server: Server,
+    client: reqwest::Client,
+}
+
+impl Proxied {
+    /// Starts it and warms it up with `command`s under new keys: its pool opens its
+    /// connections and prepares its statements outside the windows.
+    pub async fn start(stack: &Stack, command: Keyed<'_>) -> anyhow::Result<Self> {
+        let proxy = CountingProxy::start(&stack.db_url)?;
+        let server = Server::start(&proxy.url("postgres")).await?;
+        let client = reqwest::Client::new();
+        let warm: Vec<String> = (0..4 * CONCURRENCY)
+            .map(|n| format!("rt-warm-{}-{n}", command.name()))
+            .collect();
+        send(stack, &server, &client, &warm, command).await;
+        Ok(Self {
+            proxy,
+            server,
+            client,
+        })
+    }
+
+    /// A window of [`REQUESTS`] `command`s under new keys `<prefix>-<n>`.
+    pub async fn new_keys(
+        &self,
+        stack: &Stack,
+        prefix: &str,
+        command: Keyed<'_>,
+    ) -> anyhow::Result<PerRequest> {
+        let keys: Vec<String> = (0..REQUESTS).map(|n| format!("{prefix}-{n}")).collect();
+        self.window(stack, &keys, command).await
+    }
+
+    async fn window(
+        &self,
+        stack: &Stack,
+        keys: &[String],
+        command: Keyed<'_>,
+    ) -> anyhow::Result<PerRequest> {
+        let statements_before = statements(stack).await?;
+        let before = self.proxy.round_trips();
+        let errors = send(stack, &self.server, &self.client, keys, command).await;
+        let round_trips = self.proxy.round_trips() - before;
+        let statements_after = statements(stack).await?;
+        let requests = keys.len() as f64;
+        Ok(PerRequest {
+            round_trips: round_trips as f64 / requests,
+            // Less the one statement that read the count before.
+            statements: statements_before
+                .zip(statements_after)
+                .map(|(before, after)| (after - before - 1) as f64 / requests),
+            errors,
+        })
+    }
 }
 
 async fn statements(stack: &Stack) -> anyhow::Result<Option<i64>> {
@@ -91,18 +120,19 @@ async fn statements(stack: &Stack) -> anyhow::Result<Option<i64>> {
     Ok(Some(database::statement_calls(&stack.pool).await?))
 }
 
-/// Posts one order per key, [`CONCURRENCY`] at a time; returns how many did not answer `201`
-/// (a new key's order, or its replay).
+/// Posts one `command` per key, [`CONCURRENCY`] at a time; returns how many did not answer
+/// `201` (a new key's order or refund, or its replay).
 pub async fn send(
     stack: &Stack,
     server: &Server,
     client: &reqwest::Client,
     keys: &[String],
+    command: Keyed<'_>,
 ) -> usize {
     futures::stream::iter(keys)
         .map(|key| async move {
             let answer = stack
-                .post_order_to(&server.base_url, client, key)
+                .post_to(&server.base_url, client, key, command)
                 .send()
                 .await;
             matches!(answer, Ok(response) if response.status() == 201)

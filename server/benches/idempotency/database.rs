@@ -87,9 +87,9 @@ pub async fn duplicates(pool: &PgPool, merchant_id: &str) -> sqlx::Result<Duplic
         sqlx::query_as::<_, (i64, i64, i64, i64, i64)>(
         "SELECT \
            (SELECT count(*) FROM orders WHERE merchant_id = $1), \
-           (SELECT count(*) FROM idempotency_keys WHERE merchant_id = $1 AND status = 'completed'), \
-           (SELECT count(*) FROM idempotency_keys WHERE merchant_id = $1 AND status = 'in_progress'), \
-           (SELECT count(*) FROM idempotency_keys WHERE merchant_id = $1 AND status = 'failed'), \
+           (SELECT count(*) FROM idempotency_keys WHERE merchant_id = $1 AND endpoint = 'POST /v1/orders' AND status = 'completed'), \
+           (SELECT count(*) FROM idempotency_keys WHERE merchant_id = $1 AND endpoint = 'POST /v1/orders' AND status = 'in_progress'), \
+           (SELECT count(*) FROM idempotency_keys WHERE merchant_id = $1 AND endpoint = 'POST /v1/orders' AND status = 'failed'), \
            (SELECT count(*) FROM orders o WHERE merchant_id = $1 AND NOT EXISTS \
               (SELECT 1 FROM idempotency_keys k \
                WHERE k.merchant_id = o.merchant_id AND k.resource_id = o.id AND k.status = 'completed')) \

@@ -13,7 +13,7 @@ use tokio::time::Instant;
 
 use crate::load::Load;
 use crate::report::{self, Table};
-use crate::stack::Stack;
+use crate::stack::{Keyed, Stack};
 use crate::writes::{self, Writes};
 use crate::{wrk, wrk_with_cpu};
 
@@ -64,7 +64,7 @@ pub async fn run(
     let (new_keys, _) =
         wrk_with_cpu(stack, &stack.server, wrk, mode, connections, duration).await?;
     eprintln!("large table: commits and WAL per new key...");
-    let writes = writes::measure(stack, "large-writes").await?;
+    let writes = writes::measure(stack, "large-writes", Keyed::Order).await?;
     eprintln!("large table: purging the expired hour...");
     let (mut purged, mut batches, mut slowest_batch) = (0, 0, Duration::ZERO);
     let purging = Instant::now();

@@ -8,6 +8,8 @@
 //! - replays of completed keys (wrk), and how many the server's cache answered;
 //! - per request: the server's CPU time, round trips and statements to PostgreSQL, and per new
 //!   key the commits and WAL bytes on a quiet database, and the bytes the tables grew by;
+//! - per new refund key (a one-cent refund of a captured order), the same commits, WAL, round
+//!   trips and statements;
 //! - the request log's cost: the new-key run again on a second server with the log off;
 //! - p99 at 150 req/s (open loop), and overload: open loops at half and twice the closed-loop
 //!   capacity, with shed answers timed by the client and by the server, and keys left in
@@ -31,6 +33,7 @@ mod open_loop;
 mod overload;
 mod pgbench;
 mod pinning;
+mod refunds;
 mod report;
 mod seed;
 mod server_metrics;
@@ -46,7 +49,7 @@ use pgbench::Script;
 use pinning::Pinning;
 use report::Table;
 use server_metrics::Reading;
-use stack::{Server, Stack};
+use stack::{Keyed, Server, Stack};
 
 /// The fixed arrival rate of the seed's p99 figure.
 const STEADY_RATE: u32 = 150;
@@ -110,6 +113,7 @@ struct Run {
     /// Hits and misses of the server's answer cache over the replay run.
     cache: (f64, f64),
     trips: costs::RoundTrips,
+    refund: refunds::RefundCosts,
     steady: open_loop::OpenLoop,
     overload: overload::Overload,
     footprint: database::Footprint,
@@ -156,7 +160,7 @@ async fn measure(
     eprintln!("the bare effect through pgbench...");
     let bare = pgbench::run(pgbench, stack, Script::BareEffect, connections, duration)?;
     eprintln!("commits and WAL per new key (a quiet window, then one without requests)...");
-    let writes = writes::measure(stack, "writes").await?;
+    let writes = writes::measure(stack, "writes", Keyed::Order).await?;
     eprintln!("seeding {} keys to replay...", seed::REPLAY_KEYS);
     let replay_keys = seed::seed_replay_keys(stack, "replay").await?;
     eprintln!("replays (wrk)...");
@@ -182,6 +186,8 @@ async fn measure(
     });
     eprintln!("round trips per request (a second server behind a counting proxy)...");
     let trips = costs::round_trips(stack, &replay_keys).await?;
+    eprintln!("refunds: commits, WAL and round trips per new key...");
+    let refund = refunds::measure(stack).await?;
     eprintln!("open loop at {STEADY_RATE} requests/s...");
     let steady = open_loop::run(stack, "steady", STEADY_RATE, duration).await?;
     let overload = overload::run(stack, new_keys.throughput(), duration).await?;
@@ -207,6 +213,7 @@ async fn measure(
         cpu_replay,
         cache: cache.into(),
         trips,
+        refund,
         steady,
         overload,
         footprint,
@@ -323,6 +330,7 @@ fn table(run: &Run) -> Table {
                 .map_or("not preloaded".into(), |n| format!("{n:.2}")),
         );
     }
+    refund_rows(&mut table, &run.refund);
     for (name, cpu, limit) in [
         ("new key", run.cpu_new, 100),
         ("replay", run.cpu_replay, 50),
@@ -397,4 +405,37 @@ fn table(run: &Run) -> Table {
         large.rows(&mut table, &run.new_keys, &run.writes);
     }
     table
+}
+
+/// A refund's cost per new key, beside the order's (no target: issue 30 asks for the figures).
+fn refund_rows(table: &mut Table, refund: &refunds::RefundCosts) {
+    let writes = &refund.writes;
+    table.fact(
+        "commits per new refund key (xact_commit, quiet window)",
+        format!(
+            "{:.2} ({} keys less {} commits of as long without requests; {} errors)",
+            writes.commits,
+            writes::KEYS,
+            writes.quiet_commits,
+            writes.errors
+        ),
+    );
+    table.fact(
+        "WAL bytes per new refund key (pg_stat_wal, same window)",
+        format!("{:.0} (window {:.1?})", writes.wal_bytes, writes.window),
+    );
+    table.fact(
+        "round trips per new refund key (counting proxy)",
+        format!(
+            "{:.2} ({} errors)",
+            refund.trips.round_trips, refund.trips.errors
+        ),
+    );
+    table.fact(
+        "statements per new refund key (pg_stat_statements)",
+        refund
+            .trips
+            .statements
+            .map_or("not preloaded".into(), |n| format!("{n:.2}")),
+    );
 }

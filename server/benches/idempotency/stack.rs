@@ -13,9 +13,29 @@ use sqlx::PgPool;
 
 use crate::pinning;
 
+/// What the cost windows send under each new key.
+#[derive(Debug, Clone, Copy)]
+pub enum Keyed<'a> {
+    /// An order, the body `post_orders.lua` sends.
+    Order,
+    /// A refund of one cent of the captured order `order` (`ord_…`).
+    Refund { order: &'a str },
+}
+
+impl Keyed<'_> {
+    /// `order` or `refund`, for its keys.
+    pub fn name(self) -> &'static str {
+        match self {
+            Keyed::Order => "order",
+            Keyed::Refund { .. } => "refund",
+        }
+    }
+}
+
 /// The body of every new-key `POST /v1/orders` (the one `post_orders.lua` sends).
 pub const ORDER_BODY: &str =
     r#"{"amount": 1000, "currency": "EUR", "description": "benchmark order"}"#;
+const REFUND_BODY: &str = r#"{"amount": 1, "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}}"#;
 
 pub struct Stack {
     pub base_url: String,
@@ -73,6 +93,10 @@ impl Server {
             // Any key: the benchmark seals no secret, but `serve` on a database needs one.
             .env("KAADXPAY_SECRETS_KEY", "42".repeat(32))
             .env("RUST_LOG", "warn")
+            // The payout worker idle: the benchmark pays nothing out, and the refunds it makes
+            // stay `pending`, so that their rows are the request's cost alone (the partner leg
+            // is the worker's, as a payout's is).
+            .env("KAADXPAY_PAYOUT_INTERVAL", "1h")
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .spawn()
@@ -121,20 +145,24 @@ impl Stack {
         })
     }
 
-    /// A new-key `POST /v1/orders` as the benchmark merchant to `base_url`, the body
-    /// `post_orders.lua` sends.
-    pub fn post_order_to(
+    /// A `POST` of `command` under `key` as the benchmark merchant to `base_url`.
+    pub fn post_to(
         &self,
         base_url: &str,
         client: &reqwest::Client,
         key: &str,
+        command: Keyed<'_>,
     ) -> reqwest::RequestBuilder {
+        let (path, body) = match command {
+            Keyed::Order => ("/v1/orders".to_owned(), ORDER_BODY),
+            Keyed::Refund { order } => (format!("/v1/orders/{order}/refunds"), REFUND_BODY),
+        };
         client
-            .post(format!("{base_url}/v1/orders"))
+            .post(format!("{base_url}{path}"))
             .bearer_auth(&self.merchant.api_key)
             .header("content-type", "application/json")
             .header("idempotency-key", key)
-            .body(ORDER_BODY)
+            .body(body)
     }
 
     /// New-key `POST /v1/orders` as the benchmark merchant to the main server, as raw
@@ -146,9 +174,9 @@ impl Stack {
         }
     }
 
-    /// [`Self::post_order_to`] the main server.
+    /// A new-key `POST /v1/orders` to the main server, the body `post_orders.lua` sends.
     pub fn post_order(&self, client: &reqwest::Client, key: &str) -> reqwest::RequestBuilder {
-        self.post_order_to(&self.base_url, client, key)
+        self.post_to(&self.base_url, client, key, Keyed::Order)
     }
 
     /// Stops the server and the cluster and deletes the cluster's folder.

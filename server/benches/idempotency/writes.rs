@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::costs;
-use crate::stack::Stack;
+use crate::stack::{Keyed, Stack};
 
 /// New keys per window, sent [`costs::send`]'s few at a time.
 pub const KEYS: usize = 2000;
@@ -38,14 +38,15 @@ async fn reading(stack: &Stack) -> sqlx::Result<(i64, i64)> {
     .await
 }
 
-/// Sends new keys `<prefix>-<n>` in one window, then waits as long without any.
-pub async fn measure(stack: &Stack, prefix: &str) -> anyhow::Result<Writes> {
+/// Sends `command`s under new keys `<prefix>-<n>` in one window, then waits as long without
+/// any.
+pub async fn measure(stack: &Stack, prefix: &str, command: Keyed<'_>) -> anyhow::Result<Writes> {
     let client = reqwest::Client::new();
     let keys: Vec<String> = (0..KEYS).map(|n| format!("{prefix}-{n}")).collect();
     tokio::time::sleep(SETTLE).await;
     let start = reading(stack).await?;
     let opened = Instant::now();
-    let errors = costs::send(stack, &stack.server, &client, &keys).await;
+    let errors = costs::send(stack, &stack.server, &client, &keys, command).await;
     tokio::time::sleep(SETTLE).await;
     let loaded = reading(stack).await?;
     let window = opened.elapsed();

@@ -252,6 +252,8 @@ async fn a_read_only_key_reads_and_writes_nothing() {
 
 /// Two `kaadxpay` processes on one database, its merchant, and a key `created` for it.
 struct Replicas {
+    /// Kept for its check at the test's end.
+    _database: common::TestDatabase,
     pool: PgPool,
     merchant: TestMerchant,
     first: ServerProcess,
@@ -272,6 +274,7 @@ async fn two_replicas_with_a_new_key(name: &str) -> Replicas {
     .await;
     assert_eq!(status, 201, "{created}");
     Replicas {
+        _database: db_url,
         pool,
         merchant,
         first,
@@ -283,6 +286,7 @@ async fn two_replicas_with_a_new_key(name: &str) -> Replicas {
 #[tokio::test]
 async fn a_key_rolled_now_stops_on_every_process_within_the_bound_and_its_successor_works() {
     let Replicas {
+        _database: _db,
         pool,
         merchant,
         first,
@@ -372,6 +376,7 @@ async fn a_key_rolled_now_stops_on_every_process_within_the_bound_and_its_succes
 #[tokio::test]
 async fn a_key_rolled_with_an_overlap_works_until_the_overlap_ends_and_not_after() {
     let Replicas {
+        _database: _db,
         pool,
         merchant,
         first,

@@ -570,7 +570,7 @@ fn day(days_ago: u64) -> DateTime<Utc> {
 #[tokio::test]
 async fn purge_drops_the_days_past_the_retention_and_touches_nothing_else() {
     // No application: its own purge worker must not run meanwhile.
-    let (_, pool, merchant) = database_with_merchant("Purged").await;
+    let (_db, pool, merchant) = database_with_merchant("Purged").await;
     let days = [40, 31, 30, 29, 0];
     let mut conn = pool.acquire().await.unwrap();
     for days_ago in days {

@@ -1,9 +1,10 @@
 //! The test harness: one embedded PostgreSQL for the whole test binary (or the server at
-//! `DATABASE_URL`), a freshly migrated database per test (copied from a migrated template), and
-//! the application served over real HTTP, in-process on port 0 or as a real `kaadxpay` process
-//! to kill.
+//! `DATABASE_URL`), a freshly migrated database per test (copied from a migrated template, its
+//! ledger verified when the test ends: [`checked_database`]), and the application served over
+//! real HTTP, in-process on port 0 or as a real `kaadxpay` process to kill.
 
 pub mod browser;
+mod checked_database;
 pub mod tools;
 pub mod webhooks;
 
@@ -25,6 +26,8 @@ use server::service::components;
 use server::service::config::Settings;
 use server::service::startup::Application;
 use server::webhooks::Dispatcher;
+
+pub use checked_database::{assert_ledger_whole, ledger_verify, TestDatabase};
 
 /// The key the tests' servers seal secrets with (`KAADXPAY_SECRETS_KEY`): every `serve` with a
 /// `DATABASE_URL` needs one.
@@ -96,8 +99,8 @@ async fn cluster() -> &'static Cluster {
         .await
 }
 
-/// A new, migrated database; returns its URL.
-pub async fn fresh_database() -> String {
+/// A new, migrated database, its ledger checked when the test ends ([`TestDatabase`]).
+pub async fn fresh_database() -> TestDatabase {
     let cluster = cluster().await;
     let name = format!("kxp_test_{}", uuid::Uuid::new_v4().simple());
     let mut admin = PgConnection::connect(&cluster.admin_url).await.unwrap();
@@ -109,7 +112,7 @@ pub async fn fresh_database() -> String {
     .await
     .unwrap();
     admin.close().await.unwrap();
-    with_database(&cluster.admin_url, &name)
+    TestDatabase::new(with_database(&cluster.admin_url, &name))
 }
 
 #[derive(Parser)]
@@ -139,7 +142,7 @@ pub struct TestMerchant {
 
 pub struct TestApp {
     pub base_url: String,
-    pub db_url: String,
+    pub db_url: TestDatabase,
     pub pool: PgPool,
     pub client: Client,
     pub merchant: TestMerchant,
@@ -396,7 +399,7 @@ impl TestApp {
 
 /// A fresh database with a merchant, and a small pool on it: for tests that run the
 /// application as `kaadxpay` processes.
-pub async fn database_with_merchant(name: &str) -> (String, PgPool, TestMerchant) {
+pub async fn database_with_merchant(name: &str) -> (TestDatabase, PgPool, TestMerchant) {
     let db_url = fresh_database().await;
     let pool = db::connect(&db_url, 4, Duration::from_secs(5))
         .await
@@ -738,20 +741,6 @@ impl Drop for ServerProcess {
     }
 }
 
-/// `kaadxpay ledger verify` on `db_url`: its exit code and what it printed.
-pub fn ledger_verify(db_url: &str) -> (Option<i32>, String) {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
-        .args(["ledger", "verify"])
-        .env("DATABASE_URL", db_url)
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("kaadxpay runs");
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-    )
-}
-
 /// For the crash tests: a mature `kaadxpay partner-sim` that settles quickly, and an app
 /// in-process that only takes requests (its worker never runs and it knows no partner), so
 /// that `kaadxpay serve` processes started with [`worker_env`] carry the transfers out.
@@ -787,12 +776,4 @@ pub fn as_refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a 
     env.iter()
         .map(|(name, value)| (*name, value.as_str()))
         .collect()
-}
-
-/// Fails unless `kaadxpay ledger verify` finds every journal balanced and every balance equal
-/// to its entries on `db_url`.
-pub fn assert_ledger_whole(db_url: &str) {
-    let (code, out) = ledger_verify(db_url);
-    assert_eq!(code, Some(0), "ledger verify: {out}");
-    assert!(out.starts_with("the ledger balances"), "{out}");
 }

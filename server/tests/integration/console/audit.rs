@@ -379,7 +379,7 @@ async fn owners_and_admins_see_their_merchants_log_and_its_csv_and_no_other_role
 async fn the_database_refuses_to_rewrite_history_and_the_purge_deletes_only_what_is_past_retention()
 {
     // The database alone: no application whose purge worker would race this test's purge.
-    let (_, pool, merchant) = common::database_with_merchant("Audit").await;
+    let (_db, pool, merchant) = common::database_with_merchant("Audit").await;
     let insert = |age_days: i64| {
         sqlx::query(
             "INSERT INTO audit_log (id, merchant_id, created_at, actor_kind, actor, action, \

@@ -32,10 +32,12 @@ async fn key_record(base_url: &str, merchant: &TestMerchant, key: &str) -> Value
 
 /// A `kaadxpay` process with `failpoints` on a database of its own, and an order posted with
 /// `key` to it in the background (its answer's status), given half a second to reach the point.
+/// (The database comes along for its check at the test's end.)
 async fn an_order_held_at(
     failpoints: &str,
     key: &'static str,
 ) -> (
+    common::TestDatabase,
     sqlx::PgPool,
     TestMerchant,
     ServerProcess,
@@ -48,12 +50,12 @@ async fn an_order_held_at(
         async move { post_order(&base_url, &merchant, key).await.status() }
     });
     tokio::time::sleep(Duration::from_millis(500)).await;
-    (pool, merchant, server, first)
+    (db_url, pool, merchant, server, first)
 }
 
 #[tokio::test]
 async fn a_request_in_flight_answers_409_then_replays() {
-    let (pool, merchant, server, first) =
+    let (_db, pool, merchant, server, first) =
         an_order_held_at("idempotency.in_transaction=1*return(1500)", "slow").await;
 
     let asked = std::time::Instant::now();
@@ -84,7 +86,7 @@ async fn a_request_in_flight_answers_409_then_replays() {
 
 #[tokio::test]
 async fn order_before_commit_waits_with_the_order_written_and_its_key_held() {
-    let (pool, merchant, server, first) =
+    let (_db, pool, merchant, server, first) =
         an_order_held_at("order.before_commit=1*sleep(2000)", "held").await;
 
     let duplicate = post_order(&server.base_url, &merchant, "held").await;

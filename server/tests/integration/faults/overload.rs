@@ -87,10 +87,12 @@ async fn a_request_that_gets_no_connection_is_answered_503_and_keeps_nothing() {
 }
 
 /// A `kaadxpay` process with `env`, whose one request `held` is in and stays three seconds
-/// inside its transaction; returns the process, the database, the merchant and `held`.
+/// inside its transaction; returns the database (for its check at the test's end), the process,
+/// a pool on the database, the merchant and `held`.
 async fn a_request_held_in(
     env: &[(&str, &str)],
 ) -> (
+    common::TestDatabase,
     ServerProcess,
     sqlx::PgPool,
     common::TestMerchant,
@@ -110,12 +112,12 @@ async fn a_request_held_in(
         || async { key_status(&pool, &merchant, "held").await.is_some() },
     )
     .await;
-    (server, pool, merchant, held)
+    (db_url, server, pool, merchant, held)
 }
 
 #[tokio::test]
 async fn requests_over_the_in_flight_limit_are_shed_at_once_and_operations_still_answer() {
-    let (server, pool, merchant, held) =
+    let (_db, server, pool, merchant, held) =
         a_request_held_in(&[("KAADXPAY_MAX_IN_FLIGHT", "1")]).await;
 
     assert_unavailable(post_order(&server.base_url, &merchant, "shed").await).await;
@@ -140,7 +142,7 @@ async fn requests_over_the_in_flight_limit_are_shed_at_once_and_operations_still
 async fn the_line_for_a_turn_is_waited_in_for_its_own_short_time_not_the_acquire_timeout() {
     // One turn, a line of one; `held` keeps the turn three seconds, far less than the acquire
     // timeout and far more than the line's wait.
-    let (server, _pool, merchant, held) = a_request_held_in(&[
+    let (_db, server, _pool, merchant, held) = a_request_held_in(&[
         ("KAADXPAY_MAX_IN_FLIGHT", "1"),
         ("KAADXPAY_MAX_WAITING", "1"),
         ("KAADXPAY_ADMISSION_WAIT", "50ms"),

@@ -242,7 +242,7 @@ async fn commands_migrate_as_the_owner_role_and_work_as_the_restricted_one() {
     let restricted_url =
         db_url.replacen("://postgres@", "://kaadxpay_app:server-role-password@", 1);
     assert_ne!(
-        restricted_url, db_url,
+        restricted_url, *db_url,
         "the tests' URLs name the postgres user"
     );
     let create = |migrate_url: &str| {

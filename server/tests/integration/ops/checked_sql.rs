@@ -80,9 +80,8 @@ async fn the_checked_sql_cache_matches_the_migrations() {
         !statements.is_empty(),
         "server/.sqlx holds no cached statements: run server/sqlx-prepare"
     );
-    let mut conn = PgConnection::connect(&fresh_database().await)
-        .await
-        .unwrap();
+    let database = fresh_database().await;
+    let mut conn = PgConnection::connect(&database).await.unwrap();
     let mut stale = Vec::new();
     for (name, data) in &statements {
         let query = data["query"]

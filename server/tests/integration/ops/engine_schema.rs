@@ -50,9 +50,8 @@ async fn indexes_and_checks(conn: &mut PgConnection, schema: &str) -> Vec<String
 
 #[tokio::test]
 async fn the_engines_schema_and_the_migrations_make_the_same_tables() {
-    let mut conn = PgConnection::connect(&fresh_database().await)
-        .await
-        .unwrap();
+    let database = fresh_database().await;
+    let mut conn = PgConnection::connect(&database).await.unwrap();
     sqlx::raw_sql(&format!(
         "CREATE SCHEMA engine_only; SET search_path = engine_only; \
          CREATE TYPE idempotency_endpoint AS ENUM ('POST /v1/orders'); {} \

@@ -11,9 +11,8 @@ use crate::common::fresh_database;
 
 #[tokio::test]
 async fn the_database_enum_lists_every_keyed_command_and_nothing_else() {
-    let pool = sqlx::PgPool::connect(&fresh_database().await)
-        .await
-        .unwrap();
+    let database = fresh_database().await;
+    let pool = sqlx::PgPool::connect(&database).await.unwrap();
     let in_database: BTreeSet<String> =
         sqlx::query_scalar("SELECT unnest(enum_range(NULL::idempotency_endpoint))::text")
             .fetch_all(&pool)

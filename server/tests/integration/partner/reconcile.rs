@@ -97,7 +97,7 @@ async fn reversed_at_partner(partner: &ServerProcess) -> usize {
         .count()
 }
 
-async fn setup() -> (String, sqlx::PgPool, String) {
+async fn setup() -> (common::TestDatabase, sqlx::PgPool, String) {
     let (db_url, pool, merchant) = database_with_merchant("Reconciled").await;
     (db_url, pool, merchant.id.into())
 }
@@ -182,7 +182,7 @@ async fn concurrent_runs_and_replicas_reverse_each_duplicate_exactly_once() {
 
 #[tokio::test]
 async fn a_refused_reversal_is_recorded_and_retried_by_the_next_run() {
-    let (_, pool, merchant_id) = setup().await;
+    let (_db, pool, merchant_id) = setup().await;
     let day = yesterday();
     let sent = [Sent {
         payout_id: "po_refused",
@@ -235,7 +235,7 @@ async fn a_refused_reversal_is_recorded_and_retried_by_the_next_run() {
 /// API and the console show) carries no internal error text.
 #[tokio::test]
 async fn a_reversal_without_a_useful_answer_is_retried_and_shown_without_internal_detail() {
-    let (_, pool, merchant_id) = setup().await;
+    let (_db, pool, merchant_id) = setup().await;
     let day = yesterday();
     let sent = [Sent {
         payout_id: "po_unsettled",
@@ -274,7 +274,7 @@ async fn a_reversal_without_a_useful_answer_is_retried_and_shown_without_interna
 
 #[tokio::test]
 async fn a_retry_after_midnight_is_found_and_reversed_once() {
-    let (_, pool, merchant_id) = setup().await;
+    let (_db, pool, merchant_id) = setup().await;
     let day = yesterday() - Days::new(1);
     let next = day + Days::new(1);
     let sent = [Sent {
@@ -316,7 +316,7 @@ async fn days_pass(pool: &sqlx::PgPool, days: i32) {
 /// shown, never acted on, and the run is `attention`.
 #[tokio::test]
 async fn a_payout_contradicting_its_own_transfer_is_a_status_mismatch_and_needs_attention() {
-    let (_, pool, merchant_id) = setup().await;
+    let (_db, pool, merchant_id) = setup().await;
     let day = yesterday();
     let sent = [
         Sent {
@@ -380,7 +380,7 @@ async fn a_payout_contradicting_its_own_transfer_is_a_status_mismatch_and_needs_
 /// worker retries it, however old, until the partner accepts; D's items and status then say so.
 #[tokio::test]
 async fn a_refused_reversal_is_retried_after_its_day_until_it_is_done() {
-    let (_, pool, merchant_id) = setup().await;
+    let (_db, pool, merchant_id) = setup().await;
     let day = yesterday() - Days::new(4);
     let sent = [Sent {
         payout_id: "po_weekend",
@@ -456,7 +456,7 @@ async fn a_refused_reversal_is_retried_after_its_day_until_it_is_done() {
 /// an own transfer that some earlier run wrongly recorded as a duplicate to reverse.
 #[tokio::test]
 async fn overlapping_day_lists_never_make_the_own_transfer_a_duplicate() {
-    let (_, pool, merchant_id) = setup().await;
+    let (_db, pool, merchant_id) = setup().await;
     let day = yesterday() - Days::new(2);
     let sent = [
         Sent {

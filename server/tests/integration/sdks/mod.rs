@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 use crate::common::tools::{npm_packages, python_venv};
 use crate::common::TestMerchant;
-use crate::common::{create_merchant, fresh_database};
+use crate::common::{create_merchant, fresh_database, TestDatabase};
 
 /// `sdk/`, the SDKs' folder.
 pub fn sdk_dir() -> PathBuf {
@@ -49,12 +49,13 @@ pub fn typescript_modules() {
 }
 
 /// A fresh database with a merchant, funded with nothing.
-pub async fn database_and_merchant(name: &str) -> (String, TestMerchant) {
+pub async fn database_and_merchant(name: &str) -> (TestDatabase, TestMerchant) {
     let db_url = fresh_database().await;
     let pool = server::platform::db::connect(&db_url, 2, std::time::Duration::from_secs(5))
         .await
         .unwrap();
-    (db_url.clone(), create_merchant(&pool, name).await)
+    let merchant = create_merchant(&pool, name).await;
+    (db_url, merchant)
 }
 
 /// The lines of `file` marked `# error:` or `// error:`: each must be a type error.
