@@ -53,7 +53,7 @@ use crate::payments::outgoing::TransferOf;
 use crate::service::author::By;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner::wire::{Transfer, TransferStatus};
-use kaadxpay_types::PayoutStatus;
+use kaadxpay_types::{PayoutStatus, ReversalAction};
 
 /// How long a claimed reversal (or a claimed day) is its claimer's before another run may take
 /// it over: well above a partner call.
@@ -128,15 +128,15 @@ pub(crate) enum Reversal {
 }
 
 impl Reversal {
-    fn action(&self) -> &'static str {
+    fn action(&self) -> ReversalAction {
         match self {
-            Self::Reversed => "reversed",
-            Self::AlreadyReversed => "already_reversed",
-            Self::Refused(_) => "refused",
-            Self::Failed(_) => "failed",
-            Self::InProgress => "in_progress",
-            Self::Resolved => "resolved",
-            Self::OwnTransfer => "not_reversed",
+            Self::Reversed => ReversalAction::Reversed,
+            Self::AlreadyReversed => ReversalAction::AlreadyReversed,
+            Self::Refused(_) => ReversalAction::Refused,
+            Self::Failed(_) => ReversalAction::Failed,
+            Self::InProgress => ReversalAction::InProgress,
+            Self::Resolved => ReversalAction::Resolved,
+            Self::OwnTransfer => ReversalAction::NotReversed,
         }
     }
 
@@ -305,7 +305,7 @@ impl Reconciler {
         if apply {
             for item in items.iter_mut().filter(|item| item.kind == "duplicate") {
                 let reversal = self.reverse_duplicate(&run_id, item).await?;
-                item.action = Some(reversal.action().to_owned());
+                item.action = Some(reversal.action().as_str().to_owned());
                 item.detail = reversal.detail();
             }
         }

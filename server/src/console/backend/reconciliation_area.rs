@@ -38,7 +38,7 @@ impl ReconciliationConsole for PgConsole {
                             .amount
                             .zip(item.currency)
                             .map(|(amount, currency)| Money { amount, currency }),
-                        action: item.action,
+                        action: item.action.map(known).transpose()?,
                         detail: item.detail,
                     })
                 });
