@@ -264,14 +264,13 @@ mod tests {
     use super::*;
     use crate::console::{
         BalanceTransactionType, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus, OrderStatus,
-        PayoutStatus, RefundStatus, RunStatus, Verdict,
+        PayoutStatus, RefundStatus, ReversalAction, RunStatus, Verdict,
     };
     use crate::i18n::in_language;
 
     /// Codes that no type of ours lists (the server's tests check the lists it has: audit
     /// actions, partner calls): an audit entry's object types, a key record's recovery points,
-    /// what reconciliation did about a duplicate (`reconcile::Item::action`), and why a reversal
-    /// was not made or the partner gave no useful answer.
+    /// and why a reversal was not made or the partner gave no useful answer.
     const OBJECT_TYPES: [&str; 11] = [
         "user",
         "member",
@@ -306,17 +305,6 @@ mod tests {
         "service_unavailable",
         "internal_error",
     ];
-    const RECONCILIATION_ACTIONS: [&str; 9] = [
-        "reversed",
-        "already_reversed",
-        "refused",
-        "failed",
-        "in_progress",
-        "resolved",
-        "not_reversed",
-        "claimed",
-        "pending",
-    ];
     const PARTNER_PROBLEMS: [&str; 11] = [
         "own_transfer",
         "not_reversible",
@@ -349,7 +337,7 @@ mod tests {
         for code in ERROR_CODES {
             assert_words(code, error_code_word);
         }
-        for code in RECONCILIATION_ACTIONS {
+        for code in ReversalAction::NAMES {
             assert_words(code, reconciliation_action_word);
         }
         for code in PARTNER_PROBLEMS {

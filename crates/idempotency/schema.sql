@@ -1,7 +1,8 @@
 -- The tables the engine reads and writes, for a database of your own (the Kaadxpay server
 -- creates them in its migrations). `idempotency_endpoint` names your keyed endpoints: an enum
 -- of their method and route templates (as the server has), or a domain over text. The scope of
--- a key is a merchant (`merchant_id`); reference your own table of them if you have one.
+-- a key (`merchant_id`) is a merchant's id, or `staff` for keys that are no merchant's
+-- (`Scope::Staff`).
 
 CREATE TYPE idempotency_status AS ENUM ('in_progress', 'completed', 'failed');
 

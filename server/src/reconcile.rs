@@ -53,7 +53,7 @@ use crate::payments::outgoing::TransferOf;
 use crate::service::author::By;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner::wire::{Transfer, TransferStatus};
-use kaadxpay_types::PayoutStatus;
+use kaadxpay_types::{PayoutStatus, ReversalAction};
 
 /// How long a claimed reversal (or a claimed day) is its claimer's before another run may take
 /// it over: well above a partner call.
@@ -128,15 +128,15 @@ pub(crate) enum Reversal {
 }
 
 impl Reversal {
-    fn action(&self) -> &'static str {
+    fn action(&self) -> ReversalAction {
         match self {
-            Self::Reversed => "reversed",
-            Self::AlreadyReversed => "already_reversed",
-            Self::Refused(_) => "refused",
-            Self::Failed(_) => "failed",
-            Self::InProgress => "in_progress",
-            Self::Resolved => "resolved",
-            Self::OwnTransfer => "not_reversed",
+            Self::Reversed => ReversalAction::Reversed,
+            Self::AlreadyReversed => ReversalAction::AlreadyReversed,
+            Self::Refused(_) => ReversalAction::Refused,
+            Self::Failed(_) => ReversalAction::Failed,
+            Self::InProgress => ReversalAction::InProgress,
+            Self::Resolved => ReversalAction::Resolved,
+            Self::OwnTransfer => ReversalAction::NotReversed,
         }
     }
 
@@ -156,19 +156,8 @@ pub struct Reconciler {
     pub partner: PartnerClient,
 }
 
-/// A person's request to run now: its key, and the member who asked (audited with the run's
-/// start), when not support staff.
-pub(crate) struct RunRequest<'a> {
-    pub key: &'a str,
-    pub started_by: Option<(&'a MerchantId, &'a By)>,
-}
-
-impl RunRequest<'_> {
-    /// Whose key it is: the member's merchant, or `None` for support staff (one scope).
-    pub fn requested_for(&self) -> Option<&str> {
-        self.started_by.map(|(merchant_id, _)| merchant_id.as_str())
-    }
-}
+/// The member who asked for a run now (audited with the run's start), when not support staff.
+type StartedBy<'a> = Option<(&'a MerchantId, &'a By)>;
 
 impl Reconciler {
     /// Reconciles `date`, after any other run for it (in any process) has finished.
@@ -176,12 +165,12 @@ impl Reconciler {
         self.run_for(date, apply, None).await
     }
 
-    /// [`Reconciler::run`], the run stored with the `request` that asked for it, if any.
+    /// [`Reconciler::run`], its start audited as the member's who asked for it, if any.
     async fn run_for(
         &self,
         date: NaiveDate,
         apply: bool,
-        request: Option<&RunRequest<'_>>,
+        started_by: StartedBy<'_>,
     ) -> anyhow::Result<RunSummary> {
         let lock = hold(
             &self.pool,
@@ -192,7 +181,7 @@ impl Reconciler {
             ),
         )
         .await?;
-        let result = self.run_locked(date, apply, request).await;
+        let result = self.run_locked(date, apply, started_by).await;
         lock.close().await?;
         result
     }
@@ -236,7 +225,7 @@ impl Reconciler {
         &self,
         date: NaiveDate,
         apply: bool,
-        request: Option<&RunRequest<'_>>,
+        started_by: StartedBy<'_>,
     ) -> anyhow::Result<RunSummary> {
         // Each transfer once, and only those made inside the window, whatever the partner's
         // date filter returns.
@@ -300,7 +289,7 @@ impl Reconciler {
         )
         .execute(&mut *tx)
         .await?;
-        if let Some((merchant_id, by)) = request.and_then(|request| request.started_by) {
+        if let Some((merchant_id, by)) = started_by {
             let entry = Entry::new(
                 merchant_id,
                 by,
@@ -316,12 +305,12 @@ impl Reconciler {
         if apply {
             for item in items.iter_mut().filter(|item| item.kind == "duplicate") {
                 let reversal = self.reverse_duplicate(&run_id, item).await?;
-                item.action = Some(reversal.action().to_owned());
+                item.action = Some(reversal.action().as_str().to_owned());
                 item.detail = reversal.detail();
             }
         }
         items.extend(incoming::settle(&self.pool, &received, apply).await?);
-        let status = self.store_items(&run_id, &items, request).await?;
+        let status = self.store_items(&run_id, &items).await?;
         let mut counts = BTreeMap::new();
         for item in &items {
             *counts.entry(item.kind.clone()).or_insert(0) += 1;
@@ -390,25 +379,9 @@ impl Reconciler {
         Ok(claim.reverse(&self.pool, &self.partner).await?)
     }
 
-    /// Stores the run's items, the key of the request that asked for it (and whom it was for),
-    /// and its status, which follows from the items; returns the status.
-    async fn store_items(
-        &self,
-        run_id: &str,
-        items: &[Item],
-        request: Option<&RunRequest<'_>>,
-    ) -> sqlx::Result<String> {
+    /// Stores the run's items and its status, which follows from the items; returns the status.
+    async fn store_items(&self, run_id: &str, items: &[Item]) -> sqlx::Result<String> {
         let mut tx = self.pool.begin().await?;
-        if let Some(request) = request {
-            sqlx::query!(
-                "UPDATE reconciliation_runs SET request_key = $2, requested_for = $3 WHERE id = $1",
-                run_id,
-                request.key,
-                request.requested_for(),
-            )
-            .execute(&mut *tx)
-            .await?;
-        }
         for (position, item) in items.iter().enumerate() {
             sqlx::query!(
                 "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, payout_id, transfer_id, amount, currency, action, detail) \

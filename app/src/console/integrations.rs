@@ -1,6 +1,7 @@
 //! A merchant's integrations: webhook endpoints, their events and deliveries, and API keys.
 
 use async_trait::async_trait;
+use uuid::Uuid;
 
 use super::*;
 
@@ -56,7 +57,7 @@ pub struct DeliveryRow {
 
 #[derive(Debug, Clone)]
 pub struct AttemptRow {
-    pub delivery_id: String,
+    pub delivery_id: Uuid,
     /// None when no answer came (timeout, refused connection).
     pub status_code: Option<i16>,
     pub latency_ms: i32,

@@ -14,7 +14,8 @@ pub use kaadxpay_types::ids::{
 };
 pub use kaadxpay_types::{
     Access, BalanceTransactionType, Currency, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus,
-    Moment, Money, OrderStatus, PayoutStatus, Permission, RefundStatus, Role, RunStatus, Verdict,
+    Moment, Money, OrderStatus, PayoutStatus, Permission, RefundStatus, ReversalAction, Role,
+    RunStatus, Verdict,
 };
 
 mod balance;

@@ -20,7 +20,7 @@ pub struct RunItem {
     pub payout_id: Option<PayoutId>,
     pub transfer_id: Option<String>,
     pub money: Option<Money>,
-    pub action: Option<String>,
+    pub action: Option<ReversalAction>,
     /// Why a reversal was not made: the partner's code, or what went wrong.
     pub detail: Option<String>,
 }

@@ -11,7 +11,7 @@ use crate::components::{
     path_id, refusal_notice, refused_filter, scope_or_not_found, Empty, ExportLink, ListFilterForm,
     StatusBadge,
 };
-use crate::console::{ConsoleError, RunId, RunStatus};
+use crate::console::{ConsoleError, ReversalAction, RunId, RunStatus};
 use crate::i18n::{day, money, when};
 use crate::vocabulary::{code_word, partner_problem_word, reconciliation_action_word};
 
@@ -132,8 +132,8 @@ pub fn RunDetail() -> impl IntoView {
 }
 
 /// An item's action, with why a reversal was not made: "refused (not_reversible)", in words.
-fn action_text(action: Option<String>, detail: Option<String>) -> String {
-    let action = action.as_deref().map(reconciliation_action_word);
+fn action_text(action: Option<ReversalAction>, detail: Option<String>) -> String {
+    let action = action.map(|action| reconciliation_action_word(action.as_str()));
     match (action, detail) {
         (Some(action), Some(detail)) => format!("{action} ({})", partner_problem_word(&detail)),
         (action, _) => action.unwrap_or_default(),

@@ -152,7 +152,7 @@ fn Event(event: EventRow, csrf: String) -> impl IntoView {
                                     <tr>
                                         <td>{url.clone()}</td>
                                         <td><StatusBadge status=status.as_str()/></td>
-                                        <td><code>{attempt.delivery_id}</code></td>
+                                        <td><code>{attempt.delivery_id.to_string()}</code></td>
                                         <td>{match (attempt.status_code, attempt.error) {
                                             (Some(code), _) => view! { <span>{code.to_string()}</span> }.into_any(),
                                             // The network's own words, in English.

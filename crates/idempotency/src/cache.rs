@@ -1,21 +1,21 @@
 //! Completed answers in memory, so that a hot replay makes no database round trip. A completed
-//! record never changes until it expires, so an answer can be kept per `(merchant, key)` until
+//! record never changes until it expires, so an answer can be kept per `(scope, key)` until
 //! its `expires_at`, and is never served after it: its local deadline is taken *before* the
 //! statement that made or read the record, so it never outlives the record's own. At most
 //! [`ENTRIES`] answers are kept; the oldest goes first. A key the cache does not hold is read
 //! from the primary, as without it. Hits and misses are counted for `/metrics`.
 
-use kaadxpay_types::ids::MerchantId;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::response::StoredResponse;
+use crate::scope::Scope;
 
 /// How many answers a process keeps (each about the size of its body, a few hundred bytes).
 pub const ENTRIES: usize = 10_000;
 
-type Key = (MerchantId, String);
+type Key = (String, String);
 
 /// What a key answered, and what it answers for.
 #[derive(Clone)]
@@ -39,10 +39,10 @@ struct Inner {
 }
 
 impl Answers {
-    /// The answer kept for `(merchant_id, key)`, if it has not expired.
-    pub fn get(&self, merchant_id: &MerchantId, key: &str) -> Option<Remembered> {
+    /// The answer kept for `(scope, key)`, if it has not expired.
+    pub fn get(&self, scope: Scope<'_>, key: &str) -> Option<Remembered> {
         let mut inner = self.inner.lock().expect("answers lock");
-        let entry_key = (merchant_id.to_owned(), key.to_owned());
+        let entry_key = (scope.as_str().to_owned(), key.to_owned());
         let found = match inner.entries.get(&entry_key) {
             Some((remembered, deadline, _)) if Instant::now() < *deadline => {
                 Some(remembered.clone())
@@ -58,18 +58,12 @@ impl Answers {
         found
     }
 
-    /// Keeps `remembered` for `(merchant_id, key)` until `deadline`.
-    pub fn put(
-        &self,
-        merchant_id: &MerchantId,
-        key: &str,
-        remembered: Remembered,
-        deadline: Instant,
-    ) {
+    /// Keeps `remembered` for `(scope, key)` until `deadline`.
+    pub fn put(&self, scope: Scope<'_>, key: &str, remembered: Remembered, deadline: Instant) {
         let mut inner = self.inner.lock().expect("answers lock");
         inner.generation += 1;
         let generation = inner.generation;
-        let entry_key = (merchant_id.to_owned(), key.to_owned());
+        let entry_key = (scope.as_str().to_owned(), key.to_owned());
         inner.order.push_back((entry_key.clone(), generation));
         inner
             .entries

@@ -157,7 +157,7 @@ impl Idempotency {
             };
             let row = match ran {
                 Ran::Recorded(response) => {
-                    self.outcomes.count(request.merchant_id, "new");
+                    self.outcomes.count(request.scope, "new");
                     self.remember(request, request_hash, &response, asked + self.ttl);
                     return Ok(Outcome::Executed(response));
                 }
@@ -218,9 +218,7 @@ impl Idempotency {
         request: &IdempotentRequest<'_>,
         request_hash: &[u8],
     ) -> Option<Outcome<E>> {
-        let remembered = self
-            .answers
-            .get(request.merchant_id, request.key.as_str())?;
+        let remembered = self.answers.get(request.scope, request.key.as_str())?;
         if remembered.endpoint != request.endpoint || remembered.request_hash != request_hash {
             return Some(self.mismatched(request, remembered.endpoint));
         }
@@ -239,12 +237,8 @@ impl Idempotency {
             request_hash: request_hash.to_owned(),
             response: response.clone(),
         };
-        self.answers.put(
-            request.merchant_id,
-            request.key.as_str(),
-            remembered,
-            deadline,
-        );
+        self.answers
+            .put(request.scope, request.key.as_str(), remembered, deadline);
     }
 
     /// What the key's record, or the lock of a request executing it, answers; `None` when the
@@ -294,10 +288,10 @@ impl Idempotency {
         request: &IdempotentRequest<'_>,
         response: StoredResponse,
     ) -> Outcome<E> {
-        self.outcomes.count(request.merchant_id, "replayed");
+        self.outcomes.count(request.scope, "replayed");
         tracing::info!(
             event = "idempotency.replayed",
-            merchant_id = %request.merchant_id,
+            merchant_id = %request.scope,
             idempotency_key = request.key.as_str(),
             route = request.endpoint,
             request_id = request.request_id,
@@ -307,10 +301,10 @@ impl Idempotency {
     }
 
     pub(crate) fn in_progress<E>(&self, request: &IdempotentRequest<'_>) -> Outcome<E> {
-        self.outcomes.count(request.merchant_id, "in_progress");
+        self.outcomes.count(request.scope, "in_progress");
         tracing::info!(
             event = "idempotency.conflict",
-            merchant_id = %request.merchant_id,
+            merchant_id = %request.scope,
             idempotency_key = request.key.as_str(),
             route = request.endpoint,
             request_id = request.request_id,
@@ -333,7 +327,7 @@ impl Idempotency {
         request: &IdempotentRequest<'_>,
         first_endpoint: &str,
     ) -> Outcome<E> {
-        self.outcomes.count(request.merchant_id, "mismatch");
+        self.outcomes.count(request.scope, "mismatch");
         let reuse = if first_endpoint != request.endpoint {
             Reuse::Endpoint
         } else {
@@ -341,7 +335,7 @@ impl Idempotency {
         };
         tracing::warn!(
             event = "idempotency.mismatch",
-            merchant_id = %request.merchant_id,
+            merchant_id = %request.scope,
             idempotency_key = request.key.as_str(),
             route = request.endpoint,
             first_route = first_endpoint,

@@ -1,4 +1,5 @@
-//! At most one effect per `(merchant, Idempotency-Key)`, with the key's record written in the
+//! At most one effect per `(scope, Idempotency-Key)` (a scope is a merchant, or the platform's
+//! support staff: [`Scope`]), with the key's record written in the
 //! effect's own PostgreSQL transaction: an effect never exists without its record, nor a record
 //! without its effect, and a retry replays the stored answer byte for byte.
 //!
@@ -24,6 +25,7 @@ mod once;
 mod outcomes;
 mod request;
 mod response;
+mod scope;
 mod statement;
 #[cfg(feature = "two-phase")]
 mod two_phase;
@@ -36,6 +38,7 @@ pub use once::{lock_key, Once, OnceTransaction, Ran};
 pub use outcomes::{last_hours, Hour, Outcomes};
 pub use request::IdempotentRequest;
 pub use response::{Resource, StoredResponse};
+pub use scope::Scope;
 pub use statement::{Param, Statement};
 #[cfg(feature = "two-phase")]
 pub use two_phase::{Effected, Lease};

@@ -5,7 +5,7 @@
 //! effect nor record: its retry executes once.
 //!
 //! While it executes, the transaction holds a transaction-scoped advisory lock on
-//! `(merchant, key)` ([`lock_key`]), taken without waiting: a duplicate that cannot take it gets
+//! `(scope, key)` ([`lock_key`]), taken without waiting: a duplicate that cannot take it gets
 //! `409` at once, and `GET /v1/idempotency-keys/{key}` reads the lock from `pg_locks` to show
 //! `in_progress`. A record found instead answers for the key (replay, `422`), unless it expired
 //! or failed (left by the two-phase path), when the new record takes its place.
@@ -14,7 +14,6 @@
 //! effect are one statement (one round trip: orders, webhook endpoints), and
 //! [`Once::transaction`], for effects that need several statements (payouts, redeliveries).
 
-use kaadxpay_types::ids::MerchantId;
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
@@ -23,16 +22,22 @@ use sqlx::{FromRow, PgPool, Postgres, Transaction};
 use crate::failure::Failure;
 use crate::request::{FoundRecord, IdempotentRequest};
 use crate::response::StoredResponse;
+use crate::scope::Scope;
 use crate::statement::{Param, Statement};
 
 /// The fail point at which a one-commit effect pauses with its lock held (`return(ms)`).
 const PAUSE: &str = "idempotency.in_transaction";
 
-/// The advisory lock of `(merchant, key)`: 64 bits of SHA-256 over both. (Other advisory locks
+/// The advisory lock of `(scope, key)`: 64 bits of SHA-256 over both. (Other advisory locks
 /// of the application use the two-integer form, a space of its own in `pg_locks`.)
-pub fn lock_key(merchant_id: &MerchantId, key: &str) -> i64 {
+pub fn lock_key(scope: Scope<'_>, key: &str) -> i64 {
+    lock_of(scope.as_str(), key)
+}
+
+/// [`lock_key`] of a scope as the record's column holds it.
+fn lock_of(scope: &str, key: &str) -> i64 {
     let digest = Sha256::new()
-        .chain_update(merchant_id.as_bytes())
+        .chain_update(scope.as_bytes())
         .chain_update([0])
         .chain_update(key.as_bytes())
         .finalize();
@@ -60,7 +65,7 @@ fn lock_and_look(statement: &mut Statement, once: &Once) -> Bound {
         request_hash,
         ttl,
     } = bound;
-    let lock = statement.bind(lock_key(&once.merchant_id, &once.key));
+    let lock = statement.bind(lock_of(&once.scope, &once.key));
     let pause = statement.bind(crate::failpoints::pause(PAUSE).as_secs_f64());
     let resource_row = ResourceRow(once.rendered_from, merchant);
     statement.push(format_args!(
@@ -180,7 +185,8 @@ fn looking(once: &Once) -> Statement {
 /// A request on the one-commit path.
 pub struct Once {
     pool: PgPool,
-    merchant_id: MerchantId,
+    /// The key's scope, as the record's column holds it ([`Scope::as_str`]).
+    scope: String,
     key: String,
     endpoint: &'static str,
     request_hash: Vec<u8>,
@@ -227,7 +233,7 @@ impl Once {
     ) -> Self {
         Self {
             pool: pool.clone(),
-            merchant_id: request.merchant_id.to_owned(),
+            scope: request.scope.as_str().to_owned(),
             key: request.key.as_str().to_owned(),
             endpoint: request.endpoint,
             request_hash: request_hash.to_owned(),
@@ -271,7 +277,7 @@ impl Once {
     /// Binds the request's values.
     fn bind_request(&self, statement: &mut Statement) -> Bound {
         Bound {
-            merchant: statement.bind(&self.merchant_id),
+            merchant: statement.bind(&self.scope),
             key: statement.bind(&self.key),
             endpoint: statement.bind(self.endpoint),
             request_hash: statement.bind(&self.request_hash),

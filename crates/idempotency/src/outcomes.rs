@@ -11,6 +11,8 @@ use std::sync::{Arc, Mutex};
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use sqlx::PgPool;
 
+use crate::scope::Scope;
+
 type Bucket = (MerchantId, DateTime<Utc>, &'static str);
 
 #[derive(Clone, Default)]
@@ -19,8 +21,13 @@ pub struct Outcomes {
 }
 
 impl Outcomes {
-    pub fn count(&self, merchant_id: &MerchantId, outcome: &'static str) {
+    /// Counts `outcome` for `/metrics`, and for the merchant's chart when the key was a
+    /// merchant's.
+    pub fn count(&self, scope: Scope<'_>, outcome: &'static str) {
         metrics::counter!("kaadxpay_idempotency_outcomes_total", "outcome" => outcome).increment(1);
+        let Some(merchant_id) = scope.merchant() else {
+            return;
+        };
         let hour = Utc::now()
             .duration_trunc(TimeDelta::hours(1))
             .expect("an hour divides time");

@@ -1,6 +1,6 @@
 //! What one POST asks of the engine, and the key's record as a statement found it.
 
-use kaadxpay_types::ids::MerchantId;
+use crate::scope::Scope;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -10,7 +10,8 @@ use crate::key::IdempotencyKey;
 
 /// What one POST asks of the engine.
 pub struct IdempotentRequest<'a> {
-    pub merchant_id: &'a MerchantId,
+    /// Whose keys the key is among.
+    pub scope: Scope<'a>,
     pub key: &'a IdempotencyKey,
     /// The method and route template, e.g. `POST /v1/orders`.
     pub endpoint: &'static str,

@@ -11,7 +11,6 @@
 
 use std::future::Future;
 
-use kaadxpay_types::ids::MerchantId;
 use sqlx::{PgPool, Postgres, Transaction};
 use tracing::Instrument;
 use uuid::Uuid;
@@ -21,6 +20,7 @@ use crate::failure::Failure;
 use crate::fingerprint::fingerprint;
 use crate::request::{ExistingRecord, FoundRecord, IdempotentRequest};
 use crate::response::StoredResponse;
+use crate::scope::Scope;
 use crate::statement::Statement;
 
 /// What an effect hands back to the engine.
@@ -38,7 +38,7 @@ pub enum Effected {
 
 /// The claim an effect runs under: what completes the record in the effect's own statement.
 pub struct Lease {
-    merchant_id: MerchantId,
+    scope: String,
     key: String,
     token: Uuid,
 }
@@ -49,7 +49,7 @@ impl Lease {
     /// writes depend on a row of `completed`, and so changes nothing when the lease is gone.
     pub fn completing(&self, statement: &mut Statement, response: &StoredResponse) {
         let resource = response.resource.as_ref();
-        let merchant = statement.bind(&self.merchant_id);
+        let merchant = statement.bind(&self.scope);
         let key = statement.bind(&self.key);
         let token = statement.bind(self.token);
         let status = statement.bind(response.status as i16);
@@ -127,7 +127,7 @@ impl Idempotency {
     ) -> Result<Claim<E>, E> {
         let (engine, merchant_id, key, endpoint, body, request_id) = (
             self.clone(),
-            request.merchant_id.to_owned(),
+            request.scope.merchant().cloned(),
             request.key.clone(),
             request.endpoint,
             request.body.clone(),
@@ -136,7 +136,7 @@ impl Idempotency {
         let claiming = tokio::spawn(
             async move {
                 let request = IdempotentRequest {
-                    merchant_id: &merchant_id,
+                    scope: merchant_id.as_ref().map_or(Scope::Staff, Scope::Merchant),
                     key: &key,
                     endpoint,
                     body: &body,
@@ -178,7 +178,7 @@ impl Idempotency {
                  FROM (SELECT 1) AS one \
                  LEFT JOIN idempotency_keys k ON k.merchant_id = $1 AND k.key = $2",
             )
-            .bind(request.merchant_id)
+            .bind(request.scope.as_str())
             .bind(request.key.as_str())
             .bind(request.endpoint)
             .bind(&request_hash)
@@ -188,7 +188,7 @@ impl Idempotency {
             .fetch_one(&self.pool)
             .await?;
             if row.claimed {
-                self.outcomes.count(request.merchant_id, "new");
+                self.outcomes.count(request.scope, "new");
                 return Ok(Claim::Owned(self.owned(request, lease_token)));
             }
             let existing = row.found.existing();
@@ -252,7 +252,7 @@ impl Idempotency {
                     OR (status = 'in_progress' AND locked_until <= now())) \
              RETURNING recovery_point",
         )
-        .bind(request.merchant_id)
+        .bind(request.scope.as_str())
         .bind(request.key.as_str())
         .bind(seen_token)
         .bind(lease_token)
@@ -264,10 +264,10 @@ impl Idempotency {
         .fetch_optional(&self.pool)
         .await?;
         Ok(taken.map(|recovery_point| {
-            self.outcomes.count(request.merchant_id, "new");
+            self.outcomes.count(request.scope, "new");
             tracing::info!(
                 event = "idempotency.taken_over",
-                merchant_id = %request.merchant_id,
+                merchant_id = %request.scope,
                 idempotency_key = request.key.as_str(),
                 route = request.endpoint,
                 request_id = request.request_id,
@@ -282,7 +282,7 @@ impl Idempotency {
         ClaimedKey {
             pool: self.pool.clone(),
             settle_pool: self.settle_pool.clone(),
-            merchant_id: request.merchant_id.to_owned(),
+            scope: request.scope.as_str().to_owned(),
             key: request.key.as_str().to_owned(),
             lease_token,
             settled: false,
@@ -302,7 +302,7 @@ const INTERNAL_FAILURE: &str =
 struct ClaimedKey {
     pool: PgPool,
     settle_pool: PgPool,
-    merchant_id: MerchantId,
+    scope: String,
     key: String,
     lease_token: Uuid,
     /// The record's outcome has been written (or is no longer ours to write).
@@ -317,15 +317,15 @@ impl Drop for ClaimedKey {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let (pool, merchant_id, key, lease_token) = (
+        let (pool, scope, key, lease_token) = (
             self.settle_pool.clone(),
-            self.merchant_id.clone(),
+            self.scope.clone(),
             self.key.clone(),
             self.lease_token,
         );
         runtime.spawn(async move {
             let cause = "The request stopped before it finished (the client went away, or the server failed); nothing it did was kept, and a retry executes it again.";
-            if let Err(err) = record_failure(&pool, &merchant_id, &key, lease_token, cause).await {
+            if let Err(err) = record_failure(&pool, &scope, &key, lease_token, cause).await {
                 tracing::error!(error = ?err, idempotency_key = key, "could not mark an abandoned record failed");
             }
         });
@@ -336,7 +336,7 @@ impl Drop for ClaimedKey {
 /// holds the row lock, so this waits for it and then finds the record completed.
 async fn record_failure(
     pool: &PgPool,
-    merchant_id: &MerchantId,
+    scope: &str,
     key: &str,
     lease_token: Uuid,
     cause: &str,
@@ -345,7 +345,7 @@ async fn record_failure(
         "UPDATE idempotency_keys SET status = 'failed', error = $4, locked_until = NULL, updated_at = now() \
          WHERE merchant_id = $1 AND key = $2 AND lease_token = $3 AND status = 'in_progress'",
     )
-    .bind(merchant_id)
+    .bind(scope)
     .bind(key)
     .bind(lease_token)
     .bind(cause)
@@ -357,7 +357,7 @@ async fn record_failure(
 impl ClaimedKey {
     fn lease(&self) -> Lease {
         Lease {
-            merchant_id: self.merchant_id.clone(),
+            scope: self.scope.clone(),
             key: self.key.clone(),
             token: self.lease_token,
         }
@@ -422,7 +422,7 @@ impl ClaimedKey {
         self.settled = true;
         let marked = record_failure(
             &self.settle_pool,
-            &self.merchant_id,
+            &self.scope,
             &self.key,
             self.lease_token,
             &cause,
@@ -454,7 +454,7 @@ impl ClaimedKey {
         self.settled = true;
         tracing::warn!(
             event = "idempotency.lease_lost",
-            merchant_id = %self.merchant_id,
+            merchant_id = %self.scope,
             idempotency_key = self.key,
             "the lease ran out before completion; the effect was rolled back"
         );

@@ -8,7 +8,7 @@ use std::time::Duration;
 use kaadxpay_embedded_pg::{Durability, EmbeddedPostgres};
 use kaadxpay_idempotency::{
     fingerprint, Failure, Idempotency, IdempotencyKey, IdempotentRequest, Once, Outcome, Resource,
-    Reuse, Statement, StoredResponse,
+    Reuse, Scope, Statement, StoredResponse,
 };
 use kaadxpay_types::ids::MerchantId;
 use serde_json::{json, Value};
@@ -128,7 +128,7 @@ impl Ask {
 
     fn request(&self) -> IdempotentRequest<'_> {
         IdempotentRequest {
-            merchant_id: &self.merchant,
+            scope: Scope::Merchant(&self.merchant),
             key: &self.key,
             endpoint: self.endpoint,
             body: &self.body,

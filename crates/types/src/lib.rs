@@ -75,5 +75,7 @@ pub use order_status::OrderStatus;
 pub use payout_status::PayoutStatus;
 pub use refund_status::RefundStatus;
 pub use role::{Permission, Role};
-pub use states::{Access, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus, RunStatus, Verdict};
+pub use states::{
+    Access, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus, ReversalAction, RunStatus, Verdict,
+};
 pub use timeline::Moment;

@@ -1,7 +1,8 @@
 //! The states the console shows besides a payout's and an order's, each stored and shown as its
 //! snake_case name: an idempotency key's [`KeyStatus`], an API key's [`Access`], a webhook
 //! endpoint's [`EndpointStatus`] and a delivery's [`DeliveryStatus`], a reconciliation run's
-//! [`RunStatus`], and the engine's [`Verdict`] on a request.
+//! [`RunStatus`], its items' [`ItemKind`] and [`ReversalAction`], and the engine's [`Verdict`]
+//! on a request.
 
 use serde::{Deserialize, Serialize};
 
@@ -123,4 +124,39 @@ status_names!(ItemKind, "a reconciliation item's kind", {
     AmountMismatch => "amount_mismatch",
     StatusMismatch => "status_mismatch",
     UnknownIncoming => "unknown_incoming",
+});
+
+/// What reconciliation did about a duplicate transfer (an item's action), and where the
+/// duplicate's reversal stands (`claimed` by a run, `pending` at the partner, ...): one set of
+/// words, shown alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReversalAction {
+    /// Reversed by this run, or later by the reversal worker.
+    Reversed,
+    AlreadyReversed,
+    /// The partner answered no.
+    Refused,
+    /// The partner gave no useful answer.
+    Failed,
+    /// Another run holds its claim.
+    InProgress,
+    /// A person marked it dealt with.
+    Resolved,
+    /// It is a payout's own transfer: never reversed.
+    NotReversed,
+    Claimed,
+    Pending,
+}
+
+status_names!(ReversalAction, "what reconciliation did about a duplicate", {
+    Reversed => "reversed",
+    AlreadyReversed => "already_reversed",
+    Refused => "refused",
+    Failed => "failed",
+    InProgress => "in_progress",
+    Resolved => "resolved",
+    NotReversed => "not_reversed",
+    Claimed => "claimed",
+    Pending => "pending",
 });

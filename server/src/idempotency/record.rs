@@ -13,6 +13,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::PgPool;
 
+use super::Scope;
+
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ResourceLink {
     #[serde(rename = "type")]
@@ -87,7 +89,7 @@ async fn executing(
     merchant_id: &MerchantId,
     key: &str,
 ) -> sqlx::Result<Option<KeyRecord>> {
-    let lock = super::lock_key(merchant_id, key) as u64;
+    let lock = super::lock_key(Scope::Merchant(merchant_id), key) as u64;
     let since = sqlx::query_scalar!(
         r#"SELECT coalesce(a.xact_start, now()) AS "since!: DateTime<Utc>"
            FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid

@@ -13,7 +13,7 @@ use crate::contract::error::Error;
 use crate::idempotency::fingerprint;
 use crate::idempotency::sealed;
 use crate::idempotency::{
-    IdempotencyKey, IdempotentRequest, Once, Outcome, Ran, Resource, StoredResponse,
+    IdempotencyKey, IdempotentRequest, Once, Outcome, Ran, Resource, Scope, StoredResponse,
 };
 use crate::platform::sealing::Sealer;
 use crate::service::author::By;
@@ -103,7 +103,7 @@ async fn run_sealed<C: Command>(
     let fingerprinted = serde_json::to_value(command)
         .map_err(|err| anyhow::anyhow!("a command did not serialise: {err}"))?;
     let request = IdempotentRequest {
-        merchant_id: caller.merchant_id,
+        scope: Scope::Merchant(caller.merchant_id),
         key: caller.key,
         endpoint: C::ENDPOINT,
         body: &fingerprinted,

@@ -12,6 +12,7 @@ use crate::payments::approvals::{ApprovePayout, CancelPayout, RejectPayout};
 use crate::payments::orders::CreateOrder;
 use crate::payments::payouts::CreatePayout;
 use crate::payments::refunds::CreateRefund;
+use crate::reconcile::on_request;
 use crate::service::commands::Command;
 use crate::service::state::AppState;
 use crate::webhooks::endpoints::CreateEndpoint;
@@ -19,9 +20,11 @@ use crate::webhooks::events::RedeliverEvent;
 use crate::webhooks::management::{Recover, RotateSecret, SendTestEvent};
 
 macro_rules! keyed_commands {
-    ($($command:ty),+ $(,)?) => {
-        /// Every keyed command's endpoint (its method and route template).
-        pub const ENDPOINTS: &[&str] = &[$(<$command as Command>::ENDPOINT),+];
+    ($($command:ty),+ ; scoped beyond a merchant: $($endpoint:path),+ $(,)?) => {
+        /// Every keyed command's endpoint (its method and route template), and those of the
+        /// keyed operations whose keys may be support staff's ([`crate::idempotency::Scope`]),
+        /// which record their answers' bytes and so are never rendered again.
+        pub const ENDPOINTS: &[&str] = &[$(<$command as Command>::ENDPOINT,)+ $($endpoint),+];
 
         /// The answer that created `resource`, rendered again by the command of `endpoint`
         /// (see [`Command::render`]); `None` when no command has that endpoint.
@@ -54,5 +57,6 @@ keyed_commands!(
     SendTestEvent,
     RedeliverEvent,
     CreateKey,
-    RollKey,
+    RollKey;
+    scoped beyond a merchant: on_request::ENDPOINT,
 );

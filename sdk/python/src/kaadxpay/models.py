@@ -913,7 +913,7 @@ class BalanceTransaction(KaadxpayObject):
     )
     created_at: AwareDatetime
     currency: Currency
-    id: str = Field(..., description="`btx_…`.")
+    id: str = Field(..., description="`btx_…`.", pattern="^btx_[0-9A-Za-z]+$")
     object: Literal["balance_transaction"] = Field(
         ..., description="Always `balance_transaction`."
     )

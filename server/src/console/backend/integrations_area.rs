@@ -41,7 +41,7 @@ impl IntegrationsConsole for PgConsole {
                         .attempts
                         .into_iter()
                         .map(|attempt| AttemptRow {
-                            delivery_id: attempt.delivery_id.to_string(),
+                            delivery_id: attempt.delivery_id,
                             status_code: attempt.status_code,
                             latency_ms: attempt.latency_ms,
                             error: attempt.error,

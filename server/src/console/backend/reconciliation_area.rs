@@ -38,7 +38,7 @@ impl ReconciliationConsole for PgConsole {
                             .amount
                             .zip(item.currency)
                             .map(|(amount, currency)| Money { amount, currency }),
-                        action: item.action,
+                        action: item.action.map(known).transpose()?,
                         detail: item.detail,
                     })
                 });
@@ -79,12 +79,18 @@ impl ReconciliationConsole for PgConsole {
             partner: self.state.partner.clone(),
         };
         match reconciler
-            .run_now(requester, &self.state.test_mode, date, &key)
+            .run_now(
+                &self.state.idempotency,
+                requester,
+                &self.state.test_mode,
+                date,
+                &key,
+            )
             .await
         {
             Ok(run) => Ok(run.id.into()),
             Err(RunNowError::NotAllowed) => Err(ConsoleError::from(Refusal::new("not_allowed"))),
-            Err(RunNowError::KeyReused(_)) => {
+            Err(RunNowError::KeyReused) => {
                 Err(Refusal::new(Error::IdempotencyKeyReusedBody.code()).into())
             }
             Err(RunNowError::Failed(error)) => Err(failed(error)),

@@ -2,12 +2,13 @@
 //! its own kind (a payout's refuses `ord_…`), and an event's id is a UUID.
 
 use kaadxpay_types::ids::{
-    ApiKeyId, EndpointId, OrderId, PayoutId, RefundId, RequestId, RunId, TopUpId,
+    ApiKeyId, BalanceTransactionId, EndpointId, OrderId, PayoutId, RefundId, RequestId, RunId,
+    TopUpId,
 };
 use serde_json::{json, Value};
 
 /// Each kind of object with an id: its `object` name, its ids' prefix and its collection.
-const KINDS: [(&str, &str, &str); 8] = [
+const KINDS: [(&str, &str, &str); 9] = [
     ("order", OrderId::PREFIX, "/v1/orders"),
     ("payout", PayoutId::PREFIX, "/v1/payouts"),
     ("refund", RefundId::PREFIX, "/v1/refunds"),
@@ -24,6 +25,11 @@ const KINDS: [(&str, &str, &str); 8] = [
     ),
     ("request", RequestId::PREFIX, "/v1/requests"),
     ("top_up", TopUpId::PREFIX, "/v1/top-ups"),
+    (
+        "balance_transaction",
+        BalanceTransactionId::PREFIX,
+        "/v1/balance-transactions",
+    ),
 ];
 
 fn pattern(prefix: &str) -> String {

@@ -92,7 +92,8 @@ async fn every_verdict_is_logged_with_its_fields() {
     // A key in progress: the key's lock is held (as a request executing with it holds it), so
     // a request with it is answered 409; once the lock is gone, the key executes.
     let mut executing = PgConnection::connect(&app.db_url).await.unwrap();
-    let lock = server::idempotency::lock_key(&app.merchant.id, "k2");
+    let lock =
+        server::idempotency::lock_key(server::idempotency::Scope::Merchant(&app.merchant.id), "k2");
     sqlx::query("SELECT pg_advisory_lock($1)")
         .bind(lock)
         .execute(&mut executing)

@@ -212,6 +212,31 @@ async fn the_document_types_every_answer_without_casts() {
         format!("GET /v1/payouts/{{id}}: {payout_id}"),
     );
 
+    // Every object's id, and every `{id}` of a route, has its kind's shape: a new kind of
+    // object missing from `http/openapi/ids.rs` fails here, not in a client.
+    for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
+        let id = &schema["properties"]["id"];
+        if schema["properties"]["object"]["enum"].is_array() && id.is_object() {
+            check(
+                id["pattern"].is_string() || id["format"] == "uuid",
+                format!("{name}.id has no pattern"),
+            );
+        }
+    }
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let parameters = operation["parameters"].as_array().into_iter().flatten();
+            for parameter in parameters.filter(|parameter| parameter["in"] == "path") {
+                let shaped = parameter["schema"]["pattern"].is_string()
+                    || parameter["schema"]["format"] == "uuid";
+                check(
+                    shaped || parameter["name"] != "id",
+                    format!("{method} {path}: its {{id}} has no pattern"),
+                );
+            }
+        }
+    }
+
     // A refund's id, the refunds' routes and what creating one answers.
     check(
         schema("Refund")["properties"]["id"]["pattern"] == "^re_[0-9A-Za-z]+$",

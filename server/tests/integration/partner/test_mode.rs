@@ -22,7 +22,7 @@ use common::{
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner_sim::scenarios::{Scenario, MAGIC_IBANS};
 use kaadxpay_partner_sim::test_mode::TestMode;
-use server::idempotency::IdempotencyKey;
+use server::idempotency::{lock_key, Idempotency, IdempotencyKey, Scope};
 use server::reconcile::on_request::{Requester, RunNowError};
 use server::reconcile::Reconciler;
 
@@ -229,6 +229,17 @@ fn key(text: &str) -> IdempotencyKey {
     IdempotencyKey::parse(text.as_bytes()).unwrap()
 }
 
+/// An idempotency engine on `app`'s database, as the server makes one.
+fn engine_of(app: &TestApp) -> Idempotency {
+    let day = Duration::from_secs(86_400);
+    Idempotency::new(
+        app.pool.clone(),
+        app.pool.clone(),
+        day,
+        Duration::from_secs(30),
+    )
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_duplicated_iban_is_found_and_reversed_by_a_run_started_now() {
     let (app, partner_url) = funded_app().await;
@@ -253,6 +264,7 @@ async fn the_duplicated_iban_is_found_and_reversed_by_a_run_started_now() {
         pool: app.pool.clone(),
         partner: PartnerClient::new(&partner_url, Duration::from_secs(5)),
     };
+    let engine = engine_of(&app);
     let test_mode = TestMode::at(&partner_url);
     let today = Utc::now().date_naive();
     let by = common::test_author();
@@ -260,8 +272,8 @@ async fn the_duplicated_iban_is_found_and_reversed_by_a_run_started_now() {
     // A double click: two requests with one key make one run.
     let click = key("run-now-1");
     let (first, second) = tokio::join!(
-        reconciler.run_now(merchant, &test_mode, today, &click),
-        reconciler.run_now(merchant, &test_mode, today, &click),
+        reconciler.run_now(&engine, merchant, &test_mode, today, &click),
+        reconciler.run_now(&engine, merchant, &test_mode, today, &click),
     );
     let (first, second) = (first.unwrap(), second.unwrap());
     assert_eq!(first.id, second.id);
@@ -273,22 +285,22 @@ async fn the_duplicated_iban_is_found_and_reversed_by_a_run_started_now() {
         .expect("the duplicate is found");
     assert_eq!(item.transfer_id.as_deref(), duplicate.as_str());
     assert_eq!(item.action.as_deref(), Some("reversed"));
-    let runs: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM reconciliation_runs WHERE request_key = $1")
-            .bind(click.as_str())
-            .fetch_one(&app.pool)
-            .await
-            .unwrap();
+    let runs: i64 = sqlx::query_scalar("SELECT count(*) FROM reconciliation_runs")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
     assert_eq!(runs, 1);
 
     // The key for another day is refused; a new click runs again and reverses nothing more.
     let yesterday = today - Days::new(1);
     assert!(matches!(
-        reconciler.run_now(merchant, &test_mode, yesterday, &click).await,
-        Err(RunNowError::KeyReused(day)) if day == today
+        reconciler
+            .run_now(&engine, merchant, &test_mode, yesterday, &click)
+            .await,
+        Err(RunNowError::KeyReused)
     ));
     let again = reconciler
-        .run_now(merchant, &test_mode, today, &key("run-now-2"))
+        .run_now(&engine, merchant, &test_mode, today, &key("run-now-2"))
         .await
         .unwrap();
     assert_ne!(again.id, first.id);
@@ -328,11 +340,13 @@ async fn test_mode_is_on_exactly_when_the_partner_is_the_simulator() {
         pool: app.pool.clone(),
         partner: PartnerClient::new(&partner_url, Duration::from_secs(5)),
     };
+    let engine = engine_of(&app);
     let real_bank = TestMode::at(&app.base_url);
     let today = Utc::now().date_naive();
     assert!(matches!(
         reconciler
             .run_now(
+                &engine,
                 Requester::Merchant(&app.merchant.id, &common::test_author()),
                 &real_bank,
                 today,
@@ -342,7 +356,13 @@ async fn test_mode_is_on_exactly_when_the_partner_is_the_simulator() {
         Err(RunNowError::NotAllowed)
     ));
     let run = reconciler
-        .run_now(Requester::Support, &real_bank, today, &key("support"))
+        .run_now(
+            &engine,
+            Requester::Support,
+            &real_bank,
+            today,
+            &key("support"),
+        )
         .await
         .unwrap();
     assert_eq!((run.date, run.applied), (today, true));
@@ -358,6 +378,7 @@ async fn two_merchants_with_one_key_get_runs_of_their_own() {
         pool: app.pool.clone(),
         partner: PartnerClient::new(&partner_url, Duration::from_secs(5)),
     };
+    let engine = engine_of(&app);
     let test_mode = TestMode::at(&partner_url);
     let (today, by, shared) = (
         Utc::now().date_naive(),
@@ -366,6 +387,7 @@ async fn two_merchants_with_one_key_get_runs_of_their_own() {
     );
     let ours = reconciler
         .run_now(
+            &engine,
             Requester::Merchant(&app.merchant.id, &by),
             &test_mode,
             today,
@@ -376,6 +398,7 @@ async fn two_merchants_with_one_key_get_runs_of_their_own() {
     let yesterday = today - Days::new(1);
     let theirs = reconciler
         .run_now(
+            &engine,
             Requester::Merchant(&other.id, &by),
             &test_mode,
             yesterday,
@@ -386,10 +409,112 @@ async fn two_merchants_with_one_key_get_runs_of_their_own() {
     assert_ne!(ours.id, theirs.id);
     assert_eq!(theirs.date, yesterday);
     let support = reconciler
-        .run_now(Requester::Support, &test_mode, today, &shared)
+        .run_now(&engine, Requester::Support, &test_mode, today, &shared)
         .await
         .unwrap();
     assert_ne!(support.id, ours.id);
+}
+
+/// Support staff act for no merchant and share one scope: one of them repeating another's key
+/// gets the run it made. Their keys' outcomes are counted for no merchant's chart, so the
+/// counts still flush (a merchant's row for them would reference no merchant).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn support_staff_share_their_keys_and_count_for_no_merchant() {
+    let (app, partner_url) = funded_app().await;
+    let reconciler = Reconciler {
+        pool: app.pool.clone(),
+        partner: PartnerClient::new(&partner_url, Duration::from_secs(5)),
+    };
+    let engine = engine_of(&app);
+    let (test_mode, today, click) = (
+        TestMode::at(&partner_url),
+        Utc::now().date_naive(),
+        key("staff-click"),
+    );
+    let first = reconciler
+        .run_now(&engine, Requester::Support, &test_mode, today, &click)
+        .await
+        .unwrap();
+    let second = reconciler
+        .run_now(&engine, Requester::Support, &test_mode, today, &click)
+        .await
+        .unwrap();
+    assert_eq!(first.id, second.id);
+    engine.outcomes().flush(&app.pool).await.unwrap();
+    let counted: i64 = sqlx::query_scalar("SELECT count(*) FROM idempotency_outcomes")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(counted, 0, "no merchant's chart counts staff's keys");
+}
+
+/// A run whose process died while it ran (here: its connection to the database ended, as it
+/// does when the process dies) recorded nothing for its key, and its lock went with the
+/// connection: asking again with the key runs again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_run_whose_process_died_leaves_its_key_free() {
+    let (app, partner_url) = funded_app().await;
+    // A partner that takes the connection and never answers: the run waits on it.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let stuck = Reconciler {
+        pool: app.pool.clone(),
+        partner: PartnerClient::new(
+            &format!("http://{}", silent.local_addr().unwrap()),
+            Duration::from_secs(60),
+        ),
+    };
+    let engine = engine_of(&app);
+    let (today, dies) = (Utc::now().date_naive(), key("dies"));
+    let running = {
+        let (engine, dies) = (engine.clone(), dies.clone());
+        let test_mode = TestMode::at(&partner_url);
+        tokio::spawn(async move {
+            stuck
+                .run_now(&engine, Requester::Support, &test_mode, today, &dies)
+                .await
+        })
+    };
+    let lock = lock_key(Scope::Staff, dies.as_str()) as u64;
+    let holder = || async {
+        sqlx::query_scalar::<_, i32>(
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted \
+               AND objsubid = 1 AND classid::int8 = $1 AND objid::int8 = $2",
+        )
+        .bind((lock >> 32) as i64)
+        .bind((lock & 0xFFFF_FFFF) as i64)
+        .fetch_optional(&app.pool)
+        .await
+        .unwrap()
+    };
+    eventually(Duration::from_secs(5), "the run holds its key", || async {
+        holder().await.is_some()
+    })
+    .await;
+    sqlx::query("SELECT pg_terminate_backend($1)")
+        .bind(holder().await.unwrap())
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    running.abort();
+
+    let reconciler = Reconciler {
+        pool: app.pool.clone(),
+        partner: PartnerClient::new(&partner_url, Duration::from_secs(5)),
+    };
+    let asked_again = tokio::time::timeout(
+        Duration::from_secs(20),
+        reconciler.run_now(
+            &engine,
+            Requester::Support,
+            &TestMode::at(&partner_url),
+            today,
+            &dies,
+        ),
+    )
+    .await
+    .expect("the key is not held")
+    .unwrap();
+    assert_eq!((asked_again.date, asked_again.applied), (today, true));
 }
 
 /// Submits the run-now form of the `/reconciliation` page `html` for `date`; where it leads.
