@@ -2,6 +2,8 @@
 //! identifier leads to (API.md §9): an id, a partner transfer id, an end-to-end key
 //! (`kxp-…`), a request id, or the id of an event, a delivery or a delivery attempt about one of
 //! them; a key also by its prefix or its merchant. Read only, at most 100 hits, newest first.
+//! Only merchants' keys: the keys support staff use together (running reconciliation now) are
+//! no merchant's, and their runs are on `/reconciliation`.
 
 use std::time::Duration;
 
@@ -75,9 +77,10 @@ pub async fn across_merchants(
             CASE WHEN created_at + make_interval(secs => $6) <= now() THEN 'expired' ELSE status::text END, \
             created_at \
           FROM idempotency_keys \
-          WHERE $1 = '' OR key = $1 OR merchant_id = $1 \
+          WHERE merchant_id IN (SELECT id FROM merchants) \
+            AND ($1 = '' OR key = $1 OR merchant_id = $1 \
              OR key LIKE replace(replace($1, '%', '\\%'), '_', '\\_') || '%' \
-             OR (merchant_id, key) IN (SELECT merchant_id, idempotency_key FROM request_log WHERE id = $1)) \
+             OR (merchant_id, key) IN (SELECT merchant_id, idempotency_key FROM request_log WHERE id = $1))) \
         SELECT kind AS \"kind!\", merchant_id AS \"merchant_id!\", name AS \"name!\", \
           detail AS \"detail!\", status AS \"status!\", \
           created_at AS \"created_at!: DateTime<Utc>\" FROM hits \

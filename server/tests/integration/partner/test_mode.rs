@@ -597,3 +597,35 @@ async fn outside_test_mode_the_console_offers_run_now_to_support_staff_only() {
     );
     assert_eq!(app.count("reconciliation_runs").await, 0);
 }
+
+/// Support staff's run-now keys are staff's, not a merchant's: support's search across
+/// merchants does not list them (their runs are on `/reconciliation`), and every hit it lists,
+/// the merchant's own keys among them, opens its timeline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn supports_search_leaves_out_staffs_run_now_keys_and_opens_every_hit() {
+    let (app, _) = funded_app().await;
+    let support = signed_in(&app, true).await;
+    let runs_page = page(&app, &support, "/reconciliation").await;
+    let today = Utc::now().date_naive().to_string();
+    let run = run_now_in_console(&app, &support, &runs_page, &today).await;
+    assert!(run.starts_with("/reconciliation/rec_"), "{run}");
+    let key = hidden(&runs_page, "idempotency_key");
+
+    let found = page(&app, &support, &format!("/support?q={key}")).await;
+    assert!(!found.contains("/support/timeline"), "{found}");
+    let everything = page(&app, &support, &format!("/support?q={}", app.merchant.id)).await;
+    let links: Vec<String> = everything
+        .split("href=\"")
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|href| href.starts_with("/support/timeline"))
+        .map(|href| href.replace("&amp;", "&"))
+        .collect();
+    assert!(
+        !links.is_empty(),
+        "the merchant's keys are found: {everything}"
+    );
+    for link in links {
+        let timeline = common::browser::get(&app, &support, &link).await;
+        assert_eq!(timeline.status(), 200, "{link}");
+    }
+}
