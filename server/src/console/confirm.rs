@@ -49,10 +49,3 @@ pub async fn done(session: &Session, what: impl Into<Option<Done>>) -> Result<()
         .await
         .map_err(failure)
 }
-
-/// What the last action did, taken (said once).
-pub async fn take_done(session: &Session) -> anyhow::Result<Option<Done>> {
-    Ok(notes::take(session, Slot::Done)
-        .await?
-        .map(|(done, _)| done))
-}

@@ -7,6 +7,7 @@ mod api_keys;
 mod approvals;
 mod backend;
 mod confirm;
+mod csrf;
 mod exports;
 mod filters;
 mod forms;

@@ -20,6 +20,8 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use tower_sessions::Session;
 
+use app::console::Done;
+
 tokio::task_local! {
     static NOTES: PgPool;
 }
@@ -56,7 +58,7 @@ impl Slot<'_> {
 }
 
 async fn owner(session: &Session) -> anyhow::Result<Vec<u8>> {
-    let token = super::session::csrf_token(session).await?;
+    let token = super::csrf::csrf_token(session).await?;
     Ok(Sha256::digest(token.as_bytes()).to_vec())
 }
 
@@ -100,4 +102,9 @@ pub async fn take<T: DeserializeOwned>(
         None => Ok(None),
         Some(row) => Ok(Some((serde_json::from_value(row.value)?, row.age))),
     }
+}
+
+/// What the last action did, taken (said once).
+pub async fn take_done(session: &Session) -> anyhow::Result<Option<Done>> {
+    Ok(take(session, Slot::Done).await?.map(|(done, _)| done))
 }

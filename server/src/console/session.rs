@@ -19,11 +19,12 @@ use axum::extract::{Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
-use subtle::ConstantTimeEq;
 use tower_sessions::Session;
 
 use app::console::{CsrfToken, CurrentUser, Flash, SecondStep};
 
+use super::csrf::CSRF;
+pub use super::csrf::{csrf_matches, csrf_token};
 use super::headers::ShowsSecret;
 use super::notes::{self, Slot};
 use crate::accounts::users;
@@ -34,7 +35,6 @@ use crate::service::state::AppState;
 use kaadxpay_types::ids::random_token;
 
 const USER_ID: &str = "user_id";
-const CSRF: &str = "csrf";
 /// The user whose password was right, awaiting its second factor, and since when (unix seconds).
 const PENDING_USER_ID: &str = "pending_user_id";
 const PENDING_SINCE: &str = "pending_since";
@@ -89,23 +89,6 @@ fn open_to_visitors(path: &str) -> bool {
 /// What a member who must set up two-step sign-in may still reach.
 fn open_while_enrolling(path: &str) -> bool {
     path == SECURITY || path == "/settings/security/confirm" || path == "/logout"
-}
-
-/// The session's CSRF token, made on first use.
-pub async fn csrf_token(session: &Session) -> anyhow::Result<String> {
-    if let Some(token) = session.get::<String>(CSRF).await? {
-        return Ok(token);
-    }
-    let token = random_token(32);
-    session.insert(CSRF, &token).await?;
-    Ok(token)
-}
-
-/// Whether a submitted form carries this session's token, compared in constant time so that
-/// timing tells nothing about how much of a guess was right.
-pub async fn csrf_matches(session: &Session, submitted: &str) -> bool {
-    matches!(session.get::<String>(CSRF).await, Ok(Some(token))
-        if !submitted.is_empty() && bool::from(token.as_bytes().ct_eq(submitted.as_bytes())))
 }
 
 /// Signs `user_id` in under a new session id (so a session fixed before sign-in is worthless),
@@ -223,7 +206,7 @@ pub async fn authenticate(
                 let path = request.uri().path().to_owned();
                 let taken = async {
                     let kept = super::kept::take(&session, &path).await?;
-                    anyhow::Ok((kept, super::confirm::take_done(&session).await?))
+                    anyhow::Ok((kept, notes::take_done(&session).await?))
                 };
                 match taken.await {
                     Ok((kept, done)) => {
