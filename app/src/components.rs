@@ -8,8 +8,8 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::console::{
-    Console, ConsoleError, CsrfToken, CurrentUser, Done, Flash, KeptForm, MagicIban, Permission,
-    Scope,
+    Console, ConsoleError, CsrfToken, CurrentUser, Done, ErrorCode, Flash, KeptForm, MagicIban,
+    Permission, Scope,
 };
 use crate::i18n::Lang;
 use crate::vocabulary::code_word;
@@ -386,37 +386,54 @@ pub fn key_href(key: &str) -> String {
 }
 
 /// What a page says when a form came back refused with its code in the address: a fixed
-/// sentence per known code (and field), never text taken from the address.
+/// sentence per code (and field), never text taken from the address; a code that is none of
+/// ours (an address typed by hand) says only that it was refused.
 pub fn refusal_notice() -> Option<String> {
     let code = query_param("error");
     if code.is_empty() {
         return None;
     }
-    Some(refusal_sentence(&code, &query_param("param")))
+    Some(match ErrorCode::try_from(code) {
+        Ok(code) => refusal_sentence(code, &query_param("param")),
+        Err(_) => tr!("refusal-other"),
+    })
 }
 
 /// The fixed sentence for a refusal's code and the field (`param`) it names.
-pub fn refusal_sentence(code: &str, param: &str) -> String {
+pub fn refusal_sentence(code: ErrorCode, param: &str) -> String {
+    use ErrorCode::*;
     match (code, param) {
-        ("insufficient_funds", _) => tr!("refusal-insufficient-funds"),
-        ("amount_exceeds_refundable", _) => tr!("refusal-exceeds-refundable"),
-        ("invalid_amount", _) | ("invalid_request", "amount") => tr!("refusal-amount"),
-        ("invalid_request", "currency") => tr!("refusal-currency"),
-        ("invalid_request", "destination[account_holder]") => tr!("refusal-account-holder"),
-        ("invalid_request", "destination[iban]") => tr!("refusal-iban"),
-        ("invalid_request", "date") => tr!("refusal-date"),
-        ("invalid_request", "url") => tr!("refusal-url"),
-        ("invalid_request", param) if param.starts_with("events") => tr!("refusal-events"),
-        ("invalid_request", "overlap") => tr!("refusal-overlap"),
-        ("invalid_request", "event_type") => tr!("refusal-event-type"),
-        ("invalid_request", "since") => tr!("refusal-since"),
-        ("invalid_request", "name") => tr!("refusal-name"),
-        ("invalid_request", _) => tr!("refusal-invalid-request"),
-        ("idempotency_key_invalid" | "idempotency_key_reused", _) => tr!("refusal-form-expired"),
-        ("invalid_state_transition", _) => tr!("refusal-moved-on"),
-        ("resource_missing", _) => tr!("refusal-missing"),
-        ("not_allowed", _) => tr!("refusal-not-allowed"),
-        _ => tr!("refusal-other"),
+        (InsufficientFunds, _) => tr!("refusal-insufficient-funds"),
+        (AmountExceedsRefundable, _) => tr!("refusal-exceeds-refundable"),
+        (InvalidRequest, "amount") => tr!("refusal-amount"),
+        (InvalidRequest, "currency") => tr!("refusal-currency"),
+        (InvalidRequest, "destination[account_holder]") => tr!("refusal-account-holder"),
+        (InvalidRequest, "destination[iban]") => tr!("refusal-iban"),
+        (InvalidRequest, "date") => tr!("refusal-date"),
+        (InvalidRequest, "url") => tr!("refusal-url"),
+        (InvalidRequest, param) if param.starts_with("events") => tr!("refusal-events"),
+        (InvalidRequest, "overlap") => tr!("refusal-overlap"),
+        (InvalidRequest, "event_type") => tr!("refusal-event-type"),
+        (InvalidRequest, "since") => tr!("refusal-since"),
+        (InvalidRequest, "name") => tr!("refusal-name"),
+        (InvalidRequest, _) => tr!("refusal-invalid-request"),
+        (IdempotencyKeyInvalid | IdempotencyKeyReused, _) => tr!("refusal-form-expired"),
+        (InvalidStateTransition, _) => tr!("refusal-moved-on"),
+        (ResourceMissing, _) => tr!("refusal-missing"),
+        (NotAllowed, _) => tr!("refusal-not-allowed"),
+        (
+            IdempotencyKeyMissing
+            | Unauthorized
+            | InvalidSignature
+            | Forbidden
+            | MethodNotAllowed
+            | RequestTimeout
+            | IdempotencyRequestInProgress
+            | RequestTooLarge
+            | InternalError
+            | ServiceUnavailable,
+            _,
+        ) => tr!("refusal-other"),
     }
 }
 
@@ -497,7 +514,7 @@ pub fn form_refusal(beside: &[&str]) -> Option<String> {
         .filter(|refused| !beside.contains(&refused.field.as_str()))
         .map(|refused| {
             refusal_sentence(
-                &refused.refusal.code,
+                refused.refusal.code,
                 refused.refusal.param.as_deref().unwrap_or_default(),
             )
         })
@@ -510,7 +527,7 @@ pub fn form_refusal(beside: &[&str]) -> Option<String> {
 pub struct Field {
     name: &'static str,
     pub value: String,
-    code: Option<String>,
+    code: Option<ErrorCode>,
     reason: Option<String>,
 }
 
@@ -523,7 +540,7 @@ impl Field {
             .filter(|refused| refused.field == name)
             .map(|refused| refused.refusal);
         let reason = refusal.as_ref().map(|refusal| {
-            refusal_sentence(&refusal.code, refusal.param.as_deref().unwrap_or_default())
+            refusal_sentence(refusal.code, refusal.param.as_deref().unwrap_or_default())
         });
         Self {
             name,
@@ -535,8 +552,8 @@ impl Field {
 
     /// The reason of a refusal with `code`, said otherwise (the payout form says how much is
     /// available).
-    pub fn said(mut self, code: &str, reason: Option<String>) -> Self {
-        if self.code.as_deref() == Some(code) && reason.is_some() {
+    pub fn said(mut self, code: ErrorCode, reason: Option<String>) -> Self {
+        if self.code == Some(code) && reason.is_some() {
             self.reason = reason;
         }
         self

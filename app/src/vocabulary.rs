@@ -4,7 +4,7 @@
 
 use leptos_fluent::tr;
 
-use crate::console::Role;
+use crate::console::{ObjectType, Role};
 use crate::i18n::Lang;
 
 /// The word for a status, verdict, reconciliation item kind or action, or reversal state.
@@ -120,21 +120,25 @@ pub fn audit_action_word(action: &str) -> String {
     }
 }
 
-/// The word for the kind of object an audit log entry is about (`webhook_endpoint`).
-pub fn object_word(kind: &str) -> String {
+/// The word for the kind of object an audit log entry is about (`webhook_endpoint`), or a
+/// statement item's source (`top_up`).
+pub fn object_word(kind: ObjectType) -> String {
     match kind {
-        "user" => tr!("object-user"),
-        "member" => tr!("object-member"),
-        "invitation" => tr!("object-invitation"),
-        "api_key" => tr!("object-api_key"),
-        "webhook_endpoint" => tr!("object-webhook_endpoint"),
-        "event" => tr!("object-event"),
-        "payout" => tr!("object-payout"),
-        "payout_threshold" => tr!("object-payout_threshold"),
-        "order" => tr!("object-order"),
-        "merchant" => tr!("object-merchant"),
-        "reconciliation_run" => tr!("object-reconciliation_run"),
-        other => other.to_owned(),
+        ObjectType::User => tr!("object-user"),
+        ObjectType::Member => tr!("object-member"),
+        ObjectType::Invitation => tr!("object-invitation"),
+        ObjectType::ApiKey => tr!("object-api_key"),
+        ObjectType::IdempotencyKey => tr!("object-idempotency_key"),
+        ObjectType::WebhookEndpoint => tr!("object-webhook_endpoint"),
+        ObjectType::Event => tr!("object-event"),
+        ObjectType::Payout => tr!("object-payout"),
+        ObjectType::PayoutThreshold => tr!("object-payout_threshold"),
+        ObjectType::Order => tr!("object-order"),
+        ObjectType::Refund => tr!("object-refund"),
+        ObjectType::TopUp => tr!("object-top_up"),
+        ObjectType::Reversal => tr!("object-reversal"),
+        ObjectType::Merchant => tr!("object-merchant"),
+        ObjectType::ReconciliationRun => tr!("object-reconciliation_run"),
     }
 }
 
@@ -239,6 +243,8 @@ pub fn error_code_word(code: &str) -> String {
         "request_timeout" => tr!("error-request_timeout"),
         "service_unavailable" => tr!("error-service_unavailable"),
         "internal_error" => tr!("error-internal_error"),
+        "invalid_signature" => tr!("error-invalid_signature"),
+        "not_allowed" => tr!("error-not_allowed"),
         other => other.to_owned(),
     }
 }
@@ -263,48 +269,17 @@ pub fn missing_word(code: &str, word: fn(&str) -> String) -> Option<String> {
 mod tests {
     use super::*;
     use crate::console::{
-        BalanceTransactionType, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus, OrderStatus,
-        PayoutStatus, RefundStatus, ReversalAction, RunStatus, Verdict,
+        BalanceTransactionType, DeliveryStatus, EndpointStatus, ErrorCode, ItemKind, KeyStatus,
+        OrderStatus, PayoutStatus, RefundStatus, ReversalAction, RunStatus, Verdict,
     };
     use crate::i18n::in_language;
 
     /// Codes that no type of ours lists (the server's tests check the lists it has: audit
-    /// actions, partner calls): an audit entry's object types, a key record's recovery points,
-    /// and why a reversal was not made or the partner gave no useful answer.
-    const OBJECT_TYPES: [&str; 11] = [
-        "user",
-        "member",
-        "invitation",
-        "api_key",
-        "webhook_endpoint",
-        "event",
-        "payout",
-        "payout_threshold",
-        "order",
-        "merchant",
-        "reconciliation_run",
-    ];
+    /// actions, partner calls): a key record's recovery points, and why a reversal was not made
+    /// or the partner gave no useful answer.
     const RECOVERY_POINTS: [&str; 2] = ["started", "finished"];
     /// A transfer's status at the partner (`kaadxpay_partner::wire::TransferStatus`).
     const TRANSFER_STATUSES: [&str; 4] = ["accepted", "paid", "failed", "reversed"];
-    /// `contract::error::Error::code`'s values.
-    const ERROR_CODES: [&str; 15] = [
-        "unauthorized",
-        "forbidden",
-        "invalid_request",
-        "idempotency_key_missing",
-        "idempotency_key_invalid",
-        "idempotency_request_in_progress",
-        "idempotency_key_reused",
-        "resource_missing",
-        "invalid_state_transition",
-        "insufficient_funds",
-        "method_not_allowed",
-        "request_too_large",
-        "request_timeout",
-        "service_unavailable",
-        "internal_error",
-    ];
     const PARTNER_PROBLEMS: [&str; 11] = [
         "own_transfer",
         "not_reversible",
@@ -325,8 +300,10 @@ mod tests {
 
     #[test]
     fn every_code_shown_has_its_word_in_each_language() {
-        for code in OBJECT_TYPES {
-            assert_words(code, object_word);
+        for code in ObjectType::NAMES {
+            assert_words(code, |name| {
+                object_word(ObjectType::try_from(name.to_owned()).unwrap())
+            });
         }
         for code in RECOVERY_POINTS {
             assert_words(code, recovery_point_word);
@@ -334,7 +311,7 @@ mod tests {
         for code in TRANSFER_STATUSES {
             assert_words(code, code_word);
         }
-        for code in ERROR_CODES {
+        for code in ErrorCode::NAMES {
             assert_words(code, error_code_word);
         }
         for code in ReversalAction::NAMES {

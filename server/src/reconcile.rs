@@ -48,7 +48,7 @@ use sqlx::{Connection, PgConnection, PgPool, Postgres};
 use uuid::Uuid;
 
 use crate::contract::pagination::Filters;
-use crate::history::audit::{self, Action, Entry};
+use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::payments::outgoing::TransferOf;
 use crate::service::author::By;
 use kaadxpay_partner::client::PartnerClient;
@@ -294,7 +294,7 @@ impl Reconciler {
                 merchant_id,
                 by,
                 Action::ReconciliationRunStarted,
-                "reconciliation_run",
+                ObjectType::ReconciliationRun,
                 &run_id,
             );
             let after = serde_json::json!({"date": date, "applied": apply});

@@ -12,8 +12,8 @@ pub struct StatementRow {
     /// Signed: what `available` changed by.
     pub money: Money,
     pub balance_after: Money,
-    /// `(type, id)` of what changed it: `order`, `payout`, `refund`, `top_up`, `reversal`.
-    pub source: (String, String),
+    /// `(type, id)` of what changed it: an order, payout, refund, top-up or reversal.
+    pub source: (ObjectType, String),
     pub created_at: DateTime<Utc>,
 }
 

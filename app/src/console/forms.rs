@@ -1,20 +1,19 @@
 //! What the console's forms carry between pages: a form kept with its refusal or repeat, a
 //! destructive action to confirm, and what the last action did.
 
-/// Why a form was refused: the API's error code and the field it names, if any. Pages show a
-/// fixed sentence for each known code (`components::refusal_sentence`), never text from a URL.
+use kaadxpay_types::ErrorCode;
+
+/// Why a form was refused: the error code and the field it names, if any. Pages show a
+/// fixed sentence for each code (`components::refusal_sentence`), never text from a URL.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Refusal {
-    pub code: String,
+    pub code: ErrorCode,
     pub param: Option<String>,
 }
 
 impl Refusal {
-    pub fn new(code: &str) -> Self {
-        Self {
-            code: code.to_owned(),
-            param: None,
-        }
+    pub fn new(code: ErrorCode) -> Self {
+        Self { code, param: None }
     }
 }
 

@@ -198,7 +198,7 @@ pub struct AuditEntry {
     /// An email or an API key's id.
     pub actor: String,
     pub action: String,
-    pub object_type: String,
+    pub object_type: ObjectType,
     pub object_id: String,
     pub address: Option<String>,
     /// The object before and after, as compact JSON.

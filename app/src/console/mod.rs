@@ -13,9 +13,9 @@ pub use kaadxpay_types::ids::{
     OrderId, PayoutId, RefundId, RequestId, RunId, UserId,
 };
 pub use kaadxpay_types::{
-    Access, BalanceTransactionType, Currency, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus,
-    Moment, Money, OrderStatus, PayoutStatus, Permission, RefundStatus, ReversalAction, Role,
-    RunStatus, Verdict,
+    Access, BalanceTransactionType, Currency, DeliveryStatus, EndpointStatus, ErrorCode, ItemKind,
+    KeyStatus, Moment, Money, ObjectType, OrderStatus, PayoutStatus, Permission, RefundStatus,
+    ReversalAction, Role, RunStatus, Verdict,
 };
 
 mod balance;

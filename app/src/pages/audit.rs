@@ -53,7 +53,7 @@ fn AuditTable(rows: Vec<AuditEntry>) -> impl IntoView {
                             <td>{when_exactly(&row.at)}</td>
                             <td>{author}</td>
                             <td>{audit_action_word(&row.action)}</td>
-                            <td>{object_word(&row.object_type)}" "<code>{row.object_id}</code></td>
+                            <td>{object_word(row.object_type)}" "<code>{row.object_id}</code></td>
                             <td>{row.address.unwrap_or_else(none)}</td>
                             <td class="change">
                                 <code>{row.before.unwrap_or_else(|| "–".to_owned())}</code>

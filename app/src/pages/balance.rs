@@ -9,9 +9,9 @@ use crate::components::{
     console, cursor, failure_view, list_filter, merchant_id_or_notice, refused_filter, Empty,
     ExportLink, ListFilterForm, Pager,
 };
-use crate::console::{BalanceTransactionType, BalanceView, ConsoleError, StatementRow};
+use crate::console::{BalanceTransactionType, BalanceView, ConsoleError, ObjectType, StatementRow};
 use crate::i18n::{money, when};
-use crate::vocabulary::code_word;
+use crate::vocabulary::{code_word, object_word};
 
 #[component]
 fn BalanceFacts(balance: BalanceView) -> impl IntoView {
@@ -35,10 +35,12 @@ fn BalanceFacts(balance: BalanceView) -> impl IntoView {
 }
 
 /// Where a statement item's source is shown, when the console has a page for it.
-fn source_link(kind: &str, id: &str) -> Option<String> {
+fn source_link(kind: ObjectType, id: &str) -> Option<String> {
     match kind {
-        "order" => Some(format!("/orders/{id}")),
-        "payout" | "reversal" if id.starts_with("po_") => Some(format!("/payouts/{id}")),
+        ObjectType::Order => Some(format!("/orders/{id}")),
+        ObjectType::Payout | ObjectType::Reversal if id.starts_with("po_") => {
+            Some(format!("/payouts/{id}"))
+        }
         _ => None,
     }
 }
@@ -54,7 +56,7 @@ fn StatementTable(rows: Vec<StatementRow>) -> impl IntoView {
             <tbody>
                 {rows.into_iter().map(|row| {
                     let (kind, id) = row.source;
-                    let source = match source_link(&kind, &id) {
+                    let source = match source_link(kind, &id) {
                         Some(href) => view! { <a href=href>{id}</a> }.into_any(),
                         None => view! { <code>{id}</code> }.into_any(),
                     };
@@ -63,7 +65,7 @@ fn StatementTable(rows: Vec<StatementRow>) -> impl IntoView {
                             <td>{code_word(row.kind.as_str())}</td>
                             <td>{money(&row.money)}</td>
                             <td>{money(&row.balance_after)}</td>
-                            <td>{code_word(&kind)}" "{source}</td>
+                            <td>{object_word(kind)}" "{source}</td>
                             <td>{when(&row.created_at)}</td>
                         </tr>
                     }

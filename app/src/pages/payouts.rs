@@ -17,8 +17,8 @@ use crate::components::{
     StatusBadge, TestModeNotice,
 };
 use crate::console::{
-    ConsoleError, Decision, MerchantId, Money, PayoutId, PayoutRow, PayoutStatus, PayoutView,
-    Permission, Subject,
+    ConsoleError, Decision, ErrorCode, MerchantId, Money, PayoutId, PayoutRow, PayoutStatus,
+    PayoutView, Permission, Subject,
 };
 use crate::i18n::{money, when};
 use crate::notice::refused_page;
@@ -151,7 +151,7 @@ fn payout_form(available: Vec<Money>) -> impl IntoView {
             currency: currency.value.clone(),
         });
     let available_now = Some(tr!("refusal-available", { "available" => self::money(&chosen) }));
-    let amount = amount.said("insufficient_funds", available_now);
+    let amount = amount.said(ErrorCode::InsufficientFunds, available_now);
     let codes: Vec<String> = match available.is_empty() {
         true => CURRENCIES.iter().map(|code| (*code).to_owned()).collect(),
         false => available

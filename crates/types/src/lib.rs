@@ -3,9 +3,10 @@
 //! server nor PostgreSQL to speak them:
 //! a member's [`Role`] and its [`Permission`]s, and [`Currency`] with its exponent, which turns
 //! typed amounts into minor units and minor units into decimals ([`Money`]), and a timeline's
-//! [`Moment`]s as data; the [`BalanceTransactionType`]s of a statement; where a [`PayoutStatus`], a [`RefundStatus`] or an [`OrderStatus`] stands and the moves
-//! between them; the other states the console shows ([`KeyStatus`], [`Access`],
-//! [`RunStatus`], ...); and the prefixed [`ids`], typed per kind.
+//! [`Moment`]s as data; the [`BalanceTransactionType`]s of a statement; where a
+//! [`PayoutStatus`], a [`RefundStatus`] or an [`OrderStatus`] stands and the moves between them;
+//! the [`ErrorCode`] of a refusal; the [`ObjectType`] a record is about; the other states the console shows ([`KeyStatus`],
+//! [`Access`], [`RunStatus`], ...); and the prefixed [`ids`], typed per kind.
 
 /// A status enum's stored and shown names, written once for every status: `ALL` (its states in
 /// the order given), `NAMES` (theirs), `as_str` (a state's name), `TryFrom<String>` (a name back to its state, or
@@ -60,8 +61,10 @@ fn names_of_states_before<S: Copy>(
 }
 
 mod balance_transaction_type;
+mod error_code;
 pub mod ids;
 mod money;
+mod object_type;
 mod order_status;
 mod payout_status;
 mod refund_status;
@@ -70,7 +73,9 @@ mod states;
 mod timeline;
 
 pub use balance_transaction_type::BalanceTransactionType;
+pub use error_code::ErrorCode;
 pub use money::{Currency, Money, CURRENCIES};
+pub use object_type::ObjectType;
 pub use order_status::OrderStatus;
 pub use payout_status::PayoutStatus;
 pub use refund_status::RefundStatus;

@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
 use crate::accounts::users;
-use crate::history::audit::{self, Action, Entry};
+use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::service::author::{Actor as Author, By};
 
 /// How long an invitation link works.
@@ -102,7 +102,7 @@ pub async fn invite(
         actor.merchant_id,
         actor.by,
         Action::MemberInvited,
-        "invitation",
+        ObjectType::Invitation,
         &id,
     );
     let invited = json!({ "email": email, "role": role.as_str() });
@@ -175,7 +175,7 @@ pub async fn revoke_invitation(
         actor.merchant_id,
         actor.by,
         Action::MemberInvitationRevoked,
-        "invitation",
+        ObjectType::Invitation,
         invitation_id,
     );
     let invitation = json!({ "email": revoked.email, "role": revoked.role });
@@ -222,7 +222,13 @@ pub async fn accept(
         address,
     };
     let merchant_id = MerchantId::from(merchant_id);
-    let entry = Entry::new(&merchant_id, &by, Action::MemberJoined, "member", &user_id);
+    let entry = Entry::new(
+        &merchant_id,
+        &by,
+        Action::MemberJoined,
+        ObjectType::Member,
+        &user_id,
+    );
     let joined = json!({ "email": email, "role": role.as_str() });
     audit::record(&mut tx, &entry.after(joined)).await?;
     tx.commit().await?;
@@ -262,7 +268,7 @@ pub async fn change_role(
         actor.merchant_id,
         actor.by,
         Action::MemberRoleChanged,
-        "member",
+        ObjectType::Member,
         member_id,
     )
     .before(json!({ "role": current.as_str() }))
@@ -310,7 +316,7 @@ pub async fn remove(pool: &PgPool, actor: &Actor<'_>, member_id: &str) -> Result
         actor.merchant_id,
         actor.by,
         Action::MemberRemoved,
-        "member",
+        ObjectType::Member,
         member_id,
     );
     let removed = json!({ "email": email, "role": current.as_str() });

@@ -32,7 +32,7 @@ use subtle::ConstantTimeEq;
 use totp_rs::{Algorithm, TOTP};
 
 use super::users;
-use crate::history::audit::{self, Action, Entry};
+use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::platform::sealing::Sealer;
 use crate::service::author::{Actor, By};
 
@@ -292,8 +292,14 @@ pub async fn confirm(
     .execute(&mut *tx)
     .await?;
     if let Some(merchant_id) = merchant_id {
-        let entry = Entry::new(merchant_id, by, Action::TwoFactorEnrolled, "user", user_id)
-            .after(json!({"second_factor": "totp", "recovery_codes": RECOVERY_CODES}));
+        let entry = Entry::new(
+            merchant_id,
+            by,
+            Action::TwoFactorEnrolled,
+            ObjectType::User,
+            user_id,
+        )
+        .after(json!({"second_factor": "totp", "recovery_codes": RECOVERY_CODES}));
         audit::record(&mut tx, &entry).await?;
     }
     tx.commit().await?;
@@ -343,7 +349,7 @@ async fn verify(
         (spent.rows_affected() == 1).then_some(Factor::RecoveryCode)
     };
     if let (Some(factor), Some(merchant_id)) = (factor, holder.merchant_id) {
-        let entry = |action| Entry::new(merchant_id, by, action, "user", holder.id);
+        let entry = |action| Entry::new(merchant_id, by, action, ObjectType::User, holder.id);
         if factor == Factor::RecoveryCode {
             let after = json!({"for": purpose.as_str()});
             let used = entry(Action::TwoFactorRecoveryCodeUsed).after(after);
@@ -408,10 +414,14 @@ pub async fn sign_in(
             Checked::Accepted(factor) => {
                 users::signed_in_entry(merchant_id, &by, &user.id, factor.as_str())
             }
-            Checked::Refused => {
-                Entry::new(merchant_id, &by, Action::UserSignInFailed, "user", &user.id)
-                    .after(json!({"second_factor": "wrong_code"}))
-            }
+            Checked::Refused => Entry::new(
+                merchant_id,
+                &by,
+                Action::UserSignInFailed,
+                ObjectType::User,
+                &user.id,
+            )
+            .after(json!({"second_factor": "wrong_code"})),
             Checked::Throttled => return Ok(checked),
         };
         let mut conn = pool.acquire().await?;
@@ -454,9 +464,15 @@ pub async fn reset(pool: &PgPool, email: &str, operator: &str) -> anyhow::Result
             address: None,
         };
         let enrolled = matches!(removed, Some(Some(_)));
-        let entry = Entry::new(merchant_id, &by, Action::TwoFactorReset, "user", &user_id)
-            .before(json!({"enrolled": enrolled}))
-            .after(json!({"enrolled": false}));
+        let entry = Entry::new(
+            merchant_id,
+            &by,
+            Action::TwoFactorReset,
+            ObjectType::User,
+            &user_id,
+        )
+        .before(json!({"enrolled": enrolled}))
+        .after(json!({"enrolled": false}));
         audit::record(&mut tx, &entry).await?;
     }
     tx.commit().await?;
@@ -502,7 +518,7 @@ pub async fn set_required(
         merchant_id,
         by,
         Action::TwoFactorRequirementChanged,
-        "merchant",
+        ObjectType::Merchant,
         merchant_id.as_str(),
     )
     .before(json!({"required": before}))

@@ -13,7 +13,7 @@ use argon2::Argon2;
 use kaadxpay_types::Role;
 use sqlx::{PgConnection, PgPool};
 
-use crate::history::audit::{self, Action, Entry};
+use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::service::author::{Actor, By};
 
 /// Why a user could not be made.
@@ -194,8 +194,14 @@ pub fn signed_in_entry<'a>(
     user_id: &'a str,
     second_factor: &str,
 ) -> Entry<'a> {
-    Entry::new(merchant_id, by, Action::UserSignedIn, "user", user_id)
-        .after(serde_json::json!({ "second_factor": second_factor }))
+    Entry::new(
+        merchant_id,
+        by,
+        Action::UserSignedIn,
+        ObjectType::User,
+        user_id,
+    )
+    .after(serde_json::json!({ "second_factor": second_factor }))
 }
 
 /// Checks a password against the stored Argon2id hash, throttled per account and client
@@ -257,7 +263,13 @@ pub async fn sign_in(
             SignIn::Accepted(id)
         }
         Some((id, _, Some(merchant_id), _)) => {
-            let entry = Entry::new(&merchant_id, &by, Action::UserSignInFailed, "user", &id);
+            let entry = Entry::new(
+                &merchant_id,
+                &by,
+                Action::UserSignInFailed,
+                ObjectType::User,
+                &id,
+            );
             audit::record(&mut tx, &entry).await?;
             SignIn::Refused
         }

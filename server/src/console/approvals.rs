@@ -16,8 +16,8 @@ use serde::Deserialize;
 use tower_sessions::Session;
 
 use app::console::{
-    Console, ConsoleError, Currency, CurrentUser, Decision, Destructive, Done, KeptForm, PayoutId,
-    Permission,
+    Console, ConsoleError, Currency, CurrentUser, Decision, Destructive, Done, ErrorCode, KeptForm,
+    PayoutId, Permission,
 };
 use app::notice::Notice;
 
@@ -84,7 +84,7 @@ pub async fn decide(
         .decide_payout(&user, &merchant_id, &id, decision, &form.idempotency_key)
         .await;
     match decided {
-        Err(ConsoleError::Refused(refusal)) if refusal.code == "forbidden" => {
+        Err(ConsoleError::Refused(refusal)) if refusal.code == ErrorCode::Forbidden => {
             answer(StatusCode::FORBIDDEN, Notice::OwnPayout)
         }
         Ok(()) => match confirm::done(

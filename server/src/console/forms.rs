@@ -34,7 +34,7 @@ use crate::service::state::AppState;
 
 /// Back to `path` with the refusal's code (and field), which the page turns into a sentence.
 pub(super) fn with_refusal(path: &str, refusal: &Refusal) -> Response {
-    let mut query = format!("error={}", encode(&refusal.code));
+    let mut query = format!("error={}", encode(refusal.code.as_str()));
     if let Some(param) = &refusal.param {
         query.push_str(&format!("&param={}", encode(param)));
     }

@@ -13,7 +13,7 @@ use axum::Form;
 use serde::de::DeserializeOwned;
 use tower_sessions::Session;
 
-use app::console::{FieldRefusal, KeptForm, Refusal};
+use app::console::{ErrorCode, FieldRefusal, KeptForm, Refusal};
 
 use super::notes::{self, Slot};
 use super::notices::{failure, forbidden};
@@ -99,9 +99,11 @@ impl Submitted {
 /// the last part of the API's name of it (`destination[iban]`: `iban`, `events[0]`:
 /// `events`); none (the form as a whole) for anything else.
 fn field_of(refusal: &Refusal) -> String {
-    match (refusal.code.as_str(), refusal.param.as_deref()) {
-        ("insufficient_funds" | "amount_exceeds_refundable", _) => "amount".to_owned(),
-        ("invalid_request", Some(param)) => {
+    match (refusal.code, refusal.param.as_deref()) {
+        (ErrorCode::InsufficientFunds | ErrorCode::AmountExceedsRefundable, _) => {
+            "amount".to_owned()
+        }
+        (ErrorCode::InvalidRequest, Some(param)) => {
             let segments: Vec<&str> = param
                 .split(['[', ']'])
                 .filter(|segment| !segment.is_empty())
@@ -155,9 +157,9 @@ pub async fn back_with(session: &Session, kept: &KeptForm) -> Response {
 mod tests {
     use super::*;
 
-    fn refusal(code: &str, param: Option<&str>) -> Refusal {
+    fn refusal(code: ErrorCode, param: Option<&str>) -> Refusal {
         Refusal {
-            code: code.to_owned(),
+            code,
             param: param.map(str::to_owned),
         }
     }
@@ -165,11 +167,13 @@ mod tests {
     #[test]
     fn a_refusal_is_beside_the_field_it_names() {
         let field = |code, param| field_of(&refusal(code, param));
-        assert_eq!(field("invalid_request", Some("destination[iban]")), "iban");
-        assert_eq!(field("invalid_request", Some("amount")), "amount");
-        assert_eq!(field("invalid_request", Some("events[0]")), "events");
-        assert_eq!(field("insufficient_funds", None), "amount");
-        assert_eq!(field("idempotency_key_reused", None), "");
+        let invalid = ErrorCode::InvalidRequest;
+        assert_eq!(field(invalid, Some("destination[iban]")), "iban");
+        assert_eq!(field(invalid, Some("amount")), "amount");
+        assert_eq!(field(invalid, Some("events[0]")), "events");
+        assert_eq!(field(ErrorCode::InsufficientFunds, None), "amount");
+        assert_eq!(field(ErrorCode::AmountExceedsRefundable, None), "amount");
+        assert_eq!(field(ErrorCode::IdempotencyKeyReused, None), "");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use axum::Extension;
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use app::console::{CurrentUser, Money, Permission, ADD_FUNDS};
+use app::console::{CurrentUser, ErrorCode, Money, Permission, ADD_FUNDS};
 
 use super::forms::{acting_merchant, failure};
 use super::kept::{self, NotOurForm, Submitted};
@@ -88,7 +88,7 @@ pub async fn simulate(
                 Ok(format!("{ADD_FUNDS}?sent={}", url_encode(&shown)))
             }
             Err(crate::contract::error::Error::Forbidden(_)) => {
-                Err(refused(app::console::Refusal::new("not_allowed")).await)
+                Err(refused(app::console::Refusal::new(ErrorCode::NotAllowed)).await)
             }
             Err(error) => Err(failure(error)),
         }

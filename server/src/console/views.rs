@@ -3,8 +3,8 @@
 //! page turns into a fixed sentence.
 
 use app::console::{
-    ApiKeyId, ApiKeyRow, AuditEntry, BalanceView, ConsoleError, ConsoleResult, Money, OrderRow,
-    PayoutRow, RefundRow, Refusal, RequestView, RunRow, StatementRow, TimelineEntry,
+    ApiKeyId, ApiKeyRow, AuditEntry, BalanceView, ConsoleError, ConsoleResult, ErrorCode, Money,
+    OrderRow, PayoutRow, RefundRow, Refusal, RequestView, RunRow, StatementRow, TimelineEntry,
 };
 
 use crate::accounts::auth::keys::ApiKey;
@@ -36,7 +36,7 @@ pub(super) fn refusal(error: &Error) -> Refusal {
         _ => None,
     };
     Refusal {
-        code: error.code().to_owned(),
+        code: error.code(),
         param,
     }
 }
@@ -49,7 +49,7 @@ pub(super) fn form_key(text: &str) -> Result<IdempotencyKey, Refusal> {
 /// The refusal of a form's field, named as the API names it.
 pub(super) fn invalid(param: &str) -> Refusal {
     Refusal {
-        code: "invalid_request".to_owned(),
+        code: ErrorCode::InvalidRequest,
         param: Some(param.to_owned()),
     }
 }
@@ -128,7 +128,7 @@ pub(super) fn statement_row(item: BalanceTransaction) -> ConsoleResult<Statement
         balance_after: money(item.balance_after),
         id: item.id.into(),
         kind: known(item.kind)?,
-        source: (item.source.kind, item.source.id),
+        source: (known(item.source.kind)?, item.source.id),
         created_at: item.created_at,
     })
 }
@@ -146,20 +146,21 @@ pub(super) fn order_row(order: Order) -> OrderRow {
     }
 }
 
-/// An audit log entry for the page: its before and after as compact JSON.
-pub(super) fn audit_entry(row: AuditRow) -> AuditEntry {
-    AuditEntry {
+/// An audit log entry for the page: its before and after as compact JSON; an object type the
+/// console does not know is a failure.
+pub(super) fn audit_entry(row: AuditRow) -> ConsoleResult<AuditEntry> {
+    Ok(AuditEntry {
         id: row.id.into(),
         at: row.created_at,
         actor_kind: row.actor_kind,
         actor: row.actor,
         action: row.action,
-        object_type: row.object_type,
+        object_type: known(row.object_type)?,
         object_id: row.object_id,
         address: row.client_address,
         before: row.before.map(|before| before.to_string()),
         after: row.after.map(|after| after.to_string()),
-    }
+    })
 }
 
 pub(super) fn request_view(logged: LoggedRequest) -> ConsoleResult<RequestView> {

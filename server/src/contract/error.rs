@@ -6,6 +6,7 @@
 use kaadxpay_idempotency::key::InvalidKey;
 use kaadxpay_idempotency::Reuse;
 use kaadxpay_idempotency::{Failure, StoredResponse};
+use kaadxpay_types::ErrorCode;
 use serde_json::{json, Value};
 
 #[derive(Debug, thiserror::Error)]
@@ -67,24 +68,24 @@ pub enum Error {
 
 /// Every `(status, code)` an error answer can have, for the OpenAPI document's code enums; the
 /// unit tests check that it is exactly what [`Error::status`] and [`Error::code`] give.
-pub const CODES: [(u16, &str); 17] = [
-    (400, "invalid_request"),
-    (400, "idempotency_key_missing"),
-    (400, "idempotency_key_invalid"),
-    (401, "unauthorized"),
-    (401, "invalid_signature"),
-    (402, "insufficient_funds"),
-    (403, "forbidden"),
-    (404, "resource_missing"),
-    (405, "method_not_allowed"),
-    (408, "request_timeout"),
-    (409, "idempotency_request_in_progress"),
-    (409, "invalid_state_transition"),
-    (409, "amount_exceeds_refundable"),
-    (413, "request_too_large"),
-    (422, "idempotency_key_reused"),
-    (500, "internal_error"),
-    (503, "service_unavailable"),
+pub const CODES: [(u16, ErrorCode); 17] = [
+    (400, ErrorCode::InvalidRequest),
+    (400, ErrorCode::IdempotencyKeyMissing),
+    (400, ErrorCode::IdempotencyKeyInvalid),
+    (401, ErrorCode::Unauthorized),
+    (401, ErrorCode::InvalidSignature),
+    (402, ErrorCode::InsufficientFunds),
+    (403, ErrorCode::Forbidden),
+    (404, ErrorCode::ResourceMissing),
+    (405, ErrorCode::MethodNotAllowed),
+    (408, ErrorCode::RequestTimeout),
+    (409, ErrorCode::IdempotencyRequestInProgress),
+    (409, ErrorCode::InvalidStateTransition),
+    (409, ErrorCode::AmountExceedsRefundable),
+    (413, ErrorCode::RequestTooLarge),
+    (422, ErrorCode::IdempotencyKeyReused),
+    (500, ErrorCode::InternalError),
+    (503, ErrorCode::ServiceUnavailable),
 ];
 
 impl Error {
@@ -134,35 +135,35 @@ impl Error {
         }
     }
 
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Self::Unauthorized => "unauthorized",
-            Self::InvalidSignature(_) => "invalid_signature",
-            Self::Forbidden(_) => "forbidden",
-            Self::InvalidRequest { .. } => "invalid_request",
-            Self::IdempotencyKeyMissing => "idempotency_key_missing",
-            Self::IdempotencyKeyInvalid(_) => "idempotency_key_invalid",
-            Self::IdempotencyRequestInProgress => "idempotency_request_in_progress",
+            Self::Unauthorized => ErrorCode::Unauthorized,
+            Self::InvalidSignature(_) => ErrorCode::InvalidSignature,
+            Self::Forbidden(_) => ErrorCode::Forbidden,
+            Self::InvalidRequest { .. } => ErrorCode::InvalidRequest,
+            Self::IdempotencyKeyMissing => ErrorCode::IdempotencyKeyMissing,
+            Self::IdempotencyKeyInvalid(_) => ErrorCode::IdempotencyKeyInvalid,
+            Self::IdempotencyRequestInProgress => ErrorCode::IdempotencyRequestInProgress,
             Self::IdempotencyKeyReusedBody | Self::IdempotencyKeyReusedEndpoint => {
-                "idempotency_key_reused"
+                ErrorCode::IdempotencyKeyReused
             }
-            Self::ResourceMissing(_) | Self::UnknownRoute(_) => "resource_missing",
-            Self::InvalidStateTransition(_) => "invalid_state_transition",
+            Self::ResourceMissing(_) | Self::UnknownRoute(_) => ErrorCode::ResourceMissing,
+            Self::InvalidStateTransition(_) => ErrorCode::InvalidStateTransition,
             Self::InsufficientFunds(_) | Self::InsufficientFundsForRefund(_) => {
-                "insufficient_funds"
+                ErrorCode::InsufficientFunds
             }
-            Self::AmountExceedsRefundable(_) => "amount_exceeds_refundable",
-            Self::MethodNotAllowed { .. } => "method_not_allowed",
-            Self::RequestTooLarge(_) => "request_too_large",
-            Self::RequestTimeout => "request_timeout",
-            Self::ServiceUnavailable => "service_unavailable",
-            Self::Internal(_) => "internal_error",
+            Self::AmountExceedsRefundable(_) => ErrorCode::AmountExceedsRefundable,
+            Self::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
+            Self::RequestTooLarge(_) => ErrorCode::RequestTooLarge,
+            Self::RequestTimeout => ErrorCode::RequestTimeout,
+            Self::ServiceUnavailable => ErrorCode::ServiceUnavailable,
+            Self::Internal(_) => ErrorCode::InternalError,
         }
     }
 
     /// Whether sending the same request again may succeed (`Kaadxpay-Should-Retry`).
     pub fn should_retry(&self) -> bool {
-        should_retry(self.status(), self.code())
+        should_retry(self.status(), self.code().as_str())
     }
 
     /// A definitive answer is part of the request's outcome: the idempotency engine stores it
@@ -185,7 +186,7 @@ impl Error {
 
     /// The exact bytes of the error body, so that a stored error replays byte for byte.
     pub fn body_bytes(&self) -> Vec<u8> {
-        let mut error = json!({"code": self.code(), "message": self.to_string()});
+        let mut error = json!({"code": self.code().as_str(), "message": self.to_string()});
         if let Some(param) = self.param() {
             error["param"] = json!(param);
         }
@@ -262,7 +263,9 @@ impl Failure for Error {
 /// body that came too slowly, a key whose first request is still in progress, and any fault of
 /// ours; never for an answer about the request itself (a business refusal, a bad request).
 pub fn should_retry(status: u16, code: &str) -> bool {
-    status == 408 || status >= 500 || (status == 409 && code == "idempotency_request_in_progress")
+    status == 408
+        || status >= 500
+        || (status == 409 && code == ErrorCode::IdempotencyRequestInProgress.as_str())
 }
 
 /// The code and `param` of a stored refusal (a `4xx` answer), read from its error body.
@@ -362,9 +365,23 @@ mod tests {
     fn the_table_of_codes_is_exactly_what_the_errors_answer() {
         let answered: std::collections::BTreeSet<(u16, &str)> = every_error()
             .iter()
-            .map(|(error, _)| (error.status(), error.code()))
+            .map(|(error, _)| (error.status(), error.code().as_str()))
             .collect();
-        let listed: std::collections::BTreeSet<(u16, &str)> = CODES.into_iter().collect();
+        let listed: std::collections::BTreeSet<(u16, &str)> = CODES
+            .into_iter()
+            .map(|(status, code)| (status, code.as_str()))
+            .collect();
         assert_eq!(answered, listed);
+    }
+
+    /// The console's codes are the contract's and `not_allowed`, its own: none left out.
+    #[test]
+    fn every_error_code_but_the_consoles_own_is_the_contracts() {
+        let contract: Vec<ErrorCode> = CODES.iter().map(|&(_, code)| code).collect();
+        let others: Vec<ErrorCode> = ErrorCode::ALL
+            .into_iter()
+            .filter(|code| !contract.contains(code))
+            .collect();
+        assert_eq!(others, [ErrorCode::NotAllowed]);
     }
 }

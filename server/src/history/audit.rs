@@ -13,6 +13,7 @@ use std::time::Duration;
 use chrono::{DateTime, NaiveDate, Utc};
 use kaadxpay_idempotency::{Param, Statement};
 use kaadxpay_types::ids::{new_id, MerchantId};
+pub use kaadxpay_types::ObjectType;
 use serde::Serialize;
 use serde_json::Value;
 use sqlx::{PgConnection, PgPool};
@@ -94,7 +95,7 @@ pub struct Entry<'a> {
     pub merchant_id: &'a MerchantId,
     pub by: &'a By,
     pub action: Action,
-    pub object_type: &'a str,
+    pub object_type: ObjectType,
     pub object_id: &'a str,
     pub before: Option<Value>,
     pub after: Option<Value>,
@@ -105,7 +106,7 @@ impl<'a> Entry<'a> {
         merchant_id: &'a MerchantId,
         by: &'a By,
         action: Action,
-        object_type: &'a str,
+        object_type: ObjectType,
         object_id: &'a str,
     ) -> Self {
         Self {
@@ -146,7 +147,7 @@ fn values(statement: &mut Statement, merchant: Param, entry: &Entry<'_>) -> Stri
     let kind = statement.bind(entry.by.actor.kind());
     let actor = statement.bind(entry.by.actor.name());
     let action = statement.bind(entry.action.as_str());
-    let object_type = statement.bind(entry.object_type);
+    let object_type = statement.bind(entry.object_type.as_str());
     let object_id = statement.bind(entry.object_id);
     let address = statement.bind(entry.by.address.map(|address| address.to_string()));
     let before = statement.bind(&entry.before);
@@ -285,7 +286,13 @@ mod tests {
             address: None,
         };
         let merchant_id = MerchantId::from("mer_1");
-        let entry = Entry::new(&merchant_id, &by, Action::PayoutCreated, "payout", "po_1");
+        let entry = Entry::new(
+            &merchant_id,
+            &by,
+            Action::PayoutCreated,
+            ObjectType::Payout,
+            "po_1",
+        );
         let mut statement = Statement::new();
         statement.push("WITH recorded AS (SELECT 1)");
         let merchant = statement.bind(&merchant_id);

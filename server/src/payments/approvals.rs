@@ -21,7 +21,7 @@ use sqlx::PgConnection;
 use super::ledger::{self, Movement, Posting, Source};
 use super::payouts::{Payout, PAYOUT_COLUMNS};
 use crate::contract::error::Error;
-use crate::history::audit::{self, Action, Entry};
+use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::payments::events::EventType;
 use crate::service::author::Actor;
@@ -238,7 +238,7 @@ async fn decide(
         merchant_id,
         caller.by,
         decision.action(),
-        "payout",
+        ObjectType::Payout,
         payout.id.as_str(),
     )
     .before(json!({ "status": PayoutStatus::PendingApproval }))

@@ -18,7 +18,7 @@ use super::ledger::{self, Movement, Posting, Source};
 use super::money::{Amount, Currency};
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
-use crate::history::audit::{self, Action, Entry};
+use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::payments::events::EventType;
 use crate::service::author::By;
@@ -260,13 +260,19 @@ pub async fn transition(
             ledger::post_credit(&mut tx, &posting).await?;
         }
         outbox::publish(&mut tx, merchant_id, target.event_type(), &order).await?;
-        let entry = Entry::new(merchant_id, by, target.action(), "order", &order.id)
-            .before(json!({"status": OrderStatus::Pending.as_str()}))
-            .after(json!({
-                "status": order.status.as_str(),
-                "amount": order.amount,
-                "currency": order.currency,
-            }));
+        let entry = Entry::new(
+            merchant_id,
+            by,
+            target.action(),
+            ObjectType::Order,
+            &order.id,
+        )
+        .before(json!({"status": OrderStatus::Pending.as_str()}))
+        .after(json!({
+            "status": order.status.as_str(),
+            "amount": order.amount,
+            "currency": order.currency,
+        }));
         audit::record(&mut tx, &entry).await?;
         tx.commit().await?;
         return Ok(order);

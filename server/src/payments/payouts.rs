@@ -21,7 +21,7 @@ pub use super::transfers::Mover;
 use super::transfers::{self, partner_key};
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
-use crate::history::audit::{self, Action, Entry};
+use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::payments::events::EventType;
 use crate::service::commands::{Caller, Command};
@@ -110,7 +110,7 @@ impl Command for CreatePayout {
                 caller.merchant_id,
                 caller.by,
                 Action::PayoutCreated,
-                "payout",
+                ObjectType::Payout,
                 payout.id.as_str(),
             );
             audit::record(conn, &entry.after(made)).await?;

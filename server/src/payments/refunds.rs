@@ -28,7 +28,7 @@ use super::money::Amount;
 use super::transfers::{self, partner_key, Mover, To};
 use crate::contract::error::Error;
 use crate::contract::pagination::Page;
-use crate::history::audit::{self, Action, Entry};
+use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::payments::events::EventType;
 use crate::service::commands::{Caller, Command};
@@ -143,7 +143,7 @@ impl Command for CreateRefund {
                 caller.merchant_id,
                 caller.by,
                 Action::RefundCreated,
-                "refund",
+                ObjectType::Refund,
                 refund.id.as_str(),
             );
             audit::record(conn, &entry.after(made)).await?;

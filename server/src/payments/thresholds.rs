@@ -10,7 +10,7 @@ use sqlx::{PgConnection, PgPool};
 
 use super::money::{Amount, Currency};
 use crate::contract::error::Error;
-use crate::history::audit::{self, Action, Entry};
+use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::service::author::By;
 
 /// Whether a payout of `amount` minor units of `currency` to `iban` needs approval: when,
@@ -125,7 +125,7 @@ pub async fn change_threshold(
         merchant_id,
         by,
         Action::PayoutThresholdChanged,
-        "payout_threshold",
+        ObjectType::PayoutThreshold,
         currency.code(),
     )
     .before(json!({ "currency": currency.code(), "amount": before }))

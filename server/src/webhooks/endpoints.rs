@@ -17,7 +17,7 @@ use super::secrets;
 use super::signature;
 use crate::contract::error::Error;
 use crate::contract::pagination::Page;
-use crate::history::audit::{self, Action, Entry};
+use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{sealed, Once, Ran, StoredResponse};
 use crate::payments::events::{known_event_names, EventType};
 use crate::service::author::By;
@@ -121,7 +121,7 @@ impl Command for CreateEndpoint {
             caller.merchant_id,
             caller.by,
             Action::WebhookEndpointCreated,
-            "webhook_endpoint",
+            ObjectType::WebhookEndpoint,
             endpoint.id.as_str(),
         )
         .after(endpoint.without_secret());
@@ -342,7 +342,7 @@ pub async fn delete(
         merchant_id,
         by,
         Action::WebhookEndpointDeleted,
-        "webhook_endpoint",
+        ObjectType::WebhookEndpoint,
         id.as_str(),
     );
     audit::record(&mut tx, &entry.before(endpoint)).await?;

@@ -13,7 +13,7 @@ use super::outbox;
 use crate::contract::error::Error;
 use crate::contract::pagination::{Filters, Page};
 use crate::contract::schema::one_of;
-use crate::history::audit::{self, Action, Entry};
+use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::service::commands::{Caller, Command};
 use crate::service::kernel::Kernel;
@@ -249,7 +249,7 @@ impl Command for RedeliverEvent {
                 caller.merchant_id,
                 caller.by,
                 Action::EventRedelivered,
-                "event",
+                ObjectType::Event,
                 &event_id,
             );
             audit::record(conn, &entry).await?;

@@ -28,7 +28,7 @@ use super::outbox::NewEvent;
 use super::secrets;
 use super::signature;
 use crate::contract::error::Error;
-use crate::history::audit::{self, Action, Entry};
+use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{sealed, Once, Ran, Resource, StoredResponse};
 use crate::payments::events::{EventType, KnownEventType};
 use crate::payments::samples;
@@ -96,7 +96,7 @@ pub async fn update(
         merchant_id,
         by,
         Action::WebhookEndpointUpdated,
-        "webhook_endpoint",
+        ObjectType::WebhookEndpoint,
         id,
     );
     audit::record(&mut tx, &entry.before(before).after(&endpoint)).await?;
@@ -273,7 +273,7 @@ impl RotateSecret {
             merchant_id,
             caller.by,
             Action::WebhookEndpointSecretRotated,
-            "webhook_endpoint",
+            ObjectType::WebhookEndpoint,
             self.endpoint_id.as_str(),
         );
         audit::record(conn, &entry.after(endpoint.without_secret())).await?;
@@ -365,7 +365,7 @@ impl Recover {
             merchant_id,
             by,
             Action::WebhookEndpointRecovered,
-            "webhook_endpoint",
+            ObjectType::WebhookEndpoint,
             &self.endpoint_id,
         );
         let after = json!({"since": self.since, "queued": queued});
@@ -422,7 +422,7 @@ impl SendTestEvent {
             merchant_id,
             by,
             Action::WebhookEndpointTestSent,
-            "webhook_endpoint",
+            ObjectType::WebhookEndpoint,
             &self.endpoint_id,
         );
         let after = json!({"event_id": event.id, "event_type": event.event_type.as_str()});

@@ -17,7 +17,7 @@ use super::{Access, Secret};
 use crate::contract::error::Error;
 use crate::contract::input::{name, text_schema, NAME_PATTERN};
 use crate::contract::pagination::Page;
-use crate::history::audit::{self, Action, Entry};
+use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::service::author::By;
 use crate::service::commands::{Caller, Command};
@@ -130,7 +130,7 @@ impl Command for CreateKey {
                 caller.merchant_id,
                 caller.by,
                 Action::ApiKeyCreated,
-                KIND,
+                ObjectType::ApiKey,
                 &key.id,
             );
             audit::record(conn, &entry.after(&key)).await?;
@@ -259,7 +259,7 @@ impl RollKey {
             merchant_id,
             caller.by,
             Action::ApiKeyRolled,
-            KIND,
+            ObjectType::ApiKey,
             &self.key_id,
         )
         .before(&before)
@@ -384,7 +384,13 @@ pub async fn revoke(
             true => serde_json::json!(key),
             false => serde_json::json!({ "key": key, "revoked_with": id }),
         };
-        let entry = Entry::new(merchant_id, by, Action::ApiKeyRevoked, KIND, &key.id);
+        let entry = Entry::new(
+            merchant_id,
+            by,
+            Action::ApiKeyRevoked,
+            ObjectType::ApiKey,
+            &key.id,
+        );
         audit::record(&mut tx, &entry.before(before).after(after)).await?;
     }
     tx.commit().await?;

@@ -148,12 +148,19 @@ impl HistoryConsole for PgConsole {
         if !viewer.is_support() {
             return Ok(());
         }
-        let (kind, id) = match subject.parts() {
-            ("key", key) => ("idempotency_key", key),
-            other => other,
+        let kind = match subject {
+            Subject::Key(_) => ObjectType::IdempotencyKey,
+            Subject::Payout(_) => ObjectType::Payout,
+            Subject::Order(_) => ObjectType::Order,
         };
         let by = by_user(viewer);
-        let entry = Entry::new(merchant_id, &by, Action::SupportViewed, kind, id);
+        let entry = Entry::new(
+            merchant_id,
+            &by,
+            Action::SupportViewed,
+            kind,
+            subject.parts().1,
+        );
         let mut conn = self.state.pool.acquire().await.map_err(failed)?;
         audit::record(&mut conn, &entry).await.map_err(failed)
     }
@@ -203,12 +210,7 @@ impl HistoryConsole for PgConsole {
         let filters = audit_filters(filter)?;
         let page = page(starting_after, PAGE_SIZE);
         let entries = audit::list(&self.state.pool, merchant_id, &filters, &page).await;
-        paged(
-            listed(entries)?,
-            &page,
-            |row| row.id.clone(),
-            |row| Ok(audit_entry(row)),
-        )
+        paged(listed(entries)?, &page, |row| row.id.clone(), audit_entry)
     }
 }
 

@@ -105,10 +105,15 @@ struct Answer {
 }
 
 impl Answer {
-    /// The stored answer, or the refusal it stands for.
+    /// The stored answer, or the refusal it stands for (a failure when its code is none the
+    /// console knows).
     fn of(stored: StoredResponse, executed_now: bool) -> ConsoleResult<Self> {
         match stored_refusal(&stored) {
-            Some((code, param)) => Err(Refusal { code, param }.into()),
+            Some((code, param)) => Err(Refusal {
+                code: known(code)?,
+                param,
+            }
+            .into()),
             None => Ok(Answer {
                 stored,
                 executed_now,
@@ -204,5 +209,36 @@ async fn recorded_answer(
     match keyed::render(state, &record.endpoint, merchant_id, resource).await {
         Some(rendered) => Ok(Some(rendered?.body)),
         None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the console makes of a stored `402` whose body names `code` (and the amount).
+    fn stored_refusal_of(code: &str) -> ConsoleResult<Answer> {
+        let body =
+            serde_json::json!({"error": {"code": code, "message": "No.", "param": "amount"}});
+        let stored = StoredResponse {
+            status: 402,
+            location: None,
+            body: serde_json::to_vec(&body).unwrap(),
+            resource: None,
+            renders_again: false,
+        };
+        Answer::of(stored, false)
+    }
+
+    #[test]
+    fn a_stored_refusal_comes_back_typed_and_an_unknown_code_is_a_failure() {
+        let refused = stored_refusal_of("insufficient_funds");
+        let expected = Refusal {
+            code: ErrorCode::InsufficientFunds,
+            param: Some("amount".to_owned()),
+        };
+        assert!(matches!(refused, Err(ConsoleError::Refused(refusal)) if refusal == expected));
+        let unknown = stored_refusal_of("no_such_code");
+        assert!(matches!(unknown, Err(ConsoleError::Failed(why)) if why.contains("no_such_code")));
     }
 }

@@ -89,7 +89,9 @@ impl ReconciliationConsole for PgConsole {
             .await
         {
             Ok(run) => Ok(run.id.into()),
-            Err(RunNowError::NotAllowed) => Err(ConsoleError::from(Refusal::new("not_allowed"))),
+            Err(RunNowError::NotAllowed) => {
+                Err(ConsoleError::from(Refusal::new(ErrorCode::NotAllowed)))
+            }
             Err(RunNowError::KeyReused) => {
                 Err(Refusal::new(Error::IdempotencyKeyReusedBody.code()).into())
             }

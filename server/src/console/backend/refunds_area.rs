@@ -25,7 +25,7 @@ impl RefundsConsole for PgConsole {
         let key = form_key(&form.idempotency_key)?;
         let found = orders::find(&self.state.pool, merchant_id, order).await;
         let Some(order) = found.map_err(failed)? else {
-            return Err(Refusal::new("resource_missing").into());
+            return Err(Refusal::new(ErrorCode::ResourceMissing).into());
         };
         let command = refund_command(&order, form)?;
         let answer = self.run(user, merchant_id, &key, &command).await?;

@@ -29,7 +29,7 @@ pub fn describe(document: &mut Value) {
         let codes: Vec<&str> = CODES
             .iter()
             .filter(|(code_status, _)| code_status.to_string() == status)
-            .map(|&(_, code)| code)
+            .map(|&(_, code)| code.as_str())
             .collect();
         schemas[schema_name(&status)] = body(&status, &codes);
     }
