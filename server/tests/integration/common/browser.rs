@@ -54,6 +54,21 @@ pub async fn page(app: &TestApp, browser: &Browser, path: &str) -> String {
     get(app, browser, path).await.text().await.unwrap()
 }
 
+/// The page at `path` as the signed-in browser reads it in Simplified Chinese.
+pub async fn page_in_chinese(app: &TestApp, browser: &Browser, path: &str) -> String {
+    let (client, cookie) = browser;
+    client
+        .get(format!("{}{path}", app.base_url))
+        .header("cookie", cookie)
+        .header("accept-language", "zh-CN")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 /// Submits a console form at `path` with the session's CSRF token and `fields`: the answer's
 /// status and where it sends the browser.
 pub async fn submit(
@@ -77,13 +92,24 @@ pub async fn submit_from(
     fields: &[(&str, &str)],
 ) -> (u16, String) {
     let csrf = hidden(&page(app, browser, form_page).await, "csrf");
-    let (client, cookie) = browser;
     let mut form = vec![("csrf", csrf.as_str()), ("confirmed", "1")];
     form.extend_from_slice(fields);
+    post_form(app, browser, path, &form).await
+}
+
+/// Posts `form` to `path` as the signed-in browser, reading no page: the answer's status and
+/// where it sends the browser (`""` when nowhere).
+pub async fn post_form(
+    app: &TestApp,
+    browser: &Browser,
+    path: &str,
+    form: &[(&str, &str)],
+) -> (u16, String) {
+    let (client, cookie) = browser;
     let answer = client
         .post(format!("{}{path}", app.base_url))
         .header("cookie", cookie)
-        .form(&form)
+        .form(form)
         .send()
         .await
         .unwrap();

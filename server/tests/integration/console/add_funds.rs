@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::common;
 
 use app::console::Role;
-use common::browser::{get, hidden, page, signed_in, signed_in_as, submit_from};
+use common::browser::{get, hidden, page, page_in_chinese, signed_in, signed_in_as, submit_from};
 use common::{eventually, json, spawn_app};
 
 const PAGE: &str = "/balance/add-funds";
@@ -202,17 +202,7 @@ async fn support_staff_change_nothing_and_the_page_speaks_chinese() {
     assert_eq!(app.count("top_ups").await, 0);
 
     let member = signed_in(&app, false).await;
-    let (client, cookie) = &member;
-    let chinese = client
-        .get(format!("{}{PAGE}", app.base_url))
-        .header("cookie", cookie)
-        .header("accept-language", "zh-CN")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let chinese = page_in_chinese(&app, &member, PAGE).await;
     assert!(chinese.contains("<h1>充值</h1>"), "{chinese}");
     assert!(chinese.contains("模拟来账") && chinese.contains("付款附言"));
     assert_eq!(get(&app, &member, PAGE).await.status(), 200);

@@ -10,7 +10,7 @@ use crate::common;
 use app::console::Role;
 
 use crate::api::refunds::captured_order;
-use common::browser::{get, hidden, page, signed_in_as, submit};
+use common::browser::{get, hidden, page, page_in_chinese, signed_in_as, submit};
 use common::{count, spawn_app, TestApp, IBAN};
 
 /// Submits the order page's "Refund" form (minted under `key`) with `amount`.
@@ -114,17 +114,7 @@ async fn the_refunds_speak_chinese() {
     let owner = signed_in_as(&app, "owner@refunds.test", Some(Role::Owner)).await;
     let (status, _) = refund(&app, &owner, &order, "zh", "1.00").await;
     assert_eq!(status, 303);
-    let (client, cookie) = &owner;
-    let shown = client
-        .get(format!("{}/orders/{order}", app.base_url))
-        .header("cookie", cookie)
-        .header("accept-language", "zh-CN")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let shown = page_in_chinese(&app, &owner, &format!("/orders/{order}")).await;
     assert!(
         shown.contains("退款记录") && shown.contains(">退款</button>"),
         "{shown}"

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::browser::{hidden, page, signed_in, Browser};
+use common::browser::{hidden, page, post_form, signed_in, Browser};
 use common::{spawn_app, TestApp};
 
 /// Posts `fields` to `action` with the session's `csrf`: the status and where it sends the
@@ -16,21 +16,9 @@ async fn post(
     action: &str,
     fields: &[(&str, &str)],
 ) -> (u16, String) {
-    let (client, cookie) = browser;
     let mut form = vec![("csrf", csrf)];
     form.extend_from_slice(fields);
-    let answer = client
-        .post(format!("{}{action}", app.base_url))
-        .header("cookie", cookie)
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
-    let location = answer
-        .headers()
-        .get("location")
-        .map_or_else(String::new, |at| at.to_str().unwrap().to_owned());
-    (answer.status().as_u16(), location)
+    post_form(app, browser, action, &form).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
