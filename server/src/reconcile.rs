@@ -1,9 +1,10 @@
 //! Reconciliation: the partner's transfers matched to our payouts and refunds (whose transfers
 //! are judged alike, a refund's state read as its transfer's, see `payments::outgoing`; an
-//! item's `payout_id` names either) by reference (the payout's or refund's id) and end-to-end
-//! key. Each payout's own transfer is `matched` (or `amount_mismatch`, or
-//! `status_mismatch` when the payout's status contradicts it: ours `failed`/`reversed` while
-//! the partner has it `accepted`/`paid`, or ours `paid` while the partner has it `failed`;
+//! item's `transfer_of` names either, its wire field `payout_id`) by reference (the payout's
+//! or refund's id) and end-to-end key. Each payout's own transfer is `matched` (or
+//! `amount_mismatch`, or `status_mismatch` when the payout's status contradicts it: ours
+//! `failed`/`reversed` while the partner has it `accepted`/`paid`, or ours `paid` while the
+//! partner has it `failed`;
 //! money that may have left is a person's call, so such an item is shown and counted, never
 //! acted on), every further transfer for it is a `duplicate`, a payout we sent with no transfer
 //! is `missing`, and a transfer we never asked for is `unknown`. A run for day D looks at the
@@ -49,7 +50,7 @@ use uuid::Uuid;
 
 use crate::contract::pagination::Filters;
 use crate::history::audit::{self, Action, Entry, ObjectType};
-use crate::payments::outgoing::TransferOf;
+use crate::payments::outgoing::{self, TransferOf};
 use crate::service::author::By;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner::wire::{Transfer, TransferStatus};
@@ -71,7 +72,10 @@ pub struct Item {
     /// `unknown_incoming` (money received with a reference that is no merchant's: support staff
     /// only; `transfer_id` is the partner's `in_…`).
     pub kind: String,
-    pub payout_id: Option<String>,
+    // The payout or refund the transfer was made for: `payout_id` on the wire (API.md §7).
+    #[serde(rename = "payout_id")]
+    #[schema(value_type = Option<String>)]
+    pub transfer_of: Option<TransferOf>,
     pub transfer_id: Option<String>,
     pub amount: Option<i64>,
     pub currency: Option<String>,
@@ -100,8 +104,8 @@ pub struct RunSummary {
 }
 
 /// A payout or refund we sent (its transfer is judged alike, see `payments::outgoing`).
-struct SentPayout {
-    id: String,
+struct Sent {
+    of: TransferOf,
     merchant_id: MerchantId,
     amount: i64,
     currency: String,
@@ -249,8 +253,8 @@ impl Reconciler {
             .filter(|transfer| transfer.created_at.date_naive() == date)
             .map(|transfer| transfer.reference.as_str())
             .collect();
-        // Our payouts of the day, and any other payout a transfer of the day refers to.
-        let payouts = sqlx::query!(
+        // Our payouts and refunds of the day, and any other one a transfer of the day refers to.
+        let sent = sqlx::query!(
             r#"SELECT kind AS "kind!", id AS "id!", merchant_id AS "merchant_id!: MerchantId",
                  amount AS "amount!", currency AS "currency!", partner_key AS "partner_key!",
                  partner_transfer_id, status AS "status!",
@@ -264,20 +268,20 @@ impl Reconciler {
         .fetch_all(&self.pool)
         .await?
         .into_iter()
-        .map(|payout| {
-            let (of, status) = TransferOf::read(&payout.kind, payout.id, payout.status)?;
-            Ok(SentPayout {
-                id: of.as_str().to_owned(),
-                merchant_id: payout.merchant_id,
-                amount: payout.amount,
-                currency: payout.currency,
-                partner_key: payout.partner_key,
-                partner_transfer_id: payout.partner_transfer_id,
+        .map(|row| {
+            let (of, status) = outgoing::read(&row.kind, &row.id, row.status)?;
+            Ok(Sent {
+                of,
+                merchant_id: row.merchant_id,
+                amount: row.amount,
+                currency: row.currency,
+                partner_key: row.partner_key,
+                partner_transfer_id: row.partner_transfer_id,
                 status,
-                created_at: payout.created_at,
+                created_at: row.created_at,
             })
         })
-        .collect::<sqlx::Result<Vec<SentPayout>>>()?;
+        .collect::<sqlx::Result<Vec<Sent>>>()?;
 
         let run_id = new_id("rec");
         let mut tx = self.pool.begin().await?;
@@ -301,7 +305,7 @@ impl Reconciler {
             audit::record(&mut tx, &entry.after(after)).await?;
         }
         tx.commit().await?;
-        let mut items = match_transfers(&payouts, &transfers, date);
+        let mut items = match_transfers(&sent, &transfers, date);
         if apply {
             for item in items.iter_mut().filter(|item| item.kind == "duplicate") {
                 let reversal = self.reverse_duplicate(&run_id, item).await?;
@@ -328,16 +332,16 @@ impl Reconciler {
     /// Reverses a duplicate transfer unless some run already has or is doing it: claims it,
     /// calls the partner, records the outcome.
     async fn reverse_duplicate(&self, run_id: &str, item: &Item) -> anyhow::Result<Reversal> {
-        let (Some(transfer_id), Some(payout_id), Some(merchant_id)) =
-            (&item.transfer_id, &item.payout_id, &item.merchant_id)
+        let (Some(transfer_id), Some(of), Some(merchant_id)) =
+            (&item.transfer_id, &item.transfer_of, &item.merchant_id)
         else {
-            unreachable!("a duplicate names its transfer, payout and merchant");
+            unreachable!("a duplicate names its transfer, its payout or refund, and its merchant");
         };
         let token = Uuid::new_v4();
         // Never a transfer recorded as a payout's own, whatever the matching concluded.
         let attempts = sqlx::query_scalar!(
             "INSERT INTO partner_reversals \
-               (transfer_id, merchant_id, payout_id, run_id, state, claim_token, claimed_until) \
+               (transfer_id, merchant_id, transfer_of, run_id, state, claim_token, claimed_until) \
              SELECT $1, $2, $3, $4, 'claimed', $5, now() + make_interval(secs => $6) \
              WHERE NOT EXISTS (SELECT 1 FROM outgoing_transfers WHERE partner_transfer_id = $1) \
              ON CONFLICT (transfer_id) DO UPDATE SET state = 'claimed', run_id = $4, \
@@ -348,7 +352,7 @@ impl Reconciler {
              RETURNING attempts",
             transfer_id,
             merchant_id,
-            payout_id,
+            of as _,
             run_id,
             token,
             CLAIM_LEASE.as_secs_f64(),
@@ -372,7 +376,7 @@ impl Reconciler {
         };
         let claim = reversals::Claim {
             transfer_id: transfer_id.clone(),
-            payout_id: payout_id.clone(),
+            transfer_of: of.clone(),
             claim_token: token,
             attempts,
         };
@@ -384,13 +388,13 @@ impl Reconciler {
         let mut tx = self.pool.begin().await?;
         for (position, item) in items.iter().enumerate() {
             sqlx::query!(
-                "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, payout_id, transfer_id, amount, currency, action, detail) \
+                "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, transfer_of, transfer_id, amount, currency, action, detail) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 run_id,
                 position as i32,
                 item.merchant_id,
                 item.kind,
-                item.payout_id,
+                item.transfer_of.as_ref() as _,
                 item.transfer_id,
                 item.amount,
                 item.currency,
@@ -455,7 +459,7 @@ fn contradicts(status: PayoutStatus, transfer: TransferStatus) -> bool {
 }
 
 /// The items of a day, before any action.
-fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDate) -> Vec<Item> {
+fn match_transfers(outgoing: &[Sent], transfers: &[Transfer], date: NaiveDate) -> Vec<Item> {
     let mut by_reference: HashMap<&str, Vec<&Transfer>> = HashMap::new();
     for transfer in transfers {
         by_reference
@@ -464,43 +468,43 @@ fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDa
             .push(transfer);
     }
     let mut items = Vec::new();
-    for payout in payouts {
+    for sent in outgoing {
         let item = |kind: &str, transfer: Option<&Transfer>| Item {
-            merchant_id: Some(payout.merchant_id.to_string()),
+            merchant_id: Some(sent.merchant_id.to_string()),
             kind: kind.to_owned(),
-            payout_id: Some(payout.id.to_string()),
+            transfer_of: Some(sent.of.clone()),
             transfer_id: transfer.map(|transfer| transfer.id.clone()),
-            amount: Some(transfer.map_or(payout.amount, |transfer| transfer.amount)),
-            currency: Some(transfer.map_or(payout.currency.clone(), |transfer| {
-                transfer.currency.clone()
-            })),
+            amount: Some(transfer.map_or(sent.amount, |transfer| transfer.amount)),
+            currency: Some(
+                transfer.map_or(sent.currency.clone(), |transfer| transfer.currency.clone()),
+            ),
             action: None,
             detail: None,
         };
-        let key = &payout.partner_key;
+        let key = &sent.partner_key;
         let mut own: Vec<&Transfer> = by_reference
-            .remove(payout.id.as_str())
+            .remove(sent.of.as_str())
             .unwrap_or_default()
             .into_iter()
             .filter(|transfer| transfer.idempotency_key == *key)
             .collect();
         if own.is_empty() {
-            if payout.status.may_have_left() && payout.created_at.date_naive() == date {
+            if sent.status.may_have_left() && sent.created_at.date_naive() == date {
                 items.push(item("missing", None));
             }
             continue;
         }
-        // The payout's own transfer is the one it recorded, else the first one made.
+        // Its own transfer is the one it recorded, else the first one made.
         own.sort_by_key(|transfer| {
             (
-                Some(&transfer.id) != payout.partner_transfer_id.as_ref(),
+                Some(&transfer.id) != sent.partner_transfer_id.as_ref(),
                 transfer.created_at,
             )
         });
         let (first, extras) = own.split_first().expect("not empty");
-        let kind = if first.amount != payout.amount || first.currency != payout.currency {
+        let kind = if first.amount != sent.amount || first.currency != sent.currency {
             "amount_mismatch"
-        } else if contradicts(payout.status, first.status) {
+        } else if contradicts(sent.status, first.status) {
             "status_mismatch"
         } else {
             "matched"
@@ -512,8 +516,8 @@ fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDa
     // never asked for (the neighbouring days' leftovers are their own runs' business).
     let mut unknown: Vec<&Transfer> = by_reference.into_values().flatten().collect();
     unknown.extend(transfers.iter().filter(|transfer| {
-        payouts.iter().any(|payout| {
-            payout.id == transfer.reference && payout.partner_key != transfer.idempotency_key
+        outgoing.iter().any(|sent| {
+            sent.of.as_str() == transfer.reference && sent.partner_key != transfer.idempotency_key
         })
     }));
     unknown.retain(|transfer| transfer.created_at.date_naive() == date);
@@ -521,7 +525,7 @@ fn match_transfers(payouts: &[SentPayout], transfers: &[Transfer], date: NaiveDa
     items.extend(unknown.into_iter().map(|transfer| Item {
         merchant_id: None,
         kind: "unknown".into(),
-        payout_id: None,
+        transfer_of: None,
         transfer_id: Some(transfer.id.clone()),
         amount: Some(transfer.amount),
         currency: Some(transfer.currency.clone()),
@@ -605,9 +609,10 @@ pub async fn run_with_items(
     let Some(mut run) = run else { return Ok(None) };
     let items = sqlx::query_as!(
         Item,
-        "SELECT merchant_id, kind, payout_id, transfer_id, amount, currency, action, detail \
-         FROM reconciliation_items \
-         WHERE run_id = $1 AND ($2::text IS NULL OR merchant_id = $2) ORDER BY position",
+        r#"SELECT merchant_id, kind, transfer_of AS "transfer_of: TransferOf", transfer_id,
+             amount, currency, action, detail
+           FROM reconciliation_items
+           WHERE run_id = $1 AND ($2::text IS NULL OR merchant_id = $2) ORDER BY position"#,
         id,
         merchant_id,
     )

@@ -352,6 +352,7 @@ run-report-only = report only
 run-no-items = No items in this run.
 run-kind = Kind
 run-transfer = Transfer
+run-transfer-of = Payout or refund
 run-action = Action
 run-all = All runs
 

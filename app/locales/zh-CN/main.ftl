@@ -354,6 +354,7 @@ run-report-only = 仅报告
 run-no-items = 本次对账没有条目。
 run-kind = 类型
 run-transfer = 转账
+run-transfer-of = 提现或退款
 run-action = 处理
 run-all = 全部对账批次
 

@@ -15,7 +15,7 @@ pub use kaadxpay_types::ids::{
 pub use kaadxpay_types::{
     Access, BalanceTransactionType, Currency, DeliveryStatus, EndpointStatus, ErrorCode, ItemKind,
     KeyStatus, Moment, Money, ObjectType, OrderStatus, PayoutStatus, Permission, RefundStatus,
-    ReversalAction, Role, RunStatus, Verdict,
+    ReversalAction, Role, RunStatus, TransferOf, Verdict,
 };
 
 mod balance;

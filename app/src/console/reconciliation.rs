@@ -17,7 +17,8 @@ pub struct RunRow {
 pub struct RunItem {
     pub kind: ItemKind,
     pub merchant_id: Option<MerchantId>,
-    pub payout_id: Option<PayoutId>,
+    /// The payout or refund the transfer was made for (none for a transfer we never asked for).
+    pub transfer_of: Option<TransferOf>,
     pub transfer_id: Option<String>,
     pub money: Option<Money>,
     pub action: Option<ReversalAction>,

@@ -11,9 +11,11 @@ use crate::components::{
     path_id, refusal_notice, refused_filter, scope_or_not_found, Empty, ExportLink, ListFilterForm,
     StatusBadge,
 };
-use crate::console::{ConsoleError, ReversalAction, RunId, RunStatus};
+use crate::console::{
+    ConsoleError, MerchantId, ObjectType, ReversalAction, RunId, RunStatus, Subject, TransferOf,
+};
 use crate::i18n::{day, money, when};
-use crate::vocabulary::{code_word, partner_problem_word, reconciliation_action_word};
+use crate::vocabulary::{code_word, object_word, partner_problem_word, reconciliation_action_word};
 
 #[component]
 pub fn Runs() -> impl IntoView {
@@ -86,6 +88,7 @@ pub fn RunDetail() -> impl IntoView {
         Err(not_found) => return not_found,
     };
     let console = console();
+    let support = current_user().is_some_and(|user| user.is_support());
     view! {
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
@@ -107,12 +110,12 @@ pub fn RunDetail() -> impl IntoView {
                         } else {
                             view! {
                                 <table>
-                                    <thead><tr><th>{tr!("run-kind")}</th><th>{tr!("payout-payout")}</th><th>{tr!("run-transfer")}</th><th>{tr!("field-amount")}</th><th>{tr!("run-action")}</th></tr></thead>
+                                    <thead><tr><th>{tr!("run-kind")}</th><th>{tr!("run-transfer-of")}</th><th>{tr!("run-transfer")}</th><th>{tr!("field-amount")}</th><th>{tr!("run-action")}</th></tr></thead>
                                     <tbody>
                                         {items.into_iter().map(|item| view! {
                                             <tr>
                                                 <td><StatusBadge status=item.kind.as_str()/></td>
-                                                <td>{item.payout_id.map(String::from).unwrap_or_default()}</td>
+                                                <td>{item.transfer_of.map(|of| transfer_of_view(of, item.merchant_id, support))}</td>
                                                 <td>{item.transfer_id.unwrap_or_default()}</td>
                                                 <td>{item.money.map(|amount| money(&amount)).unwrap_or_default()}</td>
                                                 <td>{action_text(item.action, item.detail)}</td>
@@ -129,6 +132,32 @@ pub fn RunDetail() -> impl IntoView {
         </Suspense>
     }
     .into_any()
+}
+
+/// Whose transfer an item's is, by kind: a payout's id links to its page (support's timeline
+/// of it for support staff); a refund has no page of its own, its order's page lists it.
+fn transfer_of_view(
+    of: TransferOf,
+    merchant_id: Option<MerchantId>,
+    support: bool,
+) -> impl IntoView {
+    let (kind, link) = match &of {
+        TransferOf::Payout(id) => {
+            let href = match merchant_id {
+                Some(merchant_id) if support => {
+                    Subject::Payout(id.clone()).support_href(&merchant_id)
+                }
+                _ => format!("/payouts/{id}"),
+            };
+            (ObjectType::Payout, Some(href))
+        }
+        TransferOf::Refund(_) => (ObjectType::Refund, None),
+    };
+    let id = match link {
+        Some(href) => view! { <a href=href>{of.to_string()}</a> }.into_any(),
+        None => view! { <code>{of.to_string()}</code> }.into_any(),
+    };
+    view! { {object_word(kind)}" "{id} }
 }
 
 /// An item's action, with why a reversal was not made: "refused (not_reversible)", in words.

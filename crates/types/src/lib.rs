@@ -5,7 +5,8 @@
 //! typed amounts into minor units and minor units into decimals ([`Money`]), and a timeline's
 //! [`Moment`]s as data; the [`BalanceTransactionType`]s of a statement; where a
 //! [`PayoutStatus`], a [`RefundStatus`] or an [`OrderStatus`] stands and the moves between them;
-//! the [`ErrorCode`] of a refusal; the [`ObjectType`] a record is about; the other states the console shows ([`KeyStatus`],
+//! the [`ErrorCode`] of a refusal; whose outgoing transfer it is ([`TransferOf`]); the
+//! [`ObjectType`] a record is about; the other states the console shows ([`KeyStatus`],
 //! [`Access`], [`RunStatus`], ...); and the prefixed [`ids`], typed per kind.
 
 /// A status enum's stored and shown names, written once for every status: `ALL` (its states in
@@ -71,6 +72,7 @@ mod refund_status;
 mod role;
 mod states;
 mod timeline;
+mod transfer_of;
 
 pub use balance_transaction_type::BalanceTransactionType;
 pub use error_code::ErrorCode;
@@ -84,3 +86,4 @@ pub use states::{
     Access, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus, ReversalAction, RunStatus, Verdict,
 };
 pub use timeline::Moment;
+pub use transfer_of::TransferOf;

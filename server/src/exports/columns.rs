@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use csv::{Terminator, Writer, WriterBuilder};
-use kaadxpay_types::Money;
+use kaadxpay_types::{Money, TransferOf};
 
 use crate::history::audit::AuditRow;
 use crate::payments::orders::Order;
@@ -259,7 +259,7 @@ impl CsvRow for Item {
         vec![
             text(&self.kind),
             optional(self.merchant_id.as_deref()),
-            optional(self.payout_id.as_deref()),
+            optional(self.transfer_of.as_ref().map(TransferOf::as_str)),
             optional(self.transfer_id.as_deref()),
             self.amount
                 .map(|amount| amount.to_string())

@@ -189,7 +189,7 @@ impl Export {
                 run_id,
                 merchant_id,
             } => (
-                "SELECT merchant_id, kind, payout_id, transfer_id, amount, currency, action, detail \
+                "SELECT merchant_id, kind, transfer_of, transfer_id, amount, currency, action, detail \
                  FROM reconciliation_items \
                  WHERE run_id = $1 AND ($2::text IS NULL OR merchant_id = $2) ORDER BY position"
                     .to_owned(),

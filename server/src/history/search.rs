@@ -46,14 +46,14 @@ pub async fn across_merchants(
     // ($3, $4); a key expires `$6` seconds after it was made.
     let rows = sqlx::query!(
         "\
-        WITH payout_ids AS ( \
+        WITH sent_ids AS ( \
           SELECT merchant_id, id FROM payouts \
           WHERE id = $1 OR partner_transfer_id = $1 OR partner_key = $1 \
-          UNION SELECT merchant_id, payout_id FROM partner_events \
-          WHERE transfer_id = $1 AND payout_id IS NOT NULL \
-          UNION SELECT merchant_id, payout_id FROM reconciliation_items \
-          WHERE transfer_id = $1 AND payout_id IS NOT NULL AND merchant_id IS NOT NULL \
-          UNION SELECT merchant_id, payout_id FROM partner_reversals WHERE transfer_id = $1), \
+          UNION SELECT merchant_id, transfer_of FROM partner_events \
+          WHERE transfer_id = $1 AND transfer_of IS NOT NULL \
+          UNION SELECT merchant_id, transfer_of FROM reconciliation_items \
+          WHERE transfer_id = $1 AND transfer_of IS NOT NULL AND merchant_id IS NOT NULL \
+          UNION SELECT merchant_id, transfer_of FROM partner_reversals WHERE transfer_id = $1), \
         about AS ( \
           SELECT merchant_id, split_part(event_type, '.', 1) AS kind, \
             payload->'data'->'object'->>'id' AS id \
@@ -66,7 +66,7 @@ pub async fn across_merchants(
           SELECT 'payout' AS kind, merchant_id, id AS name, amount || ' ' || currency AS detail, \
             status, created_at \
           FROM payouts \
-          WHERE (merchant_id, id) IN (SELECT merchant_id, id FROM payout_ids \
+          WHERE (merchant_id, id) IN (SELECT merchant_id, id FROM sent_ids \
                                       UNION SELECT merchant_id, id FROM about WHERE kind = 'payout') \
           UNION ALL \
           SELECT 'order', merchant_id, id, amount || ' ' || currency, status, created_at \

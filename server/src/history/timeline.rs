@@ -168,20 +168,20 @@ async fn life(
                 UNION ALL \
                 SELECT at, jsonb_build_object('moment', 'partner_call', 'call', call, \
                   'partner_key', partner_key, 'answer', answer, 'latency_ms', latency_ms), NULL \
-                FROM partner_calls WHERE merchant_id = $1 AND payout_id = $2 \
+                FROM partner_calls WHERE merchant_id = $1 AND transfer_of = $2 \
                 UNION ALL \
                 SELECT received_at, jsonb_build_object('moment', 'partner_webhook', \
                   'event_type', event_type, 'transfer_id', transfer_id), event_id \
-                FROM partner_events WHERE merchant_id = $1 AND payout_id = $2 \
+                FROM partner_events WHERE merchant_id = $1 AND transfer_of = $2 \
                 UNION ALL \
                 SELECT r.created_at, jsonb_build_object('moment', 'reconciliation', 'run_date', r.run_date, \
                   'item', i.kind, 'action', i.action, 'transfer_id', i.transfer_id), r.id \
                 FROM reconciliation_items i JOIN reconciliation_runs r ON r.id = i.run_id \
-                WHERE i.merchant_id = $1 AND i.payout_id = $2 \
+                WHERE i.merchant_id = $1 AND i.transfer_of = $2 \
                 UNION ALL \
                 SELECT coalesce(reversed_at, created_at), jsonb_build_object('moment', 'reversal', \
                   'transfer_id', transfer_id, 'state', state), transfer_id \
-                FROM partner_reversals WHERE merchant_id = $1 AND payout_id = $2 \
+                FROM partner_reversals WHERE merchant_id = $1 AND transfer_of = $2 \
                 ORDER BY 1",
                 merchant_id.as_str(),
                 id,

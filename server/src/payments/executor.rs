@@ -30,7 +30,7 @@ use sqlx::PgPool;
 use tokio::task::JoinSet;
 use uuid::Uuid;
 
-use super::outgoing::{Mover, To, TransferOf};
+use super::outgoing::{self, Mover, Outgoing, To, TransferOf};
 use super::partner_calls::{Answer, Call, Noted};
 use super::partner_events::transfers_with_key;
 use crate::platform::failpoints;
@@ -110,8 +110,7 @@ impl PayoutWorker {
         .await?
         .into_iter()
         .map(|row| {
-            let (kind, id, status) = (&row.kind, row.id.clone(), row.status.clone());
-            let (of, status) = TransferOf::read(kind, id, status)?;
+            let (of, status) = outgoing::read(&row.kind, &row.id, row.status.clone())?;
             Ok(Job { of, status, row })
         })
         .collect::<sqlx::Result<Vec<Job>>>()?;
@@ -185,7 +184,7 @@ impl PayoutWorker {
                 );
                 let made = self.noting(job, Call::Listing, listed).await?;
                 tracing::warn!(
-                    payout_id = %job.of,
+                    transfer_of = %job.of,
                     code,
                     transfers = made.len(),
                     "the partner refused a repeated create; its listing decides"
@@ -204,7 +203,7 @@ impl PayoutWorker {
         let answer = answer.await;
         let noted = Noted {
             merchant_id: &job.row.merchant_id,
-            payout_id: job.of.as_str(),
+            transfer_of: &job.of,
             partner_key: &job.row.partner_key,
         };
         noted
@@ -245,7 +244,7 @@ impl PayoutWorker {
             .min(MAX_BACKOFF);
         let jittered = backoff.mul_f64(rand::thread_rng().gen_range(0.8..1.2));
         tracing::warn!(
-            payout_id = %job.of,
+            transfer_of = %job.of,
             attempts = job.row.attempts,
             cause,
             "partner call failed; retrying later"

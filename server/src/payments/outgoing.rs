@@ -6,100 +6,63 @@
 //! database's `outgoing_transfers` view. What differs is only what each move means for its
 //! object, which [`TransferOf`] dispatches to [`super::payouts`] or [`super::refunds`].
 
-use kaadxpay_types::ids::{PayoutId, RefundId};
-use kaadxpay_types::{PayoutStatus, RefundStatus};
+use kaadxpay_types::PayoutStatus;
 use sqlx::PgConnection;
 
 use super::{payouts, refunds};
 
 pub use super::transfers::{partner_key, Mover, To};
+pub use kaadxpay_types::TransferOf;
 
-/// Whose transfer it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TransferOf {
-    Payout(PayoutId),
-    Refund(RefundId),
+/// The payout or refund of `kind` (one of [`TransferOf::KINDS`], as the worker's queue and the
+/// `outgoing_transfers` view name it) with `id`, and where its transfer stands by its stored
+/// `status` (see [`TransferOf::stage`]).
+pub fn read(kind: &str, id: &str, status: String) -> sqlx::Result<(TransferOf, PayoutStatus)> {
+    let decode = |why: String| sqlx::Error::Decode(why.into());
+    let of = TransferOf::named(kind, id)
+        .ok_or_else(|| decode(format!("{id:?} as a transfer of a {kind}")))?;
+    let stage = of.stage(status).map_err(decode)?;
+    Ok((of, stage))
 }
 
-impl TransferOf {
-    /// The payout or refund an id names, by its prefix; `None` for any other id.
-    pub fn of(id: &str) -> Option<Self> {
-        let prefix = id.split_once('_').map(|(prefix, _)| prefix)?;
-        if prefix == PayoutId::PREFIX {
-            Some(Self::Payout(PayoutId::from(id)))
-        } else if prefix == RefundId::PREFIX {
-            Some(Self::Refund(RefundId::from(id)))
-        } else {
-            None
-        }
-    }
-
-    /// The payout or refund of `kind` (`payout` or `refund`, as the worker's queue and the
-    /// `outgoing_transfers` view name it) with `id`, and where its transfer stands by its
-    /// stored `status` (see [`TransferOf::stage`]).
-    pub fn read(kind: &str, id: String, status: String) -> sqlx::Result<(Self, PayoutStatus)> {
-        let of = match kind {
-            "payout" => Self::Payout(id.into()),
-            "refund" => Self::Refund(id.into()),
-            _ => {
-                return Err(sqlx::Error::Decode(
-                    format!("a transfer of a {kind}").into(),
-                ))
-            }
-        };
-        let stage = of
-            .stage(status)
-            .map_err(|why| sqlx::Error::Decode(why.into()))?;
-        Ok((of, stage))
-    }
-
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Payout(id) => id,
-            Self::Refund(id) => id,
-        }
-    }
-
+/// What the worker, the partner's webhooks and reconciliation do with the payout or refund
+/// whose transfer it is.
+pub(crate) trait Outgoing {
     /// The table that queues it.
-    pub fn table(&self) -> &'static str {
+    fn table(&self) -> &'static str;
+    /// The fail point just before its create is sent to the partner (API.md §10).
+    fn before_partner_call(&self) -> &'static str;
+    /// The fail point just after its create was sent.
+    fn after_partner_call(&self) -> &'static str;
+    /// Makes the move `to` (see [`To`]) by `mover`; whether it moved.
+    async fn mark(&self, conn: &mut PgConnection, mover: Mover, to: To<'_>) -> sqlx::Result<bool>;
+    /// Reconciliation reversed a duplicate transfer of it: it stays as it is and counts it.
+    async fn mark_duplicate_reversed(&self, conn: &mut PgConnection) -> sqlx::Result<()>;
+}
+
+impl Outgoing for TransferOf {
+    fn table(&self) -> &'static str {
         match self {
             Self::Payout(_) => "payouts",
             Self::Refund(_) => "refunds",
         }
     }
 
-    /// The fail point just before its create is sent to the partner (API.md §10).
-    pub fn before_partner_call(&self) -> &'static str {
+    fn before_partner_call(&self) -> &'static str {
         match self {
             Self::Payout(_) => "payout.before_partner_call",
             Self::Refund(_) => "refund.before_partner_call",
         }
     }
 
-    /// The fail point just after its create was sent.
-    pub fn after_partner_call(&self) -> &'static str {
+    fn after_partner_call(&self) -> &'static str {
         match self {
             Self::Payout(_) => "payout.after_partner_call",
             Self::Refund(_) => "refund.after_partner_call",
         }
     }
 
-    /// Its stored `status` as the payout state that says the same of its transfer (a refund's
-    /// `succeeded` is `paid`), or the reason it is not one.
-    pub fn stage(&self, status: String) -> Result<PayoutStatus, String> {
-        match self {
-            Self::Payout(_) => PayoutStatus::try_from(status),
-            Self::Refund(_) => RefundStatus::try_from(status).map(RefundStatus::transfer_stage),
-        }
-    }
-
-    /// Makes the move `to` (see [`To`]) by `mover`; whether it moved.
-    pub async fn mark(
-        &self,
-        conn: &mut PgConnection,
-        mover: Mover,
-        to: To<'_>,
-    ) -> sqlx::Result<bool> {
+    async fn mark(&self, conn: &mut PgConnection, mover: Mover, to: To<'_>) -> sqlx::Result<bool> {
         use To::*;
         Ok(match (self, to) {
             (Self::Payout(id), InTransit(transfer, poll_in)) => {
@@ -124,40 +87,10 @@ impl TransferOf {
         })
     }
 
-    /// Reconciliation reversed a duplicate transfer of it: it stays as it is and counts it.
-    pub async fn mark_duplicate_reversed(&self, conn: &mut PgConnection) -> sqlx::Result<()> {
+    async fn mark_duplicate_reversed(&self, conn: &mut PgConnection) -> sqlx::Result<()> {
         match self {
             Self::Payout(id) => payouts::mark_duplicate_reversed(conn, id).await,
             Self::Refund(id) => refunds::mark_duplicate_reversed(conn, id).await,
         }
-    }
-}
-
-impl std::fmt::Display for TransferOf {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_id_names_its_kind_by_prefix() {
-        assert_eq!(
-            TransferOf::of("po_abc"),
-            Some(TransferOf::Payout("po_abc".into()))
-        );
-        assert_eq!(
-            TransferOf::of("re_abc"),
-            Some(TransferOf::Refund("re_abc".into()))
-        );
-        assert_eq!(TransferOf::of("ord_abc"), None);
-        assert_eq!(TransferOf::of("reabc"), None);
-        assert_eq!(
-            TransferOf::Refund("re_1".into()).stage("succeeded".into()),
-            Ok(PayoutStatus::Paid)
-        );
     }
 }

@@ -3,6 +3,7 @@
 //! record that cannot be written is logged and dropped, never a reason to retry the payout.
 
 use kaadxpay_types::ids::MerchantId;
+use kaadxpay_types::TransferOf;
 use std::time::Duration;
 
 use sqlx::PgPool;
@@ -78,20 +79,20 @@ impl Answer for Result<Vec<Transfer>, PartnerError> {
     }
 }
 
-/// One payout's call to note.
+/// One call about a payout's or refund's transfer, to note.
 pub struct Noted<'a> {
     pub merchant_id: &'a MerchantId,
-    pub payout_id: &'a str,
+    pub transfer_of: &'a TransferOf,
     pub partner_key: &'a str,
 }
 
 impl Noted<'_> {
     pub async fn record(&self, pool: &PgPool, call: Call, answer: &impl Answer, took: Duration) {
         let written = sqlx::query!(
-            "INSERT INTO partner_calls (merchant_id, payout_id, call, partner_key, answer, latency_ms) \
+            "INSERT INTO partner_calls (merchant_id, transfer_of, call, partner_key, answer, latency_ms) \
              VALUES ($1, $2, $3, $4, $5, $6)",
             self.merchant_id.as_str(),
-            self.payout_id,
+            self.transfer_of as _,
             call.name(),
             self.partner_key,
             answer.describe(),
@@ -100,7 +101,7 @@ impl Noted<'_> {
         .execute(pool)
         .await;
         if let Err(error) = written {
-            tracing::warn!(payout_id = self.payout_id, error = %error, "a partner call could not be noted for the timeline");
+            tracing::warn!(transfer_of = %self.transfer_of, error = %error, "a partner call could not be noted for the timeline");
         }
     }
 }

@@ -21,7 +21,7 @@ use chrono::{DateTime, Days, Utc};
 use kaadxpay_types::ids::MerchantId;
 use sqlx::PgPool;
 
-use super::outgoing::{Mover, To, TransferOf};
+use super::outgoing::{Mover, Outgoing, To, TransferOf};
 use kaadxpay_partner::client::{PartnerClient, PartnerError};
 use kaadxpay_partner::wire::{PartnerEvent, Transfer};
 
@@ -43,10 +43,9 @@ pub enum EventError {
     Unresolved(String),
 }
 
-/// The payout or refund whose transfer an event names.
-struct PayoutOfEvent {
-    kind: String,
-    id: String,
+/// The payout or refund whose transfer an event names, as sent.
+struct SentOfEvent {
+    of: TransferOf,
     merchant_id: MerchantId,
     partner_key: String,
     partner_transfer_id: Option<String>,
@@ -69,9 +68,9 @@ pub async fn apply(
     if seen {
         return Ok(Applied::Duplicate);
     }
-    let payout = sqlx::query_as!(
-        PayoutOfEvent,
-        r#"SELECT kind AS "kind!", id AS "id!", merchant_id AS "merchant_id!: MerchantId",
+    let sent = sqlx::query_as!(
+        SentOfEvent,
+        r#"SELECT id AS "of!: TransferOf", merchant_id AS "merchant_id!: MerchantId",
              partner_key AS "partner_key!", partner_transfer_id,
              created_at AS "created_at!: DateTime<Utc>"
            FROM outgoing_transfers WHERE id = $1"#,
@@ -79,30 +78,27 @@ pub async fn apply(
     )
     .fetch_optional(pool)
     .await?;
-    let own = match &payout {
-        Some(payout) => is_own_transfer(partner, payout, transfer).await?,
+    let own = match &sent {
+        Some(sent) => is_own_transfer(partner, sent, transfer).await?,
         None => false,
     };
     let mut tx = pool.begin().await?;
     let inserted = sqlx::query!(
-        "INSERT INTO partner_events (event_id, event_type, transfer_id, merchant_id, payout_id) \
+        "INSERT INTO partner_events (event_id, event_type, transfer_id, merchant_id, transfer_of) \
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO NOTHING",
         event.event_id,
         event.event_type,
         transfer.id,
-        payout.as_ref().map(|payout| payout.merchant_id.as_str()),
-        payout.as_ref().map(|payout| payout.id.as_str()),
+        sent.as_ref().map(|sent| sent.merchant_id.as_str()),
+        sent.as_ref().map(|sent| &sent.of) as _,
     )
     .execute(&mut *tx)
     .await?;
     if inserted.rows_affected() == 0 {
         return Ok(Applied::Duplicate);
     }
-    match payout {
-        Some(payout) if own => {
-            let of = TransferOf::of(&payout.id).ok_or_else(|| {
-                sqlx::Error::Decode(format!("a transfer of {}", payout.kind).into())
-            })?;
+    match sent {
+        Some(sent) if own => {
             let id = transfer.id.as_str();
             let to = match event.event_type.as_str() {
                 "transfer.paid" => Some(To::Paid(id)),
@@ -117,14 +113,14 @@ pub async fn apply(
                 }
             };
             if let Some(to) = to {
-                of.mark(&mut tx, Mover::Webhook, to).await?;
+                sent.of.mark(&mut tx, Mover::Webhook, to).await?;
             }
         }
-        Some(payout) => tracing::warn!(
+        Some(sent) => tracing::warn!(
             transfer_id = transfer.id,
-            payout_id = %payout.id,
+            transfer_of = %sent.of,
             event_type = event.event_type,
-            "a partner event about a transfer that is not the payout's own: the payout does not move"
+            "a partner event about a transfer that is not its payout's or refund's own: that does not move"
         ),
         None => tracing::warn!(
             transfer_id = transfer.id,
@@ -136,22 +132,22 @@ pub async fn apply(
     Ok(Applied::New)
 }
 
-/// Whether `transfer` is `payout`'s own transfer (see the module's rule).
+/// Whether `transfer` is `sent`'s own transfer (see the module's rule).
 async fn is_own_transfer(
     partner: &PartnerClient,
-    payout: &PayoutOfEvent,
+    sent: &SentOfEvent,
     transfer: &Transfer,
 ) -> Result<bool, EventError> {
-    if let Some(own) = &payout.partner_transfer_id {
+    if let Some(own) = &sent.partner_transfer_id {
         return Ok(*own == transfer.id);
     }
-    if transfer.idempotency_key != payout.partner_key {
+    if transfer.idempotency_key != sent.partner_key {
         return Ok(false);
     }
     let made_with_key = transfers_with_key(
         partner,
-        &payout.partner_key,
-        payout.created_at.min(transfer.created_at),
+        &sent.partner_key,
+        sent.created_at.min(transfer.created_at),
         transfer.created_at,
     )
     .await

@@ -68,7 +68,7 @@ pub(super) async fn settle(
             unknown.push(Item {
                 merchant_id: None,
                 kind: "unknown_incoming".into(),
-                payout_id: None,
+                transfer_of: None,
                 transfer_id: Some(incoming.id.clone()),
                 amount: Some(incoming.amount),
                 currency: Some(incoming.currency.clone()),

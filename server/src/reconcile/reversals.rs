@@ -5,10 +5,11 @@
 //! each `KAADXPAY_RECONCILE_INTERVAL`, claims the due ones (fenced by a claim token under a
 //! lease, as runs claim them, so a reversal is asked for by one claimer at a time), asks the
 //! partner, and records the outcome, until the partner reverses it or a person marks it
-//! `resolved`. A transfer recorded as a payout's own is never claimed. The worker then marks
-//! the items of every run that showed a finished reversal, so those runs' statuses follow, and
-//! exports the figures an alert watches: unfinished reversals, `partial` runs (count and age of
-//! the oldest), and the payouts the latest run of each day found contradicting the partner.
+//! `resolved`. A transfer recorded as a payout's or refund's own is never claimed. The worker
+//! then marks the items of every run that showed a finished reversal, so those runs' statuses
+//! follow, and exports the figures an alert watches: unfinished reversals, `partial` runs (count
+//! and age of the oldest), and the payouts and refunds the latest run of each day found
+//! contradicting the partner.
 
 use std::time::Duration;
 
@@ -16,7 +17,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::{set_status, Reversal, CLAIM_LEASE};
-use crate::payments::outgoing::TransferOf;
+use crate::payments::outgoing::{Outgoing, TransferOf};
 use kaadxpay_partner::client::PartnerClient;
 
 /// The delay before a refused reversal's first retry; each further retry doubles it.
@@ -29,7 +30,7 @@ const BATCH: i64 = 50;
 pub(crate) struct Claim {
     pub transfer_id: String,
     /// The payout or refund the duplicate was made for.
-    pub payout_id: String,
+    pub transfer_of: TransferOf,
     pub claim_token: Uuid,
     /// Claims of the reversal so far, this one included.
     pub attempts: i32,
@@ -42,7 +43,7 @@ impl Claim {
         pool: &PgPool,
         partner: &PartnerClient,
     ) -> sqlx::Result<Reversal> {
-        let (transfer_id, payout_id) = (&self.transfer_id, &self.payout_id);
+        let (transfer_id, of) = (&self.transfer_id, &self.transfer_of);
         let error = match partner.reverse(transfer_id).await {
             Ok(transfer) => {
                 let mut tx = pool.begin().await?;
@@ -55,11 +56,11 @@ impl Claim {
                 )
                 .execute(&mut *tx)
                 .await?;
-                if let (1, Some(of)) = (recorded.rows_affected(), TransferOf::of(payout_id)) {
+                if recorded.rows_affected() == 1 {
                     of.mark_duplicate_reversed(&mut tx).await?;
                 }
                 tx.commit().await?;
-                tracing::info!(event = "reconciliation.reversed", transfer_id, payout_id = %payout_id, status = ?transfer.status, "duplicate transfer reversed");
+                tracing::info!(event = "reconciliation.reversed", transfer_id, transfer_of = %of, status = ?transfer.status, "duplicate transfer reversed");
                 return Ok(Reversal::Reversed);
             }
             Err(error) => error,
@@ -86,7 +87,7 @@ impl Claim {
         tracing::warn!(
             event = "reconciliation.refused",
             transfer_id,
-            payout_id = %payout_id,
+            transfer_of = %of,
             attempts = self.attempts,
             error = %error,
             "the partner did not reverse a duplicate; retrying later"
@@ -116,7 +117,7 @@ impl ReversalWorker {
                    AND NOT EXISTS (SELECT 1 FROM outgoing_transfers
                                    WHERE partner_transfer_id = reversal.transfer_id)
                  ORDER BY next_attempt_at NULLS FIRST LIMIT $2 FOR UPDATE SKIP LOCKED)
-               RETURNING transfer_id, payout_id,
+               RETURNING transfer_id, transfer_of AS "transfer_of: TransferOf",
                  claim_token AS "claim_token!", attempts"#,
             CLAIM_LEASE.as_secs_f64(),
             BATCH,
@@ -142,7 +143,7 @@ impl ReversalWorker {
                  (SELECT count(*) FROM reconciliation_runs WHERE status = 'partial') AS "partial!",
                  (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8
                     FROM reconciliation_runs WHERE status = 'partial') AS "oldest_partial!",
-                 (SELECT count(DISTINCT item.payout_id) FROM reconciliation_items AS item
+                 (SELECT count(DISTINCT item.transfer_of) FROM reconciliation_items AS item
                     JOIN (SELECT DISTINCT ON (run_date) id FROM reconciliation_runs
                           WHERE status <> 'running' ORDER BY run_date, created_at DESC, id DESC) AS latest
                       ON latest.id = item.run_id

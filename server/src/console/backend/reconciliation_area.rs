@@ -32,7 +32,7 @@ impl ReconciliationConsole for PgConsole {
                     Ok(RunItem {
                         kind: known(item.kind)?,
                         merchant_id: item.merchant_id.map(MerchantId::from),
-                        payout_id: item.payout_id.map(PayoutId::from),
+                        transfer_of: item.transfer_of,
                         transfer_id: item.transfer_id,
                         money: item
                             .amount

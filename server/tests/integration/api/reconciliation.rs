@@ -13,13 +13,13 @@ async fn run_with_anothers_troubles(app: &TestApp, troubled: &TestMerchant) -> S
     sqlx::query(
         "WITH run AS (INSERT INTO reconciliation_runs (id, run_date, applied, status) \
                       VALUES ('rec_shared', current_date, true, 'attention') RETURNING id) \
-         INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, payout_id, \
+         INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, transfer_of, \
            transfer_id, amount, currency, action) \
-         SELECT id, position, merchant_id, kind, payout_id, transfer_id, 100, 'EUR', action \
+         SELECT id, position, merchant_id, kind, transfer_of, transfer_id, 100, 'EUR', action \
          FROM run, (VALUES (0, $1, 'matched', 'po_mine', 'tr_1', NULL), \
                            (1, $2, 'status_mismatch', 'po_theirs', 'tr_2', NULL), \
                            (2, $2, 'duplicate', 'po_theirs', 'tr_3', 'refused')) \
-           AS item (position, merchant_id, kind, payout_id, transfer_id, action)",
+           AS item (position, merchant_id, kind, transfer_of, transfer_id, action)",
     )
     .bind(&app.merchant.id)
     .bind(&troubled.id)

@@ -347,7 +347,7 @@ async fn another_merchants_rows_never_appear() {
         (1, &other.id, "po_theirs"),
     ] {
         sqlx::query(
-            "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, payout_id, transfer_id, amount, currency, action) \
+            "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, transfer_of, transfer_id, amount, currency, action) \
              VALUES ('rec_export', $1, $2, 'duplicate', $3, 'tr_' || $3, 1999, 'EUR', 'reversed')",
         )
         .bind(position)

@@ -313,7 +313,7 @@ async fn run_with_an_item(app: &TestApp) -> String {
     .await
     .unwrap();
     sqlx::query(
-        "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, payout_id, transfer_id, amount, currency) \
+        "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, transfer_of, transfer_id, amount, currency) \
          VALUES ('rec_console_test', 0, $1, 'duplicate', 'po_shown_to_its_merchant_only', 'tr_console_test', 100, 'EUR')",
     )
     .bind(&app.merchant.id)

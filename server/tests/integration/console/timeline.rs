@@ -383,7 +383,7 @@ async fn a_duplicate_transfer_is_labelled_on_the_payouts_timeline_until_and_once
             let paid = common::count(
                 &app.pool,
                 &format!(
-                    "partner_events WHERE payout_id = '{id}' AND event_type = 'transfer.paid'"
+                    "partner_events WHERE transfer_of = '{id}' AND event_type = 'transfer.paid'"
                 ),
             )
             .await;
@@ -393,7 +393,7 @@ async fn a_duplicate_transfer_is_labelled_on_the_payouts_timeline_until_and_once
     .await;
     let (own, duplicate): (String, String) = sqlx::query_as(
         "SELECT p.partner_transfer_id, e.transfer_id FROM payouts p \
-         JOIN partner_events e ON e.payout_id = p.id AND e.transfer_id <> p.partner_transfer_id \
+         JOIN partner_events e ON e.transfer_of = p.id AND e.transfer_id <> p.partner_transfer_id \
          WHERE p.id = $1",
     )
     .bind(&id)

@@ -160,10 +160,10 @@ async fn reversals_resolve_marks_an_unfinished_reversal_and_its_run_follows() {
     for statement in [
         "INSERT INTO reconciliation_runs (id, run_date, applied, status) \
          VALUES ('rec_x', '2026-11-27', true, 'partial')",
-        "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, payout_id, \
+        "INSERT INTO reconciliation_items (run_id, position, merchant_id, kind, transfer_of, \
            transfer_id, amount, currency, action, detail) \
          VALUES ('rec_x', 0, $1, 'duplicate', 'po_x', 'tr_dup', 500, 'EUR', 'refused', 'not_reversible')",
-        "INSERT INTO partner_reversals (transfer_id, merchant_id, payout_id, run_id, state, next_attempt_at) \
+        "INSERT INTO partner_reversals (transfer_id, merchant_id, transfer_of, run_id, state, next_attempt_at) \
          VALUES ('tr_dup', $1, 'po_x', 'rec_x', 'refused', now())",
     ] {
         sqlx::query(statement)

@@ -487,7 +487,7 @@ async fn overlapping_day_lists_never_make_the_own_transfer_a_duplicate() {
 
     // An own transfer recorded as a duplicate to reverse (by an older, wrong run) is guarded.
     sqlx::query(
-        "INSERT INTO partner_reversals (transfer_id, merchant_id, payout_id, run_id, state, next_attempt_at) \
+        "INSERT INTO partner_reversals (transfer_id, merchant_id, transfer_of, run_id, state, next_attempt_at) \
          VALUES ('tr_po_own_0', $1, 'po_own', $2, 'refused', now())",
     )
     .bind(&merchant_id)

@@ -15,6 +15,8 @@ use serde_json::{json, Value};
 
 use super::test_mode::{embedded_app, iban, payout_events};
 use crate::api::refunds::{captured_order, refund};
+use app::console::Role;
+use common::browser::{page, signed_in_as};
 use common::{eventually, json, partner_reversal_calls, partner_transfers_of, TestApp};
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner_sim::scenarios::Scenario;
@@ -149,12 +151,12 @@ async fn the_returned_iban_succeeds_then_fails_and_gives_the_amount_back_once() 
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_duplicated_refund_transfer_is_reversed_once_and_the_refund_stays_succeeded() {
-    let (app, partner_url, order) = app_with_order().await;
-    let id = refund_to(&app, &order, Scenario::Duplicated).await;
-    wait_for(&app, &id, "succeeded").await;
-    let made = partner_transfers_of(&partner_url, &id).await;
+/// A refund of `order` to the duplicating IBAN, `succeeded`, both its transfers paid at the
+/// partner: the refund's id, its own transfer's and the duplicate's.
+async fn duplicated_refund(app: &TestApp, partner_url: &str, order: &str) -> [String; 3] {
+    let id = refund_to(app, order, Scenario::Duplicated).await;
+    wait_for(app, &id, "succeeded").await;
+    let made = partner_transfers_of(partner_url, &id).await;
     assert_eq!(made.len(), 2, "the partner booked it twice");
     let own: String = sqlx::query_scalar("SELECT partner_transfer_id FROM refunds WHERE id = $1")
         .bind(&id)
@@ -167,19 +169,28 @@ async fn a_duplicated_refund_transfer_is_reversed_once_and_the_refund_stays_succ
         .find(|transfer| *transfer != own)
         .unwrap();
     let statuses = || async {
-        let made = partner_transfers_of(&partner_url, &id).await;
+        let made = partner_transfers_of(partner_url, &id).await;
         made.iter()
             .map(|transfer| transfer["status"].clone())
             .collect::<Vec<_>>()
     };
     let settled = || async { statuses().await == [json!("paid"), json!("paid")] };
     eventually(Duration::from_secs(5), "both transfers paid", settled).await;
+    [id, own, duplicate]
+}
 
-    let partner = PartnerClient::new(&partner_url, Duration::from_secs(5));
-    let reconciler = Reconciler {
+fn reconciler(app: &TestApp, partner_url: &str) -> Reconciler {
+    Reconciler {
         pool: app.pool.clone(),
-        partner,
-    };
+        partner: PartnerClient::new(partner_url, Duration::from_secs(5)),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_duplicated_refund_transfer_is_reversed_once_and_the_refund_stays_succeeded() {
+    let (app, partner_url, order) = app_with_order().await;
+    let [id, own, duplicate] = duplicated_refund(&app, &partner_url, &order).await;
+    let reconciler = reconciler(&app, &partner_url);
     let today = Utc::now().date_naive();
     let (first, second) = tokio::join!(reconciler.run(today, true), reconciler.run(today, true));
     let (first, second) = (first.unwrap(), second.unwrap());
@@ -214,4 +225,60 @@ async fn a_duplicated_refund_transfer_is_reversed_once_and_the_refund_stays_succ
     assert_eq!((status.as_str(), reversed), ("succeeded", 1));
     // The money left once; the duplicate's reversal is the partner's money, not the merchant's.
     assert_eq!(figures(&app, &order).await, (AMOUNT, ORDER - AMOUNT));
+}
+
+/// Names that lie are how money bugs happen: the item of a refund's duplicate names the refund,
+/// stored as one (`transfer_of`), served under the contract's `payout_id`, and shown on the run's
+/// page as a refund, never as a payout nor linked to a payout's page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_duplicated_refunds_reconciliation_item_names_the_refund_as_a_refund() {
+    let (app, partner_url, order) = app_with_order().await;
+    let [id, _, duplicate] = duplicated_refund(&app, &partner_url, &order).await;
+    let today = Utc::now().date_naive();
+    let run = reconciler(&app, &partner_url)
+        .run(today, true)
+        .await
+        .unwrap();
+    assert_eq!(run.counts.get("duplicate"), Some(&1), "{:?}", run.counts);
+
+    let reversed_for: String =
+        sqlx::query_scalar("SELECT transfer_of FROM partner_reversals WHERE transfer_id = $1")
+            .bind(&duplicate)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(reversed_for, id);
+    let served = json(
+        app.get(&format!("/v1/reconciliation-runs/{}", run.id))
+            .await,
+    )
+    .await;
+    let item = served["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["transfer_id"] == duplicate.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (
+            item["kind"].as_str(),
+            item["payout_id"].as_str(),
+            item["action"].as_str()
+        ),
+        (Some("duplicate"), Some(id.as_str()), Some("reversed"))
+    );
+
+    let member = signed_in_as(&app, "finance@duplicates.test", Some(Role::Finance)).await;
+    let shown = page(&app, &member, &format!("/reconciliation/{}", run.id)).await;
+    assert!(shown.contains("<th>Payout or refund</th>"), "{shown}");
+    let row = shown
+        .split("<tr>")
+        .find(|row| row.contains(duplicate.as_str()))
+        .unwrap_or_else(|| panic!("no row of {duplicate}: {shown}"));
+    assert!(
+        row.contains("refund") && row.contains(&format!("<code>{id}</code>")),
+        "{row}"
+    );
+    assert!(!row.contains("payout"), "{row}");
 }
