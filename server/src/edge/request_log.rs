@@ -8,11 +8,13 @@
 //! in its body, has its key and verdict noted by the console ([`noted`]).
 
 use kaadxpay_types::ids::MerchantId;
+use kaadxpay_types::Verdict;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use axum::body::Body;
 use axum::extract::{MatchedPath, Request, State};
+use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
 use bytes::Bytes;
@@ -65,6 +67,12 @@ impl CallerSlot {
         // A second authentication of the same request names the same caller.
         let _ = self.0.set(caller);
     }
+
+    /// The caller, if one was filled in: taken when this is the slot's last handle (the request
+    /// is served), copied otherwise.
+    fn into_caller(self) -> Option<Caller> {
+        Arc::try_unwrap(self.0).map_or_else(|slot| slot.get().cloned(), OnceLock::into_inner)
+    }
 }
 
 pub async fn record(State(log): State<RequestLog>, mut request: Request, next: Next) -> Response {
@@ -87,11 +95,11 @@ pub async fn record(State(log): State<RequestLog>, mut request: Request, next: N
         }))
     });
     let (response, noted) = noted::noting(next.run(request)).await;
-    let Some(caller) = slot.0.get().cloned() else {
+    let Some(caller) = slot.into_caller() else {
         return response;
     };
     let (noted_key, noted_verdict) = noted
-        .map(|Noted { key, verdict }| (Some(key), Some(verdict.as_str().to_owned())))
+        .map(|Noted { key, verdict }| (Some(key), Some(verdict)))
         .unwrap_or_default();
     let entry = Entry {
         id: head.request_id,
@@ -106,8 +114,11 @@ pub async fn record(State(log): State<RequestLog>, mut request: Request, next: N
         verdict: response
             .headers()
             .get(KEY_STATUS)
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned)
+            .and_then(|value| {
+                Verdict::ALL
+                    .into_iter()
+                    .find(|verdict| verdict.as_str().as_bytes() == value.as_bytes())
+            })
             .or(noted_verdict),
         status: response.status().as_u16(),
         latency: started.elapsed(),
@@ -136,7 +147,7 @@ pub async fn record(State(log): State<RequestLog>, mut request: Request, next: N
 struct Head {
     request_id: String,
     client_request_id: Option<String>,
-    method: String,
+    method: Method,
     route: String,
     path: String,
     idempotency_key: Option<String>,
@@ -145,7 +156,7 @@ struct Head {
 
 fn head(request: &Request) -> Head {
     let extensions = request.extensions();
-    let method = request.method().to_string();
+    let method = request.method().clone();
     let template = extensions
         .get::<MatchedPath>()
         .map_or_else(|| request.uri().path(), MatchedPath::as_str);
@@ -155,7 +166,7 @@ fn head(request: &Request) -> Head {
             .map(|id| id.0.clone())
             .unwrap_or_default(),
         client_request_id: extensions.get::<ClientRequestId>().map(|id| id.0.clone()),
-        route: format!("{method} {template}"),
+        route: [method.as_str(), " ", template].concat(),
         method,
         path: request
             .uri()

@@ -5,9 +5,11 @@
 //! [`RequestLog::record`], which only tries to put it in a bounded in-process buffer (full: the
 //! entry is dropped and counted in `kaadxpay_request_log_dropped_total`); the [`writer`] drains
 //! the buffer in batches on a connection of its own, redacting each entry ([`redact`]) on the
-//! way. The table is partitioned by UTC day ([`partitions`]), so that retention drops whole
-//! days. [`query`] reads it back for the API (and later the console's timelines).
+//! way into the rows of a binary `COPY` ([`copy`]). The table is partitioned by UTC day
+//! ([`partitions`]), so that retention drops whole days. [`query`] reads it back for the API
+//! (and later the console's timelines).
 
+mod copy;
 pub mod noted;
 pub mod partitions;
 pub mod query;
@@ -17,7 +19,9 @@ pub mod writer;
 use std::net::IpAddr;
 use std::time::Duration;
 
+use axum::http::Method;
 use chrono::{DateTime, Utc};
+use kaadxpay_types::Verdict;
 use tokio::sync::mpsc::{self, error::TrySendError};
 
 /// How much of each body is kept.
@@ -58,12 +62,12 @@ pub struct Entry {
     pub merchant_id: String,
     pub api_key_id: Option<String>,
     pub user_id: Option<String>,
-    pub method: String,
+    pub method: Method,
     /// The template with its method, e.g. `POST /v1/orders`.
     pub route: String,
     pub path: String,
     pub idempotency_key: Option<String>,
-    pub verdict: Option<String>,
+    pub verdict: Option<Verdict>,
     pub status: u16,
     pub latency: Duration,
     pub client_address: Option<IpAddr>,

@@ -6,33 +6,61 @@
 //! piece or in groups of four). Text PostgreSQL cannot store (U+0000) becomes U+FFFD. Runs in
 //! the writer, never on a request's path; a body cut at the cap is redacted all the same.
 
+use std::borrow::Cow;
+
+use memchr::{memchr, memchr2_iter, memchr_iter};
+
 const REDACTED: &[u8] = b"[redacted]";
 
-/// `bytes` as storable, redacted text.
-pub fn text(bytes: &[u8]) -> String {
-    redact(&String::from_utf8_lossy(bytes).replace('\0', "\u{FFFD}"))
+/// `bytes` as storable, redacted text; borrowed when that is `bytes` as they are (the most
+/// common case: valid UTF-8 with nothing to redact costs no copy).
+pub fn text(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) if memchr(0, bytes).is_none() => redact(text),
+        _ => Cow::Owned(
+            redact(&String::from_utf8_lossy(bytes).replace('\0', "\u{FFFD}")).into_owned(),
+        ),
+    }
 }
 
 /// Each pass works on bytes: every pattern is ASCII, and what it replaces starts and ends at an
 /// ASCII character or the end, so the text stays UTF-8. A pass whose pattern cannot be in the
-/// text is skipped.
-pub fn redact(text: &str) -> String {
-    let mut bytes = text.as_bytes().to_vec();
-    if contains(&bytes, b"whsec_") || contains(&bytes, b"sk_") {
-        bytes = secrets(&bytes);
+/// text is skipped, found by the character its pattern must hold (`_`, `=`, `b`, an uppercase
+/// letter) rather than by trying the pattern at every byte; a text no pass changes is not copied.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let mut bytes = Cow::Borrowed(text.as_bytes());
+    if has_secret(&bytes) {
+        bytes = Cow::Owned(secrets(&bytes));
     }
-    if FORM_SECRETS.iter().any(|name| contains(&bytes, name)) {
-        bytes = form_secrets(&bytes);
+    if has_form_secret(&bytes) {
+        bytes = Cow::Owned(form_secrets(&bytes));
     }
-    if bytes
-        .windows(4)
-        .any(|window| window.eq_ignore_ascii_case(b"iban"))
-    {
-        bytes = iban_fields(&bytes);
+    if memchr2_iter(b'b', b'B', &bytes).any(|at| at > 0 && is_iban_name(&bytes, at - 1)) {
+        bytes = Cow::Owned(iban_fields(&bytes));
     }
-    let bytes = iban_shapes(&bytes);
-    String::from_utf8(bytes)
-        .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())
+    if let Some(masked) = iban_shapes(&bytes) {
+        bytes = Cow::Owned(masked);
+    }
+    match bytes {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        Cow::Owned(bytes) => Cow::Owned(
+            String::from_utf8(bytes)
+                .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned()),
+        ),
+    }
+}
+
+/// Whether `whsec_` or `sk_` is anywhere in `bytes`.
+fn has_secret(bytes: &[u8]) -> bool {
+    memchr_iter(b'_', bytes).any(|at| {
+        let before = &bytes[..at];
+        before.ends_with(b"sk") || before.ends_with(b"whsec")
+    })
+}
+
+/// Whether any of [`FORM_SECRETS`] is anywhere in `bytes`.
+fn has_form_secret(bytes: &[u8]) -> bool {
+    memchr_iter(b'=', bytes).any(|at| FORM_SECRETS.iter().any(|name| bytes[..=at].ends_with(name)))
 }
 
 /// The console form fields whose values are never kept (`name=`, URL-encoded form bodies).
@@ -63,10 +91,6 @@ fn form_secrets(bytes: &[u8]) -> Vec<u8> {
         }
     }
     out
-}
-
-fn contains(bytes: &[u8], pattern: &[u8]) -> bool {
-    bytes.windows(pattern.len()).any(|window| window == pattern)
 }
 
 fn is_word(c: u8) -> bool {
@@ -188,24 +212,52 @@ fn iban_value(bytes: &[u8], at: usize) -> Option<(usize, usize)> {
     None
 }
 
-/// Masks everything shaped like an IBAN.
-fn iban_shapes(bytes: &[u8]) -> Vec<u8> {
+/// Masks everything shaped like an IBAN; `None` when nothing is.
+fn iban_shapes(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut found = ibans(bytes).peekable();
+    found.peek()?;
     let mut out = Vec::with_capacity(bytes.len());
+    let mut copied = 0;
+    for (start, end) in found {
+        out.extend_from_slice(&bytes[copied..start]);
+        out.extend(mask(&bytes[start..end]));
+        copied = end;
+    }
+    out.extend_from_slice(&bytes[copied..]);
+    Some(out)
+}
+
+/// Where each IBAN shape lies, left to right, a shape's end being where the next is looked for.
+fn ibans(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut i = 0;
-    while i < bytes.len() {
-        let at_word_start = i == 0 || !is_word(bytes[i - 1]);
-        match at_word_start.then(|| iban_end(bytes, i)).flatten() {
-            Some(end) => {
-                out.extend(mask(&bytes[i..end]));
-                i = end;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            // Sixteen places at a time where none may start one (checked side by side).
+            if let Some(block) = bytes.get(i.wrapping_sub(1)..i + 16) {
+                let may = (0..16).fold(false, |may, k| may | may_start(block[k], block[k + 1]));
+                if !may {
+                    i += 16;
+                    continue;
+                }
             }
-            None => {
-                out.push(bytes[i]);
-                i += 1;
+            let at = i;
+            i += 1;
+            let before = at.checked_sub(1).map_or(b' ', |before| bytes[before]);
+            if may_start(before, bytes[at]) {
+                if let Some(end) = iban_end(bytes, at) {
+                    i = end;
+                    return Some((at, end));
+                }
             }
         }
-    }
-    out
+        None
+    })
+}
+
+/// Whether an IBAN may start at `c`, after `before`: an uppercase letter (see [`iban_end`]) at
+/// the start of a word.
+fn may_start(before: u8, c: u8) -> bool {
+    c.is_ascii_uppercase() & !is_word(before)
 }
 
 /// The end of an IBAN starting at `at`: in one piece (`DE89370400440532013000`) or in groups of
@@ -245,7 +297,9 @@ fn iban_end(bytes: &[u8], at: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::redact;
+    use std::borrow::Cow;
+
+    use super::{redact, text};
 
     #[test]
     fn secrets_keep_only_their_prefix() {
@@ -303,5 +357,12 @@ mod tests {
             assert_eq!(redact(text), text);
         }
         assert_eq!(redact("payout-DE89370400440532013000"), "payout-****3000");
+    }
+
+    #[test]
+    fn a_text_with_nothing_to_redact_is_not_copied() {
+        let order = r#"{"id":"ord_2Xk9","amount":1000,"currency":"EUR","description":"Ünïcode"}"#;
+        assert!(matches!(text(order.as_bytes()), Cow::Borrowed(_)));
+        assert_eq!(text(b"a\0b\xff"), "a\u{FFFD}b\u{FFFD}");
     }
 }

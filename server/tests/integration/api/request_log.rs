@@ -9,10 +9,15 @@ use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use axum::http::Method;
+use bytes::Bytes;
 use chrono::{DateTime, Days, Utc};
 use futures::future::join_all;
+use kaadxpay_types::Verdict;
 use serde_json::{json, Value};
+use server::request_log::{writer, Entry};
 use sqlx::{Connection, PgConnection};
+use tokio::sync::mpsc;
 
 use common::*;
 
@@ -614,6 +619,91 @@ async fn purge_drops_the_days_past_the_retention_and_touches_nothing_else() {
             .unwrap();
         assert_eq!(exists, kept > 0, "{table} is dropped whole, not emptied");
     }
+}
+
+/// An entry of `merchant` at `created_at`, every optional field given or none.
+fn entry(id: &str, created_at: DateTime<Utc>, merchant: &TestMerchant, full: bool) -> Entry {
+    let given = |value: &str| full.then(|| value.to_owned());
+    // Near the cap of a body (7,500 of 8 KiB), non-ASCII characters, and a NUL PostgreSQL
+    // cannot store.
+    let large = format!("{{\"description\":\"{}\u{0}\"}}", "é€".repeat(1_500));
+    Entry {
+        id: id.to_owned(),
+        created_at,
+        merchant_id: merchant.id.to_string(),
+        api_key_id: given("key_ABC"),
+        user_id: given("zoë@example.com"),
+        method: Method::POST,
+        route: "POST /v1/orders".to_owned(),
+        path: "/v1/orders?k=sk_live_abc".to_owned(),
+        idempotency_key: given("clé-1"),
+        verdict: full.then_some(Verdict::New),
+        status: if full { 409 } else { 200 },
+        latency: Duration::from_micros(1_500),
+        client_address: full.then(|| "2001:db8::1".parse().unwrap()),
+        request_body: if full { large.into() } else { Bytes::new() },
+        response_body: if full {
+            Bytes::from_static(
+                r#"{"error":{"code":"idempotency_key_in_use","message":"…"}}"#.as_bytes(),
+            )
+        } else {
+            Bytes::new()
+        },
+        client_request_id: given("client-ß"),
+    }
+}
+
+#[tokio::test]
+async fn the_writer_stores_every_column_of_a_batch_even_on_a_day_without_a_partition() {
+    // No application: the writer is run here, on a batch of today and a day without a partition.
+    let (_db, pool, merchant) = database_with_merchant("Written").await;
+    let later = Utc::now() + Days::new(10);
+    let table = format!("request_log_{}", later.format("%Y%m%d"));
+    let exists = format!("SELECT to_regclass('{table}') IS NOT NULL");
+    let partition: bool = sqlx::query_scalar(&exists).fetch_one(&pool).await.unwrap();
+    assert!(!partition, "{table} is not made ahead");
+    let now = Utc::now();
+    let (buffer, entries) = mpsc::channel(4);
+    for entry in [
+        entry("req_full", now, &merchant, true),
+        entry("req_none", later, &merchant, false),
+    ] {
+        buffer.send(entry).await.unwrap();
+    }
+    drop(buffer);
+    writer::run(writer::connection(&pool), entries).await;
+
+    let partition: bool = sqlx::query_scalar(&exists).fetch_one(&pool).await.unwrap();
+    assert!(partition, "{table} made by the writer");
+    let rows: Vec<Value> = sqlx::query_scalar(
+        "SELECT to_jsonb(r) - 'created_at' || jsonb_build_object('created_at', \
+           (extract(epoch FROM created_at) * 1000000)::bigint) \
+         FROM request_log r ORDER BY id",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    let large = format!("{{\"description\":\"{}\u{FFFD}\"}}", "é€".repeat(1_500));
+    assert_eq!(
+        rows,
+        [
+            json!({"id": "req_full", "created_at": now.timestamp_micros(),
+                "merchant_id": merchant.id, "api_key_id": "key_ABC", "user_id": "zoë@example.com",
+                "method": "POST", "route": "POST /v1/orders",
+                "path": "/v1/orders?k=sk_live_[redacted]", "idempotency_key": "clé-1",
+                "verdict": "new", "status": 409, "error_code": "idempotency_key_in_use",
+                "latency_ms": 1.5, "client_address": "2001:db8::1", "request_body": large,
+                "response_body": r#"{"error":{"code":"idempotency_key_in_use","message":"…"}}"#,
+                "client_request_id": "client-ß"}),
+            json!({"id": "req_none", "created_at": later.timestamp_micros(),
+                "merchant_id": merchant.id, "api_key_id": null, "user_id": null,
+                "method": "POST", "route": "POST /v1/orders",
+                "path": "/v1/orders?k=sk_live_[redacted]", "idempotency_key": null,
+                "verdict": null, "status": 200, "error_code": null, "latency_ms": 1.5,
+                "client_address": null, "request_body": null, "response_body": null,
+                "client_request_id": null}),
+        ]
+    );
 }
 
 /// Log lines, as JSON, written by the process's subscriber.
