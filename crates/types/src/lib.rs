@@ -5,8 +5,10 @@
 //! typed amounts into minor units and minor units into decimals ([`Money`]), and a timeline's
 //! [`Moment`]s as data; the [`BalanceTransactionType`]s of a statement; where a
 //! [`PayoutStatus`], a [`RefundStatus`] or an [`OrderStatus`] stands and the moves between them;
-//! the [`ErrorCode`] of a refusal; the [`ObjectType`] a record is about; the other states the console shows ([`KeyStatus`],
-//! [`Access`], [`RunStatus`], ...); and the prefixed [`ids`], typed per kind.
+//! the [`ErrorCode`] of a refusal; the [`ObjectType`] a record is about; an audit entry's
+//! [`AuditAction`] and [`ActorKind`]; test mode's [`Scenario`]s; the other states the console
+//! shows ([`KeyStatus`], [`Access`], [`RunStatus`], ...); and the prefixed [`ids`], typed per
+//! kind.
 
 /// A status enum's stored and shown names, written once for every status: `ALL` (its states in
 /// the order given), `NAMES` (theirs), `as_str` (a state's name), `TryFrom<String>` (a name back to its state, or
@@ -60,6 +62,7 @@ fn names_of_states_before<S: Copy>(
         .collect()
 }
 
+mod audit;
 mod balance_transaction_type;
 mod error_code;
 pub mod ids;
@@ -69,9 +72,11 @@ mod order_status;
 mod payout_status;
 mod refund_status;
 mod role;
+mod scenario;
 mod states;
 mod timeline;
 
+pub use audit::{ActorKind, AuditAction};
 pub use balance_transaction_type::BalanceTransactionType;
 pub use error_code::ErrorCode;
 pub use money::{Currency, Money, CURRENCIES};
@@ -80,7 +85,9 @@ pub use order_status::OrderStatus;
 pub use payout_status::PayoutStatus;
 pub use refund_status::RefundStatus;
 pub use role::{Permission, Role};
+pub use scenario::Scenario;
 pub use states::{
-    Access, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus, ReversalAction, RunStatus, Verdict,
+    Access, DeliveryStatus, Door, EndpointStatus, ItemKind, KeyStatus, RecoveryPoint,
+    ReversalAction, RunStatus, Verdict,
 };
 pub use timeline::Moment;
