@@ -18,7 +18,7 @@ pub enum Moment {
         route: String,
         status: u16,
         verdict: Option<String>,
-        /// Read back typed: a stored code that is none of ours fails the timeline.
+        // Read back typed: a stored code that is none of ours fails the timeline.
         #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
         error_code: Option<ErrorCode>,
         latency_ms: f64,
