@@ -9,7 +9,7 @@ use leptos_fluent::tr;
 
 use crate::console::{
     Console, ConsoleError, CsrfToken, CurrentUser, Done, ErrorCode, Flash, KeptForm, MagicIban,
-    Permission, Scope,
+    Permission, Scenario, Scope,
 };
 use crate::i18n::Lang;
 use crate::vocabulary::code_word;
@@ -52,6 +52,24 @@ pub fn query_param(name: &str) -> String {
         .read_untracked()
         .get(name)
         .unwrap_or_default()
+}
+
+/// The filter `name` in the page's address, read by `parse`: `None` when it is empty, the
+/// refusal of `name` when `parse` reads nothing from it.
+pub fn address_filter<T>(
+    name: &str,
+    parse: impl FnOnce(String) -> Option<T>,
+) -> Result<Option<T>, crate::console::Refusal> {
+    Some(query_param(name))
+        .filter(|text| !text.is_empty())
+        .map(|text| parse(text).ok_or_else(|| crate::console::Refusal::invalid(name)))
+        .transpose()
+}
+
+/// The filter `name` in the page's address as one of the names of `T`'s values (see
+/// [`address_filter`]).
+pub fn named_filter<T: TryFrom<String>>(name: &str) -> Result<Option<T>, crate::console::Refusal> {
+    address_filter(name, |text| T::try_from(text).ok())
 }
 
 /// The page's `{id}` in its path (`/payouts/{id}`), or empty, as the id of the page's kind.
@@ -620,7 +638,7 @@ pub fn TestModeNotice(ibans: Vec<MagicIban>) -> impl IntoView {
                 <thead><tr><th>{tr!("field-iban")}</th><th>{tr!("test-mode-outcome")}</th></tr></thead>
                 <tbody>
                     {ibans.into_iter().map(|magic| view! {
-                        <tr><td><code>{magic.iban}</code></td><td>{scenario_outcome(&magic.scenario)}</td></tr>
+                        <tr><td><code>{magic.iban}</code></td><td>{scenario_outcome(magic.scenario)}</td></tr>
                     }).collect_view()}
                 </tbody>
             </table>
@@ -629,15 +647,14 @@ pub fn TestModeNotice(ibans: Vec<MagicIban>) -> impl IntoView {
 }
 
 /// What a payout to a magic IBAN of `scenario` does, in a sentence.
-fn scenario_outcome(scenario: &str) -> String {
+fn scenario_outcome(scenario: Scenario) -> String {
     match scenario {
-        "paid" => tr!("test-mode-paid"),
-        "refused" => tr!("test-mode-refused"),
-        "returned" => tr!("test-mode-returned"),
-        "slow" => tr!("test-mode-slow"),
-        "duplicated" => tr!("test-mode-duplicated"),
-        "held" => tr!("test-mode-held"),
-        other => other.to_owned(),
+        Scenario::Paid => tr!("test-mode-paid"),
+        Scenario::Refused => tr!("test-mode-refused"),
+        Scenario::Returned => tr!("test-mode-returned"),
+        Scenario::Slow => tr!("test-mode-slow"),
+        Scenario::Duplicated => tr!("test-mode-duplicated"),
+        Scenario::Held => tr!("test-mode-held"),
     }
 }
 

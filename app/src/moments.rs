@@ -66,7 +66,7 @@ pub fn sentence(moment: &Moment) -> String {
         } => {
             let outcome = [Some(status.to_string()), verdict.as_deref().map(code_word)]
                 .into_iter()
-                .chain([error_code.as_deref().map(error_code_word)])
+                .chain([error_code.map(error_code_word)])
                 .flatten()
                 .collect::<Vec<_>>()
                 .join(" ");
@@ -85,7 +85,7 @@ pub fn sentence(moment: &Moment) -> String {
                 None => tr!("moment-record-changed", {"status" => status}),
                 Some(error) => tr!("moment-record-failed", {
                     "status" => status,
-                    "error" => error_code_word(error),
+                    "error" => error.clone(),
                 }),
             }
         }
@@ -175,14 +175,15 @@ pub fn sentence(moment: &Moment) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::console::ErrorCode;
     use crate::i18n::{in_language, Lang};
 
-    fn request(verdict: Option<&str>, error_code: Option<&str>) -> Moment {
+    fn request(verdict: Option<&str>, error_code: Option<ErrorCode>) -> Moment {
         Moment::Request {
             route: "POST /v1/payouts".into(),
             status: 422,
             verdict: verdict.map(str::to_owned),
-            error_code: error_code.map(str::to_owned),
+            error_code,
             latency_ms: 12.0,
         }
     }
@@ -201,7 +202,7 @@ mod tests {
     fn english_sentences_write_money_as_people_read_it() {
         let cases = [
             (
-                request(Some("mismatch"), Some("idempotency_key_reused")),
+                request(Some("mismatch"), Some(ErrorCode::IdempotencyKeyReused)),
                 "POST /v1/payouts answered 422 mismatch idempotency_key_reused in 12.0 ms",
             ),
             (

@@ -4,7 +4,7 @@
 
 use leptos_fluent::tr;
 
-use crate::console::{ObjectType, Role};
+use crate::console::{AuditAction, ErrorCode, ObjectType, RecoveryPoint, Role, SubjectKind};
 use crate::i18n::Lang;
 
 /// The word for a status, verdict, reconciliation item kind or action, or reversal state.
@@ -71,52 +71,50 @@ pub fn role_word(role: Role) -> String {
     }
 }
 
-/// The word for what a key's resource or a support search hit is: `key`, `payout`, `order`.
-pub fn subject_word(kind: &str) -> String {
+/// The word for what a key's resource or a support search hit is: a key, payout or order.
+pub fn subject_word(kind: SubjectKind) -> String {
     match kind {
-        "key" => tr!("subject-key"),
-        "payout" => tr!("subject-payout"),
-        "order" => tr!("subject-order"),
-        other => other.to_owned(),
+        SubjectKind::Key => tr!("subject-key"),
+        SubjectKind::Payout => tr!("subject-payout"),
+        SubjectKind::Order => tr!("subject-order"),
     }
 }
 
 /// The word for what an audit log entry records (`member.role_changed`).
-pub fn audit_action_word(action: &str) -> String {
+pub fn audit_action_word(action: AuditAction) -> String {
     match action {
-        "user.signed_in" => tr!("action-user-signed_in"),
-        "user.sign_in_failed" => tr!("action-user-sign_in_failed"),
-        "member.invited" => tr!("action-member-invited"),
-        "member.joined" => tr!("action-member-joined"),
-        "member.role_changed" => tr!("action-member-role_changed"),
-        "member.removed" => tr!("action-member-removed"),
-        "member.invitation_revoked" => tr!("action-member-invitation_revoked"),
-        "api_key.created" => tr!("action-api_key-created"),
-        "api_key.rolled" => tr!("action-api_key-rolled"),
-        "api_key.revoked" => tr!("action-api_key-revoked"),
-        "webhook_endpoint.created" => tr!("action-webhook_endpoint-created"),
-        "webhook_endpoint.updated" => tr!("action-webhook_endpoint-updated"),
-        "webhook_endpoint.deleted" => tr!("action-webhook_endpoint-deleted"),
-        "webhook_endpoint.secret_rotated" => tr!("action-webhook_endpoint-secret_rotated"),
-        "two_factor.enrolled" => tr!("action-two_factor-enrolled"),
-        "two_factor.reset" => tr!("action-two_factor-reset"),
-        "two_factor.requirement_changed" => tr!("action-two_factor-requirement_changed"),
-        "payout.created" => tr!("action-payout-created"),
-        "payout.approved" => tr!("action-payout-approved"),
-        "payout.rejected" => tr!("action-payout-rejected"),
-        "payout.cancelled" => tr!("action-payout-cancelled"),
-        "refund.created" => tr!("action-refund-created"),
-        "payout_threshold.changed" => tr!("action-payout_threshold-changed"),
-        "support.viewed" => tr!("action-support-viewed"),
-        "order.captured" => tr!("action-order-captured"),
-        "order.cancelled" => tr!("action-order-cancelled"),
-        "webhook_endpoint.test_sent" => tr!("action-webhook_endpoint-test_sent"),
-        "webhook_endpoint.recovered" => tr!("action-webhook_endpoint-recovered"),
-        "event.redelivered" => tr!("action-event-redelivered"),
-        "reconciliation.run_started" => tr!("action-reconciliation-run_started"),
-        "two_factor.step_up" => tr!("action-two_factor-step_up"),
-        "two_factor.recovery_code_used" => tr!("action-two_factor-recovery_code_used"),
-        other => other.to_owned(),
+        AuditAction::UserSignedIn => tr!("action-user-signed_in"),
+        AuditAction::UserSignInFailed => tr!("action-user-sign_in_failed"),
+        AuditAction::MemberInvited => tr!("action-member-invited"),
+        AuditAction::MemberJoined => tr!("action-member-joined"),
+        AuditAction::MemberRoleChanged => tr!("action-member-role_changed"),
+        AuditAction::MemberRemoved => tr!("action-member-removed"),
+        AuditAction::MemberInvitationRevoked => tr!("action-member-invitation_revoked"),
+        AuditAction::ApiKeyCreated => tr!("action-api_key-created"),
+        AuditAction::ApiKeyRolled => tr!("action-api_key-rolled"),
+        AuditAction::ApiKeyRevoked => tr!("action-api_key-revoked"),
+        AuditAction::WebhookEndpointCreated => tr!("action-webhook_endpoint-created"),
+        AuditAction::WebhookEndpointUpdated => tr!("action-webhook_endpoint-updated"),
+        AuditAction::WebhookEndpointDeleted => tr!("action-webhook_endpoint-deleted"),
+        AuditAction::WebhookEndpointSecretRotated => tr!("action-webhook_endpoint-secret_rotated"),
+        AuditAction::TwoFactorEnrolled => tr!("action-two_factor-enrolled"),
+        AuditAction::TwoFactorReset => tr!("action-two_factor-reset"),
+        AuditAction::TwoFactorRequirementChanged => tr!("action-two_factor-requirement_changed"),
+        AuditAction::PayoutCreated => tr!("action-payout-created"),
+        AuditAction::PayoutApproved => tr!("action-payout-approved"),
+        AuditAction::PayoutRejected => tr!("action-payout-rejected"),
+        AuditAction::PayoutCancelled => tr!("action-payout-cancelled"),
+        AuditAction::RefundCreated => tr!("action-refund-created"),
+        AuditAction::PayoutThresholdChanged => tr!("action-payout_threshold-changed"),
+        AuditAction::SupportViewed => tr!("action-support-viewed"),
+        AuditAction::OrderCaptured => tr!("action-order-captured"),
+        AuditAction::OrderCancelled => tr!("action-order-cancelled"),
+        AuditAction::WebhookEndpointTestSent => tr!("action-webhook_endpoint-test_sent"),
+        AuditAction::WebhookEndpointRecovered => tr!("action-webhook_endpoint-recovered"),
+        AuditAction::EventRedelivered => tr!("action-event-redelivered"),
+        AuditAction::ReconciliationRunStarted => tr!("action-reconciliation-run_started"),
+        AuditAction::TwoFactorStepUp => tr!("action-two_factor-step_up"),
+        AuditAction::TwoFactorRecoveryCodeUsed => tr!("action-two_factor-recovery_code_used"),
     }
 }
 
@@ -142,12 +140,11 @@ pub fn object_word(kind: ObjectType) -> String {
     }
 }
 
-/// The word for an idempotency record's recovery point (`started`, `finished`).
-pub fn recovery_point_word(point: &str) -> String {
+/// The word for an idempotency record's recovery point.
+pub fn recovery_point_word(point: RecoveryPoint) -> String {
     match point {
-        "started" => tr!("recovery-point-started"),
-        "finished" => tr!("recovery-point-finished"),
-        other => other.to_owned(),
+        RecoveryPoint::Started => tr!("recovery-point-started"),
+        RecoveryPoint::Finished => tr!("recovery-point-finished"),
     }
 }
 
@@ -223,29 +220,28 @@ pub fn partner_answer(answer: &str) -> String {
     tr!("partner-answer-problem", {"problem" => partner_problem_word(problem), "detail" => detail})
 }
 
-/// The word for one of the API's error codes (`insufficient_funds`), as the request log and
+/// The word for one of the API's error codes as the request log and
 /// timelines show them.
-pub fn error_code_word(code: &str) -> String {
+pub fn error_code_word(code: ErrorCode) -> String {
     match code {
-        "unauthorized" => tr!("error-unauthorized"),
-        "forbidden" => tr!("error-forbidden"),
-        "invalid_request" => tr!("error-invalid_request"),
-        "idempotency_key_missing" => tr!("error-idempotency_key_missing"),
-        "idempotency_key_invalid" => tr!("error-idempotency_key_invalid"),
-        "idempotency_request_in_progress" => tr!("error-idempotency_request_in_progress"),
-        "idempotency_key_reused" => tr!("error-idempotency_key_reused"),
-        "resource_missing" => tr!("error-resource_missing"),
-        "invalid_state_transition" => tr!("error-invalid_state_transition"),
-        "insufficient_funds" => tr!("error-insufficient_funds"),
-        "amount_exceeds_refundable" => tr!("error-amount_exceeds_refundable"),
-        "method_not_allowed" => tr!("error-method_not_allowed"),
-        "request_too_large" => tr!("error-request_too_large"),
-        "request_timeout" => tr!("error-request_timeout"),
-        "service_unavailable" => tr!("error-service_unavailable"),
-        "internal_error" => tr!("error-internal_error"),
-        "invalid_signature" => tr!("error-invalid_signature"),
-        "not_allowed" => tr!("error-not_allowed"),
-        other => other.to_owned(),
+        ErrorCode::Unauthorized => tr!("error-unauthorized"),
+        ErrorCode::Forbidden => tr!("error-forbidden"),
+        ErrorCode::InvalidRequest => tr!("error-invalid_request"),
+        ErrorCode::IdempotencyKeyMissing => tr!("error-idempotency_key_missing"),
+        ErrorCode::IdempotencyKeyInvalid => tr!("error-idempotency_key_invalid"),
+        ErrorCode::IdempotencyRequestInProgress => tr!("error-idempotency_request_in_progress"),
+        ErrorCode::IdempotencyKeyReused => tr!("error-idempotency_key_reused"),
+        ErrorCode::ResourceMissing => tr!("error-resource_missing"),
+        ErrorCode::InvalidStateTransition => tr!("error-invalid_state_transition"),
+        ErrorCode::InsufficientFunds => tr!("error-insufficient_funds"),
+        ErrorCode::AmountExceedsRefundable => tr!("error-amount_exceeds_refundable"),
+        ErrorCode::MethodNotAllowed => tr!("error-method_not_allowed"),
+        ErrorCode::RequestTooLarge => tr!("error-request_too_large"),
+        ErrorCode::RequestTimeout => tr!("error-request_timeout"),
+        ErrorCode::ServiceUnavailable => tr!("error-service_unavailable"),
+        ErrorCode::InternalError => tr!("error-internal_error"),
+        ErrorCode::InvalidSignature => tr!("error-invalid_signature"),
+        ErrorCode::NotAllowed => tr!("error-not_allowed"),
     }
 }
 
@@ -253,7 +249,7 @@ pub fn error_code_word(code: &str) -> String {
 /// itself, in Chinese a word with no English in it (but "Webhook", which the glossary keeps).
 /// For the tests of every word list, here and in the server's (which has the lists of its
 /// types: audit actions, partner calls).
-pub fn missing_word(code: &str, word: fn(&str) -> String) -> Option<String> {
+pub fn missing_word(code: &str, word: impl Fn(&str) -> String) -> Option<String> {
     let english = crate::i18n::in_language(Lang::En, || word(code));
     let chinese = crate::i18n::in_language(Lang::Zh, || word(code));
     if english != code {
@@ -269,15 +265,13 @@ pub fn missing_word(code: &str, word: fn(&str) -> String) -> Option<String> {
 mod tests {
     use super::*;
     use crate::console::{
-        BalanceTransactionType, DeliveryStatus, EndpointStatus, ErrorCode, ItemKind, KeyStatus,
-        OrderStatus, PayoutStatus, RefundStatus, ReversalAction, RunStatus, Verdict,
+        BalanceTransactionType, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus, OrderStatus,
+        PayoutStatus, RefundStatus, ReversalAction, RunStatus, Verdict,
     };
     use crate::i18n::in_language;
 
-    /// Codes that no type of ours lists (the server's tests check the lists it has: audit
-    /// actions, partner calls): a key record's recovery points, and why a reversal was not made
-    /// or the partner gave no useful answer.
-    const RECOVERY_POINTS: [&str; 2] = ["started", "finished"];
+    /// Codes that no type of ours lists (the server's tests check the lists it has: partner
+    /// calls): why a reversal was not made or the partner gave no useful answer.
     /// A transfer's status at the partner (`kaadxpay_partner::wire::TransferStatus`).
     const TRANSFER_STATUSES: [&str; 4] = ["accepted", "paid", "failed", "reversed"];
     const PARTNER_PROBLEMS: [&str; 11] = [
@@ -298,21 +292,22 @@ mod tests {
         assert_eq!(missing_word(code, word), None);
     }
 
+    /// Every one of `names` has its word, read back as its type.
+    fn assert_typed_words<T: TryFrom<String>>(names: &[&str], word: fn(T) -> String) {
+        for name in names {
+            let typed = |name: &str| word(T::try_from(name.to_owned()).ok().unwrap());
+            assert_eq!(missing_word(name, typed), None);
+        }
+    }
+
     #[test]
     fn every_code_shown_has_its_word_in_each_language() {
-        for code in ObjectType::NAMES {
-            assert_words(code, |name| {
-                object_word(ObjectType::try_from(name.to_owned()).unwrap())
-            });
-        }
-        for code in RECOVERY_POINTS {
-            assert_words(code, recovery_point_word);
-        }
+        assert_typed_words(&ObjectType::NAMES, object_word);
+        assert_typed_words(&RecoveryPoint::NAMES, recovery_point_word);
+        assert_typed_words(&AuditAction::NAMES, audit_action_word);
+        assert_typed_words(&ErrorCode::NAMES, error_code_word);
         for code in TRANSFER_STATUSES {
             assert_words(code, code_word);
-        }
-        for code in ErrorCode::NAMES {
-            assert_words(code, error_code_word);
         }
         for code in ReversalAction::NAMES {
             assert_words(code, reconciliation_action_word);

@@ -15,6 +15,14 @@ impl Refusal {
     pub fn new(code: ErrorCode) -> Self {
         Self { code, param: None }
     }
+
+    /// The refusal of a form's or an address's field `param`, named as the API names it.
+    pub fn invalid(param: &str) -> Self {
+        Self {
+            code: ErrorCode::InvalidRequest,
+            param: Some(param.to_owned()),
+        }
+    }
 }
 
 /// A submitted form kept for the page it comes back on (API.md §9 "Forms and people"), put into

@@ -9,12 +9,14 @@ pub struct KeyView {
     pub merchant_id: MerchantId,
     pub key: String,
     pub status: KeyStatus,
-    pub endpoint: String,
+    /// `None` while its request executes in one commit: what it asks is not known till then.
+    pub endpoint: Option<KeyedEndpoint>,
     pub request_hash: String,
     pub response_status: Option<u16>,
     /// `(type, id)` of the linked resource.
-    pub resource: Option<(String, String)>,
-    pub recovery_point: String,
+    pub resource: Option<(ObjectType, String)>,
+    pub recovery_point: RecoveryPoint,
+    /// Why the request failed, as the engine wrote it (a sentence, not a code).
     pub error: Option<String>,
     pub attempts: i32,
     pub created_at: DateTime<Utc>,
@@ -23,13 +25,19 @@ pub struct KeyView {
     pub response_body: Option<String>,
 }
 
+/// The method and route template of a command that takes an idempotency key
+/// (`POST /v1/payouts`): one of the engine's endpoints, as the server lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyedEndpoint(pub &'static str);
+
 #[derive(Debug, Clone, Default)]
 pub struct SearchQuery {
     /// Any identifier (exact): a request id, idempotency key (or its prefix), order, payout,
     /// event, delivery or delivery attempt id, partner transfer id, end-to-end key (`kxp-…`) or
     /// merchant id.
     pub text: String,
-    pub status: String,
+    /// A key's status; a payout or an order of the same name passes too.
+    pub status: Option<KeyStatus>,
     /// `YYYY-MM-DD`, inclusive.
     pub from: String,
     pub to: String,
@@ -78,32 +86,60 @@ impl SubjectStatus {
     }
 }
 
-impl Subject {
-    /// The names of its kinds, as addresses and records name them.
-    pub const KINDS: [&'static str; 3] = ["key", "payout", "order"];
+/// What a timeline is about: a key, a payout or an order, named in addresses `key`, `payout`
+/// and `order`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubjectKind {
+    Key,
+    Payout,
+    Order,
+}
 
-    /// The subject of kind `kind` (one of [`Self::KINDS`]) with key or id `value`.
-    pub fn named(kind: &str, value: String) -> Option<Self> {
-        match kind {
-            "key" => Some(Self::Key(value)),
-            "payout" => Some(Self::Payout(value.into())),
-            "order" => Some(Self::Order(value.into())),
-            _ => None,
+impl SubjectKind {
+    pub const ALL: [Self; 3] = [Self::Key, Self::Payout, Self::Order];
+
+    /// Its name in an address (`key=`, `payout=`, `order=`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Key => "key",
+            Self::Payout => "payout",
+            Self::Order => "order",
         }
     }
 
-    /// Its kind's name and its key or id.
-    pub fn parts(&self) -> (&'static str, &str) {
+    /// The kind of a resource a key made, if a timeline can be about it.
+    pub fn of(object: ObjectType) -> Option<Self> {
+        match object {
+            ObjectType::Payout => Some(Self::Payout),
+            ObjectType::Order => Some(Self::Order),
+            _ => None,
+        }
+    }
+}
+
+impl Subject {
+    /// The subject of kind `kind` with key or id `value`.
+    pub fn named(kind: SubjectKind, value: String) -> Self {
+        match kind {
+            SubjectKind::Key => Self::Key(value),
+            SubjectKind::Payout => Self::Payout(value.into()),
+            SubjectKind::Order => Self::Order(value.into()),
+        }
+    }
+
+    /// Its kind and its key or id.
+    pub fn parts(&self) -> (SubjectKind, &str) {
         match self {
-            Subject::Key(key) => ("key", key),
-            Subject::Payout(id) => ("payout", id),
-            Subject::Order(id) => ("order", id),
+            Subject::Key(key) => (SubjectKind::Key, key),
+            Subject::Payout(id) => (SubjectKind::Payout, id),
+            Subject::Order(id) => (SubjectKind::Order, id),
         }
     }
 
     /// The support console's page of this subject's timeline in `merchant_id`'s account.
     pub fn support_href(&self, merchant_id: &MerchantId) -> String {
-        let (name, value) = self.parts();
+        let (kind, value) = self.parts();
+        let name = kind.as_str();
         let encode = |text: &str| {
             percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC)
                 .to_string()
@@ -140,23 +176,23 @@ pub enum Duplicate {
     Resolved,
 }
 
-/// The request log's filters on `/requests`, as typed into its form (each may be empty).
+/// The request log's filters on `/requests`, as typed into its form (each may be empty or
+/// none).
 #[derive(Debug, Clone, Default)]
 pub struct RequestFilters {
     pub idempotency_key: String,
-    /// An HTTP status code.
-    pub status: String,
+    /// An HTTP status code, 100 to 599.
+    pub status: Option<u16>,
     /// A route template with its method, e.g. `POST /v1/orders`.
     pub route: String,
-    /// `new`, `replayed`, `in_progress` or `mismatch`.
-    pub verdict: String,
+    pub verdict: Option<Verdict>,
     /// `YYYY-MM-DD`, inclusive, UTC; ignored by exact look-ups (a key or a request id).
     pub from: String,
     pub to: String,
     /// A request id, or the id the client sent, or part of one.
     pub search: String,
-    /// `api` (made with an API key) or `console` (by a member in the console).
-    pub door: String,
+    /// Made with an API key, or by a member in the console.
+    pub door: Option<Door>,
 }
 
 /// One logged request, redacted as it was stored.
@@ -169,7 +205,7 @@ pub struct RequestView {
     pub idempotency_key: Option<String>,
     pub verdict: Option<Verdict>,
     pub status: i16,
-    pub error_code: Option<String>,
+    pub error_code: Option<ErrorCode>,
     pub latency_ms: f64,
     pub api_key_id: Option<ApiKeyId>,
     pub user: Option<String>,
@@ -179,11 +215,11 @@ pub struct RequestView {
     pub client_request_id: Option<String>,
 }
 
-/// The audit log page's filters, from its address: an action (`member.role_changed`) and a
-/// range of days (`YYYY-MM-DD`, inclusive); empty for all.
+/// The audit log page's filters, from its address: an action and a range of days
+/// (`YYYY-MM-DD`, inclusive); none or empty for all.
 #[derive(Debug, Clone, Default)]
 pub struct AuditFilter {
-    pub action: String,
+    pub action: Option<AuditAction>,
     pub from: String,
     pub to: String,
 }
@@ -193,11 +229,10 @@ pub struct AuditFilter {
 pub struct AuditEntry {
     pub id: AuditEntryId,
     pub at: DateTime<Utc>,
-    /// `user`, `api_key` or `support`.
-    pub actor_kind: String,
-    /// An email or an API key's id.
+    pub actor_kind: ActorKind,
+    /// An email, an API key's id or an operator's login name.
     pub actor: String,
-    pub action: String,
+    pub action: AuditAction,
     pub object_type: ObjectType,
     pub object_id: String,
     pub address: Option<String>,
@@ -240,8 +275,6 @@ pub trait HistoryConsole: Send + Sync {
         merchant_id: &MerchantId,
         id: &RequestId,
     ) -> ConsoleResult<Option<RequestView>>;
-    /// The actions an audit log entry can name, for the page's filter.
-    fn audit_actions(&self) -> Vec<String>;
     /// The merchant's audit log, newest first, filtered; a refusal names a filter that cannot
     /// be read.
     async fn audit(

@@ -13,9 +13,10 @@ pub use kaadxpay_types::ids::{
     OrderId, PayoutId, RefundId, RequestId, RunId, UserId,
 };
 pub use kaadxpay_types::{
-    Access, BalanceTransactionType, Currency, DeliveryStatus, EndpointStatus, ErrorCode, ItemKind,
-    KeyStatus, Moment, Money, ObjectType, OrderStatus, PayoutStatus, Permission, RefundStatus,
-    ReversalAction, Role, RunStatus, TransferOf, Verdict,
+    Access, ActorKind, AuditAction, BalanceTransactionType, Currency, DeliveryStatus, Door,
+    EndpointStatus, ErrorCode, ItemKind, KeyStatus, Moment, Money, ObjectType, OrderStatus,
+    PayoutStatus, Permission, RecoveryPoint, RefundStatus, ReversalAction, Role, RunStatus,
+    Scenario, TransferOf, Verdict,
 };
 
 mod balance;

@@ -30,9 +30,8 @@ pub struct RunItem {
 #[derive(Debug, Clone)]
 pub struct MagicIban {
     pub iban: String,
-    /// The simulator's scenario for it: `paid`, `refused`, `returned`, `slow`, `duplicated` or
-    /// `held`.
-    pub scenario: String,
+    /// The simulator's scenario for it.
+    pub scenario: Scenario,
 }
 
 /// Reconciliation runs and their items, test mode's magic IBANs, and "Run reconciliation now".

@@ -6,29 +6,32 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, current_user, cursor, failure_view, merchant_id_or_notice, query_param,
+    console, current_user, cursor, failure_view, merchant_id_or_notice, named_filter, query_param,
     refused_filter, DayRange, Empty, ExportLink, Pager,
 };
-use crate::console::{AuditEntry, AuditFilter, ConsoleError, Permission};
+use crate::console::{
+    ActorKind, AuditAction, AuditEntry, AuditFilter, ConsoleError, Permission, Refusal,
+};
 use crate::i18n::when_exactly;
 use crate::notice::refused_page;
 use crate::vocabulary::{audit_action_word, object_word};
 
-fn filter_from_address() -> AuditFilter {
-    AuditFilter {
-        action: query_param("action"),
+/// The filters in the page's address, or the refusal of an action it does not know.
+fn filter_from_address() -> Result<AuditFilter, Refusal> {
+    Ok(AuditFilter {
+        action: named_filter("action")?,
         from: query_param("from"),
         to: query_param("to"),
-    }
+    })
 }
 
-/// What the entry says of its author: an email, or an API key's id, and which of them.
+/// What the entry says of its author: an email, an API key's id or a login name, and which.
 fn who(entry: &AuditEntry) -> String {
-    let kind = match entry.actor_kind.as_str() {
-        "api_key" => tr!("audit-actor-api-key"),
-        "support" => tr!("audit-actor-support"),
-        "operator" => tr!("audit-actor-operator"),
-        _ => tr!("audit-actor-user"),
+    let kind = match entry.actor_kind {
+        ActorKind::User => tr!("audit-actor-user"),
+        ActorKind::ApiKey => tr!("audit-actor-api-key"),
+        ActorKind::Support => tr!("audit-actor-support"),
+        ActorKind::Operator => tr!("audit-actor-operator"),
     };
     format!("{} ({kind})", entry.actor)
 }
@@ -52,7 +55,7 @@ fn AuditTable(rows: Vec<AuditEntry>) -> impl IntoView {
                         <tr>
                             <td>{when_exactly(&row.at)}</td>
                             <td>{author}</td>
-                            <td>{audit_action_word(&row.action)}</td>
+                            <td>{audit_action_word(row.action)}</td>
                             <td>{object_word(row.object_type)}" "<code>{row.object_id}</code></td>
                             <td>{row.address.unwrap_or_else(none)}</td>
                             <td class="change">
@@ -81,25 +84,28 @@ pub fn Audit() -> impl IntoView {
     let filter = filter_from_address();
     let cursor = cursor();
     let console = console();
-    let form = filter.clone();
-    let actions = console.audit_actions();
+    let chosen_action = filter.as_ref().ok().and_then(|filter| filter.action);
     view! {
         <div class="heading-row"><h1>{tr!("nav-audit")}</h1><ExportLink base="/exports/audit.csv".to_owned()/></div>
         <form method="get" action="/settings/audit" class="form card search filters">
             <label for="action">{tr!("audit-action")}</label>
             <select id="action" name="action">
-                <option value="" selected=form.action.is_empty()>{tr!("filter-any")}</option>
-                {actions.into_iter().map(|action| {
-                    let chosen = action == form.action;
-                    view! { <option value=action.clone() selected=chosen>{audit_action_word(&action)}</option> }
+                <option value="" selected=chosen_action.is_none()>{tr!("filter-any")}</option>
+                {AuditAction::ALL.into_iter().map(|action| {
+                    let chosen = Some(action) == chosen_action;
+                    view! { <option value=action.as_str() selected=chosen>{audit_action_word(action)}</option> }
                 }).collect_view()}
             </select>
-            <DayRange from=form.from to=form.to/>
+            <DayRange from=query_param("from") to=query_param("to")/>
             <button type="submit">{tr!("filter-submit")}</button>
         </form>
         <p class="hint">{tr!("audit-hint")}</p>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
+                let filter = match filter {
+                    Ok(filter) => filter,
+                    Err(refusal) => return refused_filter(&refusal),
+                };
                 match console.audit(&merchant_id, &filter, cursor).await {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),

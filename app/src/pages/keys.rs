@@ -12,24 +12,23 @@ use crate::components::{
     console, current_user, failure_view, key_href, merchant_id_or_notice, query_param,
     request_path, StatusBadge,
 };
-use crate::console::{KeyStatus, KeyView, Subject};
+use crate::console::{KeyStatus, KeyView, Subject, SubjectKind};
 use crate::i18n::when;
 use crate::pages::timeline::Timeline;
-use crate::vocabulary::{error_code_word, recovery_point_word, subject_word};
+use crate::vocabulary::{object_word, recovery_point_word};
 
 /// The record's facts, shared with support's view of it.
 #[component]
 pub fn KeyRecord(record: KeyView) -> impl IntoView {
     let support = current_user().is_some_and(|user| user.is_support());
     let resource = record.resource.clone().map(|(kind, id)| {
-        let subject =
-            Subject::named(&kind, id.clone()).filter(|subject| !matches!(subject, Subject::Key(_)));
+        let subject = SubjectKind::of(kind).map(|kind| Subject::named(kind, id.clone()));
         let href = subject.map(|subject| match (support, subject) {
             (true, subject) => subject.support_href(&record.merchant_id),
             (false, Subject::Payout(id)) => format!("/payouts/{id}"),
             (false, _) => format!("/orders/{id}"),
         });
-        let label = format!("{} {id}", subject_word(&kind));
+        let label = format!("{} {id}", object_word(kind));
         match href {
             Some(href) => view! { <a href=href>{label}</a> }.into_any(),
             None => view! { <span>{label}</span> }.into_any(),
@@ -39,12 +38,12 @@ pub fn KeyRecord(record: KeyView) -> impl IntoView {
         <dl class="card facts key-record">
             <dt>{tr!("field-status")}</dt><dd><StatusBadge status=record.status.as_str()/></dd>
             <dt>{tr!("key-key")}</dt><dd><code>{record.key.clone()}</code></dd>
-            <dt>{tr!("key-endpoint")}</dt><dd><code>{record.endpoint.clone()}</code></dd>
+            <dt>{tr!("key-endpoint")}</dt><dd><code>{record.endpoint.map(|endpoint| endpoint.0)}</code></dd>
             <dt>{tr!("key-request-hash")}</dt><dd><code class="hash">{record.request_hash.clone()}</code></dd>
             <dt>{tr!("key-resource")}</dt><dd>{resource.unwrap_or_else(|| view! { <span>{tr!("none-yet")}</span> }.into_any())}</dd>
-            <dt>{tr!("key-recovery-point")}</dt><dd>{recovery_point_word(&record.recovery_point)}</dd>
+            <dt>{tr!("key-recovery-point")}</dt><dd>{recovery_point_word(record.recovery_point)}</dd>
             <dt>{tr!("key-attempts")}</dt><dd>{record.attempts}</dd>
-            <dt>{tr!("field-error")}</dt><dd>{record.error.as_deref().map(error_code_word).unwrap_or_else(|| tr!("none"))}</dd>
+            <dt>{tr!("field-error")}</dt><dd>{record.error.clone().unwrap_or_else(|| tr!("none"))}</dd>
             <dt>{tr!("field-created")}</dt><dd>{when(&record.created_at)}</dd>
             <dt>{tr!("key-last-change")}</dt><dd>{when(&record.updated_at)}</dd>
             <dt>{tr!("field-expires")}</dt><dd>{when(&record.expires_at)}</dd>

@@ -7,27 +7,33 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, cursor, failure_view, key_href, merchant_id_or_notice, not_found_view, path_id,
-    query_param, readable_body, refused_filter, AnyOf, DayRange, Empty, ExportLink, Pager,
+    address_filter, console, cursor, failure_view, key_href, merchant_id_or_notice, named_filter,
+    not_found_view, path_id, query_param, readable_body, refused_filter, AnyOf, DayRange, Empty,
+    ExportLink, Pager,
 };
-use crate::console::{ConsoleError, RequestFilters, RequestId, RequestView, Verdict};
+use crate::console::{
+    ConsoleError, Door, Refusal, RequestFilters, RequestId, RequestView, Verdict,
+};
 
-/// The doors a request comes through: an API key, or a member in the console.
-const DOORS: [&str; 2] = ["api", "console"];
 use crate::i18n::when_exactly;
 use crate::vocabulary::{code_word, error_code_word};
 
-fn filters_from_address() -> RequestFilters {
-    RequestFilters {
+/// The filters in the page's address, or the refusal of the first that cannot be read.
+fn filters_from_address() -> Result<RequestFilters, Refusal> {
+    Ok(RequestFilters {
         idempotency_key: query_param("idempotency_key"),
-        status: query_param("status"),
+        status: address_filter("status", |text| {
+            text.parse()
+                .ok()
+                .filter(|status| (100..=599).contains(status))
+        })?,
         route: query_param("route"),
-        verdict: query_param("verdict"),
+        verdict: named_filter("verdict")?,
         from: query_param("from"),
         to: query_param("to"),
         search: query_param("q"),
-        door: query_param("door"),
-    }
+        door: named_filter("door")?,
+    })
 }
 
 #[component]
@@ -49,7 +55,7 @@ fn RequestsTable(rows: Vec<RequestView>) -> impl IntoView {
                         <tr>
                             <td>{when_exactly(&row.at)}</td>
                             <td><code>{row.route}</code></td>
-                            <td>{row.status}{row.error_code.map(|code| format!(" {}", error_code_word(&code)))}</td>
+                            <td>{row.status}{row.error_code.map(|code| format!(" {}", error_code_word(code)))}</td>
                             <td>{row.verdict.map(|verdict| code_word(verdict.as_str())).unwrap_or_default()}</td>
                             <td>{key}</td>
                             <td>{tr!("latency-ms", {"ms" => format!("{:.1}", row.latency_ms)})}</td>
@@ -72,28 +78,31 @@ pub fn Requests() -> impl IntoView {
     let filters = filters_from_address();
     let cursor = cursor();
     let console = console();
-    let form = filters.clone();
     view! {
         <div class="heading-row"><h1>{tr!("nav-requests")}</h1><ExportLink base="/exports/requests.csv".to_owned()/></div>
         <form method="get" action="/requests" class="form card search">
             <label for="q">{tr!("request-id")}</label>
-            <input id="q" name="q" value=form.search/>
+            <input id="q" name="q" value=query_param("q")/>
             <label for="idempotency_key">{tr!("field-idempotency-key")}</label>
-            <input id="idempotency_key" name="idempotency_key" value=form.idempotency_key/>
+            <input id="idempotency_key" name="idempotency_key" value=query_param("idempotency_key")/>
             <label for="route">{tr!("request-route")}</label>
-            <input id="route" name="route" placeholder="POST /v1/payouts" value=form.route/>
+            <input id="route" name="route" placeholder="POST /v1/payouts" value=query_param("route")/>
             <label for="status">{tr!("field-status")}</label>
-            <input id="status" name="status" inputmode="numeric" placeholder="422" value=form.status/>
+            <input id="status" name="status" inputmode="numeric" placeholder="422" value=query_param("status")/>
             <label for="verdict">{tr!("request-verdict")}</label>
-            <AnyOf name="verdict" options=&Verdict::NAMES selected=form.verdict/>
+            <AnyOf name="verdict" options=&Verdict::NAMES selected=query_param("verdict")/>
             <label for="door">{tr!("request-door")}</label>
-            <AnyOf name="door" options=&DOORS selected=form.door/>
-            <DayRange from=form.from to=form.to/>
+            <AnyOf name="door" options=&Door::NAMES selected=query_param("door")/>
+            <DayRange from=query_param("from") to=query_param("to")/>
             <button type="submit">{tr!("filter-submit")}</button>
         </form>
         <p class="hint">{tr!("requests-hint")}</p>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
+                let filters = match filters {
+                    Ok(filters) => filters,
+                    Err(refusal) => return refused_filter(&refusal),
+                };
                 match console.requests(&merchant_id, &filters, cursor).await {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
@@ -132,7 +141,7 @@ pub fn RequestDetail() -> impl IntoView {
                                 <dt>{tr!("request-route")}</dt><dd><code>{request.route}</code></dd>
                                 <dt>{tr!("request-path")}</dt><dd><code>{request.path}</code></dd>
                                 <dt>{tr!("field-status")}</dt><dd>{request.status}</dd>
-                                <dt>{tr!("field-error")}</dt><dd>{request.error_code.as_deref().map(error_code_word).unwrap_or_else(none)}</dd>
+                                <dt>{tr!("field-error")}</dt><dd>{request.error_code.map(error_code_word).unwrap_or_else(none)}</dd>
                                 <dt>{tr!("request-verdict")}</dt><dd>{request.verdict.map(|verdict| code_word(verdict.as_str())).unwrap_or_else(none)}</dd>
                                 <dt>{tr!("field-idempotency-key")}</dt><dd>{key}</dd>
                                 <dt>{tr!("request-latency")}</dt><dd>{tr!("latency-ms", {"ms" => format!("{:.1}", request.latency_ms)})}</dd>

@@ -7,10 +7,10 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{
-    console, current_user, failure_view, not_found_view, query_param, AnyOf, DayRange, Empty,
-    StatusBadge,
+    console, current_user, failure_view, named_filter, not_found_view, query_param, AnyOf,
+    DayRange, Empty, StatusBadge,
 };
-use crate::console::SearchQuery;
+use crate::console::{KeyStatus, SearchQuery};
 use crate::i18n::when;
 use crate::vocabulary::subject_word;
 
@@ -19,14 +19,16 @@ pub fn Support() -> impl IntoView {
     if !current_user().is_some_and(|user| user.is_support()) {
         return not_found_view();
     }
+    // A status that is no key's finds nothing.
+    let status = named_filter::<KeyStatus>("status");
     let query = SearchQuery {
         text: query_param("q"),
-        status: query_param("status"),
+        status: status.clone().ok().flatten(),
         from: query_param("from"),
         to: query_param("to"),
     };
     let searched = !(query.text.is_empty()
-        && query.status.is_empty()
+        && query_param("status").is_empty()
         && query.from.is_empty()
         && query.to.is_empty());
     let console = console();
@@ -34,7 +36,11 @@ pub fn Support() -> impl IntoView {
     let results = searched.then(|| view! {
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                match console.search(&query).await {
+                let hits = match status {
+                    Ok(_) => console.search(&query).await,
+                    Err(_) => Ok(Vec::new()),
+                };
+                match hits {
                     Err(error) => failure_view(error),
                     Ok(hits) if hits.is_empty() => view! { <Empty message=tr!("support-empty")/> }.into_any(),
                     Ok(hits) => {
@@ -73,7 +79,7 @@ pub fn Support() -> impl IntoView {
             <label for="q">{tr!("support-any-id")}</label>
             <input id="q" name="q" value=form_query.text/>
             <label for="status">{tr!("field-status")}</label>
-            <AnyOf name="status" options=&["in_progress", "completed", "failed", "expired"] selected=form_query.status/>
+            <AnyOf name="status" options=&KeyStatus::NAMES selected=query_param("status")/>
             <DayRange from=form_query.from to=form_query.to/>
             <button type="submit">{tr!("support-search")}</button>
         </form>

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{console, current_user, failure_view, not_found_view, query_param};
-use crate::console::{Subject, TimelineEntry};
+use crate::console::{Subject, SubjectKind, TimelineEntry};
 use crate::i18n::when_exactly;
 use crate::moments::{badge, duplicate_label, sentence, wait};
 use crate::pages::keys::KeyRecord;
@@ -62,10 +62,10 @@ pub fn SupportTimeline() -> impl IntoView {
         return not_found_view();
     };
     let merchant_id = MerchantId::from(query_param("merchant"));
-    let subject = Subject::KINDS.into_iter().find_map(|kind| {
-        Some(query_param(kind))
+    let subject = SubjectKind::ALL.into_iter().find_map(|kind| {
+        Some(query_param(kind.as_str()))
             .filter(|value| !value.is_empty())
-            .and_then(|value| Subject::named(kind, value))
+            .map(|value| Subject::named(kind, value))
     });
     let Some(subject) = subject.filter(|_| !merchant_id.is_empty()) else {
         return not_found_view();

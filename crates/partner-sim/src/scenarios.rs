@@ -9,38 +9,7 @@ use std::time::Duration;
 /// How long after it is paid a [`Scenario::Returned`] transfer comes back.
 pub const RETURN_AFTER: Duration = Duration::from_secs(5);
 
-/// What the simulator does with a transfer to a magic IBAN.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Scenario {
-    /// Accepted, then paid.
-    Paid,
-    /// Every create is refused with `422 account_closed`: no transfer is made.
-    Refused,
-    /// Paid, then reversed by the partner [`RETURN_AFTER`] later (`transfer.reversed`).
-    Returned,
-    /// The first create makes the transfer but its answer never comes (the caller times out);
-    /// a repeat of the key gets the same transfer, which then settles paid.
-    Slow,
-    /// Booked twice by one create, as a partner that ignores keys does: the answer is the
-    /// first transfer, and both are paid; the second is a duplicate for reconciliation.
-    Duplicated,
-    /// Accepted and kept so until `POST /_sim/transfers/{id}/release`, then paid.
-    Held,
-}
-
-impl Scenario {
-    /// Its stable name: `paid`, `refused`, `returned`, `slow`, `duplicated` or `held`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Scenario::Paid => "paid",
-            Scenario::Refused => "refused",
-            Scenario::Returned => "returned",
-            Scenario::Slow => "slow",
-            Scenario::Duplicated => "duplicated",
-            Scenario::Held => "held",
-        }
-    }
-}
+pub use kaadxpay_types::Scenario;
 
 /// One magic IBAN, as docs and the console list it (the console says what a payout to it does
 /// in its reader's language, by the scenario's name).

@@ -6,8 +6,9 @@
 //! [`Moment`]s as data; the [`BalanceTransactionType`]s of a statement; where a
 //! [`PayoutStatus`], a [`RefundStatus`] or an [`OrderStatus`] stands and the moves between them;
 //! the [`ErrorCode`] of a refusal; whose outgoing transfer it is ([`TransferOf`]); the
-//! [`ObjectType`] a record is about; the other states the console shows ([`KeyStatus`],
-//! [`Access`], [`RunStatus`], ...); and the prefixed [`ids`], typed per kind.
+//! [`ObjectType`] a record is about; an audit entry's [`AuditAction`] and [`ActorKind`]; test
+//! mode's [`Scenario`]s; the other states the console shows ([`KeyStatus`], [`Access`],
+//! [`RunStatus`], ...); and the prefixed [`ids`], typed per kind.
 
 /// A status enum's stored and shown names, written once for every status: `ALL` (its states in
 /// the order given), `NAMES` (theirs), `as_str` (a state's name), `TryFrom<String>` (a name back to its state, or
@@ -61,6 +62,7 @@ fn names_of_states_before<S: Copy>(
         .collect()
 }
 
+mod audit;
 mod balance_transaction_type;
 mod error_code;
 pub mod ids;
@@ -70,10 +72,12 @@ mod order_status;
 mod payout_status;
 mod refund_status;
 mod role;
+mod scenario;
 mod states;
 mod timeline;
 mod transfer_of;
 
+pub use audit::{ActorKind, AuditAction};
 pub use balance_transaction_type::BalanceTransactionType;
 pub use error_code::ErrorCode;
 pub use money::{Currency, Money, CURRENCIES};
@@ -82,8 +86,10 @@ pub use order_status::OrderStatus;
 pub use payout_status::PayoutStatus;
 pub use refund_status::RefundStatus;
 pub use role::{Permission, Role};
+pub use scenario::Scenario;
 pub use states::{
-    Access, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus, ReversalAction, RunStatus, Verdict,
+    Access, DeliveryStatus, Door, EndpointStatus, ItemKind, KeyStatus, RecoveryPoint,
+    ReversalAction, RunStatus, Verdict,
 };
 pub use timeline::Moment;
 pub use transfer_of::TransferOf;

@@ -1,24 +1,27 @@
 //! The states the console shows besides a payout's and an order's, each stored and shown as its
 //! snake_case name: an idempotency key's [`KeyStatus`], an API key's [`Access`], a webhook
 //! endpoint's [`EndpointStatus`] and a delivery's [`DeliveryStatus`], a reconciliation run's
-//! [`RunStatus`], its items' [`ItemKind`] and [`ReversalAction`], and the engine's [`Verdict`]
-//! on a request.
+//! [`RunStatus`], its items' [`ItemKind`] and [`ReversalAction`], the engine's [`Verdict`]
+//! on a request and a key's [`RecoveryPoint`], and the [`Door`] a request came through.
 
 use serde::{Deserialize, Serialize};
 
-/// Where an idempotency key's record stands.
+/// Where an idempotency key's record stands: `expired` the TTL after it was made, until it is
+/// purged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KeyStatus {
     InProgress,
     Completed,
     Failed,
+    Expired,
 }
 
 status_names!(KeyStatus, "an idempotency key's status", {
     InProgress => "in_progress",
     Completed => "completed",
     Failed => "failed",
+    Expired => "expired",
 });
 
 /// What a key may do: read only (`GET`), or everything.
@@ -159,4 +162,29 @@ status_names!(ReversalAction, "what reconciliation did about a duplicate", {
     NotReversed => "not_reversed",
     Claimed => "claimed",
     Pending => "pending",
+});
+
+/// How far the work of an idempotency key's request got: `started` until its answer is kept,
+/// then `finished`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RecoveryPoint {
+    Started,
+    Finished,
+}
+
+status_names!(RecoveryPoint, "a recovery point (started or finished)", {
+    Started => "started",
+    Finished => "finished",
+});
+
+/// The door a request came through: an API key, or a member in the console.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Door {
+    Api,
+    Console,
+}
+
+status_names!(Door, "a door (api or console)", {
+    Api => "api",
+    Console => "console",
 });

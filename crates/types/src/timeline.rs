@@ -3,6 +3,8 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
+use crate::ErrorCode;
+
 /// What happened at a moment of a timeline, with its facts (codes as the server stores them),
 /// tagged by `moment` in JSON: the server's queries build it so, the API answers it so, and the
 /// console writes it in its reader's language.
@@ -16,7 +18,9 @@ pub enum Moment {
         route: String,
         status: u16,
         verdict: Option<String>,
-        error_code: Option<String>,
+        // Read back typed: a stored code that is none of ours fails the timeline.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+        error_code: Option<ErrorCode>,
         latency_ms: f64,
     },
     /// The key's record was stored for an endpoint.

@@ -191,7 +191,7 @@ async fn audit(
     }
     let written = Some(query.action.as_str()).filter(|action| !action.is_empty());
     let Ok(action) = written
-        .map(|action| Action::parse(action).ok_or(()))
+        .map(|action| Action::try_from(action.to_owned()).map_err(|_| ()))
         .transpose()
     else {
         return Refused(StatusCode::BAD_REQUEST, Notice::ExportAction).into_response();

@@ -3,11 +3,10 @@
 
 use app::console::{AuditFilter, ConsoleResult, ListFilter, Page, Refusal, RequestFilters};
 
-use super::views::{invalid, refusal};
-use crate::contract::error::Error;
+use super::views::invalid;
 use crate::contract::pagination::{Filters as ListFilters, List, Page as ListPage};
-use crate::history::audit::{self, Action};
-use crate::request_log::query::{self as request_log, Filters};
+use crate::history::audit;
+use crate::request_log::query::Filters;
 
 /// A form field's value, trimmed, if it is not empty.
 pub(super) fn filled(value: &str) -> Option<String> {
@@ -32,12 +31,10 @@ pub(super) fn list_filters(form: &ListFilter) -> Result<ListFilters, Refusal> {
     })
 }
 
-/// The audit log's filters from its page's address: a known action, and days.
+/// The audit log's filters from its page's address: an action, and days.
 pub(super) fn audit_filters(form: &AuditFilter) -> Result<audit::Filters, Refusal> {
     Ok(audit::Filters {
-        action: filled(&form.action)
-            .map(|action| Action::parse(&action).ok_or_else(|| invalid("action")))
-            .transpose()?,
+        action: form.action,
         from: day_filter("from", &form.from)?,
         to: day_filter("to", &form.to)?,
     })
@@ -46,23 +43,14 @@ pub(super) fn audit_filters(form: &AuditFilter) -> Result<audit::Filters, Refusa
 /// The request log's filters from the console's form: a day range (UTC, inclusive) unless the
 /// look-up is exact (a key or a request id), which finds its requests whatever their day.
 pub(super) fn request_filters(form: &RequestFilters) -> Result<Filters, Refusal> {
-    let refused = |error: Error| refusal(&error);
+    let status = form.status.map(i16::try_from).transpose();
     let mut filters = Filters {
         idempotency_key: filled(&form.idempotency_key),
-        status: filled(&form.status)
-            .map(|status| request_log::status_filter(&status))
-            .transpose()
-            .map_err(refused)?,
+        status: status.map_err(|_| invalid("status"))?,
         route: filled(&form.route),
-        verdict: filled(&form.verdict)
-            .map(|verdict| request_log::verdict_filter(&verdict))
-            .transpose()
-            .map_err(refused)?,
+        verdict: form.verdict,
         search: filled(&form.search),
-        door: filled(&form.door)
-            .map(|door| request_log::Door::parse(&door))
-            .transpose()
-            .map_err(refused)?,
+        door: form.door,
         ..Filters::default()
     };
     if filters.idempotency_key.is_none() && filters.search.is_none() {

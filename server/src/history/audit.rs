@@ -25,69 +25,7 @@ use crate::service::author::By;
 /// The shortest retention: the database refuses to delete an entry younger than this.
 pub const MIN_RETENTION: Duration = Duration::from_secs(365 * 24 * 3600);
 
-macro_rules! actions {
-    ($($variant:ident => $name:literal,)*) => {
-        /// What was done, named `<object>.<verb>` (API.md §11).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum Action {
-            $($variant,)*
-        }
-
-        impl Action {
-            pub const ALL: &'static [Action] = &[$(Action::$variant,)*];
-
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $(Action::$variant => $name,)*
-                }
-            }
-        }
-    };
-}
-
-actions! {
-    UserSignedIn => "user.signed_in",
-    UserSignInFailed => "user.sign_in_failed",
-    MemberInvited => "member.invited",
-    MemberJoined => "member.joined",
-    MemberRoleChanged => "member.role_changed",
-    MemberRemoved => "member.removed",
-    MemberInvitationRevoked => "member.invitation_revoked",
-    ApiKeyCreated => "api_key.created",
-    ApiKeyRolled => "api_key.rolled",
-    ApiKeyRevoked => "api_key.revoked",
-    WebhookEndpointCreated => "webhook_endpoint.created",
-    WebhookEndpointUpdated => "webhook_endpoint.updated",
-    WebhookEndpointDeleted => "webhook_endpoint.deleted",
-    WebhookEndpointSecretRotated => "webhook_endpoint.secret_rotated",
-    TwoFactorEnrolled => "two_factor.enrolled",
-    TwoFactorReset => "two_factor.reset",
-    TwoFactorRequirementChanged => "two_factor.requirement_changed",
-    PayoutCreated => "payout.created",
-    PayoutApproved => "payout.approved",
-    PayoutRejected => "payout.rejected",
-    PayoutCancelled => "payout.cancelled",
-    RefundCreated => "refund.created",
-    PayoutThresholdChanged => "payout_threshold.changed",
-    SupportViewed => "support.viewed",
-    OrderCaptured => "order.captured",
-    OrderCancelled => "order.cancelled",
-    WebhookEndpointTestSent => "webhook_endpoint.test_sent",
-    WebhookEndpointRecovered => "webhook_endpoint.recovered",
-    EventRedelivered => "event.redelivered",
-    ReconciliationRunStarted => "reconciliation.run_started",
-    TwoFactorStepUp => "two_factor.step_up",
-    TwoFactorRecoveryCodeUsed => "two_factor.recovery_code_used",
-}
-
-impl Action {
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|action| action.as_str() == text)
-    }
-}
+pub use kaadxpay_types::AuditAction as Action;
 
 /// One entry, as it is written.
 #[derive(Debug, Clone)]
@@ -268,16 +206,6 @@ pub async fn purge(pool: &PgPool, retention: Duration) -> sqlx::Result<u64> {
 mod tests {
     use super::*;
     use crate::service::author::Actor;
-
-    #[test]
-    fn actions_are_object_dot_verb_and_parse_back() {
-        for action in Action::ALL {
-            let (object, verb) = action.as_str().split_once('.').unwrap();
-            assert!(!object.is_empty() && !verb.is_empty());
-            assert_eq!(Action::parse(action.as_str()), Some(*action));
-        }
-        assert_eq!(Action::parse("payout.deleted"), None);
-    }
 
     #[test]
     fn the_cte_and_the_insert_bind_every_column() {

@@ -53,29 +53,13 @@ pub const COLUMNS: &str =
 
 pub use kaadxpay_types::Verdict;
 
-/// Which door a request came through: the API (an API key) or the console (a member).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Door {
-    Api,
-    Console,
-}
+pub use kaadxpay_types::Door;
 
-impl Door {
-    /// A door filter as typed: `api` or `console`.
-    pub fn parse(text: &str) -> Result<Self, Error> {
-        match text {
-            "api" => Ok(Self::Api),
-            "console" => Ok(Self::Console),
-            _ => Err(Error::invalid("door", "door must be api or console.")),
-        }
-    }
-
-    /// The condition that holds for its requests.
-    fn condition(self) -> &'static str {
-        match self {
-            Self::Api => " AND api_key_id IS NOT NULL",
-            Self::Console => " AND user_id IS NOT NULL",
-        }
+/// The condition that holds for the requests that came through `door`.
+fn door_condition(door: Door) -> &'static str {
+    match door {
+        Door::Api => " AND api_key_id IS NOT NULL",
+        Door::Console => " AND user_id IS NOT NULL",
     }
 }
 
@@ -142,7 +126,7 @@ pub async fn list(
         filters.search.is_some(),
         "(strpos(id, ?) > 0 OR strpos(client_request_id, ?) > 0)",
     );
-    sql.push_str(filters.door.map_or("", Door::condition));
+    sql.push_str(filters.door.map_or("", door_condition));
     sql.push(' ');
     sql.push_str(&Page::newest_first("request_log"));
     let query = sqlx::query_as(&sql)

@@ -4,7 +4,7 @@
 
 use std::net::IpAddr;
 
-use kaadxpay_types::Role;
+use kaadxpay_types::{ActorKind, Role};
 
 /// The member a request answers to (API.md §11 "Who may move money"): the member signed in to
 /// the console, or the member who made the API key in use (directly, or through a key of theirs).
@@ -33,13 +33,15 @@ pub enum Actor {
 }
 
 impl Actor {
+    /// Its kind's stored name.
     pub fn kind(&self) -> &'static str {
         match self {
-            Actor::User(_) => "user",
-            Actor::ApiKey(_) => "api_key",
-            Actor::Support(_) => "support",
-            Actor::Operator(_) => "operator",
+            Actor::User(_) => ActorKind::User,
+            Actor::ApiKey(_) => ActorKind::ApiKey,
+            Actor::Support(_) => ActorKind::Support,
+            Actor::Operator(_) => ActorKind::Operator,
         }
+        .as_str()
     }
 
     pub fn name(&self) -> &str {

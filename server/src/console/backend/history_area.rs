@@ -14,14 +14,15 @@ impl HistoryConsole for PgConsole {
         Ok(Some(KeyView {
             merchant_id: merchant_id.clone(),
             status: known(found.status.clone())?,
-            endpoint: found.endpoint.clone(),
+            endpoint: keyed_endpoint(&found.endpoint)?,
             request_hash: found.request_hash.clone(),
             response_status: found.response_status,
             resource: found
                 .resource
                 .as_ref()
-                .map(|link| (link.kind.clone(), link.id.clone())),
-            recovery_point: found.recovery_point.clone(),
+                .map(|link| known(link.kind.clone()).map(|kind| (kind, link.id.clone())))
+                .transpose()?,
+            recovery_point: known(found.recovery_point.clone())?,
             error: found.error.clone(),
             attempts: found.attempts,
             created_at: found.created_at,
@@ -41,7 +42,7 @@ impl HistoryConsole for PgConsole {
             &self.state.pool,
             self.state.idempotency.ttl(),
             &query.text,
-            &query.status,
+            query.status.map_or("", KeyStatus::as_str),
             &query.from,
             &query.to,
         )
@@ -192,13 +193,6 @@ impl HistoryConsole for PgConsole {
             .map_err(failed)?
             .map(request_view)
             .transpose()
-    }
-
-    fn audit_actions(&self) -> Vec<String> {
-        Action::ALL
-            .iter()
-            .map(|action| action.as_str().to_owned())
-            .collect()
     }
 
     async fn audit(

@@ -53,7 +53,7 @@ impl ReconciliationConsole for PgConsole {
                 .iter()
                 .map(|magic| MagicIban {
                     iban: magic.iban.to_owned(),
-                    scenario: magic.scenario.name().to_owned(),
+                    scenario: magic.scenario,
                 })
                 .collect()
         })

@@ -20,3 +20,4 @@ mod sign_in_and_pages;
 mod team;
 mod timeline;
 mod two_factor;
+mod unknown_codes;
