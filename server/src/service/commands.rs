@@ -7,6 +7,7 @@
 use kaadxpay_types::ids::MerchantId;
 use std::future::Future;
 
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::contract::error::Error;
@@ -81,6 +82,23 @@ pub trait Command: Serialize + Send + Sync {
             .into())
         }
     }
+}
+
+/// The row `resource`'s `201` is rendered again from: the one read with the key's record
+/// ([`Once::renders_from`]), or else `find`'s.
+pub async fn created_row<T: DeserializeOwned>(
+    resource: &Resource,
+    find: impl Future<Output = sqlx::Result<Option<T>>>,
+) -> Result<T, Error> {
+    let (kind, id) = (&resource.kind, &resource.id);
+    let row = match &resource.row {
+        Some(row) => T::deserialize(row)
+            .map_err(|err| anyhow::anyhow!("the {kind} {id} of a record did not read: {err}"))?,
+        None => find
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("the {kind} {id} of a record is gone"))?,
+    };
+    Ok(row)
 }
 
 /// Runs `command` for `caller` through the idempotency engine; the answer opened if it was
