@@ -419,13 +419,15 @@ impl OnceTransaction<'_> {
         let response = match effect {
             Ok(response) => response,
             Err(error) => {
+                // Rolled back, and so unlocked, at once: a dropped transaction only rolls back
+                // when its connection is next used, and the refusal's statement (or a retry,
+                // whose look-up may take another connection) would find the key still held
+                // (409).
+                let rolled_back = self.tx.rollback().await;
                 let Some(refusal) = error.refusal() else {
                     return Err(error);
                 };
-                // Rolled back, and so unlocked, before the refusal's statement takes the key's
-                // lock on another connection: a dropped transaction only rolls back when its
-                // connection is next used, and the refusal would find the key still held (409).
-                if let Err(err) = self.tx.rollback().await {
+                if let Err(err) = rolled_back {
                     return self.once.broken(err);
                 }
                 return self.once.refuse(&refusal).await;
