@@ -230,7 +230,6 @@ impl Once {
     pub(crate) fn new(
         pool: &PgPool,
         request: &IdempotentRequest<'_>,
-        request_hash: &[u8],
         ttl: Duration,
         on_broken_connection: fn(),
     ) -> Self {
@@ -239,7 +238,7 @@ impl Once {
             scope: request.scope.as_str().to_owned(),
             key: request.key.as_str().to_owned(),
             endpoint: request.endpoint,
-            request_hash: request_hash.to_owned(),
+            request_hash: request.request_hash.to_owned(),
             ttl,
             on_broken_connection,
             before_commit: None,

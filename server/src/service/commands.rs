@@ -118,26 +118,20 @@ async fn run_sealed<C: Command>(
     caller: &Caller<'_>,
     command: &C,
 ) -> Result<Outcome, Error> {
-    let fingerprinted = serde_json::to_value(command)
-        .map_err(|err| anyhow::anyhow!("a command did not serialise: {err}"))?;
+    let request_hash = fingerprint(C::ENDPOINT, command);
     let request = IdempotentRequest {
         scope: Scope::Merchant(caller.merchant_id),
         key: caller.key,
         endpoint: C::ENDPOINT,
-        body: &fingerprinted,
+        request_hash: &request_hash,
         request_id: caller.request_id,
     };
-    let request_hash = fingerprint(C::ENDPOINT, &fingerprinted);
-    if let Some(remembered) = state.idempotency.remembered(&request, &request_hash) {
+    if let Some(remembered) = state.idempotency.remembered(&request) {
         return Ok(remembered);
     }
     if let Err(refusal) = command.check(state, caller.merchant_id).await {
         let render = |resource| C::render(state, caller.merchant_id, resource);
-        return match state
-            .idempotency
-            .answered(&request, &request_hash, render)
-            .await?
-        {
+        return match state.idempotency.answered(&request, render).await? {
             Some(answered) => Ok(answered),
             None => Err(refusal),
         };
@@ -146,7 +140,6 @@ async fn run_sealed<C: Command>(
         .idempotency
         .execute_once(
             &request,
-            &request_hash,
             |once| command.apply(once, caller),
             |resource| C::render(state, caller.merchant_id, resource),
         )

@@ -274,6 +274,75 @@ async fn the_same_key_on_another_endpoint_is_refused() {
     assert_eq!(app.count("webhook_endpoints").await, 0);
 }
 
+/// A command's fingerprint is computed from the command as it serialises, and is the one its
+/// JSON value gave (what keys recorded before were computed from): a key recorded before a
+/// deploy still matches its request after it. Bodies with other key orders, escapes, non-ASCII
+/// text and defaults.
+#[test]
+fn a_commands_fingerprint_is_the_one_its_json_value_gave() {
+    use server::accounts::auth::keys::{CreateKey, NewKey};
+    use server::accounts::auth::Secret;
+    use server::idempotency::fingerprint;
+    use server::payments::orders::CreateOrder;
+    use server::payments::payouts::CreatePayout;
+    use server::payments::refunds::{CreateRefund, RefundParameters};
+    use server::service::commands::Command;
+    use server::service::config::Mode;
+    use server::webhooks::endpoints::CreateEndpoint;
+
+    fn same<C: Command>(command: &C) {
+        let value = serde_json::to_value(command).unwrap();
+        assert_eq!(
+            fingerprint(C::ENDPOINT, command),
+            fingerprint(C::ENDPOINT, &value),
+            "{value}"
+        );
+    }
+    fn parsed<T: serde::de::DeserializeOwned>(body: &str) -> T {
+        serde_json::from_str(body).unwrap()
+    }
+
+    let described = r#"{"metadata": {"z": "\u20ac", "\u00e9": "caf\u00e9", "A": "\ud83d\ude00 \"q\" \\"},
+        "description": "Caf\u00e9 \u00ab\u00a0\u00bb \"quoted\" \\ \/", "currency": "EUR", "amount": 1050}"#;
+    for body in [ORDER, ORDER_REORDERED, described] {
+        same(&parsed::<CreateOrder>(body));
+    }
+    for body in [
+        r#"{"amount": 1200, "currency": "EUR", "destination": {"iban": "DE89370400440532013000", "account_holder": "Zo\u00eb \u00c5berg"}}"#,
+        r#"{"description": "Rent \u2013 May", "destination": {"account_holder": "Ada", "iban": "DE89370400440532013000"}, "currency": "EUR", "amount": 1}"#,
+    ] {
+        same(&parsed::<CreatePayout>(body));
+    }
+    for body in [
+        r#"{"url": "https://example.com/hooks?a=1&b=%C3%A9"}"#,
+        r#"{"events": ["payout.paid", "order.created"], "url": "https://example.com/h"}"#,
+    ] {
+        same(&parsed::<CreateEndpoint>(body));
+    }
+    for body in [
+        r#"{"destination": {"account_holder": "Ada", "iban": "DE89370400440532013000"}}"#,
+        r#"{"reason": "duplicate", "amount": 100, "description": "\u00e9", "destination": {"iban": "DE89370400440532013000", "account_holder": "Ada"}}"#,
+    ] {
+        same(&CreateRefund {
+            order_id: "ord_1".into(),
+            refund: parsed::<RefundParameters>(body),
+        });
+    }
+    for (body, for_merchant) in [
+        (r#"{"name": "Checkout"}"#, false),
+        (
+            r#"{"access": "read_only", "name": "Caf\u00e9 \u2014 read"}"#,
+            true,
+        ),
+    ] {
+        same(&CreateKey {
+            key: parsed::<NewKey>(body),
+            for_merchant,
+            secret: Secret::generate(Mode::Test),
+        });
+    }
+}
+
 #[path = "../../../benches/idempotency/counting_proxy.rs"]
 mod counting_proxy;
 
