@@ -12,10 +12,9 @@
 //!
 //! Two shapes, one protocol: [`Once::run`], where the lock, the look-up, the record and the
 //! effect are one statement (one round trip: orders, webhook endpoints), and
-//! [`Once::transaction`], for effects that need several statements (payouts, redeliveries),
-//! which looks the key up before it opens a transaction. Either way a key already answered for
-//! is answered by one statement, which reads the resource a `201` is rendered from with the
-//! record ([`Once::renders_from`]).
+//! [`Once::transaction`], for effects that need several statements (payouts, redeliveries).
+//! Either way a key already answered for is answered by one look-up, which reads the resource a
+//! `201` is rendered from with the record ([`Once::renders_from`]).
 
 use std::time::Duration;
 
@@ -373,18 +372,10 @@ impl Once {
     }
 
     /// Opens the transaction of an effect of several statements, holding the key's lock; or,
-    /// when the key is held or answered for, what was found. The key is looked up first on its
-    /// own, outside any transaction, so that a key answered for (a replay, with the resource
-    /// it is rendered from) or held costs that one statement; a free key is looked up again,
-    /// with its lock, in the transaction.
+    /// when the key is held or answered for, what was found (with the resource a `201` is
+    /// rendered from, [`Once::renders_from`]). A new key costs no look-up more than the one
+    /// that locks it; a replay costs the transaction's `BEGIN` and `ROLLBACK` beside it.
     async fn begin<E: Failure>(&self) -> Result<Result<OnceTransaction<'_>, Ran>, E> {
-        let row = match self.look().await {
-            Ok(row) => row,
-            Err(err) => return self.broken(err).map(Err),
-        };
-        if !row.held {
-            return Ok(Err(Ran::NotRecorded(row)));
-        }
         let mut tx = match self.pool.begin().await {
             Ok(tx) => tx,
             Err(err) => return self.broken(err).map(Err),
