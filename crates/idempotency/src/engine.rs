@@ -126,7 +126,6 @@ impl Idempotency {
     pub async fn execute_once<E, F, Fut, R, RFut>(
         &self,
         request: &IdempotentRequest<'_>,
-        request_hash: &[u8],
         effect: F,
         render: R,
     ) -> Result<Outcome<E>, E>
@@ -137,7 +136,7 @@ impl Idempotency {
         R: Fn(Resource) -> RFut,
         RFut: Future<Output = Result<StoredResponse, E>>,
     {
-        let once = || self.once(request, request_hash);
+        let once = || self.once(request);
         // A record made by another request between our look and our insert is seen on the
         // next pass, and a connection that broke is retried once; three passes settle these.
         let mut connection_lost = false;
@@ -158,7 +157,7 @@ impl Idempotency {
             let row = match ran {
                 Ran::Recorded(response) => {
                     self.outcomes.count(request.scope, "new");
-                    self.remember(request, request_hash, &response, asked + self.ttl);
+                    self.remember(request, &response, asked + self.ttl);
                     return Ok(Outcome::Executed(response));
                 }
                 Ran::NotRecorded(row) => row,
@@ -168,10 +167,7 @@ impl Idempotency {
                 }
                 Ran::ConnectionLost => return Ok(Outcome::Interrupted(E::unavailable())),
             };
-            if let Some(answered) = self
-                .answer_for(request, request_hash, row, asked, &render)
-                .await
-            {
+            if let Some(answered) = self.answer_for(request, row, asked, &render).await {
                 return Ok(answered);
             }
         }
@@ -186,7 +182,6 @@ impl Idempotency {
     pub async fn answered<E, R, RFut>(
         &self,
         request: &IdempotentRequest<'_>,
-        request_hash: &[u8],
         render: R,
     ) -> Result<Option<Outcome<E>>, E>
     where
@@ -195,31 +190,21 @@ impl Idempotency {
         RFut: Future<Output = Result<StoredResponse, E>>,
     {
         let asked = Instant::now();
-        let row = self.once(request, request_hash).look().await?;
-        Ok(self
-            .answer_for(request, request_hash, row, asked, &render)
-            .await)
+        let row = self.once(request).look().await?;
+        Ok(self.answer_for(request, row, asked, &render).await)
     }
 
-    fn once(&self, request: &IdempotentRequest<'_>, request_hash: &[u8]) -> Once {
-        Once::new(
-            &self.pool,
-            request,
-            request_hash,
-            self.ttl,
-            self.on_broken_connection,
-        )
+    fn once(&self, request: &IdempotentRequest<'_>) -> Once {
+        Once::new(&self.pool, request, self.ttl, self.on_broken_connection)
     }
 
     /// The answer this process remembers for the key ([`crate::cache`]): a replay, or a
     /// mismatch, with no round trip.
-    pub fn remembered<E>(
-        &self,
-        request: &IdempotentRequest<'_>,
-        request_hash: &[u8],
-    ) -> Option<Outcome<E>> {
+    pub fn remembered<E>(&self, request: &IdempotentRequest<'_>) -> Option<Outcome<E>> {
         let remembered = self.answers.get(request.scope, request.key.as_str())?;
-        if remembered.endpoint != request.endpoint || remembered.request_hash != request_hash {
+        if remembered.endpoint != request.endpoint
+            || remembered.request_hash != request.request_hash
+        {
             return Some(self.mismatched(request, remembered.endpoint));
         }
         Some(self.replayed(request, remembered.response))
@@ -228,13 +213,12 @@ impl Idempotency {
     fn remember(
         &self,
         request: &IdempotentRequest<'_>,
-        request_hash: &[u8],
         response: &StoredResponse,
         deadline: Instant,
     ) {
         let remembered = Remembered {
             endpoint: request.endpoint,
-            request_hash: request_hash.to_owned(),
+            request_hash: request.request_hash.to_owned(),
             response: response.clone(),
         };
         self.answers
@@ -246,7 +230,6 @@ impl Idempotency {
     async fn answer_for<E, R, RFut>(
         &self,
         request: &IdempotentRequest<'_>,
-        request_hash: &[u8],
         row: RanRow,
         asked: Instant,
         render: &R,
@@ -257,7 +240,9 @@ impl Idempotency {
     {
         let held = row.held;
         if let Some(existing) = row.found.existing().filter(|existing| !existing.expired) {
-            if existing.endpoint != request.endpoint || existing.request_hash != request_hash {
+            if existing.endpoint != request.endpoint
+                || existing.request_hash != request.request_hash
+            {
                 return Some(self.mismatch(request, &existing));
             }
             match existing.status.as_str() {
@@ -270,7 +255,7 @@ impl Idempotency {
                             Err(error) => return Some(Outcome::Interrupted(error)),
                         };
                     }
-                    self.remember(request, request_hash, &stored, deadline);
+                    self.remember(request, &stored, deadline);
                     return Some(self.replayed(request, stored));
                 }
                 "in_progress" => return Some(self.in_progress(request)),

@@ -13,6 +13,8 @@
 //! Two shapes, one protocol: [`Once::run`], where the lock, the look-up, the record and the
 //! effect are one statement (one round trip: orders, webhook endpoints), and
 //! [`Once::transaction`], for effects that need several statements (payouts, redeliveries).
+//! Either way a key already answered for is answered by one look-up, which reads the resource a
+//! `201` is rendered from with the record ([`Once::renders_from`]).
 
 use std::time::Duration;
 
@@ -227,7 +229,6 @@ impl Once {
     pub(crate) fn new(
         pool: &PgPool,
         request: &IdempotentRequest<'_>,
-        request_hash: &[u8],
         ttl: Duration,
         on_broken_connection: fn(),
     ) -> Self {
@@ -236,7 +237,7 @@ impl Once {
             scope: request.scope.as_str().to_owned(),
             key: request.key.as_str().to_owned(),
             endpoint: request.endpoint,
-            request_hash: request_hash.to_owned(),
+            request_hash: request.request_hash.to_owned(),
             ttl,
             on_broken_connection,
             before_commit: None,
@@ -371,7 +372,9 @@ impl Once {
     }
 
     /// Opens the transaction of an effect of several statements, holding the key's lock; or,
-    /// when the key is held or answered for, what was found.
+    /// when the key is held or answered for, what was found (with the resource a `201` is
+    /// rendered from, [`Once::renders_from`]). A new key costs no look-up more than the one
+    /// that locks it; a replay costs the transaction's `BEGIN` and `ROLLBACK` beside it.
     async fn begin<E: Failure>(&self) -> Result<Result<OnceTransaction<'_>, Ran>, E> {
         let mut tx = match self.pool.begin().await {
             Ok(tx) => tx,
@@ -406,13 +409,15 @@ impl OnceTransaction<'_> {
         let response = match effect {
             Ok(response) => response,
             Err(error) => {
+                // Rolled back, and so unlocked, at once: a dropped transaction only rolls back
+                // when its connection is next used, and the refusal's statement (or a retry,
+                // whose look-up may take another connection) would find the key still held
+                // (409).
+                let rolled_back = self.tx.rollback().await;
                 let Some(refusal) = error.refusal() else {
                     return Err(error);
                 };
-                // Rolled back, and so unlocked, before the refusal's statement takes the key's
-                // lock on another connection: a dropped transaction only rolls back when its
-                // connection is next used, and the refusal would find the key still held (409).
-                if let Err(err) = self.tx.rollback().await {
+                if let Err(err) = rolled_back {
                     return self.once.broken(err);
                 }
                 return self.once.refuse(&refusal).await;

@@ -3,7 +3,6 @@
 use crate::scope::Scope;
 use std::time::Duration;
 
-use serde_json::Value;
 use uuid::Uuid;
 
 use crate::key::IdempotencyKey;
@@ -15,8 +14,9 @@ pub struct IdempotentRequest<'a> {
     pub key: &'a IdempotencyKey,
     /// The method and route template, e.g. `POST /v1/orders`.
     pub endpoint: &'static str,
-    /// What makes two requests with one key the same request: the command, as JSON.
-    pub body: &'a Value,
+    /// What makes two requests with one key the same request: the command's
+    /// [`fingerprint`](crate::fingerprint).
+    pub request_hash: &'a [u8],
     pub request_id: &'a str,
 }
 

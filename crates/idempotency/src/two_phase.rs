@@ -17,7 +17,6 @@ use uuid::Uuid;
 
 use crate::engine::{stored_response, Idempotency, Outcome};
 use crate::failure::Failure;
-use crate::fingerprint::fingerprint;
 use crate::request::{ExistingRecord, FoundRecord, IdempotentRequest};
 use crate::response::StoredResponse;
 use crate::scope::Scope;
@@ -125,12 +124,12 @@ impl Idempotency {
         &self,
         request: &IdempotentRequest<'_>,
     ) -> Result<Claim<E>, E> {
-        let (engine, merchant_id, key, endpoint, body, request_id) = (
+        let (engine, merchant_id, key, endpoint, request_hash, request_id) = (
             self.clone(),
             request.scope.merchant().cloned(),
             request.key.clone(),
             request.endpoint,
-            request.body.clone(),
+            request.request_hash.to_owned(),
             request.request_id.to_owned(),
         );
         let claiming = tokio::spawn(
@@ -139,7 +138,7 @@ impl Idempotency {
                     scope: merchant_id.as_ref().map_or(Scope::Staff, Scope::Merchant),
                     key: &key,
                     endpoint,
-                    body: &body,
+                    request_hash: &request_hash,
                     request_id: &request_id,
                 };
                 engine.claim(&request).await
@@ -154,7 +153,7 @@ impl Idempotency {
     /// Claims the key for this request, or answers for it.
     #[tracing::instrument(skip_all, fields(endpoint = request.endpoint))]
     async fn claim<E: Failure>(&self, request: &IdempotentRequest<'_>) -> Result<Claim<E>, E> {
-        let request_hash = fingerprint(request.endpoint, request.body);
+        let request_hash = request.request_hash;
         // A record can vanish (purge) or change (another claim) between our statements;
         // each pass re-reads it, and three passes settle any such race.
         for _ in 0..3 {
@@ -181,7 +180,7 @@ impl Idempotency {
             .bind(request.scope.as_str())
             .bind(request.key.as_str())
             .bind(request.endpoint)
-            .bind(&request_hash)
+            .bind(request_hash)
             .bind(lease_token)
             .bind(self.lease.as_secs_f64())
             .bind(self.ttl.as_secs_f64())
@@ -209,7 +208,7 @@ impl Idempotency {
             if let Some(claimed) = self
                 .take_over(
                     request,
-                    &request_hash,
+                    request_hash,
                     existing.lease_token,
                     existing.expired,
                 )

@@ -114,15 +114,18 @@ struct Ask {
     key: IdempotencyKey,
     endpoint: &'static str,
     body: Value,
+    request_hash: Vec<u8>,
 }
 
 impl Ask {
     fn new(key: &str, name: &str) -> Self {
+        let body = json!({ "name": name });
         Self {
             merchant: MerchantId::from("mer_test"),
             key: IdempotencyKey::parse(key.as_bytes()).unwrap(),
             endpoint: MAKE_THING,
-            body: json!({ "name": name }),
+            request_hash: fingerprint(MAKE_THING, &body),
+            body,
         }
     }
 
@@ -131,13 +134,9 @@ impl Ask {
             scope: Scope::Merchant(&self.merchant),
             key: &self.key,
             endpoint: self.endpoint,
-            body: &self.body,
+            request_hash: &self.request_hash,
             request_id: "req_test",
         }
-    }
-
-    fn hash(&self) -> Vec<u8> {
-        fingerprint(self.endpoint, &self.body)
     }
 
     fn name(&self) -> &str {
@@ -164,7 +163,6 @@ async fn make_in_one_statement(
     pool: &PgPool,
     ask: &Ask,
 ) -> Outcome<TestError> {
-    let hash = ask.hash();
     let effect = |once: Once| async move {
         let id = format!("thing_{}", uuid_like());
         let response = created(&id, ask.name());
@@ -179,9 +177,7 @@ async fn make_in_one_statement(
         .await
     };
     engine
-        .execute_once(&ask.request(), &hash, effect, |resource| {
-            render(pool, resource)
-        })
+        .execute_once(&ask.request(), effect, |resource| render(pool, resource))
         .await
         .unwrap()
 }
@@ -194,7 +190,6 @@ async fn make_in_a_transaction(
     ask: &Ask,
     then: fn() -> Result<(), TestError>,
 ) -> Outcome<TestError> {
-    let hash = ask.hash();
     let effect = |once: Once| async move {
         once.transaction(async |conn| {
             let id = format!("thing_{}", uuid_like());
@@ -210,9 +205,7 @@ async fn make_in_a_transaction(
         .await
     };
     engine
-        .execute_once(&ask.request(), &hash, effect, |resource| {
-            render(pool, resource)
-        })
+        .execute_once(&ask.request(), effect, |resource| render(pool, resource))
         .await
         .unwrap()
 }

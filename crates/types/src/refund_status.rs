@@ -8,11 +8,11 @@
 //! partner's webhooks, reconciliation), which judge a transfer by payout states:
 //! [`RefundStatus::transfer_stage`] says which one a refund's state means.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::PayoutStatus;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RefundStatus {

@@ -1,7 +1,9 @@
 //! A counting layer between a `kaadxpay serve` and PostgreSQL: a Unix-socket proxy that
 //! counts round trips, i.e. how often a client sends after the server last spoke on its
 //! connection. That counts what `pg_stat_statements` cannot see, such as the pool's ping
-//! (a bare `Sync`) before handing out a connection, and counts a pipeline as one.
+//! (a bare `Sync`) before handing out a connection, and counts a pipeline as one. It also
+//! counts the statements clients run (each `Query` and `Execute` message: a `BEGIN` or a
+//! `ROLLBACK` is one, a ping none).
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -23,8 +25,15 @@ const PORT: u16 = 5432;
 
 pub struct CountingProxy {
     dir: PathBuf,
-    round_trips: Arc<AtomicU64>,
+    counts: Arc<Counts>,
     task: JoinHandle<()>,
+}
+
+/// What the proxy counted, over every connection.
+#[derive(Default)]
+struct Counts {
+    round_trips: AtomicU64,
+    statements: AtomicU64,
 }
 
 impl CountingProxy {
@@ -40,8 +49,8 @@ impl CountingProxy {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
         let listener = UnixListener::bind(dir.join(format!(".s.PGSQL.{PORT}")))?;
-        let round_trips = Arc::new(AtomicU64::new(0));
-        let counter = round_trips.clone();
+        let counts = Arc::new(Counts::default());
+        let counter = counts.clone();
         let task = tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
                 let upstream = upstream.clone();
@@ -65,11 +74,7 @@ impl CountingProxy {
                 });
             }
         });
-        Ok(Self {
-            dir,
-            round_trips,
-            task,
-        })
+        Ok(Self { dir, counts, task })
     }
 
     /// The URL of `database` through the proxy, as user `postgres`.
@@ -80,7 +85,14 @@ impl CountingProxy {
 
     /// Round trips counted so far, over every connection.
     pub fn round_trips(&self) -> u64 {
-        self.round_trips.load(Ordering::SeqCst)
+        self.counts.round_trips.load(Ordering::SeqCst)
+    }
+
+    /// Statements counted so far, over every connection.
+    // The bench counts statements with `pg_stat_statements`; the integration tests with this.
+    #[allow(dead_code)]
+    pub fn statements(&self) -> u64 {
+        self.counts.statements.load(Ordering::SeqCst)
     }
 }
 
@@ -99,25 +111,28 @@ async fn forward(
     client_write: impl AsyncWrite + Unpin,
     server_read: impl AsyncRead + Unpin,
     server_write: impl AsyncWrite + Unpin,
-    round_trips: Arc<AtomicU64>,
+    counts: Arc<Counts>,
 ) {
     let server_spoke = AtomicBool::new(true);
-    let requests = pump(client_read, server_write, || {
+    let mut messages = Messages::default();
+    let requests = pump(client_read, server_write, |chunk| {
         if server_spoke.swap(false, Ordering::SeqCst) {
-            round_trips.fetch_add(1, Ordering::SeqCst);
+            counts.round_trips.fetch_add(1, Ordering::SeqCst);
         }
+        let statements = messages.statements_in(chunk);
+        counts.statements.fetch_add(statements, Ordering::SeqCst);
     });
-    let answers = pump(server_read, client_write, || {
+    let answers = pump(server_read, client_write, |_| {
         server_spoke.store(true, Ordering::SeqCst)
     });
     tokio::join!(requests, answers);
 }
 
-/// Copies `from` to `to` until either ends, calling `before_write` for each chunk.
+/// Copies `from` to `to` until either ends, calling `before_write` with each chunk.
 async fn pump(
     mut from: impl AsyncRead + Unpin,
     mut to: impl AsyncWrite + Unpin,
-    mut before_write: impl FnMut(),
+    mut before_write: impl FnMut(&[u8]),
 ) {
     let mut buf = vec![0; 64 * 1024];
     loop {
@@ -125,12 +140,62 @@ async fn pump(
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        before_write();
+        before_write(&buf[..n]);
         if to.write_all(&buf[..n]).await.is_err() {
             break;
         }
     }
     let _ = to.shutdown().await;
+}
+
+/// The messages a client sends, read across chunks: first untyped ones (an `SSLRequest` or a
+/// `GSSENCRequest`, then the startup message: a length and a code), then typed ones (a type
+/// byte and a length), whose lengths count themselves.
+#[derive(Default)]
+struct Messages {
+    /// Whether the startup message has gone by.
+    typed: bool,
+    /// The header read so far of the next message.
+    header: Vec<u8>,
+    /// Bytes of the current message still to pass.
+    rest: usize,
+}
+
+/// The codes of the untyped requests that a startup message still follows.
+const ENCRYPTION_REQUESTS: [u32; 2] = [80_877_103, 80_877_104];
+
+impl Messages {
+    /// How many statements (`Query` and `Execute` messages) begin in `chunk`.
+    fn statements_in(&mut self, mut chunk: &[u8]) -> u64 {
+        let mut statements = 0;
+        while !chunk.is_empty() {
+            if self.rest > 0 {
+                let passed = self.rest.min(chunk.len());
+                self.rest -= passed;
+                chunk = &chunk[passed..];
+                continue;
+            }
+            let wanted = if self.typed { 5 } else { 8 } - self.header.len();
+            let taken = wanted.min(chunk.len());
+            self.header.extend_from_slice(&chunk[..taken]);
+            chunk = &chunk[taken..];
+            if taken < wanted {
+                break;
+            }
+            let word = |at: usize| {
+                u32::from_be_bytes(self.header[at..at + 4].try_into().expect("four bytes"))
+            };
+            if self.typed {
+                statements += u64::from(matches!(self.header[0], b'Q' | b'E'));
+                self.rest = (word(1) as usize).saturating_sub(4);
+            } else {
+                self.typed = !ENCRYPTION_REQUESTS.contains(&word(4));
+                self.rest = (word(0) as usize).saturating_sub(8);
+            }
+            self.header.clear();
+        }
+        statements
+    }
 }
 
 /// Where the database listens.

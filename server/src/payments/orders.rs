@@ -22,7 +22,7 @@ use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::payments::events::EventType;
 use crate::service::author::By;
-use crate::service::commands::{Caller, Command};
+use crate::service::commands::{created_row, Caller, Command};
 use crate::service::kernel::Kernel;
 use crate::webhooks::outbox::{self, NewEvent};
 use kaadxpay_types::OrderStatus;
@@ -103,17 +103,8 @@ impl Command for CreateOrder {
         merchant_id: &MerchantId,
         resource: Resource,
     ) -> Result<StoredResponse, Error> {
-        let order = match resource.row {
-            Some(row) => serde_json::from_value(row)
-                .map_err(|err| anyhow::anyhow!("the order {} did not read: {err}", resource.id))?,
-            None => find(
-                &state.pool,
-                merchant_id,
-                &OrderId::from(resource.id.as_str()),
-            )
-            .await?
-            .ok_or_else(|| anyhow::anyhow!("the order {} of a record is gone", resource.id))?,
-        };
+        let id = OrderId::from(resource.id.as_str());
+        let order = created_row(&resource, find(&state.pool, merchant_id, &id)).await?;
         let order = Self::as_created(order);
         Ok(StoredResponse::created(
             "/v1/orders",

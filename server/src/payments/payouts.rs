@@ -24,14 +24,14 @@ use crate::contract::pagination::{self, Filters, Page};
 use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::payments::events::EventType;
-use crate::service::commands::{Caller, Command};
+use crate::service::commands::{created_row, Caller, Command};
 use crate::service::kernel::Kernel;
 use crate::webhooks::publish;
 use kaadxpay_partner::wire::Destination;
 use kaadxpay_types::PayoutStatus;
 
 /// A payout as the API answers it and its webhook events carry it (API.md §4).
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Payout {
     #[schema(value_type = String)]
     pub id: PayoutId,
@@ -57,9 +57,10 @@ pub struct Payout {
 
 /// A payout as the domain keeps it: what the API shows of it, its merchant, and who made and
 /// decided it, which the API never shows.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone, Deserialize, sqlx::FromRow)]
 pub struct PayoutRecord {
     #[sqlx(flatten)]
+    #[serde(flatten)]
     pub payout: Payout,
     pub merchant_id: MerchantId,
     /// Whether it was created `pending_approval` (at or above the merchant's threshold).
@@ -99,6 +100,7 @@ impl Command for CreatePayout {
     /// key's answer), the authorisation (at or above the threshold, the payout awaits
     /// approval), the payout and its events, then the record.
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let once = once.renders_from("payouts", PAYOUT_COLUMNS);
         once.transaction(async |conn| {
             let payout = create(conn, caller, self).await?;
             let made = serde_json::json!({
@@ -131,13 +133,9 @@ impl Command for CreatePayout {
         merchant_id: &MerchantId,
         resource: Resource,
     ) -> Result<StoredResponse, Error> {
-        let record = find(
-            &state.pool,
-            merchant_id,
-            &PayoutId::from(resource.id.as_str()),
-        )
-        .await?
-        .ok_or_else(|| anyhow::anyhow!("the payout {} of a record is gone", resource.id))?;
+        let id = PayoutId::from(resource.id.as_str());
+        let record: PayoutRecord =
+            created_row(&resource, find(&state.pool, merchant_id, &id)).await?;
         let mut payout = record.payout;
         payout.status = PayoutStatus::at_creation(record.approval_required);
         payout.partner_transfer_id = None;

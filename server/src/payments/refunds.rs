@@ -31,7 +31,7 @@ use crate::contract::pagination::Page;
 use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::payments::events::EventType;
-use crate::service::commands::{Caller, Command};
+use crate::service::commands::{created_row, Caller, Command};
 use crate::service::kernel::Kernel;
 use crate::webhooks::publish;
 use kaadxpay_partner::wire::Destination;
@@ -57,7 +57,7 @@ impl Reason {
 }
 
 /// A refund as the API answers it and its webhook events carry it (API.md §13).
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Refund {
     #[schema(value_type = String)]
     pub id: RefundId,
@@ -85,9 +85,10 @@ pub struct Refund {
 }
 
 /// A refund as the domain keeps it: what the API shows, its merchant, and its transfer.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone, Deserialize, sqlx::FromRow)]
 pub struct RefundRecord {
     #[sqlx(flatten)]
+    #[serde(flatten)]
     pub refund: Refund,
     pub merchant_id: MerchantId,
     pub partner_transfer_id: Option<String>,
@@ -131,6 +132,7 @@ impl Command for CreateRefund {
     /// for the partner with its event and audit entry, then the record. A refusal rolls all of
     /// it back and is recorded as the key's answer.
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let once = once.renders_from("refunds", REFUND_COLUMNS);
         once.transaction(async |conn| {
             let refund = create(conn, caller, self).await?;
             let made = serde_json::json!({
@@ -159,10 +161,9 @@ impl Command for CreateRefund {
         merchant_id: &MerchantId,
         resource: Resource,
     ) -> Result<StoredResponse, Error> {
-        let id = RefundId::from(resource.id);
-        let Some(RefundRecord { refund, .. }) = find(&state.pool, merchant_id, &id).await? else {
-            return Err(anyhow::anyhow!("the refund {id} of a record is gone").into());
-        };
+        let id = RefundId::from(resource.id.as_str());
+        let RefundRecord { refund, .. } =
+            created_row(&resource, find(&state.pool, merchant_id, &id)).await?;
         let as_created = Refund {
             status: RefundStatus::Pending,
             failure_code: None,

@@ -97,16 +97,14 @@ impl Reconciler {
             }
             Requester::Merchant(id, by) => Some((id, by)),
         };
-        let body = serde_json::to_value(RunNow { date })
-            .map_err(|err| anyhow::anyhow!("the request did not serialise: {err}"))?;
+        let request_hash = fingerprint(ENDPOINT, &RunNow { date });
         let request = IdempotentRequest {
             scope: requester.scope(),
             key,
             endpoint: ENDPOINT,
-            body: &body,
+            request_hash: &request_hash,
             request_id: "",
         };
-        let request_hash = fingerprint(ENDPOINT, &body);
         // Held (another request with the key is running): wait for it, then its record answers,
         // or the key is free again if it stopped. Three passes settle a request that stops
         // while another waits.
@@ -114,7 +112,6 @@ impl Reconciler {
             let outcome = engine
                 .execute_once(
                     &request,
-                    &request_hash,
                     |once| async move {
                         once.transaction(async |_| {
                             let run = self.run_for(date, true, started_by).await?;

@@ -7,6 +7,7 @@
 use kaadxpay_types::ids::MerchantId;
 use std::future::Future;
 
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::contract::error::Error;
@@ -83,6 +84,23 @@ pub trait Command: Serialize + Send + Sync {
     }
 }
 
+/// The row `resource`'s `201` is rendered again from: the one read with the key's record
+/// ([`Once::renders_from`]), or else `find`'s.
+pub async fn created_row<T: DeserializeOwned>(
+    resource: &Resource,
+    find: impl Future<Output = sqlx::Result<Option<T>>>,
+) -> Result<T, Error> {
+    let (kind, id) = (&resource.kind, &resource.id);
+    let row = match &resource.row {
+        Some(row) => T::deserialize(row)
+            .map_err(|err| anyhow::anyhow!("the {kind} {id} of a record did not read: {err}"))?,
+        None => find
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("the {kind} {id} of a record is gone"))?,
+    };
+    Ok(row)
+}
+
 /// Runs `command` for `caller` through the idempotency engine; the answer opened if it was
 /// sealed in the key's record.
 pub async fn run<C: Command>(
@@ -100,26 +118,20 @@ async fn run_sealed<C: Command>(
     caller: &Caller<'_>,
     command: &C,
 ) -> Result<Outcome, Error> {
-    let fingerprinted = serde_json::to_value(command)
-        .map_err(|err| anyhow::anyhow!("a command did not serialise: {err}"))?;
+    let request_hash = fingerprint(C::ENDPOINT, command);
     let request = IdempotentRequest {
         scope: Scope::Merchant(caller.merchant_id),
         key: caller.key,
         endpoint: C::ENDPOINT,
-        body: &fingerprinted,
+        request_hash: &request_hash,
         request_id: caller.request_id,
     };
-    let request_hash = fingerprint(C::ENDPOINT, &fingerprinted);
-    if let Some(remembered) = state.idempotency.remembered(&request, &request_hash) {
+    if let Some(remembered) = state.idempotency.remembered(&request) {
         return Ok(remembered);
     }
     if let Err(refusal) = command.check(state, caller.merchant_id).await {
         let render = |resource| C::render(state, caller.merchant_id, resource);
-        return match state
-            .idempotency
-            .answered(&request, &request_hash, render)
-            .await?
-        {
+        return match state.idempotency.answered(&request, render).await? {
             Some(answered) => Ok(answered),
             None => Err(refusal),
         };
@@ -128,7 +140,6 @@ async fn run_sealed<C: Command>(
         .idempotency
         .execute_once(
             &request,
-            &request_hash,
             |once| command.apply(once, caller),
             |resource| C::render(state, caller.merchant_id, resource),
         )

@@ -20,7 +20,7 @@ use crate::contract::pagination::Page;
 use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{Once, Ran, Resource, StoredResponse};
 use crate::service::author::By;
-use crate::service::commands::{Caller, Command};
+use crate::service::commands::{created_row, Caller, Command};
 use crate::service::kernel::Kernel;
 
 /// Where keys are, and what a `201` names.
@@ -124,6 +124,7 @@ impl Command for CreateKey {
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
         let lineage = Lineage::made_by(caller, self.for_merchant)?;
+        let once = once.renders_from("api_keys", KEY_COLUMNS);
         once.transaction(async |conn| {
             let key = insert(conn, caller.merchant_id, &self.key, &lineage, &self.secret).await?;
             let entry = Entry::new(
@@ -204,6 +205,7 @@ impl Command for RollKey {
     }
 
     async fn apply(&self, once: Once, caller: &Caller<'_>) -> Result<Ran, Error> {
+        let once = once.renders_from("api_keys", KEY_COLUMNS);
         once.transaction(async |conn| self.roll(conn, caller).await)
             .await
     }
@@ -304,9 +306,8 @@ async fn render_created(
     merchant_id: &MerchantId,
     resource: Resource,
 ) -> Result<StoredResponse, Error> {
-    let mut key = find(&state.pool, merchant_id, &resource.id)
-        .await?
-        .ok_or_else(|| anyhow::anyhow!("the API key {} of a record is gone", resource.id))?;
+    let mut key: ApiKey =
+        created_row(&resource, find(&state.pool, merchant_id, &resource.id)).await?;
     key.last_used_at = None;
     key.expires_at = None;
     Ok(StoredResponse::created(COLLECTION, KIND, &key.id, &key))

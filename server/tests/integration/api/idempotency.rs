@@ -274,6 +274,75 @@ async fn the_same_key_on_another_endpoint_is_refused() {
     assert_eq!(app.count("webhook_endpoints").await, 0);
 }
 
+/// A command's fingerprint is computed from the command as it serialises, and is the one its
+/// JSON value gave (what keys recorded before were computed from): a key recorded before a
+/// deploy still matches its request after it. Bodies with other key orders, escapes, non-ASCII
+/// text and defaults.
+#[test]
+fn a_commands_fingerprint_is_the_one_its_json_value_gave() {
+    use server::accounts::auth::keys::{CreateKey, NewKey};
+    use server::accounts::auth::Secret;
+    use server::idempotency::fingerprint;
+    use server::payments::orders::CreateOrder;
+    use server::payments::payouts::CreatePayout;
+    use server::payments::refunds::{CreateRefund, RefundParameters};
+    use server::service::commands::Command;
+    use server::service::config::Mode;
+    use server::webhooks::endpoints::CreateEndpoint;
+
+    fn same<C: Command>(command: &C) {
+        let value = serde_json::to_value(command).unwrap();
+        assert_eq!(
+            fingerprint(C::ENDPOINT, command),
+            fingerprint(C::ENDPOINT, &value),
+            "{value}"
+        );
+    }
+    fn parsed<T: serde::de::DeserializeOwned>(body: &str) -> T {
+        serde_json::from_str(body).unwrap()
+    }
+
+    let described = r#"{"metadata": {"z": "\u20ac", "\u00e9": "caf\u00e9", "A": "\ud83d\ude00 \"q\" \\"},
+        "description": "Caf\u00e9 \u00ab\u00a0\u00bb \"quoted\" \\ \/", "currency": "EUR", "amount": 1050}"#;
+    for body in [ORDER, ORDER_REORDERED, described] {
+        same(&parsed::<CreateOrder>(body));
+    }
+    for body in [
+        r#"{"amount": 1200, "currency": "EUR", "destination": {"iban": "DE89370400440532013000", "account_holder": "Zo\u00eb \u00c5berg"}}"#,
+        r#"{"description": "Rent \u2013 May", "destination": {"account_holder": "Ada", "iban": "DE89370400440532013000"}, "currency": "EUR", "amount": 1}"#,
+    ] {
+        same(&parsed::<CreatePayout>(body));
+    }
+    for body in [
+        r#"{"url": "https://example.com/hooks?a=1&b=%C3%A9"}"#,
+        r#"{"events": ["payout.paid", "order.created"], "url": "https://example.com/h"}"#,
+    ] {
+        same(&parsed::<CreateEndpoint>(body));
+    }
+    for body in [
+        r#"{"destination": {"account_holder": "Ada", "iban": "DE89370400440532013000"}}"#,
+        r#"{"reason": "duplicate", "amount": 100, "description": "\u00e9", "destination": {"iban": "DE89370400440532013000", "account_holder": "Ada"}}"#,
+    ] {
+        same(&CreateRefund {
+            order_id: "ord_1".into(),
+            refund: parsed::<RefundParameters>(body),
+        });
+    }
+    for (body, for_merchant) in [
+        (r#"{"name": "Checkout"}"#, false),
+        (
+            r#"{"access": "read_only", "name": "Caf\u00e9 \u2014 read"}"#,
+            true,
+        ),
+    ] {
+        same(&CreateKey {
+            key: parsed::<NewKey>(body),
+            for_merchant,
+            secret: Secret::generate(Mode::Test),
+        });
+    }
+}
+
 #[path = "../../../benches/idempotency/counting_proxy.rs"]
 mod counting_proxy;
 
@@ -292,14 +361,18 @@ mod costs {
 
     use super::counting_proxy::CountingProxy;
 
-    use server::idempotency::{Idempotency, IdempotencyKey, Outcome};
+    use server::idempotency::{Idempotency, IdempotencyKey, Outcome, StoredResponse};
     use server::payments::orders::CreateOrder;
-    use server::service::commands::{self, Caller};
+    use server::service::author::{Actor, By};
+    use server::service::commands::{self, Caller, Command};
     use server::service::components;
     use server::service::kernel::Kernel;
     use server::service::state::AppState;
 
-    use super::common::{create_merchant, fresh_database, settings, with_database, TestMerchant};
+    use super::common::{
+        create_merchant, database_with_merchant, fresh_database, settings, with_database,
+        TestMerchant,
+    };
 
     /// The services a command needs, on `pool`.
     pub fn state(pool: PgPool) -> AppState {
@@ -376,11 +449,31 @@ mod costs {
         }
 
         async fn idle(&self) {
-            // The pool pings a connection it takes back in a task of its own: wait for it.
-            while self.pool.num_idle() < self.pool.size() as usize {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
+            idle(&self.pool).await;
         }
+    }
+
+    /// Waits until `pool` has all its connections back: it pings a connection it takes back
+    /// in a task of its own.
+    async fn idle(pool: &PgPool) {
+        while pool.num_idle() < pool.size() as usize {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// A proxy that counts what goes to the database `db_url`, and a pool of one connection
+    /// through it.
+    async fn through_a_proxy(db_url: &str) -> (CountingProxy, PgPool) {
+        let proxy = CountingProxy::start(db_url).unwrap();
+        let database = PgConnectOptions::from_str(db_url)
+            .unwrap()
+            .get_database()
+            .unwrap()
+            .to_owned();
+        let pool = server::platform::db::connect(&proxy.url(&database), 1, Duration::from_secs(5))
+            .await
+            .unwrap();
+        (proxy, pool)
     }
 
     /// What creating the order under `key` cost: write commits and round trips.
@@ -430,23 +523,44 @@ mod costs {
     }
 
     /// Runs `command` (a JSON body) under `key`.
-    async fn run<C: server::service::commands::Command + serde::de::DeserializeOwned>(
+    async fn run<C: Command + serde::de::DeserializeOwned>(
         state: &AppState,
         merchant: &TestMerchant,
         key: &str,
         body: serde_json::Value,
     ) -> Outcome {
         let command: C = serde_json::from_value(body).unwrap();
+        let by = crate::common::test_author();
+        run_command(state, (merchant, &by), key, &command).await
+    }
+
+    /// Runs `command` under `key` for `merchant`, `by` whom.
+    async fn run_command(
+        state: &AppState,
+        (merchant, by): (&TestMerchant, &By),
+        key: &str,
+        command: &impl Command,
+    ) -> Outcome {
         let key = IdempotencyKey::parse(key.as_bytes()).unwrap();
         let caller = Caller {
             merchant_id: &merchant.id,
             key: &key,
             request_id: "req_render",
-            by: &crate::common::test_author(),
+            by,
             maker: None,
             sealer: &state.sealer,
         };
-        commands::run(state, &caller, &command).await.unwrap()
+        commands::run(state, &caller, command).await.unwrap()
+    }
+
+    /// Captures the merchant's order `order_id`, crediting its balance.
+    async fn capture(pool: &PgPool, merchant: &TestMerchant, order_id: &str) {
+        use server::payments::orders::{self, Target};
+
+        let by = super::common::test_author();
+        orders::transition(pool, &merchant.id, &order_id.into(), Target::Captured, &by)
+            .await
+            .unwrap();
     }
 
     /// A `201` is recorded as a reference to what it created, and rendered again from it: a
@@ -454,7 +568,6 @@ mod costs {
     /// changed since (captured, paid out, deleted).
     #[tokio::test]
     async fn created_answers_replay_byte_for_byte_after_a_restart() {
-        use server::payments::orders::{self, Target};
         use server::payments::payouts::CreatePayout;
         use server::webhooks::endpoints::{self, CreateEndpoint};
 
@@ -472,15 +585,7 @@ mod costs {
             panic!()
         };
         let order_id = order_created.resource.clone().unwrap().id;
-        orders::transition(
-            &pool,
-            &merchant.id,
-            &order_id.as_str().into(),
-            Target::Captured,
-            &super::common::test_author(),
-        )
-        .await
-        .unwrap();
+        capture(&pool, &merchant, &order_id).await;
 
         let payout = json!({"amount": 1200, "currency": "EUR", "description": "Rent", "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}});
         let Outcome::Executed(payout_created) =
@@ -537,23 +642,28 @@ mod costs {
                 "payout" => run::<CreatePayout>(&restarted, &merchant, key, body).await,
                 _ => run::<CreateEndpoint>(&restarted, &merchant, key, body).await,
             };
-            let Outcome::Replayed(replayed) = replayed else {
-                panic!("{replayed:?}")
-            };
-            assert_eq!(
-                (
-                    replayed.status,
-                    &replayed.location,
-                    String::from_utf8_lossy(&replayed.body)
-                ),
-                (
-                    created.status,
-                    &created.location,
-                    String::from_utf8_lossy(&created.body)
-                ),
-                "{key}"
-            );
+            assert_replays(replayed, &created, key);
         }
+    }
+
+    /// Asserts that `replayed` is a replay of `created`, byte for byte.
+    fn assert_replays(replayed: Outcome, created: &StoredResponse, what: &str) {
+        let Outcome::Replayed(replayed) = replayed else {
+            panic!("{what}: {replayed:?}")
+        };
+        assert_eq!(
+            (
+                replayed.status,
+                &replayed.location,
+                String::from_utf8_lossy(&replayed.body)
+            ),
+            (
+                created.status,
+                &created.location,
+                String::from_utf8_lossy(&created.body)
+            ),
+            "{what}"
+        );
     }
 
     pub async fn wal_lsn(pool: &PgPool) -> i64 {
@@ -565,20 +675,8 @@ mod costs {
 
     #[tokio::test]
     async fn a_new_key_costs_one_commit_and_two_round_trips_and_a_remembered_replay_none() {
-        let db_url = fresh_database().await;
-        let direct = server::platform::db::connect(&db_url, 2, Duration::from_secs(5))
-            .await
-            .unwrap();
-        let merchant = create_merchant(&direct, "Costs").await;
-        let proxy = CountingProxy::start(&db_url).unwrap();
-        let database = PgConnectOptions::from_str(&db_url)
-            .unwrap()
-            .get_database()
-            .unwrap()
-            .to_owned();
-        let pool = server::platform::db::connect(&proxy.url(&database), 1, Duration::from_secs(5))
-            .await
-            .unwrap();
+        let (db_url, direct, merchant) = database_with_merchant("Costs").await;
+        let (proxy, pool) = through_a_proxy(&db_url).await;
         let state = state(pool.clone());
         // A second engine on the same pool: what a restarted process knows (nothing in memory).
         let restarted = self::state(pool.clone());
@@ -667,5 +765,127 @@ mod costs {
             (0, 0),
             "a remembered replay costs the database nothing"
         );
+    }
+
+    /// Every command whose `201` is rendered again from the resource it created replays from
+    /// the database (a process that never saw the key) with one look-up, which reads the record
+    /// with the resource, byte for byte: an order in that statement and the pool's release
+    /// ping; a command of several statements inside its transaction's `BEGIN` and `ROLLBACK`
+    /// (sent with the ping), so that its new keys pay for no look-up more. A roll checks first
+    /// that the key it rolls exists: one statement and round trip more. (On the code before, a
+    /// replay of several statements read the resource again after the look-up: 4 statements,
+    /// 5 round trips; a roll 5 and 7.)
+    #[tokio::test]
+    async fn every_created_answer_replays_from_the_database_in_one_look_up() {
+        use server::accounts::auth::keys::{CreateKey, RollKey};
+        use server::accounts::auth::Secret;
+        use server::payments::payouts::CreatePayout;
+        use server::payments::refunds::CreateRefund;
+
+        let (db_url, direct, merchant) = database_with_merchant("Replays").await;
+        // The merchant's own key acts, which the keys it makes name.
+        let by = By {
+            actor: Actor::ApiKey(
+                sqlx::query_scalar("SELECT id FROM api_keys WHERE merchant_id = $1")
+                    .bind(&merchant.id)
+                    .fetch_one(&direct)
+                    .await
+                    .unwrap(),
+            ),
+            address: None,
+        };
+        let caller = (&merchant, &by);
+        let (proxy, proxied) = through_a_proxy(&db_url).await;
+        let (first, restarted) = (state(direct.clone()), state(proxied.clone()));
+
+        let order: CreateOrder = serde_json::from_str(super::ORDER).unwrap();
+        let funds: CreateOrder =
+            serde_json::from_value(json!({"amount": 10000, "currency": "EUR"})).unwrap();
+        let order_id = {
+            let Outcome::Executed(created) = run_command(&first, caller, "fund", &funds).await
+            else {
+                panic!("an order to fund the balance")
+            };
+            created.resource.unwrap().id
+        };
+        capture(&direct, &merchant, &order_id).await;
+        let destination =
+            json!({"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"});
+        let payout: CreatePayout = serde_json::from_value(
+            json!({"amount": 1200, "currency": "EUR", "destination": destination}),
+        )
+        .unwrap();
+        let refund = || CreateRefund {
+            order_id: order_id.as_str().into(),
+            refund: serde_json::from_value(json!({"amount": 100, "destination": destination}))
+                .unwrap(),
+        };
+        let new_key = || CreateKey {
+            key: serde_json::from_value(json!({"name": "Checkout"})).unwrap(),
+            for_merchant: false,
+            secret: Secret::generate(first.mode),
+        };
+        let rolled = {
+            let created = run_command(&first, caller, "key-to-roll", &new_key()).await;
+            let Outcome::Executed(created) = created else {
+                panic!("a key to roll: {created:?}")
+            };
+            created.resource.unwrap().id
+        };
+        let roll = || RollKey {
+            key_id: rolled.clone(),
+            parameters: serde_json::from_value(json!({"overlap": "1h"})).unwrap(),
+            secret: Secret::generate(first.mode),
+        };
+
+        // The command `name` under `key`, run by `state`.
+        let run = async |state: &AppState, name: &str, key: &str| match name {
+            "order" => run_command(state, caller, key, &order).await,
+            "payout" => run_command(state, caller, key, &payout).await,
+            "refund" => run_command(state, caller, key, &refund()).await,
+            "api-key" => run_command(state, caller, key, &new_key()).await,
+            _ => run_command(state, caller, key, &roll()).await,
+        };
+        let mut costs = Vec::new();
+        for name in ["order", "payout", "refund", "api-key", "roll"] {
+            // Each under two keys: the first replay prepares the command's statements on the
+            // proxied connection, the second is measured.
+            let mut replays = Vec::new();
+            for key in [format!("{name}-warm"), name.to_owned()] {
+                let created = run(&first, name, &key).await;
+                let Outcome::Executed(created) = created else {
+                    panic!("{name}: {created:?}")
+                };
+                assert_eq!(created.status, 201, "{name}");
+                idle(&proxied).await;
+                let before = (proxy.statements(), proxy.round_trips());
+                let replayed = run(&restarted, name, &key).await;
+                idle(&proxied).await;
+                let cost = (
+                    proxy.statements() - before.0,
+                    proxy.round_trips() - before.1,
+                );
+                assert_replays(replayed, &created, name);
+                replays.push(cost);
+            }
+            costs.push((name, replays[1]));
+        }
+        for (name, (statements, trips)) in &costs {
+            eprintln!(
+                "{name}: a replay from the database: {statements} statements, {trips} round trips"
+            );
+        }
+        let expected: Vec<_> = costs
+            .iter()
+            .map(|(name, _)| {
+                let cost = match *name {
+                    "order" => (1, 2),
+                    "roll" => (4, 5),
+                    _ => (3, 3),
+                };
+                (*name, cost)
+            })
+            .collect();
+        assert_eq!(costs, expected, "(statements, round trips) per replay");
     }
 }
