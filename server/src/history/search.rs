@@ -1,7 +1,8 @@
 //! Support's search across merchants: the payouts, orders and idempotency keys that any
 //! identifier leads to (API.md §9): an id, a partner transfer id, an end-to-end key
 //! (`kxp-…`), a request id, or the id of an event, a delivery or a delivery attempt about one of
-//! them; a key also by its prefix or its merchant. Read only, at most 100 hits, newest first.
+//! them; a key also by its prefix or its merchant. A refund's identifiers lead to the order it
+//! refunds, whose timeline has its moments. Read only, at most 100 hits, newest first.
 //! Only merchants' keys: the keys support staff use together (running reconciliation now) are
 //! no merchant's, and their runs are on `/reconciliation`.
 
@@ -47,7 +48,7 @@ pub async fn across_merchants(
     let rows = sqlx::query!(
         "\
         WITH sent_ids AS ( \
-          SELECT merchant_id, id FROM payouts \
+          SELECT merchant_id, id FROM outgoing_transfers \
           WHERE id = $1 OR partner_transfer_id = $1 OR partner_key = $1 \
           UNION SELECT merchant_id, transfer_of FROM partner_events \
           WHERE transfer_id = $1 AND transfer_of IS NOT NULL \
@@ -72,6 +73,9 @@ pub async fn across_merchants(
           SELECT 'order', merchant_id, id, amount || ' ' || currency, status, created_at \
           FROM orders \
           WHERE id = $1 OR (merchant_id, id) IN (SELECT merchant_id, id FROM about WHERE kind = 'order') \
+             OR (merchant_id, id) IN (SELECT merchant_id, order_id FROM refunds \
+                                      WHERE (merchant_id, id) IN (SELECT merchant_id, id FROM sent_ids \
+                                        UNION SELECT merchant_id, id FROM about WHERE kind = 'refund')) \
           UNION ALL \
           SELECT 'key', merchant_id, key, endpoint::text, \
             CASE WHEN created_at + make_interval(secs => $6) <= now() THEN 'expired' ELSE status::text END, \

@@ -49,6 +49,13 @@ pub async fn get(app: &TestApp, browser: &Browser, path: &str) -> reqwest::Respo
         .unwrap()
 }
 
+/// The path and the decoded query of a console address.
+pub fn query_of(path: &str) -> (String, Vec<(String, String)>) {
+    let url = reqwest::Url::parse(&format!("http://console{path}")).unwrap();
+    let pairs = url.query_pairs().into_owned().collect();
+    (url.path().to_owned(), pairs)
+}
+
 /// The page at `path` as the signed-in browser sees it.
 pub async fn page(app: &TestApp, browser: &Browser, path: &str) -> String {
     get(app, browser, path).await.text().await.unwrap()

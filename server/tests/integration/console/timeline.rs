@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use common::browser::{page, signed_in};
+use common::browser::{page, query_of, signed_in};
 use common::{create_merchant, eventually, json, spawn_app, TestApp};
 
 const PAYOUT: &str = r#"{"amount": 400, "currency": "EUR", "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}}"#;
@@ -176,13 +176,6 @@ async fn a_keys_timeline_shows_every_attempt_in_order_and_the_payouts_life() {
         .get_as(&other, "/v1/idempotency-keys/timeline-key")
         .await;
     assert_eq!(answer.status(), 404);
-}
-
-/// The path and the decoded query of a console address.
-fn query_of(path: &str) -> (String, Vec<(String, String)>) {
-    let url = reqwest::Url::parse(&format!("http://console{path}")).unwrap();
-    let pairs = url.query_pairs().into_owned().collect();
-    (url.path().to_owned(), pairs)
 }
 
 #[tokio::test]

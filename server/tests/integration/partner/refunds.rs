@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::test_mode::{embedded_app, iban, payout_events};
 use crate::api::refunds::{captured_order, refund};
 use app::console::Role;
-use common::browser::{page, signed_in_as};
+use common::browser::{page, query_of, signed_in, signed_in_as};
 use common::{eventually, json, partner_reversal_calls, partner_transfers_of, TestApp};
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner_sim::scenarios::Scenario;
@@ -281,4 +281,50 @@ async fn a_duplicated_refunds_reconciliation_item_names_the_refund_as_a_refund()
         "{row}"
     );
     assert!(!row.contains("payout"), "{row}");
+}
+
+/// Support's search finds a refund from any of its identifiers (API.md §9: its id, its partner
+/// transfer id, its end-to-end key, the duplicate transfer reconciliation reversed, its event)
+/// and lands on the timeline of the order it refunds, where its moments are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn support_finds_a_refund_from_any_of_its_identifiers_on_its_orders_timeline() {
+    let (app, partner_url, order) = app_with_order().await;
+    let [id, own, duplicate] = duplicated_refund(&app, &partner_url, &order).await;
+    reconciler(&app, &partner_url)
+        .run(Utc::now().date_naive(), true)
+        .await
+        .unwrap();
+    let (partner_key, event_id): (String, String) = sqlx::query_as(
+        "SELECT r.partner_key, e.id::text FROM refunds r JOIN events e \
+         ON e.payload->'data'->'object'->>'id' = r.id AND e.event_type = 'refund.created' \
+         WHERE r.id = $1",
+    )
+    .bind(&id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+
+    let support = signed_in(&app, true).await;
+    let lands_on = format!(
+        "/support/timeline?merchant={}&order={order}",
+        app.merchant.id
+    );
+    for identifier in [&id, &own, &duplicate, &partner_key, &event_id] {
+        let (client, cookie) = &support;
+        let answer = client
+            .get(format!("{}/support", app.base_url))
+            .query(&[("q", identifier)])
+            .header("cookie", cookie)
+            .header("accept", "text/html")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 302, "searching {identifier}");
+        let location = answer.headers()["location"].to_str().unwrap();
+        assert_eq!(
+            query_of(location),
+            query_of(&lands_on),
+            "searching {identifier}"
+        );
+    }
 }
