@@ -50,10 +50,36 @@ pub async fn get(app: &TestApp, browser: &Browser, path: &str) -> reqwest::Respo
 }
 
 /// The path and the decoded query of a console address.
-pub fn query_of(path: &str) -> (String, Vec<(String, String)>) {
+fn query_of(path: &str) -> (String, Vec<(String, String)>) {
     let url = reqwest::Url::parse(&format!("http://console{path}")).unwrap();
     let pairs = url.query_pairs().into_owned().collect();
     (url.path().to_owned(), pairs)
+}
+
+/// Asserts that support's search for `identifier`, one hit, lands on the console page
+/// `lands_on` (compared with its query decoded).
+pub async fn assert_search_lands(
+    app: &TestApp,
+    support: &Browser,
+    identifier: &str,
+    lands_on: &str,
+) {
+    let (client, cookie) = support;
+    let answer = client
+        .get(format!("{}/support", app.base_url))
+        .query(&[("q", identifier)])
+        .header("cookie", cookie)
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 302, "searching {identifier}");
+    let location = answer.headers()["location"].to_str().unwrap();
+    assert_eq!(
+        query_of(location),
+        query_of(lands_on),
+        "searching {identifier}"
+    );
 }
 
 /// The page at `path` as the signed-in browser sees it.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use common::browser::{page, query_of, signed_in};
+use common::browser::{assert_search_lands, page, signed_in};
 use common::{create_merchant, eventually, json, spawn_app, TestApp};
 
 const PAYOUT: &str = r#"{"amount": 400, "currency": "EUR", "destination": {"account_holder": "Ada Lovelace", "iban": "DE89370400440532013000"}}"#;
@@ -208,7 +208,6 @@ async fn support_finds_a_payout_from_any_of_its_identifiers_and_lands_on_its_tim
     .await;
 
     let support = signed_in(&app, true).await;
-    let (client, cookie) = &support;
     let payout_page = format!("/support/timeline?merchant={}&payout={id}", app.merchant.id);
     let key_page = format!(
         "/support/timeline?merchant={}&key=support-key",
@@ -224,21 +223,7 @@ async fn support_finds_a_payout_from_any_of_its_identifiers_and_lands_on_its_tim
         ("support-key", &key_page),
         (request_id.as_str(), &key_page),
     ] {
-        let answer = client
-            .get(format!("{}/support", app.base_url))
-            .query(&[("q", identifier)])
-            .header("cookie", cookie)
-            .header("accept", "text/html")
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(answer.status(), 302, "searching {identifier}");
-        let location = answer.headers()["location"].to_str().unwrap();
-        assert_eq!(
-            query_of(location),
-            query_of(lands_on),
-            "searching {identifier}"
-        );
+        assert_search_lands(&app, &support, identifier, lands_on).await;
     }
     let timeline = page(&app, &support, &payout_page).await;
     assert!(timeline.contains(&transfer_id), "{timeline}");

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::test_mode::{embedded_app, iban, payout_events};
 use crate::api::refunds::{captured_order, refund};
 use app::console::Role;
-use common::browser::{page, query_of, signed_in, signed_in_as};
+use common::browser::{assert_search_lands, page, signed_in, signed_in_as};
 use common::{eventually, json, partner_reversal_calls, partner_transfers_of, TestApp};
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner_sim::scenarios::Scenario;
@@ -310,21 +310,6 @@ async fn support_finds_a_refund_from_any_of_its_identifiers_on_its_orders_timeli
         app.merchant.id
     );
     for identifier in [&id, &own, &duplicate, &partner_key, &event_id] {
-        let (client, cookie) = &support;
-        let answer = client
-            .get(format!("{}/support", app.base_url))
-            .query(&[("q", identifier)])
-            .header("cookie", cookie)
-            .header("accept", "text/html")
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(answer.status(), 302, "searching {identifier}");
-        let location = answer.headers()["location"].to_str().unwrap();
-        assert_eq!(
-            query_of(location),
-            query_of(&lands_on),
-            "searching {identifier}"
-        );
+        assert_search_lands(&app, &support, identifier, &lands_on).await;
     }
 }
