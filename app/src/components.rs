@@ -88,13 +88,15 @@ pub fn may(permission: crate::console::Permission) -> bool {
     current_user().is_some_and(|user| user.may(permission))
 }
 
-/// The list filters in the page's address.
-pub fn list_filter() -> crate::console::ListFilter {
-    crate::console::ListFilter {
-        status: query_param("status"),
+/// The list filters in the page's address, its status one of `S`'s; the refusal of `status`
+/// when it is none of them.
+pub fn list_filter<S: TryFrom<String>>(
+) -> Result<crate::console::ListFilter<S>, crate::console::Refusal> {
+    Ok(crate::console::ListFilter {
+        status: named_filter("status")?,
         from: query_param("from"),
         to: query_param("to"),
-    }
+    })
 }
 
 /// A `<select>` named `name` (its id too) offering "any" (empty) and `options` (codes, shown
@@ -131,12 +133,11 @@ pub fn DayRange(from: String, to: String) -> impl IntoView {
 /// so the address carries it and a link shows the same list.
 #[component]
 pub fn ListFilterForm(action: &'static str, statuses: &'static [&'static str]) -> impl IntoView {
-    let filter = list_filter();
     view! {
         <form method="get" action=action class="form card search filters">
             <label for="status">{tr!("field-status")}</label>
-            <AnyOf name="status" options=statuses selected=filter.status/>
-            <DayRange from=filter.from to=filter.to/>
+            <AnyOf name="status" options=statuses selected=query_param("status")/>
+            <DayRange from=query_param("from") to=query_param("to")/>
             <button type="submit">{tr!("filter-submit")}</button>
         </form>
     }

@@ -55,7 +55,7 @@ pub trait BalanceConsole: Send + Sync {
     async fn statement(
         &self,
         merchant_id: &MerchantId,
-        filter: &ListFilter,
+        filter: &ListFilter<BalanceTransactionType>,
         starting_after: Option<String>,
     ) -> ConsoleResult<Page<StatementRow>>;
 }

@@ -106,7 +106,7 @@ pub trait IntegrationsConsole: Send + Sync {
     async fn webhooks(
         &self,
         merchant_id: &MerchantId,
-        filter: &ListFilter,
+        filter: &ListFilter<DeliveryStatus>,
         starting_after: Option<String>,
     ) -> ConsoleResult<(Vec<EndpointRow>, Page<EventRow>)>;
     /// Makes `change` under the form's key (the API's commands: any number of submits of one

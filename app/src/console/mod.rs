@@ -170,11 +170,20 @@ pub struct Page<T> {
     pub rows: Vec<T>,
     pub next: Option<String>,
 }
-/// A list page's filters, as typed into its form (each may be empty): a status, and a range of
-/// UTC days, both inclusive (`YYYY-MM-DD`).
-#[derive(Debug, Clone, Default)]
-pub struct ListFilter {
-    pub status: String,
+impl<T> Page<T> {
+    /// A list with nothing in it.
+    pub fn empty() -> Self {
+        Self {
+            rows: Vec::new(),
+            next: None,
+        }
+    }
+}
+/// A list page's filters: one of its rows' statuses `S`, if one is chosen, and a range of UTC
+/// days, both inclusive, as typed into its form (`YYYY-MM-DD`, each may be empty).
+#[derive(Debug, Clone)]
+pub struct ListFilter<S> {
+    pub status: Option<S>,
     pub from: String,
     pub to: String,
 }

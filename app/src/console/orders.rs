@@ -20,7 +20,7 @@ pub trait OrdersConsole: Send + Sync {
     async fn orders(
         &self,
         merchant_id: &MerchantId,
-        filter: &ListFilter,
+        filter: &ListFilter<OrderStatus>,
         starting_after: Option<String>,
     ) -> ConsoleResult<Page<OrderRow>>;
     async fn order(

@@ -59,7 +59,7 @@ pub trait PayoutsConsole: Send + Sync {
     async fn payouts(
         &self,
         merchant_id: &MerchantId,
-        filter: &ListFilter,
+        filter: &ListFilter<PayoutStatus>,
         starting_after: Option<String>,
     ) -> ConsoleResult<Page<PayoutRow>>;
     async fn payout(

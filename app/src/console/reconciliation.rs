@@ -39,7 +39,11 @@ pub struct MagicIban {
 pub trait ReconciliationConsole: Send + Sync {
     /// The latest runs whose status and day (the day reconciled) pass `filter`, each with the
     /// status of the items `scope` may see.
-    async fn runs(&self, scope: &Scope, filter: &ListFilter) -> ConsoleResult<Vec<RunRow>>;
+    async fn runs(
+        &self,
+        scope: &Scope,
+        filter: &ListFilter<RunStatus>,
+    ) -> ConsoleResult<Vec<RunRow>>;
     /// A run with the items `scope` may see, and the status they make.
     async fn run(&self, scope: &Scope, id: &RunId)
         -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>>;

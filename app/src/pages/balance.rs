@@ -9,7 +9,9 @@ use crate::components::{
     console, cursor, failure_view, list_filter, merchant_id_or_notice, refused_filter, Empty,
     ExportLink, ListFilterForm, Pager,
 };
-use crate::console::{BalanceTransactionType, BalanceView, ConsoleError, ObjectType, StatementRow};
+use crate::console::{
+    BalanceTransactionType, BalanceView, ConsoleError, ErrorCode, ObjectType, Refusal, StatementRow,
+};
 use crate::i18n::{money, when};
 use crate::vocabulary::{code_word, object_word};
 
@@ -92,7 +94,13 @@ pub fn BalancePage() -> impl IntoView {
                     Err(error) => return failure_view(error),
                     Ok(balance) => balance,
                 };
-                let statement = match console.statement(&merchant_id, &list_filter(), cursor).await {
+                let listed = match list_filter() {
+                    Ok(filter) => console.statement(&merchant_id, &filter, cursor).await,
+                    // The statement's status is an item's type: one that is none refuses the
+                    // filters (as its export does), in the general sentence.
+                    Err(_) => Err(Refusal::new(ErrorCode::InvalidRequest).into()),
+                };
+                let statement = match listed {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => return failure_view(error),
                     Ok(page) => view! { <StatementTable rows=page.rows/><Pager base="/balance" next=page.next/> }.into_any(),

@@ -11,7 +11,7 @@ use crate::components::{
     BankAccountFields, Empty, ExportLink, Field, ListFilterForm, Pager, StatusBadge,
 };
 use crate::console::{
-    ConsoleError, OrderId, OrderRow, OrderStatus, Permission, RefundRow, Subject,
+    ConsoleError, OrderId, OrderRow, OrderStatus, Page, Permission, RefundRow, Subject,
 };
 use crate::i18n::{money, when};
 use crate::pages::timeline::Timeline;
@@ -56,7 +56,12 @@ pub fn Orders() -> impl IntoView {
         <ListFilterForm action="/orders" statuses=&OrderStatus::NAMES/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                match console.orders(&merchant_id, &list_filter(), cursor).await {
+                let listed = match list_filter() {
+                    Ok(filter) => console.orders(&merchant_id, &filter, cursor).await,
+                    // A status that is no order's finds none.
+                    Err(_) => Ok(Page::empty()),
+                };
+                match listed {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
                     Ok(page) => view! { <OrdersTable rows=page.rows/><Pager base="/orders" next=page.next/> }.into_any(),

@@ -17,7 +17,7 @@ use crate::components::{
     StatusBadge, TestModeNotice,
 };
 use crate::console::{
-    ConsoleError, Decision, ErrorCode, MerchantId, Money, PayoutId, PayoutRow, PayoutStatus,
+    ConsoleError, Decision, ErrorCode, MerchantId, Money, Page, PayoutId, PayoutRow, PayoutStatus,
     PayoutView, Permission, Subject,
 };
 use crate::i18n::{money, when};
@@ -66,7 +66,12 @@ pub fn Payouts() -> impl IntoView {
         <ListFilterForm action="/payouts" statuses=&PayoutStatus::NAMES/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                match console.payouts(&merchant_id, &list_filter(), cursor).await {
+                let listed = match list_filter() {
+                    Ok(filter) => console.payouts(&merchant_id, &filter, cursor).await,
+                    // A status that is no payout's finds none.
+                    Err(_) => Ok(Page::empty()),
+                };
+                match listed {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
                     Ok(page) => view! { <PayoutsTable rows=page.rows/><Pager base="/payouts" next=page.next/> }.into_any(),

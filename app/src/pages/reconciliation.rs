@@ -50,7 +50,12 @@ pub fn Runs() -> impl IntoView {
         <ListFilterForm action="/reconciliation" statuses=&RunStatus::NAMES/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                match console.runs(&scope, &list_filter()).await {
+                let listed = match list_filter() {
+                    Ok(filter) => console.runs(&scope, &filter).await,
+                    // A status that is no run's finds none.
+                    Err(_) => Ok(Vec::new()),
+                };
+                match listed {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
                     Ok(runs) if runs.is_empty() => view! { <Empty message=tr!("runs-empty")/> }.into_any(),

@@ -11,10 +11,13 @@ use leptos_fluent::tr;
 
 use crate::components::{
     console, csrf_token, cursor, failure_view, flash, form_key, form_refusal, list_filter, may,
-    merchant_id_or_notice, refusal_notice, refused_filter, Empty, Field, ListFilterForm,
-    OneTimeSecret, OverlapOptions, Pager, StatusBadge,
+    merchant_id_or_notice, query_param, refusal_notice, refused_filter, Empty, Field,
+    ListFilterForm, OneTimeSecret, OverlapOptions, Pager, StatusBadge,
 };
-use crate::console::{ConsoleError, EndpointRow, EndpointStatus, EventRow, Permission};
+use crate::console::{
+    ConsoleError, DeliveryStatus, EndpointRow, EndpointStatus, EventRow, ListFilter, Page,
+    Permission,
+};
 use crate::i18n::when;
 
 /// How an endpoint checks what it receives, by hand: the code docs/api.md prints, which a test
@@ -209,7 +212,13 @@ pub fn Webhooks() -> impl IntoView {
         {add}
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                match console.webhooks(&merchant_id, &list_filter(), cursor).await {
+                // A status that is no delivery's finds no event; the endpoints show all the same.
+                let (filter, unknown) = match list_filter::<DeliveryStatus>() {
+                    Ok(filter) => (filter, false),
+                    Err(_) => (ListFilter { status: None, from: query_param("from"), to: query_param("to") }, true),
+                };
+                let listed = console.webhooks(&merchant_id, &filter, cursor).await;
+                match listed.map(|(endpoints, events)| (endpoints, if unknown { Page::empty() } else { events })) {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
                     Ok((endpoints, events)) => view! {

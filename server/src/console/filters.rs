@@ -23,9 +23,11 @@ pub(super) fn day_filter(param: &str, value: &str) -> Result<Option<chrono::Naiv
 }
 
 /// A list page's filters from its form.
-pub(super) fn list_filters(form: &ListFilter) -> Result<ListFilters, Refusal> {
+pub(super) fn list_filters<S: std::fmt::Display>(
+    form: &ListFilter<S>,
+) -> Result<ListFilters, Refusal> {
     Ok(ListFilters {
-        status: filled(&form.status),
+        status: form.status.as_ref().map(ToString::to_string),
         from: day_filter("from", &form.from)?,
         to: day_filter("to", &form.to)?,
     })

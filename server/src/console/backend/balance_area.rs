@@ -54,7 +54,7 @@ impl BalanceConsole for PgConsole {
     async fn statement(
         &self,
         merchant_id: &MerchantId,
-        filter: &ListFilter,
+        filter: &ListFilter<BalanceTransactionType>,
         starting_after: Option<String>,
     ) -> ConsoleResult<Page<StatementRow>> {
         let filters = list_filters(filter)?;

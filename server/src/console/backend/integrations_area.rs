@@ -7,7 +7,7 @@ impl IntegrationsConsole for PgConsole {
     async fn webhooks(
         &self,
         merchant_id: &MerchantId,
-        filter: &ListFilter,
+        filter: &ListFilter<DeliveryStatus>,
         starting_after: Option<String>,
     ) -> ConsoleResult<(Vec<EndpointRow>, Page<EventRow>)> {
         let filters = list_filters(filter)?;

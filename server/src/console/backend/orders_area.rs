@@ -7,7 +7,7 @@ impl OrdersConsole for PgConsole {
     async fn orders(
         &self,
         merchant_id: &MerchantId,
-        filter: &ListFilter,
+        filter: &ListFilter<OrderStatus>,
         starting_after: Option<String>,
     ) -> ConsoleResult<Page<OrderRow>> {
         let filters = list_filters(filter)?;

@@ -14,7 +14,7 @@ impl PayoutsConsole for PgConsole {
     async fn payouts(
         &self,
         merchant_id: &MerchantId,
-        filter: &ListFilter,
+        filter: &ListFilter<PayoutStatus>,
         starting_after: Option<String>,
     ) -> ConsoleResult<Page<PayoutRow>> {
         let filters = list_filters(filter)?;

@@ -4,7 +4,11 @@ use super::*;
 
 #[async_trait]
 impl ReconciliationConsole for PgConsole {
-    async fn runs(&self, scope: &Scope, filter: &ListFilter) -> ConsoleResult<Vec<RunRow>> {
+    async fn runs(
+        &self,
+        scope: &Scope,
+        filter: &ListFilter<RunStatus>,
+    ) -> ConsoleResult<Vec<RunRow>> {
         let filters = list_filters(filter)?;
         let merchant = scope.merchant().map(MerchantId::as_str);
         let runs = reconcile::runs(&self.state.pool, merchant, &filters, None, 50)

@@ -21,3 +21,4 @@ mod team;
 mod timeline;
 mod two_factor;
 mod unknown_codes;
+mod unknown_status;
