@@ -64,7 +64,8 @@ pub fn sentence(moment: &Moment) -> String {
             error_code,
             latency_ms,
         } => {
-            let outcome = [Some(status.to_string()), verdict.as_deref().map(code_word)]
+            let verdict = verdict.map(|verdict| code_word(verdict.as_str()));
+            let outcome = [Some(status.to_string()), verdict]
                 .into_iter()
                 .chain([error_code.map(error_code_word)])
                 .flatten()
@@ -80,7 +81,7 @@ pub fn sentence(moment: &Moment) -> String {
             tr!("moment-record-stored", {"endpoint" => endpoint.clone()})
         }
         Moment::RecordChanged { status, error } => {
-            let status = code_word(status);
+            let status = code_word(status.as_str());
             match error {
                 None => tr!("moment-record-changed", {"status" => status}),
                 Some(error) => tr!("moment-record-failed", {
@@ -108,7 +109,7 @@ pub fn sentence(moment: &Moment) -> String {
             answer,
             latency_ms,
         } => tr!("moment-partner-call", {
-            "call" => partner_call_word(call),
+            "call" => partner_call_word(*call),
             "partner_key" => partner_key.clone(),
             "answer" => partner_answer(answer),
             "latency" => latency_ms.to_string(),
@@ -127,21 +128,20 @@ pub fn sentence(moment: &Moment) -> String {
             transfer_id,
         } => {
             let action = action
-                .as_deref()
                 .map(|action| tr!("moment-reconciliation-action", {"action" => reconciliation_action_word(action)}));
             let transfer = transfer_id.as_ref().map(
                 |transfer| tr!("moment-reconciliation-transfer", {"transfer" => transfer.clone()}),
             );
             tr!("moment-reconciled", {
                 "day" => day(run_date),
-                "item" => code_word(item),
+                "item" => code_word(item.as_str()),
                 "action" => action.unwrap_or_default(),
                 "transfer" => transfer.unwrap_or_default(),
             })
         }
         Moment::Reversal { transfer_id, state } => tr!("moment-reversal-state", {
             "transfer" => transfer_id.clone(),
-            "state" => reconciliation_action_word(state),
+            "state" => reconciliation_action_word(*state),
         }),
         Moment::EventSent { event_type } => {
             tr!("moment-event-sent", {"event_type" => event_type.clone()})
@@ -175,24 +175,24 @@ pub fn sentence(moment: &Moment) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::console::ErrorCode;
+    use crate::console::{ErrorCode, ItemKind, KeyStatus, ReversalAction, Verdict};
     use crate::i18n::{in_language, Lang};
 
-    fn request(verdict: Option<&str>, error_code: Option<ErrorCode>) -> Moment {
+    fn request(verdict: Option<Verdict>, error_code: Option<ErrorCode>) -> Moment {
         Moment::Request {
             route: "POST /v1/payouts".into(),
             status: 422,
-            verdict: verdict.map(str::to_owned),
+            verdict,
             error_code,
             latency_ms: 12.0,
         }
     }
 
-    fn reconciliation(action: Option<&str>, transfer_id: Option<&str>) -> Moment {
+    fn reconciliation(action: Option<ReversalAction>, transfer_id: Option<&str>) -> Moment {
         Moment::Reconciliation {
             run_date: "2026-12-04".parse().unwrap(),
-            item: "duplicate".into(),
-            action: action.map(str::to_owned),
+            item: ItemKind::Duplicate,
+            action,
             transfer_id: transfer_id.map(str::to_owned),
         }
     }
@@ -202,7 +202,10 @@ mod tests {
     fn english_sentences_write_money_as_people_read_it() {
         let cases = [
             (
-                request(Some("mismatch"), Some(ErrorCode::IdempotencyKeyReused)),
+                request(
+                    Some(Verdict::Mismatch),
+                    Some(ErrorCode::IdempotencyKeyReused),
+                ),
                 "POST /v1/payouts answered 422 mismatch idempotency_key_reused in 12.0 ms",
             ),
             (
@@ -211,7 +214,7 @@ mod tests {
             ),
             (
                 Moment::RecordChanged {
-                    status: "failed".into(),
+                    status: KeyStatus::Failed,
                     error: Some("partner_unavailable".into()),
                 },
                 "record failed: partner_unavailable",
@@ -225,7 +228,7 @@ mod tests {
                 "payout of 4.00 EUR created under end-to-end key kxp-1",
             ),
             (
-                reconciliation(Some("reversed"), Some("tr_2")),
+                reconciliation(Some(ReversalAction::Reversed), Some("tr_2")),
                 "reconciliation of 2026-12-04: duplicate, reversed (transfer tr_2)",
             ),
             (
@@ -260,11 +263,14 @@ mod tests {
     fn chinese_sentences_translate_the_words_and_keep_the_facts() {
         in_language(Lang::Zh, || {
             assert_eq!(
-                sentence(&request(Some("mismatch"), None)),
+                sentence(&request(Some(Verdict::Mismatch), None)),
                 "POST /v1/payouts 返回 422 不匹配，耗时 12.0 毫秒"
             );
             assert_eq!(
-                sentence(&reconciliation(Some("reversed"), Some("tr_2"))),
+                sentence(&reconciliation(
+                    Some(ReversalAction::Reversed),
+                    Some("tr_2")
+                )),
                 "2026年12月04日 对账：重复，已撤回（转账 tr_2）"
             );
             assert_eq!(badge(&reconciliation(None, None)), "对账");

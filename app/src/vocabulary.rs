@@ -4,7 +4,10 @@
 
 use leptos_fluent::tr;
 
-use crate::console::{AuditAction, ErrorCode, ObjectType, RecoveryPoint, Role, SubjectKind};
+use crate::console::{
+    AuditAction, ErrorCode, ObjectType, PartnerCall, RecoveryPoint, ReversalAction, Role,
+    SubjectKind,
+};
 use crate::i18n::Lang;
 
 /// The word for a status, verdict, reconciliation item kind or action, or reversal state.
@@ -149,29 +152,27 @@ pub fn recovery_point_word(point: RecoveryPoint) -> String {
 }
 
 /// The word for a call to the partner bank (`create`, `status`, `listing`).
-pub fn partner_call_word(call: &str) -> String {
+pub fn partner_call_word(call: PartnerCall) -> String {
     match call {
-        "create" => tr!("partner-call-create"),
-        "status" => tr!("partner-call-status"),
-        "listing" => tr!("partner-call-listing"),
-        other => other.to_owned(),
+        PartnerCall::Create => tr!("partner-call-create"),
+        PartnerCall::Status => tr!("partner-call-status"),
+        PartnerCall::Listing => tr!("partner-call-listing"),
     }
 }
 
 /// The word for what reconciliation did about a duplicate transfer (`reversed`, `refused`, ...)
 /// or about its reversal: "reversed" here is a duplicate taken back, not a payout returned.
-pub fn reconciliation_action_word(action: &str) -> String {
+pub fn reconciliation_action_word(action: ReversalAction) -> String {
     match action {
-        "reversed" => tr!("reconciliation-action-reversed"),
-        "already_reversed" => tr!("reconciliation-action-already_reversed"),
-        "refused" => tr!("reconciliation-action-refused"),
-        "failed" => tr!("reconciliation-action-failed"),
-        "in_progress" => tr!("reconciliation-action-in_progress"),
-        "resolved" => tr!("reconciliation-action-resolved"),
-        "not_reversed" => tr!("reconciliation-action-not_reversed"),
-        "claimed" => tr!("reconciliation-action-claimed"),
-        "pending" => tr!("reconciliation-action-pending"),
-        other => other.to_owned(),
+        ReversalAction::Reversed => tr!("reconciliation-action-reversed"),
+        ReversalAction::AlreadyReversed => tr!("reconciliation-action-already_reversed"),
+        ReversalAction::Refused => tr!("reconciliation-action-refused"),
+        ReversalAction::Failed => tr!("reconciliation-action-failed"),
+        ReversalAction::InProgress => tr!("reconciliation-action-in_progress"),
+        ReversalAction::Resolved => tr!("reconciliation-action-resolved"),
+        ReversalAction::NotReversed => tr!("reconciliation-action-not_reversed"),
+        ReversalAction::Claimed => tr!("reconciliation-action-claimed"),
+        ReversalAction::Pending => tr!("reconciliation-action-pending"),
     }
 }
 
@@ -245,33 +246,17 @@ pub fn error_code_word(code: ErrorCode) -> String {
     }
 }
 
-/// What is wrong with how `word` writes `code`, if anything: in English it must be the code
-/// itself, in Chinese a word with no English in it (but "Webhook", which the glossary keeps).
-/// For the tests of every word list, here and in the server's (which has the lists of its
-/// types: audit actions, partner calls).
-pub fn missing_word(code: &str, word: impl Fn(&str) -> String) -> Option<String> {
-    let english = crate::i18n::in_language(Lang::En, || word(code));
-    let chinese = crate::i18n::in_language(Lang::Zh, || word(code));
-    if english != code {
-        return Some(format!("{code} is {english:?} in English"));
-    }
-    let latin = chinese
-        .replace("Webhook", "")
-        .contains(|c: char| c.is_ascii_lowercase());
-    latin.then(|| format!("{code} has no Chinese word (shows {chinese:?})"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::console::{
         BalanceTransactionType, DeliveryStatus, EndpointStatus, ItemKind, KeyStatus, OrderStatus,
-        PayoutStatus, RefundStatus, ReversalAction, RunStatus, Verdict,
+        PayoutStatus, RefundStatus, RunStatus, Verdict,
     };
     use crate::i18n::in_language;
 
-    /// Codes that no type of ours lists (the server's tests check the lists it has: partner
-    /// calls): why a reversal was not made or the partner gave no useful answer.
+    /// Codes that no type of ours lists: why a reversal was not made or the partner gave no
+    /// useful answer.
     /// A transfer's status at the partner (`kaadxpay_partner::wire::TransferStatus`).
     const TRANSFER_STATUSES: [&str; 4] = ["accepted", "paid", "failed", "reversed"];
     const PARTNER_PROBLEMS: [&str; 11] = [
@@ -287,6 +272,20 @@ mod tests {
         "refused",
         "account_closed",
     ];
+
+    /// What is wrong with how `word` writes `code`, if anything: in English it must be the code
+    /// itself, in Chinese a word with no English in it (but "Webhook", which the glossary keeps).
+    fn missing_word(code: &str, word: impl Fn(&str) -> String) -> Option<String> {
+        let english = in_language(Lang::En, || word(code));
+        let chinese = in_language(Lang::Zh, || word(code));
+        if english != code {
+            return Some(format!("{code} is {english:?} in English"));
+        }
+        let latin = chinese
+            .replace("Webhook", "")
+            .contains(|c: char| c.is_ascii_lowercase());
+        latin.then(|| format!("{code} has no Chinese word (shows {chinese:?})"))
+    }
 
     fn assert_words(code: &str, word: fn(&str) -> String) {
         assert_eq!(missing_word(code, word), None);
@@ -309,9 +308,8 @@ mod tests {
         for code in TRANSFER_STATUSES {
             assert_words(code, code_word);
         }
-        for code in ReversalAction::NAMES {
-            assert_words(code, reconciliation_action_word);
-        }
+        assert_typed_words(&ReversalAction::NAMES, reconciliation_action_word);
+        assert_typed_words(&PartnerCall::NAMES, partner_call_word);
         for code in PARTNER_PROBLEMS {
             assert_words(code, partner_problem_word);
         }

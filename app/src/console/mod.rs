@@ -15,8 +15,8 @@ pub use kaadxpay_types::ids::{
 pub use kaadxpay_types::{
     Access, ActorKind, AuditAction, BalanceTransactionType, Currency, DeliveryStatus, Door,
     EndpointStatus, ErrorCode, ItemKind, KeyStatus, Moment, Money, ObjectType, OrderStatus,
-    PayoutStatus, Permission, RecoveryPoint, RefundStatus, ReversalAction, Role, RunStatus,
-    Scenario, TransferOf, Verdict,
+    PartnerCall, PayoutStatus, Permission, RecoveryPoint, RefundStatus, ReversalAction, Role,
+    RunStatus, Scenario, TransferOf, Verdict,
 };
 
 mod balance;

@@ -167,7 +167,7 @@ fn transfer_of_view(
 
 /// An item's action, with why a reversal was not made: "refused (not_reversible)", in words.
 fn action_text(action: Option<ReversalAction>, detail: Option<String>) -> String {
-    let action = action.map(|action| reconciliation_action_word(action.as_str()));
+    let action = action.map(reconciliation_action_word);
     match (action, detail) {
         (Some(action), Some(detail)) => format!("{action} ({})", partner_problem_word(&detail)),
         (action, _) => action.unwrap_or_default(),

@@ -88,7 +88,7 @@ pub use refund_status::RefundStatus;
 pub use role::{Permission, Role};
 pub use scenario::Scenario;
 pub use states::{
-    Access, DeliveryStatus, Door, EndpointStatus, ItemKind, KeyStatus, RecoveryPoint,
+    Access, DeliveryStatus, Door, EndpointStatus, ItemKind, KeyStatus, PartnerCall, RecoveryPoint,
     ReversalAction, RunStatus, Verdict,
 };
 pub use timeline::Moment;

@@ -2,13 +2,14 @@
 //! snake_case name: an idempotency key's [`KeyStatus`], an API key's [`Access`], a webhook
 //! endpoint's [`EndpointStatus`] and a delivery's [`DeliveryStatus`], a reconciliation run's
 //! [`RunStatus`], its items' [`ItemKind`] and [`ReversalAction`], the engine's [`Verdict`]
-//! on a request and a key's [`RecoveryPoint`], and the [`Door`] a request came through.
+//! on a request and a key's [`RecoveryPoint`], a [`PartnerCall`] the payout worker made, and
+//! the [`Door`] a request came through.
 
 use serde::{Deserialize, Serialize};
 
 /// Where an idempotency key's record stands: `expired` the TTL after it was made, until it is
 /// purged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KeyStatus {
     InProgress,
@@ -89,7 +90,7 @@ status_names!(RunStatus, "a reconciliation run's status", {
 });
 
 /// What the idempotency engine made of a request's key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     New,
@@ -106,7 +107,7 @@ status_names!(Verdict, "a verdict (new, replayed, in_progress or mismatch)", {
 });
 
 /// What reconciliation found about one transfer or payout of its day.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ItemKind {
     Matched,
@@ -132,7 +133,7 @@ status_names!(ItemKind, "a reconciliation item's kind", {
 /// What reconciliation did about a duplicate transfer (an item's action), and where the
 /// duplicate's reversal stands (`claimed` by a run, `pending` at the partner, ...): one set of
 /// words, shown alike.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReversalAction {
     /// Reversed by this run, or later by the reversal worker.
@@ -162,6 +163,22 @@ status_names!(ReversalAction, "what reconciliation did about a duplicate", {
     NotReversed => "not_reversed",
     Claimed => "claimed",
     Pending => "pending",
+});
+
+/// Which call the payout worker made to the partner bank: the create, a status check, or a
+/// listing of a day's transfers (a payout's timeline shows each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartnerCall {
+    Create,
+    Status,
+    Listing,
+}
+
+status_names!(PartnerCall, "a call to the partner (create, status or listing)", {
+    Create => "create",
+    Status => "status",
+    Listing => "listing",
 });
 
 /// How far the work of an idempotency key's request got: `started` until its answer is kept,

@@ -3,11 +3,12 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use crate::ErrorCode;
+use crate::{ErrorCode, ItemKind, KeyStatus, PartnerCall, ReversalAction, Verdict};
 
-/// What happened at a moment of a timeline, with its facts (codes as the server stores them),
-/// tagged by `moment` in JSON: the server's queries build it so, the API answers it so, and the
-/// console writes it in its reader's language.
+/// What happened at a moment of a timeline, with its facts (codes as the server stores them,
+/// read back typed: a stored code that is none of ours fails the timeline), tagged by `moment`
+/// in JSON: the server's queries build it so, the API answers it so, and the console writes it
+/// in its reader's language.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "moment", rename_all = "snake_case")]
@@ -17,8 +18,8 @@ pub enum Moment {
     Request {
         route: String,
         status: u16,
-        verdict: Option<String>,
-        // Read back typed: a stored code that is none of ours fails the timeline.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+        verdict: Option<Verdict>,
         #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
         error_code: Option<ErrorCode>,
         latency_ms: f64,
@@ -27,7 +28,8 @@ pub enum Moment {
     RecordStored { endpoint: String },
     /// The record's status changed (to `expired` too), with its error if it has one.
     RecordChanged {
-        status: String,
+        #[cfg_attr(feature = "openapi", schema(value_type = String))]
+        status: KeyStatus,
         error: Option<String>,
     },
     /// A payout was created (amount in minor units) under its end-to-end key.
@@ -40,7 +42,8 @@ pub enum Moment {
     OrderCreated { amount: i64, currency: String },
     /// A call to the partner (`create`, `status`, `listing`) and what it answered.
     PartnerCall {
-        call: String,
+        #[cfg_attr(feature = "openapi", schema(value_type = String))]
+        call: PartnerCall,
         partner_key: String,
         answer: String,
         latency_ms: i64,
@@ -53,12 +56,18 @@ pub enum Moment {
     /// A reconciliation run's item about the payout: its kind, the action taken, the transfer.
     Reconciliation {
         run_date: NaiveDate,
-        item: String,
-        action: Option<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String))]
+        item: ItemKind,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+        action: Option<ReversalAction>,
         transfer_id: Option<String>,
     },
     /// The reversal of a duplicate transfer, and its state.
-    Reversal { transfer_id: String, state: String },
+    Reversal {
+        transfer_id: String,
+        #[cfg_attr(feature = "openapi", schema(value_type = String))]
+        state: ReversalAction,
+    },
     /// An event was sent to the merchant.
     EventSent { event_type: String },
     /// One attempt to deliver an event to an endpoint: its HTTP status, else its error, else

@@ -217,17 +217,3 @@ pub(super) fn api_key_row(key: ApiKey) -> ApiKeyRow {
         created_by: key.created_by,
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use app::vocabulary::{missing_word, partner_call_word};
-
-    use crate::payments::partner_calls::Call;
-
-    #[test]
-    fn every_partner_call_has_its_chinese_word() {
-        for call in Call::ALL {
-            assert_eq!(missing_word(call.name(), partner_call_word), None);
-        }
-    }
-}

@@ -12,7 +12,7 @@ use serde::Serialize;
 use sqlx::types::Json;
 use sqlx::PgPool;
 
-use kaadxpay_types::Moment;
+use kaadxpay_types::{KeyStatus, Moment};
 
 use crate::idempotency::record::KeyRecord;
 
@@ -49,6 +49,9 @@ pub async fn of_key(
     merchant_id: &MerchantId,
     record: &KeyRecord,
 ) -> sqlx::Result<Vec<Entry>> {
+    // Read back typed, as every moment's codes are: one that is none of ours fails the timeline.
+    let status = KeyStatus::try_from(record.status.clone())
+        .map_err(|unknown| sqlx::Error::Decode(unknown.into()))?;
     let mut rows = requests(pool, merchant_id, &record.key).await?;
     let moment = |at, moment| Row {
         at,
@@ -65,16 +68,16 @@ pub async fn of_key(
         rows.push(moment(
             record.updated_at,
             Moment::RecordChanged {
-                status: record.status.clone(),
+                status,
                 error: record.error.clone(),
             },
         ));
     }
-    if record.status == "expired" {
+    if status == KeyStatus::Expired {
         rows.push(moment(
             record.expires_at,
             Moment::RecordChanged {
-                status: "expired".into(),
+                status,
                 error: None,
             },
         ));

@@ -31,12 +31,12 @@ use tokio::task::JoinSet;
 use uuid::Uuid;
 
 use super::outgoing::{self, Mover, Outgoing, To, TransferOf};
-use super::partner_calls::{Answer, Call, Noted};
+use super::partner_calls::{Answer, Noted};
 use super::partner_events::transfers_with_key;
 use crate::platform::failpoints;
 use kaadxpay_partner::client::{CreateError, PartnerClient, PartnerError};
 use kaadxpay_partner::wire::{Destination, Transfer, TransferRequest, TransferStatus};
-use kaadxpay_types::PayoutStatus;
+use kaadxpay_types::{PartnerCall, PayoutStatus};
 
 /// Jobs claimed per run.
 const BATCH: i64 = 50;
@@ -131,7 +131,11 @@ impl PayoutWorker {
     async fn work(&self, job: Job) -> sqlx::Result<()> {
         let answer = match (job.status, &job.row.partner_transfer_id) {
             (PayoutStatus::InTransit, Some(transfer_id)) => self
-                .noting(&job, Call::Status, self.partner.transfer(transfer_id))
+                .noting(
+                    &job,
+                    PartnerCall::Status,
+                    self.partner.transfer(transfer_id),
+                )
                 .await
                 .map(Known::Made),
             _ => self.send(&job).await,
@@ -165,7 +169,7 @@ impl PayoutWorker {
         let created = self
             .noting(
                 job,
-                Call::Create,
+                PartnerCall::Create,
                 self.partner.create_transfer(&job.row.partner_key, &request),
             )
             .await;
@@ -182,7 +186,7 @@ impl PayoutWorker {
                     job.row.created_at,
                     Utc::now() + Days::new(1),
                 );
-                let made = self.noting(job, Call::Listing, listed).await?;
+                let made = self.noting(job, PartnerCall::Listing, listed).await?;
                 tracing::warn!(
                     transfer_of = %job.of,
                     code,
@@ -198,7 +202,12 @@ impl PayoutWorker {
     }
 
     /// Makes a partner call and notes it, with its answer, on the payout's timeline.
-    async fn noting<T: Answer>(&self, job: &Job, call: Call, answer: impl Future<Output = T>) -> T {
+    async fn noting<T: Answer>(
+        &self,
+        job: &Job,
+        call: PartnerCall,
+        answer: impl Future<Output = T>,
+    ) -> T {
         let started = Instant::now();
         let answer = answer.await;
         let noted = Noted {

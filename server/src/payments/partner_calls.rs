@@ -3,34 +3,13 @@
 //! record that cannot be written is logged and dropped, never a reason to retry the payout.
 
 use kaadxpay_types::ids::MerchantId;
-use kaadxpay_types::TransferOf;
+use kaadxpay_types::{PartnerCall, TransferOf};
 use std::time::Duration;
 
 use sqlx::PgPool;
 
 use kaadxpay_partner::client::{CreateError, PartnerError};
 use kaadxpay_partner::wire::Transfer;
-
-/// Which partner call: the create, a status check, or a listing of a day's transfers.
-#[derive(Debug, Clone, Copy)]
-pub enum Call {
-    Create,
-    Status,
-    Listing,
-}
-
-impl Call {
-    pub const ALL: [Call; 3] = [Call::Create, Call::Status, Call::Listing];
-
-    /// The call's name in the timeline (`create`, `status`, `listing`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Call::Create => "create",
-            Call::Status => "status",
-            Call::Listing => "listing",
-        }
-    }
-}
 
 /// What the partner answered, in a line.
 pub trait Answer {
@@ -87,13 +66,19 @@ pub struct Noted<'a> {
 }
 
 impl Noted<'_> {
-    pub async fn record(&self, pool: &PgPool, call: Call, answer: &impl Answer, took: Duration) {
+    pub async fn record(
+        &self,
+        pool: &PgPool,
+        call: PartnerCall,
+        answer: &impl Answer,
+        took: Duration,
+    ) {
         let written = sqlx::query!(
             "INSERT INTO partner_calls (merchant_id, transfer_of, call, partner_key, answer, latency_ms) \
              VALUES ($1, $2, $3, $4, $5, $6)",
             self.merchant_id.as_str(),
             self.transfer_of as _,
-            call.name(),
+            call.as_str(),
             self.partner_key,
             answer.describe(),
             i32::try_from(took.as_millis()).unwrap_or(i32::MAX),

@@ -211,10 +211,10 @@ impl HistoryConsole for PgConsole {
 /// Labels the partner's events about a transfer other than `own` as duplicates, with where
 /// their reversal stands (the timeline's reversal moments say).
 fn label_duplicates(entries: &mut [TimelineEntry], own: &str) {
-    let reversals: Vec<(String, String)> = entries
+    let reversals: Vec<(String, ReversalAction)> = entries
         .iter()
         .filter_map(|entry| match &entry.moment {
-            Moment::Reversal { transfer_id, state } => Some((transfer_id.clone(), state.clone())),
+            Moment::Reversal { transfer_id, state } => Some((transfer_id.clone(), *state)),
             _ => None,
         })
         .collect();
@@ -228,10 +228,10 @@ fn label_duplicates(entries: &mut [TimelineEntry], own: &str) {
         let state = reversals
             .iter()
             .find(|(reversed, _)| reversed == transfer_id)
-            .map(|(_, state)| state.as_str());
+            .map(|(_, state)| *state);
         entry.duplicate = Some(match state {
-            Some("reversed") => Duplicate::Reversed,
-            Some("resolved") => Duplicate::Resolved,
+            Some(ReversalAction::Reversed) => Duplicate::Reversed,
+            Some(ReversalAction::Resolved) => Duplicate::Resolved,
             _ => Duplicate::ToReverse,
         });
     }

@@ -1,6 +1,7 @@
 //! Codes cross the console typed (issue 28 item 4): a code the database holds that the console
-//! does not know (an error code in the request log, an action in the audit log) fails the page
-//! that would show it, never shown as it is nor in a word for something else.
+//! does not know (an error code in the request log, an action in the audit log, a partner call
+//! on a timeline) fails the page that would show it, never shown as it is nor in a word for
+//! something else.
 
 use std::time::Duration;
 
@@ -61,4 +62,30 @@ async fn a_stored_audit_action_the_console_does_not_know_fails_the_audit_log() {
     let owner = signed_in(&app, false).await;
     let shown = shown(&app, &owner, "/settings/audit", "payout.deleted").await;
     assert_eq!(shown, (500, false));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_partner_call_the_console_does_not_know_fails_the_timelines() {
+    let app = spawn_app().await;
+    let payout = app.fund_and_pay_out().await;
+    let noted = |call: &'static str| {
+        sqlx::query(
+            "INSERT INTO partner_calls (merchant_id, transfer_of, call, partner_key, answer, latency_ms) \
+             VALUES ($1, $2, $3, 'kxp-odd', 'transfer tr_odd paid', 7)",
+        )
+        .bind(&app.merchant.id)
+        .bind(&payout)
+        .bind(call)
+    };
+    noted("listing").execute(&app.pool).await.unwrap();
+    let member = signed_in(&app, false).await;
+    let path = format!("/payouts/{payout}");
+    let known = shown(&app, &member, &path, "kxp-odd").await;
+    assert_eq!(known, (200, true), "a known call is shown");
+
+    noted("teapot").execute(&app.pool).await.unwrap();
+    for path in [path, "/keys/payout".to_owned()] {
+        let shown = shown(&app, &member, &path, "teapot").await;
+        assert_eq!(shown, (500, false), "{path}");
+    }
 }
