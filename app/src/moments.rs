@@ -144,7 +144,7 @@ pub fn sentence(moment: &Moment) -> String {
             "state" => reconciliation_action_word(*state),
         }),
         Moment::EventSent { event_type } => {
-            tr!("moment-event-sent", {"event_type" => event_type.clone()})
+            tr!("moment-event-sent", {"event_type" => event_type.to_string()})
         }
         Moment::Delivery {
             event_type,
@@ -163,7 +163,7 @@ pub fn sentence(moment: &Moment) -> String {
                 (None, None) => tr!("moment-delivery-no-answer"),
             };
             tr!("moment-delivery-attempt", {
-                "event_type" => event_type.clone(),
+                "event_type" => event_type.to_string(),
                 "url" => url.clone(),
                 "answer" => answer,
                 "latency" => latency_ms.to_string(),
@@ -175,7 +175,7 @@ pub fn sentence(moment: &Moment) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::console::{ErrorCode, ItemKind, KeyStatus, ReversalAction, Verdict};
+    use crate::console::{ErrorCode, EventType, ItemKind, KeyStatus, ReversalAction, Verdict};
     use crate::i18n::{in_language, Lang};
 
     fn request(verdict: Option<Verdict>, error_code: Option<ErrorCode>) -> Moment {
@@ -237,7 +237,7 @@ mod tests {
             ),
             (
                 Moment::Delivery {
-                    event_type: "payout.created".into(),
+                    event_type: EventType::PayoutCreated,
                     url: "http://127.0.0.1:9/hooks".into(),
                     status_code: None,
                     error: None,

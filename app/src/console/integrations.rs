@@ -9,8 +9,8 @@ use super::*;
 pub struct EndpointRow {
     pub id: EndpointId,
     pub url: String,
-    /// The event types it receives (`*`: all).
-    pub events: Vec<String>,
+    /// The event types it receives.
+    pub events: Subscribed,
     pub status: EndpointStatus,
 }
 
@@ -37,10 +37,18 @@ pub enum EndpointState {
     Deleted,
 }
 
+/// The event types a webhook endpoint receives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subscribed {
+    /// Every type, those to come too (`*`).
+    Every,
+    Only(Vec<EventType>),
+}
+
 #[derive(Debug, Clone)]
 pub struct EventRow {
     pub id: EventId,
-    pub event_type: String,
+    pub event_type: EventType,
     pub created_at: DateTime<Utc>,
     pub deliveries: Vec<DeliveryRow>,
 }
@@ -126,8 +134,6 @@ pub trait IntegrationsConsole: Send + Sync {
         id: &EndpointId,
         state: EndpointState,
     ) -> ConsoleResult<()>;
-    /// The event types an endpoint can receive, or be sent a test of.
-    fn event_types(&self) -> Vec<String>;
     /// `POST /v1/events/{id}/redeliver` with the form's key; `Err` text when refused.
     async fn redeliver(
         &self,

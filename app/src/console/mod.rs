@@ -14,9 +14,9 @@ pub use kaadxpay_types::ids::{
 };
 pub use kaadxpay_types::{
     Access, ActorKind, AuditAction, BalanceTransactionType, Currency, DeliveryStatus, Door,
-    EndpointStatus, ErrorCode, ItemKind, KeyStatus, Moment, Money, ObjectType, OrderStatus,
-    PartnerCall, PayoutStatus, Permission, RecoveryPoint, RefundStatus, ReversalAction, Role,
-    RunStatus, Scenario, TransferOf, Verdict,
+    EndpointStatus, ErrorCode, EventType, ItemKind, KeyStatus, Moment, Money, ObjectType,
+    OrderStatus, PartnerCall, PayoutStatus, Permission, RecoveryPoint, RefundStatus,
+    ReversalAction, Role, RunStatus, Scenario, TransferOf, Verdict,
 };
 
 mod balance;

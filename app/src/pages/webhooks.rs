@@ -15,8 +15,8 @@ use crate::components::{
     ListFilterForm, OneTimeSecret, OverlapOptions, Pager, StatusBadge,
 };
 use crate::console::{
-    ConsoleError, DeliveryStatus, EndpointRow, EndpointStatus, EventRow, ListFilter, Page,
-    Permission,
+    ConsoleError, DeliveryStatus, EndpointRow, EndpointStatus, EventRow, EventType, ListFilter,
+    Page, Permission, Subscribed,
 };
 use crate::i18n::when;
 
@@ -53,8 +53,20 @@ fn KeyedForm(action: String, csrf: String, children: Children) -> impl IntoView 
     }
 }
 
+/// The event types an endpoint receives as its API names them: `*`, or their names.
+fn subscribed_names(events: &Subscribed) -> String {
+    match events {
+        Subscribed::Every => "*".to_owned(),
+        Subscribed::Only(types) => types
+            .iter()
+            .map(|kind| kind.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
 #[component]
-fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>) -> impl IntoView {
+fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String) -> impl IntoView {
     if endpoints.is_empty() {
         return view! { <Empty message=tr!("webhooks-no-endpoints")/> }.into_any();
     }
@@ -70,11 +82,10 @@ fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>
                         let overlap_label = tr!("webhooks-overlap-for", {"id" => endpoint.id.to_string()});
                         let recover_label = tr!("webhooks-failed-since-for", {"id" => endpoint.id.to_string()});
                         let (state, label) = if endpoint.status == EndpointStatus::Disabled { ("enable", tr!("webhooks-enable")) } else { ("disable", tr!("webhooks-disable")) };
-                        let types = event_types.clone();
                         view! {
                             <KeyedForm action=format!("{base}/test") csrf=csrf.clone()>
                                 <select name="event_type" aria-label=test_label>
-                                    {types.into_iter().map(|name| view! { <option value=name.clone()>{name.clone()}</option> }).collect_view()}
+                                    {EventType::NAMES.map(|name| view! { <option value=name>{name}</option> }).collect_view()}
                                 </select>
                                 <button type="submit" class="secondary">{tr!("webhooks-send-test")}</button>
                             </KeyedForm>
@@ -102,7 +113,7 @@ fn Endpoints(endpoints: Vec<EndpointRow>, csrf: String, event_types: Vec<String>
                         <tr>
                             <td><code>{endpoint.id.to_string()}</code></td>
                             <td>{endpoint.url}</td>
-                            <td>{endpoint.events.join(", ")}</td>
+                            <td>{subscribed_names(&endpoint.events)}</td>
                             <td><StatusBadge status=endpoint.status.as_str()/></td>
                             {actions.map(|actions| view! { <td>{actions}</td> })}
                         </tr>
@@ -121,7 +132,7 @@ fn Event(event: EventRow, csrf: String) -> impl IntoView {
     view! {
         <section class="card event">
             <div class="heading-row">
-                <h3><code>{event.event_type}</code> " " <small>{event.id.to_string()}</small></h3>
+                <h3><code>{event.event_type.as_str()}</code> " " <small>{event.id.to_string()}</small></h3>
                 {may(Permission::ManageIntegrations).then(|| view! {
                     <form method="post" action=action>
                         <input type="hidden" name="csrf" value=csrf/>
@@ -186,7 +197,6 @@ pub fn Webhooks() -> impl IntoView {
     let cursor = cursor();
     let csrf = csrf_token();
     let console = console();
-    let event_types = console.event_types();
     let (url, events) = (Field::kept("url"), Field::kept("events"));
     let add = may(Permission::ManageIntegrations).then(|| {
         view! {
@@ -223,7 +233,7 @@ pub fn Webhooks() -> impl IntoView {
                     Err(error) => failure_view(error),
                     Ok((endpoints, events)) => view! {
                         <h2>{tr!("webhooks-endpoints")}</h2>
-                        <Endpoints endpoints=endpoints csrf=csrf.clone() event_types=event_types/>
+                        <Endpoints endpoints=endpoints csrf=csrf.clone()/>
                         {may(Permission::ManageIntegrations).then(|| view! { <Verification/> })}
                         <h2>{tr!("webhooks-recent-events")}</h2>
                         <ListFilterForm action="/webhooks" statuses=&["pending", "delivered", "failed"]/>

@@ -5,7 +5,7 @@
 //! typed amounts into minor units and minor units into decimals ([`Money`]), and a timeline's
 //! [`Moment`]s as data; the [`BalanceTransactionType`]s of a statement; where a
 //! [`PayoutStatus`], a [`RefundStatus`] or an [`OrderStatus`] stands and the moves between them;
-//! the [`ErrorCode`] of a refusal; whose outgoing transfer it is ([`TransferOf`]); the
+//! the [`ErrorCode`] of a refusal; the [`EventType`]s of merchants' webhooks; whose outgoing transfer it is ([`TransferOf`]); the
 //! [`ObjectType`] a record is about; an audit entry's [`AuditAction`] and [`ActorKind`]; test
 //! mode's [`Scenario`]s; the other states the console shows ([`KeyStatus`], [`Access`],
 //! [`RunStatus`], ...); and the prefixed [`ids`], typed per kind.
@@ -65,6 +65,7 @@ fn names_of_states_before<S: Copy>(
 mod audit;
 mod balance_transaction_type;
 mod error_code;
+mod event_type;
 pub mod ids;
 mod money;
 mod object_type;
@@ -80,6 +81,7 @@ mod transfer_of;
 pub use audit::{ActorKind, AuditAction};
 pub use balance_transaction_type::BalanceTransactionType;
 pub use error_code::ErrorCode;
+pub use event_type::{EventObject, EventType};
 pub use money::{Currency, Money, CURRENCIES};
 pub use object_type::ObjectType;
 pub use order_status::OrderStatus;

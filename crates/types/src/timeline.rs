@@ -3,7 +3,7 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorCode, ItemKind, KeyStatus, PartnerCall, ReversalAction, Verdict};
+use crate::{ErrorCode, EventType, ItemKind, KeyStatus, PartnerCall, ReversalAction, Verdict};
 
 /// What happened at a moment of a timeline, with its facts (codes as the server stores them,
 /// read back typed: a stored code that is none of ours fails the timeline), tagged by `moment`
@@ -69,11 +69,15 @@ pub enum Moment {
         state: ReversalAction,
     },
     /// An event was sent to the merchant.
-    EventSent { event_type: String },
+    EventSent {
+        #[cfg_attr(feature = "openapi", schema(value_type = String))]
+        event_type: EventType,
+    },
     /// One attempt to deliver an event to an endpoint: its HTTP status, else its error, else
     /// none (no answer).
     Delivery {
-        event_type: String,
+        #[cfg_attr(feature = "openapi", schema(value_type = String))]
+        event_type: EventType,
         url: String,
         status_code: Option<u16>,
         error: Option<String>,

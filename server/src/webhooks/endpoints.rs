@@ -25,7 +25,7 @@ use crate::service::commands::{Caller, Command};
 use crate::service::kernel::Kernel;
 
 /// Subscribes to every event type.
-const ALL_EVENTS: &str = "*";
+pub const ALL_EVENTS: &str = "*";
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Endpoint {

@@ -53,7 +53,7 @@ impl IntegrationsConsole for PgConsole {
             }
             shown.push(EventRow {
                 id: detail.id.to_string().into(),
-                event_type: detail.event_type,
+                event_type: known(detail.event_type)?,
                 created_at: detail.created_at,
                 deliveries,
             });
@@ -65,7 +65,7 @@ impl IntegrationsConsole for PgConsole {
                 Ok(EndpointRow {
                     id: endpoint.id,
                     url: endpoint.url,
-                    events: endpoint.events,
+                    events: subscribed(endpoint.events)?,
                     status: known(endpoint.status)?,
                 })
             });
@@ -169,10 +169,6 @@ impl IntegrationsConsole for PgConsole {
         }
     }
 
-    fn event_types(&self) -> Vec<String> {
-        known_event_names().into_iter().map(str::to_owned).collect()
-    }
-
     async fn redeliver(
         &self,
         user: &CurrentUser,
@@ -251,4 +247,16 @@ impl IntegrationsConsole for PgConsole {
         };
         Ok(answer.executed_now.then(|| secret.as_str().to_owned()))
     }
+}
+
+/// An endpoint's stored event types: `*` among them is every type.
+fn subscribed(events: Vec<String>) -> ConsoleResult<Subscribed> {
+    if events.iter().any(|name| name == endpoints::ALL_EVENTS) {
+        return Ok(Subscribed::Every);
+    }
+    let types = events
+        .into_iter()
+        .map(known)
+        .collect::<ConsoleResult<_>>()?;
+    Ok(Subscribed::Only(types))
 }

@@ -43,7 +43,7 @@ use crate::idempotency::{
 };
 use crate::payments::approvals::{self, ApprovePayout, CancelPayout, RejectPayout};
 use crate::payments::balance;
-use crate::payments::events::{known_event_names, KnownEventType};
+use crate::payments::events::KnownEventType;
 use crate::payments::money::{Amount, Currency};
 use crate::payments::orders::{self, Order, Target};
 use crate::payments::payouts::{self, CreatePayout};

@@ -1,6 +1,6 @@
 //! Codes cross the console typed (issue 28 item 4): a code the database holds that the console
 //! does not know (an error code in the request log, an action in the audit log, a partner call
-//! on a timeline) fails the page that would show it, never shown as it is nor in a word for
+//! on a timeline, an event's type) fails the page that would show it, never shown as it is nor in a word for
 //! something else.
 
 use std::time::Duration;
@@ -88,4 +88,21 @@ async fn a_stored_partner_call_the_console_does_not_know_fails_the_timelines() {
         let shown = shown(&app, &member, &path, "teapot").await;
         assert_eq!(shown, (500, false), "{path}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_event_type_the_console_does_not_know_fails_the_webhooks_page() {
+    let app = spawn_app().await;
+    app.create_order("odd-event", r#"{"amount": 1000, "currency": "EUR"}"#)
+        .await;
+    let member = signed_in(&app, false).await;
+    let known = shown(&app, &member, "/webhooks", "order.created").await;
+    assert_eq!(known, (200, true), "a known event type is shown");
+
+    sqlx::query("UPDATE events SET event_type = 'order.teapot'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let shown = shown(&app, &member, "/webhooks", "order.teapot").await;
+    assert_eq!(shown, (500, false));
 }
