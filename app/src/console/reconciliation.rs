@@ -19,6 +19,8 @@ pub struct RunItem {
     pub merchant_id: Option<MerchantId>,
     /// The payout or refund the transfer was made for (none for a transfer we never asked for).
     pub transfer_of: Option<TransferOf>,
+    /// For a refund's transfer: the order the refund gives money back for (whose page lists it).
+    pub refunded_order: Option<OrderId>,
     pub transfer_id: Option<String>,
     pub money: Option<Money>,
     pub action: Option<ReversalAction>,

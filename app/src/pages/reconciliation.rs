@@ -12,7 +12,8 @@ use crate::components::{
     StatusBadge,
 };
 use crate::console::{
-    ConsoleError, MerchantId, ObjectType, ReversalAction, RunId, RunStatus, Subject, TransferOf,
+    ConsoleError, MerchantId, ObjectType, OrderId, ReversalAction, RunId, RunStatus, Subject,
+    TransferOf,
 };
 use crate::i18n::{day, money, when};
 use crate::vocabulary::{code_word, object_word, partner_problem_word, reconciliation_action_word};
@@ -120,7 +121,7 @@ pub fn RunDetail() -> impl IntoView {
                                         {items.into_iter().map(|item| view! {
                                             <tr>
                                                 <td><StatusBadge status=item.kind.as_str()/></td>
-                                                <td>{item.transfer_of.map(|of| transfer_of_view(of, item.merchant_id, support))}</td>
+                                                <td>{item.transfer_of.map(|of| transfer_of_view(of, item.refunded_order, item.merchant_id, support))}</td>
                                                 <td>{item.transfer_id.unwrap_or_default()}</td>
                                                 <td>{item.money.map(|amount| money(&amount)).unwrap_or_default()}</td>
                                                 <td>{action_text(item.action, item.detail)}</td>
@@ -139,26 +140,32 @@ pub fn RunDetail() -> impl IntoView {
     .into_any()
 }
 
-/// Whose transfer an item's is, by kind: a payout's id links to its page (support's timeline
-/// of it for support staff); a refund has no page of its own, its order's page lists it.
+/// Whose transfer an item's is, by kind: a payout's id links to its page, a refund's to its
+/// order's page, which lists it (support staff: the timeline of the payout or the order).
 fn transfer_of_view(
     of: TransferOf,
+    refunded_order: Option<OrderId>,
     merchant_id: Option<MerchantId>,
     support: bool,
 ) -> impl IntoView {
-    let (kind, link) = match &of {
-        TransferOf::Payout(id) => {
-            let href = match merchant_id {
-                Some(merchant_id) if support => {
-                    Subject::Payout(id.clone()).support_href(&merchant_id)
-                }
-                _ => format!("/payouts/{id}"),
-            };
-            (ObjectType::Payout, Some(href))
-        }
-        TransferOf::Refund(_) => (ObjectType::Refund, None),
+    let kind = match of {
+        TransferOf::Payout(_) => ObjectType::Payout,
+        TransferOf::Refund(_) => ObjectType::Refund,
     };
-    let id = match link {
+    let page = match (&of, refunded_order) {
+        (TransferOf::Payout(id), _) => {
+            Some((Subject::Payout(id.clone()), format!("/payouts/{id}")))
+        }
+        (TransferOf::Refund(_), Some(order)) => {
+            Some((Subject::Order(order.clone()), format!("/orders/{order}")))
+        }
+        (TransferOf::Refund(_), None) => None,
+    };
+    let href = page.map(|(subject, merchants)| match merchant_id {
+        Some(merchant_id) if support => subject.support_href(&merchant_id),
+        _ => merchants,
+    });
+    let id = match href {
         Some(href) => view! { <a href=href>{of.to_string()}</a> }.into_any(),
         None => view! { <code>{of.to_string()}</code> }.into_any(),
     };

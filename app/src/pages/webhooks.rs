@@ -236,7 +236,7 @@ pub fn Webhooks() -> impl IntoView {
                         <Endpoints endpoints=endpoints csrf=csrf.clone()/>
                         {may(Permission::ManageIntegrations).then(|| view! { <Verification/> })}
                         <h2>{tr!("webhooks-recent-events")}</h2>
-                        <ListFilterForm action="/webhooks" statuses=&["pending", "delivered", "failed"]/>
+                        <ListFilterForm action="/webhooks" statuses=&DeliveryStatus::NAMES/>
                         {if events.rows.is_empty() {
                             view! { <Empty message=tr!("webhooks-no-events")/> }.into_any()
                         } else {

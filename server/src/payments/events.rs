@@ -22,15 +22,10 @@ impl TryFrom<String> for KnownEventType {
         EventType::parse(&name).map(Self).ok_or_else(|| {
             format!(
                 "unknown event type {name}; use one of {}",
-                known_event_names().join(", ")
+                EventType::NAMES.join(", ")
             )
         })
     }
-}
-
-/// Every event type's name, in the order of [`EventType::ALL`].
-pub fn known_event_names() -> Vec<&'static str> {
-    EventType::NAMES.to_vec()
 }
 
 impl From<KnownEventType> for &'static str {
@@ -43,7 +38,7 @@ impl utoipa::PartialSchema for KnownEventType {
     fn schema() -> RefOr<Schema> {
         ObjectBuilder::new()
             .schema_type(Type::String)
-            .enum_values(Some(known_event_names()))
+            .enum_values(Some(EventType::NAMES))
             .into()
     }
 }

@@ -300,6 +300,20 @@ pub async fn find(
     found.fetch_optional(pool).await
 }
 
+/// The order each of `ids` gives money back for (a refund that is none is left out).
+pub async fn orders_of(
+    pool: &PgPool,
+    ids: &[&RefundId],
+) -> sqlx::Result<std::collections::HashMap<RefundId, OrderId>> {
+    let ids: Vec<&str> = ids.iter().map(|id| id.as_str()).collect();
+    let rows: Vec<(RefundId, OrderId)> =
+        sqlx::query_as("SELECT id, order_id FROM refunds WHERE id = ANY($1)")
+            .bind(ids)
+            .fetch_all(pool)
+            .await?;
+    Ok(rows.into_iter().collect())
+}
+
 /// The merchant's refunds (of `order` only, when given), newest first, a page at a time (one
 /// row beyond it, for `List::from_rows`); a cursor that names none of the merchant's refunds is
 /// refused.

@@ -19,7 +19,7 @@ use crate::contract::error::Error;
 use crate::contract::pagination::Page;
 use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{sealed, Once, Ran, StoredResponse};
-use crate::payments::events::{known_event_names, EventType};
+use crate::payments::events::EventType;
 use crate::service::author::By;
 use crate::service::commands::{Caller, Command};
 use crate::service::kernel::Kernel;
@@ -260,7 +260,7 @@ impl TryFrom<String> for EventName {
         if name != ALL_EVENTS && EventType::parse(&name).is_none() {
             return Err(format!(
                 "unknown event type {name}; use `*` or one of {}",
-                known_event_names().join(", ")
+                EventType::NAMES.join(", ")
             ));
         }
         Ok(Self(name))
@@ -270,7 +270,7 @@ impl TryFrom<String> for EventName {
 impl utoipa::PartialSchema for EventName {
     fn schema() -> RefOr<Schema> {
         let mut names = vec![ALL_EVENTS];
-        names.extend(known_event_names());
+        names.extend(EventType::NAMES);
         ObjectBuilder::new()
             .schema_type(Type::String)
             .description(Some("`*` for every event type, or one event type."))

@@ -123,7 +123,7 @@ pub fn parse_id(id: &str) -> Result<Uuid, Error> {
 }
 
 /// The merchant's events, newest first: those made in `filters`' days, and, with a status, those
-/// with a delivery in that status (`pending`, `delivered`, `failed`).
+/// with a delivery in that status (`pending`, `delivered`, `failed`, `disabled`).
 pub async fn list(
     pool: &PgPool,
     merchant_id: &MerchantId,

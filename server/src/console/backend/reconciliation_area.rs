@@ -26,29 +26,39 @@ impl ReconciliationConsole for PgConsole {
         let run = reconcile::run_with_items(&self.state.pool, id, merchant)
             .await
             .map_err(failed)?;
-        run.map(|mut run| {
-            let items = run
-                .items
-                .take()
-                .unwrap_or_default()
-                .into_iter()
-                .map(|item| {
-                    Ok(RunItem {
-                        kind: known(item.kind)?,
-                        merchant_id: item.merchant_id.map(MerchantId::from),
-                        transfer_of: item.transfer_of,
-                        transfer_id: item.transfer_id,
-                        money: item
-                            .amount
-                            .zip(item.currency)
-                            .map(|(amount, currency)| Money { amount, currency }),
-                        action: item.action.map(known).transpose()?,
-                        detail: item.detail,
-                    })
-                });
-            Ok((run_row(run)?, items.collect::<ConsoleResult<_>>()?))
-        })
-        .transpose()
+        let Some(mut run) = run else { return Ok(None) };
+        let items = run.items.take().unwrap_or_default();
+        let refunds: Vec<&RefundId> = items
+            .iter()
+            .filter_map(|item| match &item.transfer_of {
+                Some(TransferOf::Refund(id)) => Some(id),
+                _ => None,
+            })
+            .collect();
+        let orders = refunds::orders_of(&self.state.pool, &refunds)
+            .await
+            .map_err(failed)?;
+        let items = items.into_iter().map(|item| {
+            let refunded_order = match &item.transfer_of {
+                Some(TransferOf::Refund(id)) => orders.get(id).cloned(),
+                _ => None,
+            };
+            Ok(RunItem {
+                kind: known(item.kind)?,
+                merchant_id: item.merchant_id.map(MerchantId::from),
+                refunded_order,
+                transfer_of: item.transfer_of,
+                transfer_id: item.transfer_id,
+                money: item
+                    .amount
+                    .zip(item.currency)
+                    .map(|(amount, currency)| Money { amount, currency }),
+                action: item.action.map(known).transpose()?,
+                detail: item.detail,
+            })
+        });
+        let items = items.collect::<ConsoleResult<_>>()?;
+        Ok(Some((run_row(run)?, items)))
     }
 
     async fn test_mode(&self) -> Option<Vec<MagicIban>> {

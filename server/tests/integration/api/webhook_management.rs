@@ -14,28 +14,13 @@ use standardwebhooks::Webhook;
 
 use app::console::Role;
 use common::browser::{page, signed_in_as, submit};
-use common::webhooks::{create_endpoint, stored_secret, Received, Receiver, IDLE_WORKER, ORDER};
+use common::webhooks::{
+    create_endpoint, patch, stored_secret, Received, Receiver, IDLE_WORKER, ORDER,
+};
 use common::{create_merchant, error_code, json, spawn_app_with, TestApp};
 
 async fn post_json(app: &TestApp, path: &str, key: &str, body: Value) -> (u16, Value) {
     let response = app.post(path, Some(key), &body.to_string()).await;
-    let status = response.status().as_u16();
-    (status, json(response).await)
-}
-
-async fn patch(app: &TestApp, endpoint_id: &str, body: Value) -> (u16, Value) {
-    let response = app
-        .client
-        .patch(format!(
-            "{}/v1/webhook-endpoints/{endpoint_id}",
-            app.base_url
-        ))
-        .bearer_auth(&app.merchant.api_key)
-        .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
     let status = response.status().as_u16();
     (status, json(response).await)
 }

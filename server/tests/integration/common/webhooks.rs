@@ -31,6 +31,24 @@ pub async fn create_endpoint(app: &TestApp, key: &str, body: Value) -> Value {
     endpoint
 }
 
+/// `PATCH /v1/webhook-endpoints/{endpoint_id}` with `body` as the app's merchant: the status and the answer.
+pub async fn patch(app: &TestApp, endpoint_id: &str, body: Value) -> (u16, Value) {
+    let response = app
+        .client
+        .patch(format!(
+            "{}/v1/webhook-endpoints/{endpoint_id}",
+            app.base_url
+        ))
+        .bearer_auth(&app.merchant.api_key)
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, json(response).await)
+}
+
 /// The secret of the app's endpoint (its only one when `endpoint_id` is `None`), opened from
 /// its seal with the tests' key.
 pub async fn stored_secret(app: &TestApp, endpoint_id: Option<&str>) -> String {

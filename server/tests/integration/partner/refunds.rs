@@ -231,7 +231,7 @@ async fn a_duplicated_refund_transfer_is_reversed_once_and_the_refund_stays_succ
 /// stored as one (`transfer_of`), served under the contract's `payout_id`, and shown on the run's
 /// page as a refund, never as a payout nor linked to a payout's page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_duplicated_refunds_reconciliation_item_names_the_refund_as_a_refund() {
+async fn a_duplicated_refunds_reconciliation_item_names_the_refund_and_links_its_order() {
     let (app, partner_url, order) = app_with_order().await;
     let [id, _, duplicate] = duplicated_refund(&app, &partner_url, &order).await;
     let today = Utc::now().date_naive();
@@ -276,11 +276,19 @@ async fn a_duplicated_refunds_reconciliation_item_names_the_refund_as_a_refund()
         .split("<tr>")
         .find(|row| row.contains(duplicate.as_str()))
         .unwrap_or_else(|| panic!("no row of {duplicate}: {shown}"));
-    assert!(
-        row.contains("refund") && row.contains(&format!("<code>{id}</code>")),
-        "{row}"
-    );
+    let linked = format!("<a href=\"/orders/{order}\">{id}</a>");
+    assert!(row.contains("refund") && row.contains(&linked), "{row}");
     assert!(!row.contains("payout"), "{row}");
+
+    let support = signed_in_as(&app, "support@duplicates.test", None).await;
+    let shown = page(&app, &support, &format!("/reconciliation/{}", run.id)).await;
+    let encoded = |id: &str| id.replace('_', "%5F");
+    let timeline = format!(
+        "/support/timeline?merchant={}&amp;order={}",
+        encoded(&app.merchant.id),
+        encoded(&order)
+    );
+    assert!(shown.contains(&timeline), "{shown}");
 }
 
 /// Support's search finds a refund from any of its identifiers (API.md §9: its id, its partner
