@@ -496,11 +496,9 @@ pub fn nothing_kept(title: String) -> AnyView {
 pub fn DoneNotice() -> impl IntoView {
     let done = use_context::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Done>().copied());
-    let time_zone = current_user()
-        .map(|user| user.time_zone)
-        .unwrap_or_default();
+    let time_zone = current_user().map_or(chrono_tz::Tz::UTC, |user| user.time_zone);
     done.map(|done| {
-        let sentence = crate::pages::confirm::done_sentence(done, &time_zone);
+        let sentence = crate::pages::confirm::done_sentence(done, time_zone);
         view! { <p class="notice done" role="status">{sentence}</p> }
     })
 }

@@ -203,6 +203,7 @@ order-all = All orders
 key-title = Idempotency keys
 key-look-up = Look up
 key-no-record = No record for this key. Keys are per merchant and are kept for 24 hours.
+key-invalid = This is not an idempotency key: a key is 1 to 255 visible ASCII characters, without spaces.
 key-live = In progress since { $since }: this page refreshes itself.
 key-key = Key
 key-endpoint = Endpoint

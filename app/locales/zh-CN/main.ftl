@@ -205,6 +205,7 @@ order-all = 全部订单
 key-title = 幂等键
 key-look-up = 查询
 key-no-record = 未找到此幂等键的记录。幂等键按商户区分，保留 24 小时。
+key-invalid = 这不是幂等键：幂等键由 1 到 255 个可见 ASCII 字符组成，不含空格。
 key-live = 自 { $since } 起处理中：本页面会自动刷新。
 key-key = 幂等键
 key-endpoint = 接口

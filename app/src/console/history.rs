@@ -1,13 +1,14 @@
 //! What happened: a key's record, timelines, support's search, the request log and the audit log.
 
 use async_trait::async_trait;
+use kaadxpay_types::idempotency_key::InvalidKey;
 
 use super::*;
 
 #[derive(Debug, Clone)]
 pub struct KeyView {
     pub merchant_id: MerchantId,
-    pub key: String,
+    pub key: IdempotencyKey,
     pub status: KeyStatus,
     /// `None` while its request executes in one commit: what it asks is not known till then.
     pub endpoint: Option<KeyedEndpoint>,
@@ -63,7 +64,7 @@ impl SearchHit {
 /// Whose timeline: one of the merchant's keys, payouts or orders.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Subject {
-    Key(String),
+    Key(IdempotencyKey),
     Payout(PayoutId),
     Order(OrderId),
 }
@@ -118,19 +119,19 @@ impl SubjectKind {
 }
 
 impl Subject {
-    /// The subject of kind `kind` with key or id `value`.
-    pub fn named(kind: SubjectKind, value: String) -> Self {
-        match kind {
-            SubjectKind::Key => Self::Key(value),
+    /// The subject of kind `kind` with key or id `value`; refused when a key's is no key.
+    pub fn named(kind: SubjectKind, value: String) -> Result<Self, InvalidKey> {
+        Ok(match kind {
+            SubjectKind::Key => Self::Key(IdempotencyKey::parse(value.as_bytes())?),
             SubjectKind::Payout => Self::Payout(value.into()),
             SubjectKind::Order => Self::Order(value.into()),
-        }
+        })
     }
 
     /// Its kind and its key or id.
     pub fn parts(&self) -> (SubjectKind, &str) {
         match self {
-            Subject::Key(key) => (SubjectKind::Key, key),
+            Subject::Key(key) => (SubjectKind::Key, key.as_str()),
             Subject::Payout(id) => (SubjectKind::Payout, id),
             Subject::Order(id) => (SubjectKind::Order, id),
         }
@@ -244,7 +245,11 @@ pub struct AuditEntry {
 /// What happened: a key's record, timelines, support's search, the request log and the audit log.
 #[async_trait]
 pub trait HistoryConsole: Send + Sync {
-    async fn key(&self, merchant_id: &MerchantId, key: &str) -> ConsoleResult<Option<KeyView>>;
+    async fn key(
+        &self,
+        merchant_id: &MerchantId,
+        key: &IdempotencyKey,
+    ) -> ConsoleResult<Option<KeyView>>;
     /// Support's search across merchants; read only.
     async fn search(&self, query: &SearchQuery) -> ConsoleResult<Vec<SearchHit>>;
     /// What happened to the merchant's key, payout or order, in time order; `None` when the

@@ -124,7 +124,7 @@ pub trait IntegrationsConsole: Send + Sync {
         user: &CurrentUser,
         merchant_id: &MerchantId,
         change: EndpointChange,
-        idempotency_key: &str,
+        idempotency_key: &IdempotencyKey,
     ) -> ConsoleResult<Option<String>>;
     /// Disables, enables or deletes the merchant's endpoint `id`.
     async fn set_endpoint_state(
@@ -140,7 +140,7 @@ pub trait IntegrationsConsole: Send + Sync {
         user: &CurrentUser,
         merchant_id: &MerchantId,
         event_id: &EventId,
-        idempotency_key: &str,
+        idempotency_key: &IdempotencyKey,
     ) -> ConsoleResult<()>;
     /// The merchant's API keys, expired ones included, newest first.
     async fn api_keys(&self, merchant_id: &MerchantId) -> ConsoleResult<Vec<ApiKeyRow>>;
@@ -151,6 +151,6 @@ pub trait IntegrationsConsole: Send + Sync {
         user: &CurrentUser,
         merchant_id: &MerchantId,
         change: ApiKeyChange,
-        idempotency_key: &str,
+        idempotency_key: &IdempotencyKey,
     ) -> ConsoleResult<Option<String>>;
 }

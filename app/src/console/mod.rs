@@ -14,8 +14,8 @@ pub use kaadxpay_types::ids::{
 };
 pub use kaadxpay_types::{
     Access, ActorKind, AuditAction, BalanceTransactionType, Currency, DeliveryStatus, Door,
-    EndpointStatus, ErrorCode, EventType, ItemKind, KeyStatus, Moment, Money, ObjectType,
-    OrderStatus, PartnerCall, PayoutStatus, Permission, RecoveryPoint, RefundStatus,
+    EndpointStatus, ErrorCode, EventType, IdempotencyKey, ItemKind, KeyStatus, Moment, Money,
+    ObjectType, OrderStatus, PartnerCall, PayoutStatus, Permission, RecoveryPoint, RefundStatus,
     ReversalAction, Role, RunStatus, Scenario, TransferOf, Verdict,
 };
 
@@ -113,8 +113,8 @@ pub struct CurrentUser {
     pub two_factor: bool,
     /// Whether the user's merchant requires two-step sign-in of every member.
     pub two_factor_required: bool,
-    /// The IANA time zone the user reads times in (`Europe/Berlin`); `UTC` unless chosen.
-    pub time_zone: String,
+    /// The IANA time zone the user reads times in (`Europe/Berlin`); UTC unless chosen.
+    pub time_zone: chrono_tz::Tz,
 }
 impl CurrentUser {
     pub fn is_support(&self) -> bool {

@@ -9,7 +9,7 @@ pub struct PayoutRow {
     pub id: PayoutId,
     pub money: Money,
     pub status: PayoutStatus,
-    pub idempotency_key: String,
+    pub idempotency_key: IdempotencyKey,
     pub created_at: DateTime<Utc>,
 }
 
@@ -42,7 +42,7 @@ pub enum Decision {
 /// A new-payout form as submitted.
 #[derive(Debug, Clone)]
 pub struct PayoutForm {
-    pub idempotency_key: String,
+    pub idempotency_key: IdempotencyKey,
     /// In major units, as typed (`12.50`).
     pub amount: String,
     pub currency: String,
@@ -102,7 +102,7 @@ pub trait PayoutsConsole: Send + Sync {
         merchant_id: &MerchantId,
         id: &PayoutId,
         decision: Decision,
-        idempotency_key: &str,
+        idempotency_key: &IdempotencyKey,
     ) -> ConsoleResult<()>;
     /// The merchant's approval thresholds, one per currency.
     async fn thresholds(&self, merchant_id: &MerchantId) -> ConsoleResult<Vec<Money>>;

@@ -51,13 +51,13 @@ pub trait ReconciliationConsole: Send + Sync {
         -> ConsoleResult<Option<(RunRow, Vec<RunItem>)>>;
     /// Test mode (the partner is the simulator): `Some` with its magic IBANs, else `None`.
     async fn test_mode(&self) -> Option<Vec<MagicIban>>;
-    /// "Run reconciliation now": an applied run of `date` (`YYYY-MM-DD`) under the form's key,
+    /// "Run reconciliation now": an applied run of the day `date` under the form's key,
     /// for support staff, or anyone in test mode (the backend checks); the run's id. Any number
     /// of submits of one form make one run; a member's is audited as `user`'s.
     async fn run_reconciliation(
         &self,
         user: &CurrentUser,
-        date: &str,
-        idempotency_key: &str,
+        date: NaiveDate,
+        idempotency_key: &IdempotencyKey,
     ) -> ConsoleResult<RunId>;
 }

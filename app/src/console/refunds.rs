@@ -16,7 +16,7 @@ pub struct RefundRow {
 /// The "Refund" form as typed.
 #[derive(Debug, Clone)]
 pub struct RefundForm {
-    pub idempotency_key: String,
+    pub idempotency_key: IdempotencyKey,
     /// In major units of the order's currency, as typed (`12.50`); empty for what is left.
     pub amount: String,
     pub account_holder: String,

@@ -50,7 +50,7 @@ fn what_happens(what: Destructive, object: String) -> (String, String) {
 }
 
 /// What an action's notice says once it was done; `time_zone` is the reader's now.
-pub fn done_sentence(done: Done, time_zone: &str) -> String {
+pub fn done_sentence(done: Done, time_zone: chrono_tz::Tz) -> String {
     match done {
         Done::Confirmed(Destructive::RevokeApiKey) => tr!("done-revoke-api-key"),
         Done::Confirmed(Destructive::DeleteEndpoint) => tr!("done-delete-endpoint"),
@@ -78,7 +78,7 @@ pub fn done_sentence(done: Done, time_zone: &str) -> String {
         Done::InvitationMailed => tr!("team-invitation-mailed"),
         Done::InvitationAccepted => tr!("done-invitation-accepted"),
         Done::RoleChanged => tr!("done-role-changed"),
-        Done::ProfileSaved => tr!("profile-saved", {"zone" => time_zone.to_owned()}),
+        Done::ProfileSaved => tr!("profile-saved", {"zone" => time_zone.name()}),
         Done::TwoFactorRequired => tr!("done-two-factor-required"),
         Done::TwoFactorNotRequired => tr!("done-two-factor-not-required"),
     }

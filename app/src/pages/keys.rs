@@ -12,7 +12,7 @@ use crate::components::{
     console, current_user, failure_view, key_href, merchant_id_or_notice, query_param,
     request_path, StatusBadge,
 };
-use crate::console::{KeyStatus, KeyView, Subject, SubjectKind};
+use crate::console::{IdempotencyKey, KeyStatus, KeyView, Subject, SubjectKind};
 use crate::i18n::when;
 use crate::pages::timeline::Timeline;
 use crate::vocabulary::{object_word, recovery_point_word};
@@ -22,7 +22,7 @@ use crate::vocabulary::{object_word, recovery_point_word};
 pub fn KeyRecord(record: KeyView) -> impl IntoView {
     let support = current_user().is_some_and(|user| user.is_support());
     let resource = record.resource.clone().map(|(kind, id)| {
-        let subject = SubjectKind::of(kind).map(|kind| Subject::named(kind, id.clone()));
+        let subject = SubjectKind::of(kind).and_then(|kind| Subject::named(kind, id.clone()).ok());
         let href = subject.map(|subject| match (support, subject) {
             (true, subject) => subject.support_href(&record.merchant_id),
             (false, Subject::Payout(id)) => format!("/payouts/{id}"),
@@ -37,7 +37,7 @@ pub fn KeyRecord(record: KeyView) -> impl IntoView {
     view! {
         <dl class="card facts key-record">
             <dt>{tr!("field-status")}</dt><dd><StatusBadge status=record.status.as_str()/></dd>
-            <dt>{tr!("key-key")}</dt><dd><code>{record.key.clone()}</code></dd>
+            <dt>{tr!("key-key")}</dt><dd><code>{record.key.to_string()}</code></dd>
             <dt>{tr!("key-endpoint")}</dt><dd><code>{record.endpoint.map(|endpoint| endpoint.0)}</code></dd>
             <dt>{tr!("key-request-hash")}</dt><dd><code class="hash">{record.request_hash.clone()}</code></dd>
             <dt>{tr!("key-resource")}</dt><dd>{resource.unwrap_or_else(|| view! { <span>{tr!("none-yet")}</span> }.into_any())}</dd>
@@ -54,6 +54,15 @@ pub fn KeyRecord(record: KeyView) -> impl IntoView {
             }}</dd>
         </dl>
     }
+}
+
+/// What a key page says of a key that is none (the API's `idempotency_key_invalid`, a `400`):
+/// it is looked up nowhere.
+pub fn invalid_key_view() -> AnyView {
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(http::StatusCode::BAD_REQUEST);
+    }
+    view! { <p class="alert" role="alert">{tr!("key-invalid")}</p> }.into_any()
 }
 
 #[component]
@@ -82,7 +91,9 @@ pub fn Keys() -> impl IntoView {
         .unwrap_or_default();
     let console = console();
     let lookup = (!key.is_empty()).then(|| {
-        let key = key.clone();
+        let Ok(key) = IdempotencyKey::parse(key.as_bytes()) else {
+            return invalid_key_view();
+        };
         view! {
             <Suspense fallback=|| ()>
                 {Suspend::new(async move {
@@ -108,6 +119,7 @@ pub fn Keys() -> impl IntoView {
                 })}
             </Suspense>
         }
+        .into_any()
     });
     view! {
         <h1>{tr!("key-title")}</h1>

@@ -42,7 +42,7 @@ pub fn PayoutsTable(rows: Vec<PayoutRow>) -> impl IntoView {
                             <td><a href=href>{row.id.to_string()}</a></td>
                             <td>{money(&row.money)}</td>
                             <td><StatusBadge status=row.status.as_str()/></td>
-                            <td><code>{row.idempotency_key}</code></td>
+                            <td><code>{row.idempotency_key.to_string()}</code></td>
                             <td>{when(&row.created_at)}</td>
                         </tr>
                     }
@@ -241,7 +241,7 @@ pub fn PayoutFacts(
 ) -> impl IntoView {
     let key = payout.row.idempotency_key.clone();
     let (key_href, iban) = match &support_of {
-        None => (key_href(&key), payout.iban.clone()),
+        None => (key_href(key.as_str()), payout.iban.clone()),
         Some(merchant_id) => (
             Subject::Key(key.clone()).support_href(merchant_id),
             masked_iban(&payout.iban),
@@ -267,7 +267,7 @@ pub fn PayoutFacts(
             {merchant}
             <dt>{tr!("field-status")}</dt><dd><StatusBadge status=payout.row.status.as_str()/></dd>
             <dt>{tr!("field-amount")}</dt><dd>{money(&payout.row.money)}</dd>
-            <dt>{tr!("field-idempotency-key")}</dt><dd><a href=key_href><code>{key}</code></a></dd>
+            <dt>{tr!("field-idempotency-key")}</dt><dd><a href=key_href><code>{key.to_string()}</code></a></dd>
             <dt>{tr!("field-account-holder")}</dt><dd translate="no">{payout.account_holder}</dd>
             <dt>{tr!("field-iban")}</dt><dd><code>{iban}</code></dd>
             <dt>{tr!("payout-partner-transfer")}</dt><dd>{payout.partner_transfer_id.unwrap_or_else(|| tr!("not-yet"))}</dd>

@@ -13,7 +13,7 @@ pub fn Profile() -> impl IntoView {
     let Some(user) = current_user() else {
         return not_found_view();
     };
-    let chosen = user.time_zone.clone();
+    let chosen = user.time_zone.name();
     let refused = (query_param("error") == "time_zone")
         .then(|| view! { <p class="alert" role="alert">{tr!("profile-refused")}</p> });
     view! {

@@ -9,7 +9,7 @@ use crate::components::{console, current_user, failure_view, not_found_view, que
 use crate::console::{Subject, SubjectKind, TimelineEntry};
 use crate::i18n::when_exactly;
 use crate::moments::{badge, duplicate_label, sentence, wait};
-use crate::pages::keys::KeyRecord;
+use crate::pages::keys::{invalid_key_view, KeyRecord};
 use crate::pages::payouts::PayoutFacts;
 
 /// The entries, oldest first, each with the time since the one before.
@@ -67,12 +67,14 @@ pub fn SupportTimeline() -> impl IntoView {
             .filter(|value| !value.is_empty())
             .map(|value| Subject::named(kind, value))
     });
-    let Some(subject) = subject.filter(|_| !merchant_id.is_empty()) else {
-        return not_found_view();
+    let subject = match subject.filter(|_| !merchant_id.is_empty()) {
+        None => return not_found_view(),
+        Some(Err(_)) => return invalid_key_view(),
+        Some(Ok(subject)) => subject,
     };
     let console = console();
     let title = match &subject {
-        Subject::Key(key) => tr!("timeline-of-key", {"key" => key.clone()}),
+        Subject::Key(key) => tr!("timeline-of-key", {"key" => key.to_string()}),
         Subject::Payout(id) => tr!("timeline-of-payout", {"id" => id.to_string()}),
         Subject::Order(id) => tr!("timeline-of-order", {"id" => id.to_string()}),
     };

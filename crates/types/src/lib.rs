@@ -7,7 +7,7 @@
 //! [`PayoutStatus`], a [`RefundStatus`] or an [`OrderStatus`] stands and the moves between them;
 //! the [`ErrorCode`] of a refusal; the [`EventType`]s of merchants' webhooks; whose outgoing transfer it is ([`TransferOf`]); the
 //! [`ObjectType`] a record is about; an audit entry's [`AuditAction`] and [`ActorKind`]; test
-//! mode's [`Scenario`]s; the other states the console shows ([`KeyStatus`], [`Access`],
+//! mode's [`Scenario`]s; the [`IdempotencyKey`] and its rule; the other states the console shows ([`KeyStatus`], [`Access`],
 //! [`RunStatus`], ...); and the prefixed [`ids`], typed per kind.
 
 /// A status enum's stored and shown names, written once for every status: `ALL` (its states in
@@ -66,6 +66,7 @@ mod audit;
 mod balance_transaction_type;
 mod error_code;
 mod event_type;
+pub mod idempotency_key;
 pub mod ids;
 mod money;
 mod object_type;
@@ -82,6 +83,7 @@ pub use audit::{ActorKind, AuditAction};
 pub use balance_transaction_type::BalanceTransactionType;
 pub use error_code::ErrorCode;
 pub use event_type::{EventObject, EventType};
+pub use idempotency_key::IdempotencyKey;
 pub use money::{Currency, Money, CURRENCIES};
 pub use object_type::ObjectType;
 pub use order_status::OrderStatus;

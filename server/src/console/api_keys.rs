@@ -19,9 +19,10 @@ use app::console::{
 
 use super::confirm;
 use super::forms::{made_with_secret, stepped_up_merchant};
-use super::kept::Submitted;
+use super::kept::{self, Submitted};
 use super::notices::answer;
 use super::repeats::{self, Guarded};
+use super::views::form_key;
 use crate::service::state::AppState;
 use app::notice::Notice;
 
@@ -104,11 +105,15 @@ async fn change_key(
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
+    let key = match form_key(&form.idempotency_key) {
+        Ok(key) => key,
+        Err(refusal) => return kept::refused(session, API_KEYS, submitted, refusal).await,
+    };
     let guard = match &change {
         ApiKeyChange::Create { name, .. } => Some(Guarded {
             form: "api_key",
             merchant_id: &merchant_id,
-            key: &form.idempotency_key,
+            key: key.as_str(),
             same: vec![name.trim().to_owned()],
             action: API_KEYS,
         }),
@@ -126,7 +131,7 @@ async fn change_key(
     };
     let submit = async {
         let done = console
-            .change_api_key(user, &merchant_id, change, &form.idempotency_key)
+            .change_api_key(user, &merchant_id, change, &key)
             .await;
         made_with_secret(state, session, submitted, (API_KEYS, what), done).await
     };

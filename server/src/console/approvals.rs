@@ -25,6 +25,7 @@ use super::confirm;
 use super::forms::{back_to, failure, stepped_up_merchant};
 use super::kept::Submitted;
 use super::notices::answer;
+use super::views::form_key;
 use crate::service::state::AppState;
 
 const SETTINGS: &str = "/settings/payouts";
@@ -80,9 +81,14 @@ pub async fn decide(
     {
         return ask;
     }
-    let decided = console
-        .decide_payout(&user, &merchant_id, &id, decision, &form.idempotency_key)
-        .await;
+    let decided = match form_key(&form.idempotency_key) {
+        Ok(key) => {
+            console
+                .decide_payout(&user, &merchant_id, &id, decision, &key)
+                .await
+        }
+        Err(refusal) => Err(refusal.into()),
+    };
     match decided {
         Err(ConsoleError::Refused(refusal)) if refusal.code == ErrorCode::Forbidden => {
             answer(StatusCode::FORBIDDEN, Notice::OwnPayout)

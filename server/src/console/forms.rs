@@ -25,6 +25,7 @@ use super::notices::answer;
 use super::repeats::{self, Guarded};
 use super::session;
 use super::step_up::{recent_second_factor, CodeForm};
+use super::views::form_key;
 use crate::accounts::two_factor::{self, Checked};
 use crate::accounts::users::{self, SignIn};
 use crate::edge::client::ClientAddress;
@@ -311,16 +312,20 @@ pub async fn new_payout(
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
+    let key = match form_key(&form.idempotency_key) {
+        Ok(key) => key,
+        Err(refusal) => return kept::refused(&session, NEW_PAYOUT, &submitted, refusal).await,
+    };
     let guard = Guarded {
         form: "payout",
         merchant_id: &merchant_id,
-        key: &form.idempotency_key,
+        key: key.as_str(),
         same: form.same(),
         action: "/payouts",
     };
     let submit = async {
         let typed = PayoutForm {
-            idempotency_key: form.idempotency_key.clone(),
+            idempotency_key: key.clone(),
             amount: form.amount.clone(),
             currency: form.currency.clone(),
             account_holder: form.account_holder.clone(),
@@ -414,9 +419,14 @@ pub async fn redeliver_event(
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
-    let redelivered = console
-        .redeliver(&user, &merchant_id, &event_id, &form.idempotency_key)
-        .await;
+    let redelivered = match form_key(&form.idempotency_key) {
+        Ok(key) => {
+            console
+                .redeliver(&user, &merchant_id, &event_id, &key)
+                .await
+        }
+        Err(refusal) => Err(refusal.into()),
+    };
     back_to(&session, "/webhooks", Done::EventRedelivered, redelivered).await
 }
 
@@ -438,10 +448,14 @@ pub async fn run_reconciliation(
     if !session::csrf_matches(&session, &form.csrf).await {
         return forbidden();
     }
-    match console
-        .run_reconciliation(&user, &form.date, &form.idempotency_key)
-        .await
-    {
+    let Ok(date) = form.date.parse() else {
+        return with_refusal("/reconciliation", &Refusal::invalid("date"));
+    };
+    let run = match form_key(&form.idempotency_key) {
+        Ok(key) => console.run_reconciliation(&user, date, &key).await,
+        Err(refusal) => Err(refusal.into()),
+    };
+    match run {
         Ok(run_id) => match confirm::done(&session, Done::ReconciliationRun).await {
             Ok(()) => Redirect::to(&format!("/reconciliation/{run_id}")).into_response(),
             Err(answer) => answer,

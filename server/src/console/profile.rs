@@ -6,11 +6,11 @@
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
+use chrono_tz::Tz;
 use serde::Deserialize;
 use tower_sessions::Session;
 
 use app::console::{CurrentUser, Done};
-use app::i18n::is_time_zone;
 
 use super::notices::{failure, forbidden};
 use super::session;
@@ -35,10 +35,10 @@ pub async fn save(
     if !session::csrf_matches(&session, &form.csrf).await {
         return forbidden();
     }
-    if !is_time_zone(&form.time_zone) {
+    let Ok(zone) = form.time_zone.parse::<Tz>() else {
         return Redirect::to(&format!("{PROFILE}?error=time_zone")).into_response();
-    }
-    if let Err(error) = users::set_time_zone(&state.pool, &user.id, &form.time_zone).await {
+    };
+    if let Err(error) = users::set_time_zone(&state.pool, &user.id, zone.name()).await {
         return failure(error);
     }
     match super::confirm::done(&session, Done::ProfileSaved).await {

@@ -18,6 +18,7 @@ use super::forms::acting_merchant;
 use super::kept::{self, Submitted};
 use super::notices::failure;
 use super::repeats::{self, Guarded};
+use super::views::form_key;
 use crate::service::state::AppState;
 
 #[derive(Deserialize)]
@@ -62,16 +63,20 @@ pub async fn refund_order(
             Err(refused) => return refused,
         };
     let page = format!("/orders/{order}");
+    let key = match form_key(&form.idempotency_key) {
+        Ok(key) => key,
+        Err(refusal) => return kept::refused(&session, &page, &submitted, refusal).await,
+    };
     let guard = Guarded {
         form: "refund",
         merchant_id: &merchant_id,
-        key: &form.idempotency_key,
+        key: key.as_str(),
         same: form.same(&order),
         action: &format!("{page}/refunds"),
     };
     let submit = async {
         let typed = RefundForm {
-            idempotency_key: form.idempotency_key.clone(),
+            idempotency_key: key.clone(),
             amount: form.amount.clone(),
             account_holder: form.account_holder.clone(),
             iban: form.iban.clone(),

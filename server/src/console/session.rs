@@ -19,6 +19,7 @@ use axum::extract::{Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
+use chrono_tz::Tz;
 use tower_sessions::Session;
 
 use app::console::{CsrfToken, CurrentUser, Flash, SecondStep};
@@ -153,6 +154,7 @@ pub async fn current_user(
     let Some(user) = users::find(&state.pool, &user_id).await? else {
         return Ok(None);
     };
+    let time_zone = stored_time_zone(&user);
     Ok(Some(CurrentUser {
         role: user.member_role(),
         id: user.id.into(),
@@ -162,8 +164,22 @@ pub async fn current_user(
         address,
         two_factor: user.two_factor,
         two_factor_required: user.two_factor_required,
-        time_zone: user.time_zone,
+        time_zone,
     }))
+}
+
+/// The time zone `user` chose; a stored name that is none of the IANA database's (written
+/// before the form checked it, or by hand) is UTC, as the profile page then shows it, so the
+/// user can still sign in and choose again; said in the log on every request it is read.
+fn stored_time_zone(user: &users::User) -> Tz {
+    user.time_zone.parse().unwrap_or_else(|_| {
+        tracing::warn!(
+            user_id = %user.id,
+            time_zone = %user.time_zone,
+            "a stored time zone is not an IANA name; the user's times are shown in UTC"
+        );
+        Tz::UTC
+    })
 }
 
 /// Puts the signed-in user (or the visitor's CSRF token) into the request; sends visitors who

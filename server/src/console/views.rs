@@ -56,9 +56,16 @@ pub(super) fn refusal(error: &Error) -> Refusal {
     }
 }
 
-/// A form's idempotency key, or the refusal an unusable one makes.
+/// A form's idempotency key, or the refusal an unusable one makes (the API's
+/// `idempotency_key_invalid`): read where the form is, so no text reaches the backend as a key.
 pub(super) fn form_key(text: &str) -> Result<IdempotencyKey, Refusal> {
     IdempotencyKey::parse(text.as_bytes()).map_err(|invalid| refusal(&Error::from(invalid)))
+}
+
+/// A key as stored (the engine wrote only keys that it read); one that reads as no key is a
+/// failure.
+pub(super) fn stored_key(text: &str) -> ConsoleResult<IdempotencyKey> {
+    IdempotencyKey::parse(text.as_bytes()).map_err(failed)
 }
 
 /// The refusal of a form's field, named as the API names it.
@@ -86,17 +93,17 @@ pub(super) fn timeline_entry(position: usize, entry: Entry) -> TimelineEntry {
     }
 }
 
-pub(super) fn payout_row(payout: &Payout) -> PayoutRow {
-    PayoutRow {
+pub(super) fn payout_row(payout: &Payout) -> ConsoleResult<PayoutRow> {
+    Ok(PayoutRow {
         id: payout.id.clone(),
         money: Money {
             amount: payout.amount,
             currency: payout.currency.clone(),
         },
         status: payout.status,
-        idempotency_key: payout.idempotency_key.clone(),
+        idempotency_key: stored_key(&payout.idempotency_key)?,
         created_at: payout.created_at,
-    }
+    })
 }
 
 pub(super) fn refund_row(refund: &Refund) -> RefundRow {

@@ -21,9 +21,10 @@ use app::notice::Notice;
 
 use super::confirm;
 use super::forms::{back_to, made_with_secret, stepped_up_merchant};
-use super::kept::Submitted;
+use super::kept::{self, Submitted};
 use super::notices::answer;
 use super::repeats::{self, Guarded};
+use super::views::form_key;
 use crate::service::state::AppState;
 
 const WEBHOOKS: &str = "/webhooks";
@@ -47,11 +48,15 @@ async fn change(
             Ok(merchant_id) => merchant_id,
             Err(refused) => return refused,
         };
+    let key = match form_key(idempotency_key) {
+        Ok(key) => key,
+        Err(refusal) => return kept::refused(session, WEBHOOKS, submitted, refusal).await,
+    };
     let guard = match &change {
         EndpointChange::RotateSecret { id, .. } => Some(Guarded {
             form: "secret_rotation",
             merchant_id: &merchant_id,
-            key: idempotency_key,
+            key: key.as_str(),
             same: vec![id.to_string()],
             action: submitted.action(),
         }),
@@ -69,7 +74,7 @@ async fn change(
     };
     let submit = async {
         let done = console
-            .change_endpoint(user, &merchant_id, change, idempotency_key)
+            .change_endpoint(user, &merchant_id, change, &key)
             .await;
         made_with_secret(state, session, submitted, (WEBHOOKS, what), done).await
     };

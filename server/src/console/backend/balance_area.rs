@@ -34,7 +34,7 @@ impl BalanceConsole for PgConsole {
                 .iter()
                 .take(RECENT as usize)
                 .map(payout_row)
-                .collect(),
+                .collect::<ConsoleResult<_>>()?,
             orders: recent_orders
                 .into_iter()
                 .take(RECENT as usize)

@@ -4,8 +4,12 @@ use super::*;
 
 #[async_trait]
 impl HistoryConsole for PgConsole {
-    async fn key(&self, merchant_id: &MerchantId, key: &str) -> ConsoleResult<Option<KeyView>> {
-        let Some(found) = record::find(&self.state.idempotency, merchant_id, key)
+    async fn key(
+        &self,
+        merchant_id: &MerchantId,
+        key: &IdempotencyKey,
+    ) -> ConsoleResult<Option<KeyView>> {
+        let Some(found) = record::find(&self.state.idempotency, merchant_id, key.as_str())
             .await
             .map_err(failed)?
         else {
@@ -33,7 +37,7 @@ impl HistoryConsole for PgConsole {
                 .await
                 .map_err(failed)?
                 .map(|bytes| signature::redact(&String::from_utf8_lossy(&bytes))),
-            key: found.key,
+            key: key.clone(),
         }))
     }
 
@@ -60,7 +64,7 @@ impl HistoryConsole for PgConsole {
                         SubjectStatus::Order(known(hit.status)?),
                     ),
                     Kind::Key => (
-                        Subject::Key(hit.name),
+                        Subject::Key(stored_key(&hit.name)?),
                         SubjectStatus::Key(known(hit.status)?),
                     ),
                 };
@@ -83,7 +87,7 @@ impl HistoryConsole for PgConsole {
         let pool = &self.state.pool;
         let (entries, payout_id) = match subject {
             Subject::Key(key) => {
-                let Some(found) = record::find(&self.state.idempotency, merchant_id, key)
+                let Some(found) = record::find(&self.state.idempotency, merchant_id, key.as_str())
                     .await
                     .map_err(failed)?
                 else {

@@ -81,9 +81,8 @@ impl IntegrationsConsole for PgConsole {
         user: &CurrentUser,
         merchant_id: &MerchantId,
         change: EndpointChange,
-        idempotency_key: &str,
+        key: &IdempotencyKey,
     ) -> ConsoleResult<Option<String>> {
-        let key = form_key(idempotency_key)?;
         let answer = match change {
             EndpointChange::Add { url, events } => {
                 let mut body = serde_json::json!({ "url": url });
@@ -94,7 +93,7 @@ impl IntegrationsConsole for PgConsole {
                     Ok(command) => command,
                     Err(error) => return Err(ConsoleError::from(refusal(&error))),
                 };
-                self.run(user, merchant_id, &key, &command).await?
+                self.run(user, merchant_id, key, &command).await?
             }
             EndpointChange::RotateSecret { id, overlap } => {
                 let Ok(overlap) = Overlap::try_from(overlap) else {
@@ -104,7 +103,7 @@ impl IntegrationsConsole for PgConsole {
                     endpoint_id: id,
                     overlap,
                 };
-                self.run(user, merchant_id, &key, &command).await?
+                self.run(user, merchant_id, key, &command).await?
             }
             EndpointChange::RecoverFailed { id, since } => {
                 let Ok(Some(day)) = day_filter("since", &since) else {
@@ -114,7 +113,7 @@ impl IntegrationsConsole for PgConsole {
                     endpoint_id: id,
                     since: day.and_time(chrono::NaiveTime::MIN).and_utc(),
                 };
-                self.run(user, merchant_id, &key, &command).await?
+                self.run(user, merchant_id, key, &command).await?
             }
             EndpointChange::SendTestEvent { id, event_type } => {
                 let Ok(event_type) = KnownEventType::try_from(event_type) else {
@@ -124,7 +123,7 @@ impl IntegrationsConsole for PgConsole {
                     endpoint_id: id,
                     event_type,
                 };
-                self.run(user, merchant_id, &key, &command).await?
+                self.run(user, merchant_id, key, &command).await?
             }
         };
         Ok(
@@ -174,15 +173,14 @@ impl IntegrationsConsole for PgConsole {
         user: &CurrentUser,
         merchant_id: &MerchantId,
         event_id: &EventId,
-        idempotency_key: &str,
+        key: &IdempotencyKey,
     ) -> ConsoleResult<()> {
-        let key = form_key(idempotency_key)?;
         let Ok(event_id) = events::parse_id(event_id) else {
             return Err(ConsoleError::from(refusal(&Error::ResourceMissing(
                 "event",
             ))));
         };
-        self.run(user, merchant_id, &key, &RedeliverEvent { event_id })
+        self.run(user, merchant_id, key, &RedeliverEvent { event_id })
             .await
             .map(|_| ())
     }
@@ -199,9 +197,8 @@ impl IntegrationsConsole for PgConsole {
         user: &CurrentUser,
         merchant_id: &MerchantId,
         change: ApiKeyChange,
-        idempotency_key: &str,
+        key: &IdempotencyKey,
     ) -> ConsoleResult<Option<String>> {
-        let key = form_key(idempotency_key)?;
         let secret = Secret::generate(self.state.mode);
         let answer = match change {
             ApiKeyChange::Create {
@@ -219,7 +216,7 @@ impl IntegrationsConsole for PgConsole {
                     for_merchant,
                     secret: secret.clone(),
                 };
-                self.run(user, merchant_id, &key, &command).await?
+                self.run(user, merchant_id, key, &command).await?
             }
             ApiKeyChange::Roll { id, overlap } => {
                 let parameters = match input::command(&serde_json::json!({ "overlap": overlap })) {
@@ -231,7 +228,7 @@ impl IntegrationsConsole for PgConsole {
                     parameters,
                     secret: secret.clone(),
                 };
-                let answer = self.run(user, merchant_id, &key, &command).await?;
+                let answer = self.run(user, merchant_id, key, &command).await?;
                 self.state.api_keys.forget_key(&id);
                 answer
             }

@@ -24,7 +24,7 @@ impl PayoutsConsole for PgConsole {
             rows,
             &page,
             |payout| payout.id.to_string(),
-            |payout| Ok(payout_row(&payout)),
+            |payout| payout_row(&payout),
         )
     }
 
@@ -36,23 +36,25 @@ impl PayoutsConsole for PgConsole {
         let record = payouts::find(&self.state.pool, merchant_id, id)
             .await
             .map_err(failed)?;
-        Ok(record.map(|record| {
-            let payout = &record.payout;
-            PayoutView {
-                row: payout_row(payout),
-                account_holder: payout.destination.account_holder.clone(),
-                iban: payout.destination.iban.clone(),
-                partner_transfer_id: payout.partner_transfer_id.clone(),
-                failure_code: payout.failure_code.clone(),
-                updated_at: payout.updated_at,
-                created_by: record
-                    .created_by_kind
-                    .clone()
-                    .zip(record.created_by.clone()),
-                accountable: record.accountable.clone(),
-                decided: record.decided_by.clone().zip(record.decided_at),
-            }
-        }))
+        record
+            .map(|record| {
+                let payout = &record.payout;
+                Ok(PayoutView {
+                    row: payout_row(payout)?,
+                    account_holder: payout.destination.account_holder.clone(),
+                    iban: payout.destination.iban.clone(),
+                    partner_transfer_id: payout.partner_transfer_id.clone(),
+                    failure_code: payout.failure_code.clone(),
+                    updated_at: payout.updated_at,
+                    created_by: record
+                        .created_by_kind
+                        .clone()
+                        .zip(record.created_by.clone()),
+                    accountable: record.accountable.clone(),
+                    decided: record.decided_by.clone().zip(record.decided_at),
+                })
+            })
+            .transpose()
     }
 
     async fn submit_payout(
@@ -61,7 +63,7 @@ impl PayoutsConsole for PgConsole {
         merchant_id: &MerchantId,
         form: PayoutForm,
     ) -> ConsoleResult<PayoutId> {
-        let key = form_key(&form.idempotency_key)?;
+        let key = form.idempotency_key.clone();
         let command = payout_command(form)?;
         let answer = self.run(user, merchant_id, &key, &command).await?;
         let made = answer.stored.resource.map(|resource| resource.id);
@@ -77,13 +79,13 @@ impl PayoutsConsole for PgConsole {
         let awaiting = payouts::awaiting_approval(&self.state.pool, merchant_id)
             .await
             .map_err(failed)?;
-        Ok(awaiting
+        awaiting
             .iter()
             .filter(|record| {
                 may_make(user, record.accountable.as_deref(), Decision::Approve).is_ok()
             })
             .map(|record| payout_row(&record.payout))
-            .collect())
+            .collect()
     }
 
     async fn another_approver(
@@ -114,9 +116,8 @@ impl PayoutsConsole for PgConsole {
         merchant_id: &MerchantId,
         id: &PayoutId,
         decision: Decision,
-        idempotency_key: &str,
+        key: &IdempotencyKey,
     ) -> ConsoleResult<()> {
-        let key = form_key(idempotency_key)?;
         let payout_id = id.clone();
         let Some(payout) = payouts::find(&self.state.pool, merchant_id, &payout_id)
             .await
@@ -132,15 +133,15 @@ impl PayoutsConsole for PgConsole {
         let answer = match decision {
             Decision::Approve => {
                 let command = ApprovePayout { payout_id };
-                self.run(user, merchant_id, &key, &command).await
+                self.run(user, merchant_id, key, &command).await
             }
             Decision::Reject => {
                 let command = RejectPayout { payout_id };
-                self.run(user, merchant_id, &key, &command).await
+                self.run(user, merchant_id, key, &command).await
             }
             Decision::Cancel => {
                 let command = CancelPayout { payout_id };
-                self.run(user, merchant_id, &key, &command).await
+                self.run(user, merchant_id, key, &command).await
             }
         };
         answer.map(|_| ())

@@ -1,5 +1,7 @@
 //! The console's reconciliation over the domain.
 
+use chrono::NaiveDate;
+
 use super::*;
 
 #[async_trait]
@@ -76,13 +78,9 @@ impl ReconciliationConsole for PgConsole {
     async fn run_reconciliation(
         &self,
         user: &CurrentUser,
-        date: &str,
-        idempotency_key: &str,
+        date: NaiveDate,
+        key: &IdempotencyKey,
     ) -> ConsoleResult<RunId> {
-        let Ok(date) = date.parse() else {
-            return Err(ConsoleError::from(invalid("date")));
-        };
-        let key = form_key(idempotency_key)?;
         let (by, scope) = (by_user(user), user.scope());
         let requester = match &scope {
             Scope::Merchant(merchant_id) => Requester::Merchant(merchant_id, &by),
@@ -98,7 +96,7 @@ impl ReconciliationConsole for PgConsole {
                 requester,
                 &self.state.test_mode,
                 date,
-                &key,
+                key,
             )
             .await
         {

@@ -22,7 +22,7 @@ impl RefundsConsole for PgConsole {
         order: &OrderId,
         form: RefundForm,
     ) -> ConsoleResult<RefundId> {
-        let key = form_key(&form.idempotency_key)?;
+        let key = form.idempotency_key.clone();
         let found = orders::find(&self.state.pool, merchant_id, order).await;
         let Some(order) = found.map_err(failed)? else {
             return Err(Refusal::new(ErrorCode::ResourceMissing).into());

@@ -276,3 +276,76 @@ async fn api_keys_rotations_and_invitations_are_guarded_too() {
     );
     assert_eq!(count(&app.pool, "invitations").await, 1);
 }
+
+/// A form's key that is no key (API.md §2: here with a space, too long, or empty) is refused
+/// where the form is read, as the API refuses it, before the repeat guard or the backend see
+/// it: the form comes back as typed with a new key, and nothing is made or held back, even
+/// with the fields of a payout made a moment ago.
+#[tokio::test]
+async fn a_form_whose_key_is_no_key_is_refused_before_anything_reads_it() {
+    let app = spawn_app().await;
+    app.fund(10_000).await;
+    let owner = signed_in_as(&app, "owner@forms.test", Some(Role::Owner)).await;
+    let (_, first) = pay_out(&app, &owner, "first-form", "1.00").await;
+    assert!(first.starts_with("/payouts/po_"), "{first}");
+
+    let too_long = "k".repeat(256);
+    for no_key in ["a b", too_long.as_str(), ""] {
+        let (status, location) = pay_out(&app, &owner, no_key, "1.00").await;
+        assert_eq!(
+            (status, location.as_str()),
+            (303, "/payouts/new"),
+            "{no_key}"
+        );
+        let form = page(&app, &owner, "/payouts/new").await;
+        assert!(form.contains("This form has expired"), "{form}");
+        assert!(
+            element(&form, "amount").contains(r#"value="1.00""#),
+            "{form}"
+        );
+        assert_ne!(hidden(&form, "idempotency_key"), no_key);
+    }
+    assert_eq!(count(&app.pool, "payouts").await, 1);
+    assert_eq!(count(&app.pool, "console_submits").await, 1);
+}
+
+/// "Run reconciliation now" with `key` for the day `date`: where it sends the browser.
+async fn run_now(app: &TestApp, browser: &Browser, key: &str, date: &str) -> (u16, String) {
+    let fields = [("idempotency_key", key), ("date", date)];
+    submit(app, browser, "/reconciliation/run", &fields).await
+}
+
+/// "Run reconciliation now" reads its day and its key where the form is: a day that is none is
+/// refused, named `date` (checked first), and a key that is none as the API refuses it; neither
+/// runs anything.
+#[tokio::test]
+async fn run_now_refuses_a_day_or_a_key_that_is_none_and_runs_nothing() {
+    let app = spawn_app().await;
+    let owner = signed_in_as(&app, "owner@forms.test", Some(Role::Owner)).await;
+    let no_day = (
+        303,
+        "/reconciliation?error=invalid%5Frequest&param=date".to_owned(),
+    );
+    for date in ["2026-02-30", "30/11/2026", "2026-12-6x", ""] {
+        assert_eq!(
+            run_now(&app, &owner, "run-form", date).await,
+            no_day,
+            "{date}"
+        );
+    }
+    assert_eq!(run_now(&app, &owner, "a b", "someday").await, no_day);
+    let today = chrono::Utc::now().date_naive().to_string();
+    assert_eq!(
+        run_now(&app, &owner, "a b", &today).await,
+        (
+            303,
+            "/reconciliation?error=idempotency%5Fkey%5Finvalid".to_owned()
+        )
+    );
+    let refused = page(&app, &owner, &no_day.1).await;
+    assert!(refused.contains("Enter a day as YYYY-MM-DD."), "{refused}");
+    assert_eq!(count(&app.pool, "reconciliation_runs").await, 0);
+
+    let (_, ran) = run_now(&app, &owner, "run-form", &today).await;
+    assert!(ran.starts_with("/reconciliation/rec_"), "{ran}");
+}

@@ -11,6 +11,7 @@ mod end2end;
 mod exports;
 mod forms;
 mod headers;
+mod keys;
 mod notices;
 mod powers;
 mod profile;

@@ -81,3 +81,33 @@ async fn a_user_reads_times_in_the_time_zone_they_chose() {
         "each user their own"
     );
 }
+
+/// A stored time zone that is none of the IANA database's (written by hand, or before the form
+/// checked names) is read as UTC, deliberately: every time says UTC, and the profile page has
+/// UTC chosen (saving it stores a real zone), rather than a page that shows no choice.
+#[tokio::test]
+async fn a_stored_time_zone_that_is_none_reads_as_utc() {
+    let app = spawn_app().await;
+    let member = signed_in(&app, false).await;
+    let payout = app.fund_and_pay_out().await;
+    sqlx::query("UPDATE users SET time_zone = 'Mars/Olympus' WHERE email = 'member@test'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+
+    let profile = page(&app, &member, "/settings/profile").await;
+    assert!(
+        profile.contains(r#"<option value="UTC" selected"#),
+        "{profile}"
+    );
+    let shown = page(&app, &member, &format!("/payouts/{payout}")).await;
+    assert!(
+        shown.contains(" UTC</dd>") && !shown.contains("Mars"),
+        "{shown}"
+    );
+
+    let saved = submit(&app, &member, "/settings/profile", &[("time_zone", "UTC")]).await;
+    assert_eq!(saved, (303, "/settings/profile".to_owned()));
+    let notice = page(&app, &member, "/settings/profile").await;
+    assert!(notice.contains("times are now shown in UTC"), "{notice}");
+}
