@@ -156,9 +156,11 @@ pub fn refused_filter(refusal: &crate::console::Refusal) -> AnyView {
     view! { <p class="alert" role="alert">{message}</p> }.into_any()
 }
 
-/// A list page's cursor (`starting_after`), if it is not the first page.
-pub fn cursor() -> Option<String> {
-    Some(query_param("starting_after")).filter(|cursor| !cursor.is_empty())
+/// A list page's cursor (`starting_after`), if it is not the first page: the id of one of the
+/// list's own objects, or the refusal of `starting_after` when it is of another kind (as the
+/// server refuses one that names none of the list's objects).
+pub fn cursor<Id: crate::console::ParseId>() -> Result<Option<Id>, crate::console::Refusal> {
+    address_filter("starting_after", |text| Id::parse(&text))
 }
 
 #[component]

@@ -12,8 +12,8 @@ pub struct StatementRow {
     /// Signed: what `available` changed by.
     pub money: Money,
     pub balance_after: Money,
-    /// `(type, id)` of what changed it: an order, payout, refund, top-up or reversal.
-    pub source: (ObjectType, String),
+    /// What changed it: an order, payout, refund, top-up or reversal.
+    pub source: ObjectRef,
     pub created_at: DateTime<Utc>,
 }
 
@@ -56,6 +56,6 @@ pub trait BalanceConsole: Send + Sync {
         &self,
         merchant_id: &MerchantId,
         filter: &ListFilter<BalanceTransactionType>,
-        starting_after: Option<String>,
+        starting_after: Option<BalanceTransactionId>,
     ) -> ConsoleResult<Page<StatementRow>>;
 }

@@ -14,8 +14,8 @@ pub struct KeyView {
     pub endpoint: Option<KeyedEndpoint>,
     pub request_hash: String,
     pub response_status: Option<u16>,
-    /// `(type, id)` of the linked resource.
-    pub resource: Option<(ObjectType, String)>,
+    /// The resource its request made.
+    pub resource: Option<ObjectRef>,
     pub recovery_point: RecoveryPoint,
     /// Why the request failed, as the engine wrote it (a sentence, not a code).
     pub error: Option<String>,
@@ -105,15 +105,6 @@ impl SubjectKind {
             Self::Key => "key",
             Self::Payout => "payout",
             Self::Order => "order",
-        }
-    }
-
-    /// The kind of a resource a key made, if a timeline can be about it.
-    pub fn of(object: ObjectType) -> Option<Self> {
-        match object {
-            ObjectType::Payout => Some(Self::Payout),
-            ObjectType::Order => Some(Self::Order),
-            _ => None,
         }
     }
 }
@@ -234,8 +225,7 @@ pub struct AuditEntry {
     /// An email, an API key's id or an operator's login name.
     pub actor: String,
     pub action: AuditAction,
-    pub object_type: ObjectType,
-    pub object_id: String,
+    pub object: ObjectRef,
     pub address: Option<String>,
     /// The object before and after, as compact JSON.
     pub before: Option<String>,
@@ -273,7 +263,7 @@ pub trait HistoryConsole: Send + Sync {
         &self,
         merchant_id: &MerchantId,
         filters: &RequestFilters,
-        starting_after: Option<String>,
+        starting_after: Option<RequestId>,
     ) -> ConsoleResult<Page<RequestView>>;
     async fn request(
         &self,
@@ -286,6 +276,6 @@ pub trait HistoryConsole: Send + Sync {
         &self,
         merchant_id: &MerchantId,
         filter: &AuditFilter,
-        starting_after: Option<String>,
+        starting_after: Option<AuditEntryId>,
     ) -> ConsoleResult<Page<AuditEntry>>;
 }

@@ -115,7 +115,7 @@ pub trait IntegrationsConsole: Send + Sync {
         &self,
         merchant_id: &MerchantId,
         filter: &ListFilter<DeliveryStatus>,
-        starting_after: Option<String>,
+        starting_after: Option<EventId>,
     ) -> ConsoleResult<(Vec<EndpointRow>, Page<EventRow>)>;
     /// Makes `change` under the form's key (the API's commands: any number of submits of one
     /// form change it once); the secret to show once, for a new endpoint or a rotation.

@@ -10,13 +10,13 @@
 use chrono::{DateTime, NaiveDate, Utc};
 pub use kaadxpay_types::ids::{
     ApiKeyId, AuditEntryId, BalanceTransactionId, EndpointId, EventId, InvitationId, MerchantId,
-    OrderId, PayoutId, RefundId, RequestId, RunId, UserId,
+    OrderId, ParseId, PayoutId, RefundId, RequestId, RunId, UserId,
 };
 pub use kaadxpay_types::{
     Access, ActorKind, AuditAction, BalanceTransactionType, Currency, DeliveryStatus, Door,
     EndpointStatus, ErrorCode, EventType, IdempotencyKey, ItemKind, KeyStatus, Moment, Money,
-    ObjectType, OrderStatus, PartnerCall, PayoutStatus, Permission, RecoveryPoint, RefundStatus,
-    ReversalAction, Role, RunStatus, Scenario, TransferOf, Verdict,
+    ObjectRef, ObjectType, OrderStatus, PartnerCall, PayoutStatus, Permission, RecoveryPoint,
+    RefundStatus, ReversalAction, Role, RunStatus, Scenario, TransferOf, Verdict,
 };
 
 mod balance;

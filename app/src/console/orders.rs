@@ -21,7 +21,7 @@ pub trait OrdersConsole: Send + Sync {
         &self,
         merchant_id: &MerchantId,
         filter: &ListFilter<OrderStatus>,
-        starting_after: Option<String>,
+        starting_after: Option<OrderId>,
     ) -> ConsoleResult<Page<OrderRow>>;
     async fn order(
         &self,

@@ -60,7 +60,7 @@ pub trait PayoutsConsole: Send + Sync {
         &self,
         merchant_id: &MerchantId,
         filter: &ListFilter<PayoutStatus>,
-        starting_after: Option<String>,
+        starting_after: Option<PayoutId>,
     ) -> ConsoleResult<Page<PayoutRow>>;
     async fn payout(
         &self,

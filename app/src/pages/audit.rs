@@ -56,7 +56,7 @@ fn AuditTable(rows: Vec<AuditEntry>) -> impl IntoView {
                             <td>{when_exactly(&row.at)}</td>
                             <td>{author}</td>
                             <td>{audit_action_word(row.action)}</td>
-                            <td>{object_word(row.object_type)}" "<code>{row.object_id}</code></td>
+                            <td>{object_word(row.object.kind())}" "<code>{row.object.to_string()}</code></td>
                             <td>{row.address.unwrap_or_else(none)}</td>
                             <td class="change">
                                 <code>{row.before.unwrap_or_else(|| "–".to_owned())}</code>
@@ -102,9 +102,9 @@ pub fn Audit() -> impl IntoView {
         <p class="hint">{tr!("audit-hint")}</p>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                let filter = match filter {
-                    Ok(filter) => filter,
-                    Err(refusal) => return refused_filter(&refusal),
+                let (filter, cursor) = match (filter, cursor) {
+                    (Ok(filter), Ok(cursor)) => (filter, cursor),
+                    (Err(refusal), _) | (_, Err(refusal)) => return refused_filter(&refusal),
                 };
                 match console.audit(&merchant_id, &filter, cursor).await {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),

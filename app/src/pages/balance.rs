@@ -10,7 +10,8 @@ use crate::components::{
     ExportLink, ListFilterForm, Pager,
 };
 use crate::console::{
-    BalanceTransactionType, BalanceView, ConsoleError, ErrorCode, ObjectType, Refusal, StatementRow,
+    BalanceTransactionType, BalanceView, ConsoleError, ErrorCode, ObjectRef, Refusal, StatementRow,
+    TransferOf,
 };
 use crate::i18n::{money, when};
 use crate::vocabulary::{code_word, object_word};
@@ -37,10 +38,10 @@ fn BalanceFacts(balance: BalanceView) -> impl IntoView {
 }
 
 /// Where a statement item's source is shown, when the console has a page for it.
-fn source_link(kind: ObjectType, id: &str) -> Option<String> {
-    match kind {
-        ObjectType::Order => Some(format!("/orders/{id}")),
-        ObjectType::Payout | ObjectType::Reversal if id.starts_with("po_") => {
+fn source_link(source: &ObjectRef) -> Option<String> {
+    match source {
+        ObjectRef::Order(id) => Some(format!("/orders/{id}")),
+        ObjectRef::Payout(id) | ObjectRef::Reversal(TransferOf::Payout(id)) => {
             Some(format!("/payouts/{id}"))
         }
         _ => None,
@@ -57,8 +58,9 @@ fn StatementTable(rows: Vec<StatementRow>) -> impl IntoView {
             <thead><tr><th>{tr!("balance-type")}</th><th>{tr!("field-amount")}</th><th>{tr!("balance-after")}</th><th>{tr!("balance-source")}</th><th>{tr!("field-created")}</th></tr></thead>
             <tbody>
                 {rows.into_iter().map(|row| {
-                    let (kind, id) = row.source;
-                    let source = match source_link(kind, &id) {
+                    let kind = row.source.kind();
+                    let id = row.source.to_string();
+                    let source = match source_link(&row.source) {
                         Some(href) => view! { <a href=href>{id}</a> }.into_any(),
                         None => view! { <code>{id}</code> }.into_any(),
                     };
@@ -94,11 +96,12 @@ pub fn BalancePage() -> impl IntoView {
                     Err(error) => return failure_view(error),
                     Ok(balance) => balance,
                 };
-                let listed = match list_filter() {
-                    Ok(filter) => console.statement(&merchant_id, &filter, cursor).await,
+                let listed = match (list_filter(), cursor) {
+                    (Ok(filter), Ok(cursor)) => console.statement(&merchant_id, &filter, cursor).await,
                     // The statement's status is an item's type: one that is none refuses the
                     // filters (as its export does), in the general sentence.
-                    Err(_) => Err(Refusal::new(ErrorCode::InvalidRequest).into()),
+                    (Err(_), _) => Err(Refusal::new(ErrorCode::InvalidRequest).into()),
+                    (_, Err(refusal)) => Err(refusal.into()),
                 };
                 let statement = match listed {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),

@@ -12,7 +12,7 @@ use crate::components::{
     console, current_user, failure_view, key_href, merchant_id_or_notice, query_param,
     request_path, StatusBadge,
 };
-use crate::console::{IdempotencyKey, KeyStatus, KeyView, Subject, SubjectKind};
+use crate::console::{IdempotencyKey, KeyStatus, KeyView, ObjectRef, Subject};
 use crate::i18n::when;
 use crate::pages::timeline::Timeline;
 use crate::vocabulary::{object_word, recovery_point_word};
@@ -21,14 +21,18 @@ use crate::vocabulary::{object_word, recovery_point_word};
 #[component]
 pub fn KeyRecord(record: KeyView) -> impl IntoView {
     let support = current_user().is_some_and(|user| user.is_support());
-    let resource = record.resource.clone().map(|(kind, id)| {
-        let subject = SubjectKind::of(kind).and_then(|kind| Subject::named(kind, id.clone()).ok());
+    let resource = record.resource.clone().map(|object| {
+        let subject = match &object {
+            ObjectRef::Payout(id) => Some(Subject::Payout(id.clone())),
+            ObjectRef::Order(id) => Some(Subject::Order(id.clone())),
+            _ => None,
+        };
         let href = subject.map(|subject| match (support, subject) {
             (true, subject) => subject.support_href(&record.merchant_id),
             (false, Subject::Payout(id)) => format!("/payouts/{id}"),
-            (false, _) => format!("/orders/{id}"),
+            (false, _) => format!("/orders/{object}"),
         });
-        let label = format!("{} {id}", object_word(kind));
+        let label = format!("{} {object}", object_word(object.kind()));
         match href {
             Some(href) => view! { <a href=href>{label}</a> }.into_any(),
             None => view! { <span>{label}</span> }.into_any(),

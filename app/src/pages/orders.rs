@@ -56,10 +56,11 @@ pub fn Orders() -> impl IntoView {
         <ListFilterForm action="/orders" statuses=&OrderStatus::NAMES/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                let listed = match list_filter() {
-                    Ok(filter) => console.orders(&merchant_id, &filter, cursor).await,
+                let listed = match (list_filter(), cursor) {
+                    (Ok(filter), Ok(cursor)) => console.orders(&merchant_id, &filter, cursor).await,
                     // A status that is no order's finds none.
-                    Err(_) => Ok(Page::empty()),
+                    (Err(_), _) => Ok(Page::empty()),
+                    (_, Err(refusal)) => Err(refusal.into()),
                 };
                 match listed {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),

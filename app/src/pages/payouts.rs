@@ -66,10 +66,11 @@ pub fn Payouts() -> impl IntoView {
         <ListFilterForm action="/payouts" statuses=&PayoutStatus::NAMES/>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                let listed = match list_filter() {
-                    Ok(filter) => console.payouts(&merchant_id, &filter, cursor).await,
+                let listed = match (list_filter(), cursor) {
+                    (Ok(filter), Ok(cursor)) => console.payouts(&merchant_id, &filter, cursor).await,
                     // A status that is no payout's finds none.
-                    Err(_) => Ok(Page::empty()),
+                    (Err(_), _) => Ok(Page::empty()),
+                    (_, Err(refusal)) => Err(refusal.into()),
                 };
                 match listed {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),

@@ -99,9 +99,9 @@ pub fn Requests() -> impl IntoView {
         <p class="hint">{tr!("requests-hint")}</p>
         <Suspense fallback=|| ()>
             {Suspend::new(async move {
-                let filters = match filters {
-                    Ok(filters) => filters,
-                    Err(refusal) => return refused_filter(&refusal),
+                let (filters, cursor) = match (filters, cursor) {
+                    (Ok(filters), Ok(cursor)) => (filters, cursor),
+                    (Err(refusal), _) | (_, Err(refusal)) => return refused_filter(&refusal),
                 };
                 match console.requests(&merchant_id, &filters, cursor).await {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),

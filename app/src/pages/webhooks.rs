@@ -227,7 +227,10 @@ pub fn Webhooks() -> impl IntoView {
                     Ok(filter) => (filter, false),
                     Err(_) => (ListFilter { status: None, from: query_param("from"), to: query_param("to") }, true),
                 };
-                let listed = console.webhooks(&merchant_id, &filter, cursor).await;
+                let listed = match cursor {
+                    Ok(cursor) => console.webhooks(&merchant_id, &filter, cursor).await,
+                    Err(refusal) => Err(refusal.into()),
+                };
                 match listed.map(|(endpoints, events)| (endpoints, if unknown { Page::empty() } else { events })) {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),

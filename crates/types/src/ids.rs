@@ -5,7 +5,8 @@
 //! [`UserId`], [`ApiKeyId`], ..., made by [`id_type!`] as svix's `create_id_type!` does), so a
 //! payout's id cannot be passed where an order's belongs, in the server or across the console.
 //! Each reads as its text (`Deref` to `str`, `Display`), serialises as it, and, with the feature
-//! `sqlx`, binds and decodes as `TEXT`. Making new ones (`new`, [`new_id`], [`random_token`]) needs the feature `ids`.
+//! `sqlx`, binds and decodes as `TEXT`. [`ParseId`] reads one from text only if it is of its
+//! kind (a page's cursor, a stored object of one of several kinds). Making new ones (`new`, [`new_id`], [`random_token`]) needs the feature `ids`.
 
 #[cfg(feature = "ids")]
 use rand::{distributions::Alphanumeric, Rng};
@@ -25,14 +26,36 @@ pub fn random_token(len: usize) -> String {
         .collect()
 }
 
-/// Declares an id type: a `String` newtype with its prefix.
+/// An id read from text whose kind is not the reader's to give (a page's address, a stored
+/// column that may name objects of several kinds).
+pub trait ParseId: Sized {
+    /// The id `text` if it is one of this kind (its prefix and `_`; an event's, a UUID), `None`
+    /// otherwise.
+    fn parse(text: &str) -> Option<Self>;
+}
+
+/// Whether `text` is a UUID as PostgreSQL writes one: hex digits in groups of 8-4-4-4-12.
+fn is_uuid(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.iter().map(|group| group.len()).eq([8, 4, 4, 4, 12])
+        && groups
+            .iter()
+            .all(|group| group.bytes().all(|byte| byte.is_ascii_hexdigit()))
+}
+
+/// Declares an id type: a `String` newtype with its prefix (or `uuid`, for an id that is one).
 macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident, uuid) => {
+        id_type!(@text $(#[$doc])* $name);
+
+        impl ParseId for $name {
+            fn parse(text: &str) -> Option<Self> {
+                is_uuid(text).then(|| Self(text.to_owned()))
+            }
+        }
+    };
     ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-        #[serde(transparent)]
-        #[cfg_attr(feature = "sqlx", derive(sqlx::Type), sqlx(transparent))]
-        pub struct $name(String);
+        id_type!(@text $(#[$doc])* $name);
 
         impl $name {
             /// What every id of this kind begins with, before its `_`.
@@ -44,7 +67,22 @@ macro_rules! id_type {
             pub fn new() -> Self {
                 Self(new_id($prefix))
             }
+        }
 
+        impl ParseId for $name {
+            fn parse(text: &str) -> Option<Self> {
+                (text.split_once('_')?.0 == $prefix).then(|| Self(text.to_owned()))
+            }
+        }
+    };
+    (@text $(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+        #[serde(transparent)]
+        #[cfg_attr(feature = "sqlx", derive(sqlx::Type), sqlx(transparent))]
+        pub struct $name(String);
+
+        impl $name {
             pub fn as_str(&self) -> &str {
                 &self.0
             }
@@ -138,9 +176,9 @@ id_type!(
     "key"
 );
 id_type!(
-    /// An event the merchant's webhook endpoints are sent.
+    /// An event the merchant's webhook endpoints are sent: a UUID.
     EventId,
-    "evt"
+    uuid
 );
 id_type!(
     /// A reconciliation run.
@@ -174,6 +212,18 @@ mod tests {
         assert_eq!(id.to_string(), "po_123");
         assert_eq!(serde_json::to_string(&id).unwrap(), "\"po_123\"");
         assert_eq!(PayoutId::PREFIX, "po");
+    }
+
+    #[test]
+    fn an_id_parses_only_as_its_own_kind() {
+        assert_eq!(PayoutId::parse("po_123"), Some(PayoutId::from("po_123")));
+        assert_eq!(PayoutId::parse("ord_123"), None);
+        assert_eq!(PayoutId::parse("po123"), None);
+        assert_eq!(RefundId::parse("req_1"), None);
+        let event = "0b6f5c2e-6d1a-4c1e-9a43-5f3e2d1c0b9a";
+        assert_eq!(EventId::parse(event), Some(EventId::from(event)));
+        assert_eq!(EventId::parse("evt_1"), None);
+        assert_eq!(EventId::parse(&event.replace('-', "")), None);
     }
 
     #[cfg(feature = "ids")]

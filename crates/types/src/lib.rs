@@ -6,7 +6,7 @@
 //! [`Moment`]s as data; the [`BalanceTransactionType`]s of a statement; where a
 //! [`PayoutStatus`], a [`RefundStatus`] or an [`OrderStatus`] stands and the moves between them;
 //! the [`ErrorCode`] of a refusal; the [`EventType`]s of merchants' webhooks; whose outgoing transfer it is ([`TransferOf`]); the
-//! [`ObjectType`] a record is about; an audit entry's [`AuditAction`] and [`ActorKind`]; test
+//! [`ObjectType`] a record is about, and the [`ObjectRef`] that names one by its typed id; an audit entry's [`AuditAction`] and [`ActorKind`]; test
 //! mode's [`Scenario`]s; the [`IdempotencyKey`] and its rule; the other states the console shows ([`KeyStatus`], [`Access`],
 //! [`RunStatus`], ...); and the prefixed [`ids`], typed per kind.
 
@@ -85,7 +85,7 @@ pub use error_code::ErrorCode;
 pub use event_type::{EventObject, EventType};
 pub use idempotency_key::IdempotencyKey;
 pub use money::{Currency, Money, CURRENCIES};
-pub use object_type::ObjectType;
+pub use object_type::{ObjectRef, ObjectType};
 pub use order_status::OrderStatus;
 pub use payout_status::PayoutStatus;
 pub use refund_status::RefundStatus;

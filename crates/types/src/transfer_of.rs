@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::ids::{PayoutId, RefundId};
+use crate::ids::{ParseId, PayoutId, RefundId};
 use crate::{PayoutStatus, RefundStatus};
 
 /// The payout or the refund an outgoing transfer is made for.
@@ -24,11 +24,9 @@ impl TransferOf {
 
     /// The payout or refund an id names, by its prefix; `None` for any other id.
     pub fn of(id: &str) -> Option<Self> {
-        match id.split_once('_')?.0 {
-            PayoutId::PREFIX => Some(Self::Payout(id.into())),
-            RefundId::PREFIX => Some(Self::Refund(id.into())),
-            _ => None,
-        }
+        PayoutId::parse(id)
+            .map(Self::Payout)
+            .or_else(|| RefundId::parse(id).map(Self::Refund))
     }
 
     /// The payout or refund of `kind` (one of [`Self::KINDS`]) with `id`; `None` for another

@@ -66,10 +66,10 @@ pub(super) fn request_filters(form: &RequestFilters) -> Result<Filters, Refusal>
     Ok(filters)
 }
 
-pub(super) fn page(starting_after: Option<String>, limit: i64) -> ListPage {
+pub(super) fn page(starting_after: Option<&str>, limit: i64) -> ListPage {
     ListPage {
         limit,
-        starting_after,
+        starting_after: starting_after.map(str::to_owned),
     }
 }
 

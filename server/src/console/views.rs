@@ -4,7 +4,7 @@
 
 use app::console::{
     ApiKeyId, ApiKeyRow, AuditEntry, BalanceView, ConsoleError, ConsoleResult, KeyedEndpoint,
-    Money, OrderRow, PayoutRow, RefundRow, Refusal, RequestView, RunRow, StatementRow,
+    Money, ObjectRef, OrderRow, PayoutRow, RefundRow, Refusal, RequestView, RunRow, StatementRow,
     TimelineEntry,
 };
 
@@ -29,6 +29,12 @@ pub(super) fn failed(error: impl std::fmt::Display) -> ConsoleError {
 /// A state read back from its stored name; a name the console does not know is a failure.
 pub(super) fn known<State: TryFrom<String, Error = String>>(name: String) -> ConsoleResult<State> {
     State::try_from(name).map_err(failed)
+}
+
+/// An object stored as its type's name and its id; a type the console does not know, or an id
+/// that is not of it, is a failure (never shown as it is).
+pub(super) fn object(kind: String, id: String) -> ConsoleResult<ObjectRef> {
+    ObjectRef::stored(kind, id).map_err(failed)
 }
 
 /// A key record's endpoint as one of the engine's (none while its one-commit request executes:
@@ -147,7 +153,7 @@ pub(super) fn statement_row(item: BalanceTransaction) -> ConsoleResult<Statement
         balance_after: money(item.balance_after),
         id: item.id.into(),
         kind: known(item.kind)?,
-        source: (known(item.source.kind)?, item.source.id),
+        source: object(item.source.kind, item.source.id)?,
         created_at: item.created_at,
     })
 }
@@ -166,7 +172,7 @@ pub(super) fn order_row(order: Order) -> OrderRow {
 }
 
 /// An audit log entry for the page: its before and after as compact JSON; an actor's kind, an
-/// action or an object type the console does not know is a failure.
+/// action or an object the console does not know (its type, or an id not of it) is a failure.
 pub(super) fn audit_entry(row: AuditRow) -> ConsoleResult<AuditEntry> {
     Ok(AuditEntry {
         id: row.id.into(),
@@ -174,8 +180,7 @@ pub(super) fn audit_entry(row: AuditRow) -> ConsoleResult<AuditEntry> {
         actor_kind: known(row.actor_kind)?,
         actor: row.actor,
         action: known(row.action)?,
-        object_type: known(row.object_type)?,
-        object_id: row.object_id,
+        object: object(row.object_type, row.object_id)?,
         address: row.client_address,
         before: row.before.map(|before| before.to_string()),
         after: row.after.map(|after| after.to_string()),

@@ -55,10 +55,10 @@ impl BalanceConsole for PgConsole {
         &self,
         merchant_id: &MerchantId,
         filter: &ListFilter<BalanceTransactionType>,
-        starting_after: Option<String>,
+        starting_after: Option<BalanceTransactionId>,
     ) -> ConsoleResult<Page<StatementRow>> {
         let filters = list_filters(filter)?;
-        let page = page(starting_after, PAGE_SIZE);
+        let page = page(starting_after.as_deref(), PAGE_SIZE);
         let rows = match StatementFilters::of_list(&filters) {
             Ok(filters) => statement::list(&self.state.pool, merchant_id, &filters, &page).await,
             Err(refused) => Err(refused),

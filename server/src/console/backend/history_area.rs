@@ -24,7 +24,7 @@ impl HistoryConsole for PgConsole {
             resource: found
                 .resource
                 .as_ref()
-                .map(|link| known(link.kind.clone()).map(|kind| (kind, link.id.clone())))
+                .map(|link| object(link.kind.clone(), link.id.clone()))
                 .transpose()?,
             recovery_point: known(found.recovery_point.clone())?,
             error: found.error.clone(),
@@ -174,10 +174,10 @@ impl HistoryConsole for PgConsole {
         &self,
         merchant_id: &MerchantId,
         filters: &RequestFilters,
-        starting_after: Option<String>,
+        starting_after: Option<RequestId>,
     ) -> ConsoleResult<Page<RequestView>> {
         let filters = request_filters(filters)?;
-        let page = page(starting_after, PAGE_SIZE);
+        let page = page(starting_after.as_deref(), PAGE_SIZE);
         let logged = request_log::list(&self.state.pool, merchant_id, &filters, &page).await;
         paged(
             listed(logged)?,
@@ -203,10 +203,10 @@ impl HistoryConsole for PgConsole {
         &self,
         merchant_id: &MerchantId,
         filter: &AuditFilter,
-        starting_after: Option<String>,
+        starting_after: Option<AuditEntryId>,
     ) -> ConsoleResult<Page<AuditEntry>> {
         let filters = audit_filters(filter)?;
-        let page = page(starting_after, PAGE_SIZE);
+        let page = page(starting_after.as_deref(), PAGE_SIZE);
         let entries = audit::list(&self.state.pool, merchant_id, &filters, &page).await;
         paged(listed(entries)?, &page, |row| row.id.clone(), audit_entry)
     }

@@ -8,7 +8,7 @@ impl IntegrationsConsole for PgConsole {
         &self,
         merchant_id: &MerchantId,
         filter: &ListFilter<DeliveryStatus>,
-        starting_after: Option<String>,
+        starting_after: Option<EventId>,
     ) -> ConsoleResult<(Vec<EndpointRow>, Page<EventRow>)> {
         let filters = list_filters(filter)?;
         let pool = &self.state.pool;
@@ -16,7 +16,7 @@ impl IntegrationsConsole for PgConsole {
         let endpoints = endpoints::list(pool, merchant_id, &page(None, PAGE_SIZE))
             .await
             .map_err(failed_api)?;
-        let page = page(starting_after, PAGE_SIZE);
+        let page = page(starting_after.as_deref(), PAGE_SIZE);
         let recent = listed(events::list(pool, merchant_id, &filters, &page).await)?;
         let recent = paged(recent, &page, |event| event.id.to_string(), Ok)?;
         let mut conn = pool.acquire().await.map_err(failed)?;

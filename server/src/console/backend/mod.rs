@@ -26,8 +26,8 @@ use super::filters::{audit_filters, day_filter, list_filters, page, paged, reque
 use super::forms::{by_user, maker_of};
 use super::views::{
     api_key_row, audit_entry, balance_view, failed, invalid, keyed_endpoint, known, listed, moneys,
-    order_row, payout_row, refund_row, refusal, request_view, run_row, statement_row, stored_key,
-    timeline_entry,
+    object, order_row, payout_row, refund_row, refusal, request_view, run_row, statement_row,
+    stored_key, timeline_entry,
 };
 use crate::accounts::auth::keys::{self as api_keys, CreateKey, RollKey};
 use crate::accounts::auth::Secret;

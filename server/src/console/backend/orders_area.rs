@@ -8,10 +8,10 @@ impl OrdersConsole for PgConsole {
         &self,
         merchant_id: &MerchantId,
         filter: &ListFilter<OrderStatus>,
-        starting_after: Option<String>,
+        starting_after: Option<OrderId>,
     ) -> ConsoleResult<Page<OrderRow>> {
         let filters = list_filters(filter)?;
-        let page = page(starting_after, PAGE_SIZE);
+        let page = page(starting_after.as_deref(), PAGE_SIZE);
         let rows = listed(orders::list(&self.state.pool, merchant_id, &filters, &page).await)?;
         paged(
             rows,

@@ -15,10 +15,10 @@ impl PayoutsConsole for PgConsole {
         &self,
         merchant_id: &MerchantId,
         filter: &ListFilter<PayoutStatus>,
-        starting_after: Option<String>,
+        starting_after: Option<PayoutId>,
     ) -> ConsoleResult<Page<PayoutRow>> {
         let filters = list_filters(filter)?;
-        let page = page(starting_after, PAGE_SIZE);
+        let page = page(starting_after.as_deref(), PAGE_SIZE);
         let rows = listed(payouts::list(&self.state.pool, merchant_id, &filters, &page).await)?;
         paged(
             rows,

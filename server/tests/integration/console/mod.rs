@@ -22,4 +22,5 @@ mod team;
 mod timeline;
 mod two_factor;
 mod unknown_codes;
+mod unknown_ids;
 mod unknown_status;

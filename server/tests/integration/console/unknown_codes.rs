@@ -11,7 +11,7 @@ use common::browser::{get, signed_in, Browser};
 use common::{eventually, payout_body, spawn_app, TestApp, IBAN};
 
 /// The page at `path`: its HTTP status, and whether it shows `code`.
-async fn shown(app: &TestApp, member: &Browser, path: &str, code: &str) -> (u16, bool) {
+pub(super) async fn shown(app: &TestApp, member: &Browser, path: &str, code: &str) -> (u16, bool) {
     let response = get(app, member, path).await;
     let status = response.status().as_u16();
     (status, response.text().await.unwrap().contains(code))
