@@ -201,6 +201,57 @@ async fn purge_deletes_only_expired_records() {
     assert_eq!(app.get("/v1/idempotency-keys/new").await.status(), 200);
 }
 
+/// The purge's index holds the minute a record was made, not the instant; the purge still
+/// deletes exactly the records past their expiry, however many batches it takes and wherever
+/// the expiry falls in its minute. Records every 50 ms from 150 s before the expiry to 90 s
+/// after it (none within 5 s of it, so that the purge's own `now()` a moment later changes
+/// nothing), the expiry half a minute into its minute, written in random order so that the
+/// young records of its minute lie among the expired ones in the index's order.
+#[tokio::test]
+async fn the_purge_deletes_every_expired_record_and_none_younger_across_batches() {
+    let app = spawn_app().await;
+    let now: f64 = sqlx::query_scalar("SELECT extract(epoch FROM now())::float8")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    // The expiry, `now - ttl`, 30 s into its minute.
+    let ttl = 86_400.0 + (now - 30.0).rem_euclid(60.0);
+    let (expired, young): (i64, i64) = sqlx::query_as(
+        "WITH made AS ( \
+           INSERT INTO idempotency_keys (merchant_id, key, endpoint, request_hash, status, \
+             response_status, resource_type, resource_id, created_at) \
+           SELECT $1, 'purge-' || n, 'POST /v1/orders', sha256(convert_to(n::text, 'UTF8')), \
+             'completed', 201, 'order', 'ord_' || n, \
+             now() - make_interval(secs => $2) + make_interval(secs => n * 0.05) \
+           FROM generate_series(-3000, 1800) n WHERE abs(n) > 100 ORDER BY random() \
+           RETURNING created_at) \
+         SELECT count(*) FILTER (WHERE created_at < now() - make_interval(secs => $2)), \
+           count(*) FILTER (WHERE created_at > now() - make_interval(secs => $2)) FROM made",
+    )
+    .bind(app.merchant.id.as_str())
+    .bind(ttl)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!((expired, young), (2900, 1700));
+    let purged = server::idempotency::maintenance::purge(
+        app.pool.clone(),
+        std::time::Duration::from_secs_f64(ttl),
+    )
+    .await
+    .unwrap();
+    assert_eq!(purged, 2900);
+    let left: (i64, i64) = sqlx::query_as(
+        "SELECT count(*), count(*) FILTER (WHERE created_at < now() - make_interval(secs => $1)) \
+         FROM idempotency_keys WHERE starts_with(key, 'purge-')",
+    )
+    .bind(ttl)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(left, (1700, 0));
+}
+
 /// On a large table a batch of the purge must walk the creation index, never the heap: sorting or
 /// scanning millions of rows is what a large table makes too dear, which `enable_sort = off`
 /// and a heap-scan-tempting `random_page_cost` stand for here.
