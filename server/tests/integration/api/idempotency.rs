@@ -724,6 +724,49 @@ mod costs {
             .unwrap()
     }
 
+    /// The benchmark counts the request log's writer's round trips apart from the requests':
+    /// the proxy counts those of a connection that has copied rows in (the writer's does
+    /// nothing else), from the round trip that sent its first `COPY` data, and no other's.
+    #[tokio::test]
+    async fn the_proxy_counts_a_copying_connections_round_trips_apart() {
+        let db_url = fresh_database().await;
+        let proxy = CountingProxy::start(&db_url).unwrap();
+        let database = PgConnectOptions::from_str(&db_url)
+            .unwrap()
+            .get_database()
+            .unwrap()
+            .to_owned();
+        let url = proxy.url(&database);
+        let (mut copying, mut other) = (
+            PgConnection::connect(&url).await.unwrap(),
+            PgConnection::connect(&url).await.unwrap(),
+        );
+        let trips = || (proxy.round_trips(), proxy.copying_round_trips());
+        let mut last = trips();
+        let mut counted = move |now: (u64, u64)| {
+            let delta = (now.0 - last.0, now.1 - last.1);
+            last = now;
+            delta
+        };
+        sqlx::raw_sql("CREATE TEMPORARY TABLE copied (n int)")
+            .execute(&mut copying)
+            .await
+            .unwrap();
+        assert_eq!(counted(trips()), (1, 0));
+        let mut copy = copying.copy_in_raw("COPY copied FROM STDIN").await.unwrap();
+        copy.send(b"1\n2\n".as_slice()).await.unwrap();
+        assert_eq!(copy.finish().await.unwrap(), 2);
+        // The `COPY` statement, then its data with its end: the second is the copying one's.
+        assert_eq!(counted(trips()), (2, 1));
+        sqlx::raw_sql("SELECT 1")
+            .execute(&mut copying)
+            .await
+            .unwrap();
+        assert_eq!(counted(trips()), (1, 1));
+        sqlx::raw_sql("SELECT 1").execute(&mut other).await.unwrap();
+        assert_eq!(counted(trips()), (1, 0));
+    }
+
     #[tokio::test]
     async fn a_new_key_costs_one_commit_and_two_round_trips_and_a_remembered_replay_none() {
         let (db_url, direct, merchant) = database_with_merchant("Costs").await;
