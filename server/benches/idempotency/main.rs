@@ -35,6 +35,7 @@ mod pgbench;
 mod pinning;
 mod refunds;
 mod report;
+mod schedule;
 mod seed;
 mod server_metrics;
 mod stack;

@@ -397,6 +397,38 @@ fn a_commands_fingerprint_is_the_one_its_json_value_gave() {
 #[path = "../../../benches/idempotency/counting_proxy.rs"]
 mod counting_proxy;
 
+#[path = "../../../benches/idempotency/schedule.rs"]
+mod schedule;
+
+/// The benchmark's open loop sends on a schedule that its pacer keeps: each request is let out
+/// at its time, never before, all of them, and then one more for each taker (the connections,
+/// which then find the schedule done), and no more. (How late is the benchmark's to measure.)
+#[tokio::test]
+async fn the_open_loops_pacer_lets_each_request_out_at_its_time_and_never_before() {
+    use std::time::{Duration, Instant};
+    use tokio::sync::Semaphore;
+
+    let start = Instant::now() + Duration::from_millis(20);
+    let schedule = schedule::Schedule::new(start, 2000, Duration::from_secs(1));
+    let due = std::sync::Arc::new(Semaphore::new(0));
+    let pacer = {
+        let due = due.clone();
+        std::thread::spawn(move || schedule.pace(&due, 3))
+    };
+    let mut taken = Vec::new();
+    for _ in 0..schedule.total() + 3 {
+        due.acquire().await.unwrap().forget();
+        taken.push(Instant::now());
+    }
+    pacer.join().unwrap();
+    assert_eq!(due.available_permits(), 0);
+    assert_eq!(schedule.start(), start);
+    let early: Vec<u64> = (0..schedule.total())
+        .filter(|&n| taken[n as usize] < schedule.intended(n))
+        .collect();
+    assert!(early.is_empty(), "let out before their time: {early:?}");
+}
+
 /// What one new key and one replay cost the database, counted where they cannot be mistaken:
 /// commits in `pg_stat_database` (the engine's one pooled connection flushes its statistics on
 /// demand), and round trips in a proxy between the engine and PostgreSQL (a client write after
