@@ -27,14 +27,21 @@ pub async fn sweep(pool: PgPool) -> sqlx::Result<u64> {
     Ok(swept)
 }
 
-/// One batch of the purge: the thousand records made first among those older than the TTL
-/// (`$1`, seconds), found in the creation index (in its order, so the scan stops after them
-/// however large the table: without the order, a large table's plan flips to a scan of the
-/// whole heap), deleted by their row address. The expiry is checked again on the row deleted,
-/// so that a record taken over meanwhile (a new version under its new owner) is never deleted.
+/// One batch of the purge: the first thousand records, in the creation index's order, among
+/// those older than the TTL (`$1`, seconds), deleted by their row address. The index holds the
+/// minute each record was made (in posting lists: its records share the key), so the batch
+/// walks it in its order, the minute then the row's address, through the minutes that began
+/// before the expiry and stops after a thousand (without the order, a large table's plan flips
+/// to a scan of the whole heap), keeping only the records whose own `created_at` is past it:
+/// those of the minute the expiry falls in are read, and the younger ones kept. The expiry is
+/// checked again on the row deleted, so that a record taken over meanwhile (a new version under
+/// its new owner) is never deleted.
 pub const PURGE_BATCH: &str = "DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY( \
-       SELECT ctid FROM idempotency_keys WHERE created_at <= now() - make_interval(secs => $1) \
-       ORDER BY created_at LIMIT 1000)) \
+       SELECT ctid FROM idempotency_keys \
+       WHERE date_bin('1 minute', created_at, TIMESTAMPTZ '2000-01-01 00:00:00+00') \
+           <= now() - make_interval(secs => $1) \
+         AND created_at <= now() - make_interval(secs => $1) \
+       ORDER BY date_bin('1 minute', created_at, TIMESTAMPTZ '2000-01-01 00:00:00+00') LIMIT 1000)) \
      AND created_at <= now() - make_interval(secs => $1)";
 
 /// Deletes the records older than `ttl` in batches, so a large backlog never holds long locks;

@@ -4,11 +4,18 @@
 //!   `kaadxpay serve` on the same database, and the statements `pg_stat_statements` saw
 //!   meanwhile (when the cluster preloads it).
 //!
-//! Both servers' background workers also run during a window, a handful of statements a
-//! second against thousands of requests.
+//! Both servers' background workers also run during a window (the `/readyz` figures each
+//! second, the webhook dispatcher, the sweeper, the flushes of key use and outcomes), and the
+//! request log's writer writes the window's requests in batches on a connection of its own. So
+//! a window of requests is followed by one as long without any: its round trips (the workers',
+//! less the writer's) are subtracted from the window's, and the writer's round trips over both
+//! (the window's last batch is written after it) are counted apart, per request: the requests'
+//! own round trips, and what their log costs beside them.
 
 use std::process::Command;
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use anyhow::Context;
 use futures::StreamExt;
@@ -23,7 +30,13 @@ const CONCURRENCY: usize = 8;
 
 /// Per request, over one window.
 pub struct PerRequest {
+    /// The requests' own: less the request log's writer's and the quiet window's.
     pub round_trips: f64,
+    /// The request log's writer's, for the window's requests.
+    pub request_log_round_trips: f64,
+    /// Round trips of the window as long without requests (the background workers'), which
+    /// [`PerRequest::round_trips`] is net of.
+    pub quiet_round_trips: u64,
     /// `None` without `pg_stat_statements`.
     pub statements: Option<f64>,
     /// Requests that did not get the expected answer (they still count in the denominator).
@@ -72,6 +85,8 @@ impl Proxied {
             .map(|n| format!("rt-warm-{}-{n}", command.name()))
             .collect();
         send(stack, &server, &client, &warm, command).await;
+        // The warm-up's log written: its writer's connection is then known to copy.
+        tokio::time::sleep(Duration::from_secs(1)).await;
         Ok(Self {
             proxy,
             server,
@@ -97,19 +112,32 @@ impl Proxied {
         command: Keyed<'_>,
     ) -> anyhow::Result<PerRequest> {
         let statements_before = statements(stack).await?;
-        let before = self.proxy.round_trips();
+        let before = self.trips();
+        let opened = Instant::now();
         let errors = send(stack, &self.server, &self.client, keys, command).await;
-        let round_trips = self.proxy.round_trips() - before;
+        let loaded = self.trips();
         let statements_after = statements(stack).await?;
+        tokio::time::sleep(opened.elapsed()).await;
+        let quiet = self.trips();
         let requests = keys.len() as f64;
+        let others = |(all, copying): (u64, u64)| all - copying;
+        let quiet_round_trips = others(quiet) - others(loaded);
         Ok(PerRequest {
-            round_trips: round_trips as f64 / requests,
+            round_trips: (others(loaded) - others(before)) as f64 / requests
+                - quiet_round_trips as f64 / requests,
+            request_log_round_trips: (quiet.1 - before.1) as f64 / requests,
+            quiet_round_trips,
             // Less the one statement that read the count before.
             statements: statements_before
                 .zip(statements_after)
                 .map(|(before, after)| (after - before - 1) as f64 / requests),
             errors,
         })
+    }
+
+    /// Round trips so far: all, and the request log's writer's (the connection that copies).
+    fn trips(&self) -> (u64, u64) {
+        (self.proxy.round_trips(), self.proxy.copying_round_trips())
     }
 }
 

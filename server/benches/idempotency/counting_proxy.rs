@@ -3,7 +3,8 @@
 //! connection. That counts what `pg_stat_statements` cannot see, such as the pool's ping
 //! (a bare `Sync`) before handing out a connection, and counts a pipeline as one. It also
 //! counts the statements clients run (each `Query` and `Execute` message: a `BEGIN` or a
-//! `ROLLBACK` is one, a ping none).
+//! `ROLLBACK` is one, a ping none), and apart, the round trips of connections that copy rows in
+//! (that have sent `COPY` data): the request log's writer, whose connection does nothing else.
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -34,6 +35,8 @@ pub struct CountingProxy {
 struct Counts {
     round_trips: AtomicU64,
     statements: AtomicU64,
+    /// Of `round_trips`, those of connections that have sent `COPY` data, from the first.
+    copying_round_trips: AtomicU64,
 }
 
 impl CountingProxy {
@@ -88,6 +91,12 @@ impl CountingProxy {
         self.counts.round_trips.load(Ordering::SeqCst)
     }
 
+    /// Of [`CountingProxy::round_trips`], those of connections that copy rows in, counted
+    /// from the round trip that sent their first `COPY` data.
+    pub fn copying_round_trips(&self) -> u64 {
+        self.counts.copying_round_trips.load(Ordering::SeqCst)
+    }
+
     /// Statements counted so far, over every connection.
     // The bench counts statements with `pg_stat_statements`; the integration tests with this.
     #[allow(dead_code)]
@@ -116,11 +125,14 @@ async fn forward(
     let server_spoke = AtomicBool::new(true);
     let mut messages = Messages::default();
     let requests = pump(client_read, server_write, |chunk| {
-        if server_spoke.swap(false, Ordering::SeqCst) {
-            counts.round_trips.fetch_add(1, Ordering::SeqCst);
-        }
         let statements = messages.statements_in(chunk);
         counts.statements.fetch_add(statements, Ordering::SeqCst);
+        if server_spoke.swap(false, Ordering::SeqCst) {
+            counts.round_trips.fetch_add(1, Ordering::SeqCst);
+            if messages.copied {
+                counts.copying_round_trips.fetch_add(1, Ordering::SeqCst);
+            }
+        }
     });
     let answers = pump(server_read, client_write, |_| {
         server_spoke.store(true, Ordering::SeqCst)
@@ -159,6 +171,8 @@ struct Messages {
     header: Vec<u8>,
     /// Bytes of the current message still to pass.
     rest: usize,
+    /// Whether a `CopyData` message has gone by.
+    copied: bool,
 }
 
 /// The codes of the untyped requests that a startup message still follows.
@@ -187,6 +201,7 @@ impl Messages {
             };
             if self.typed {
                 statements += u64::from(matches!(self.header[0], b'Q' | b'E'));
+                self.copied |= self.header[0] == b'd';
                 self.rest = (word(1) as usize).saturating_sub(4);
             } else {
                 self.typed = !ENCRYPTION_REQUESTS.contains(&word(4));

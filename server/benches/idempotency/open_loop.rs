@@ -5,13 +5,14 @@
 //! Answers are kept apart by kind: created (`201`), shed (`503`), anything else.
 //!
 //! Requests go out on at most [`CONNECTIONS`] keep-alive connections, as a fleet of clients
-//! would send them, not one new connection per request; a request waits for a free one. Each
-//! connection is a task of its own writing prebuilt bytes ([`crate::http1`]), with no client
-//! library, pool or task per request in between, so that one core keeps a schedule of several
-//! thousand requests a second. Its
-//! send lag, from its intended send time to its actual send (a connection free and this
-//! generator scheduled), tells whether the generator kept its schedule: when it did not, the
-//! run measured the generator, and its rows say so instead of giving figures.
+//! would send them, not one new connection per request; a request waits for a free one. A
+//! thread of its own keeps the schedule and lets the requests out as they fall due
+//! ([`crate::schedule`]); each connection is a task of its own writing the request's bytes
+//! ([`crate::http1`]), with no client library, pool, sleep or task per request in between, so
+//! that one core keeps a schedule of several thousand requests a second. Its send lag, from its
+//! intended send time to its actual send (a connection free and this generator scheduled),
+//! tells whether the generator kept its schedule: when it did not, the run measured the
+//! generator, and its rows say so instead of giving figures.
 //!
 //! Written here because no installable tool does this with a unique header per request:
 //! wrk2 is not packaged in Debian, oha sends the same headers on every request, and
@@ -20,13 +21,14 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
-use tokio::time::Instant;
 
 use crate::http1;
 use crate::load::Load;
+use crate::schedule::Schedule;
 use crate::stack::Stack;
 
 /// Keep-alive connections the open loop sends on, at most.
@@ -79,40 +81,48 @@ impl OpenLoop {
     }
 }
 
-/// Sends `rate` requests a second for `duration`, keys `<prefix>-<n>`: each of
-/// [`CONNECTIONS`] connection tasks takes the next request of the schedule when it is free,
-/// waits for its time and sends it ([`http1`], the request's bytes made before its time).
+/// Sends `rate` requests a second for `duration`, keys `<prefix>-<n>`: a pacer thread lets the
+/// requests out as they fall due ([`Schedule::pace`]); each of [`CONNECTIONS`] connection
+/// tasks takes the next when it is free, writes it into its own buffer and sends it
+/// ([`http1`]): no sleep, task or allocation per request (only the answer's timeout, which
+/// does not fire).
 pub async fn run(
     stack: &Stack,
     prefix: &str,
     rate: u32,
     duration: Duration,
 ) -> anyhow::Result<OpenLoop> {
-    let total = rate as u64 * duration.as_secs();
-    let interval = Duration::from_secs(1) / rate.max(1);
-    let start = Instant::now() + Duration::from_millis(100);
+    let schedule = Schedule::new(Instant::now() + Duration::from_millis(100), rate, duration);
+    let total = schedule.total();
+    let due = Arc::new(Semaphore::new(0));
     let next = Arc::new(AtomicU64::new(0));
     let order = stack.raw_order();
     let mut connections = JoinSet::new();
     for _ in 0..CONNECTIONS {
-        let (next, order, prefix) = (next.clone(), order.clone(), prefix.to_owned());
+        let (due, next) = (due.clone(), next.clone());
+        let (order, prefix) = (order.clone(), prefix.to_owned());
         connections.spawn(async move {
             let mut connection = http1::Connection::new(&order.address);
-            let mut sent = Vec::new();
+            let mut request = Vec::with_capacity(512);
+            let mut sent = Vec::with_capacity(2 * total as usize / CONNECTIONS + 16);
             loop {
+                due.acquire().await.expect("never closed").forget();
                 let n = next.fetch_add(1, Ordering::Relaxed);
                 if n >= total {
                     return sent;
                 }
-                let intended = start + interval * n as u32;
-                let bytes = order.bytes(&format!("{prefix}-{n}"));
-                tokio::time::sleep_until(intended).await;
+                order.write(&mut request, format_args!("{prefix}-{n}"));
+                let intended = schedule.intended(n);
                 let lag = intended.elapsed();
-                let status = connection.exchange(&bytes, Duration::from_secs(10)).await;
+                let status = connection.exchange(&request, Duration::from_secs(10)).await;
                 sent.push((intended.elapsed(), lag, status.unwrap_or(0)));
             }
         });
     }
+    let pacer = {
+        let due = due.clone();
+        std::thread::spawn(move || schedule.pace(&due, CONNECTIONS))
+    };
     let mut outcome = OpenLoop {
         created: Vec::new(),
         shed: Vec::new(),
@@ -130,6 +140,7 @@ pub async fn run(
             }
         }
     }
-    outcome.elapsed = start.elapsed();
+    outcome.elapsed = schedule.start().elapsed();
+    pacer.join().expect("the pacer does not panic");
     Ok(outcome)
 }

@@ -58,9 +58,13 @@ pub struct RawOrder {
 }
 
 impl RawOrder {
-    /// The whole request under `key`.
-    pub fn bytes(&self, key: &str) -> Vec<u8> {
-        format!(
+    /// Writes the whole request under `key` into `request`, in place of what it held (no
+    /// allocation once it has grown to a request's size).
+    pub fn write(&self, request: &mut Vec<u8>, key: std::fmt::Arguments<'_>) {
+        use std::io::Write;
+        request.clear();
+        write!(
+            request,
             "POST /v1/orders HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
              Content-Type: application/json\r\nIdempotency-Key: {key}\r\n\
              Content-Length: {}\r\n\r\n{ORDER_BODY}",
@@ -68,7 +72,7 @@ impl RawOrder {
             self.api_key,
             ORDER_BODY.len()
         )
-        .into_bytes()
+        .expect("a Vec takes every write");
     }
 }
 

@@ -201,6 +201,57 @@ async fn purge_deletes_only_expired_records() {
     assert_eq!(app.get("/v1/idempotency-keys/new").await.status(), 200);
 }
 
+/// The purge's index holds the minute a record was made, not the instant; the purge still
+/// deletes exactly the records past their expiry, however many batches it takes and wherever
+/// the expiry falls in its minute. Records every 50 ms from 150 s before the expiry to 90 s
+/// after it (none within 5 s of it, so that the purge's own `now()` a moment later changes
+/// nothing), the expiry half a minute into its minute, written in random order so that the
+/// young records of its minute lie among the expired ones in the index's order.
+#[tokio::test]
+async fn the_purge_deletes_every_expired_record_and_none_younger_across_batches() {
+    let app = spawn_app().await;
+    let now: f64 = sqlx::query_scalar("SELECT extract(epoch FROM now())::float8")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    // The expiry, `now - ttl`, 30 s into its minute.
+    let ttl = 86_400.0 + (now - 30.0).rem_euclid(60.0);
+    let (expired, young): (i64, i64) = sqlx::query_as(
+        "WITH made AS ( \
+           INSERT INTO idempotency_keys (merchant_id, key, endpoint, request_hash, status, \
+             response_status, resource_type, resource_id, created_at) \
+           SELECT $1, 'purge-' || n, 'POST /v1/orders', sha256(convert_to(n::text, 'UTF8')), \
+             'completed', 201, 'order', 'ord_' || n, \
+             now() - make_interval(secs => $2) + make_interval(secs => n * 0.05) \
+           FROM generate_series(-3000, 1800) n WHERE abs(n) > 100 ORDER BY random() \
+           RETURNING created_at) \
+         SELECT count(*) FILTER (WHERE created_at < now() - make_interval(secs => $2)), \
+           count(*) FILTER (WHERE created_at > now() - make_interval(secs => $2)) FROM made",
+    )
+    .bind(app.merchant.id.as_str())
+    .bind(ttl)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!((expired, young), (2900, 1700));
+    let purged = server::idempotency::maintenance::purge(
+        app.pool.clone(),
+        std::time::Duration::from_secs_f64(ttl),
+    )
+    .await
+    .unwrap();
+    assert_eq!(purged, 2900);
+    let left: (i64, i64) = sqlx::query_as(
+        "SELECT count(*), count(*) FILTER (WHERE created_at < now() - make_interval(secs => $1)) \
+         FROM idempotency_keys WHERE starts_with(key, 'purge-')",
+    )
+    .bind(ttl)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(left, (1700, 0));
+}
+
 /// On a large table a batch of the purge must walk the creation index, never the heap: sorting or
 /// scanning millions of rows is what a large table makes too dear, which `enable_sort = off`
 /// and a heap-scan-tempting `random_page_cost` stand for here.
@@ -345,6 +396,38 @@ fn a_commands_fingerprint_is_the_one_its_json_value_gave() {
 
 #[path = "../../../benches/idempotency/counting_proxy.rs"]
 mod counting_proxy;
+
+#[path = "../../../benches/idempotency/schedule.rs"]
+mod schedule;
+
+/// The benchmark's open loop sends on a schedule that its pacer keeps: each request is let out
+/// at its time, never before, all of them, and then one more for each taker (the connections,
+/// which then find the schedule done), and no more. (How late is the benchmark's to measure.)
+#[tokio::test]
+async fn the_open_loops_pacer_lets_each_request_out_at_its_time_and_never_before() {
+    use std::time::{Duration, Instant};
+    use tokio::sync::Semaphore;
+
+    let start = Instant::now() + Duration::from_millis(20);
+    let schedule = schedule::Schedule::new(start, 2000, Duration::from_secs(1));
+    let due = std::sync::Arc::new(Semaphore::new(0));
+    let pacer = {
+        let due = due.clone();
+        std::thread::spawn(move || schedule.pace(&due, 3))
+    };
+    let mut taken = Vec::new();
+    for _ in 0..schedule.total() + 3 {
+        due.acquire().await.unwrap().forget();
+        taken.push(Instant::now());
+    }
+    pacer.join().unwrap();
+    assert_eq!(due.available_permits(), 0);
+    assert_eq!(schedule.start(), start);
+    let early: Vec<u64> = (0..schedule.total())
+        .filter(|&n| taken[n as usize] < schedule.intended(n))
+        .collect();
+    assert!(early.is_empty(), "let out before their time: {early:?}");
+}
 
 /// What one new key and one replay cost the database, counted where they cannot be mistaken:
 /// commits in `pg_stat_database` (the engine's one pooled connection flushes its statistics on
@@ -671,6 +754,49 @@ mod costs {
             .fetch_one(pool)
             .await
             .unwrap()
+    }
+
+    /// The benchmark counts the request log's writer's round trips apart from the requests':
+    /// the proxy counts those of a connection that has copied rows in (the writer's does
+    /// nothing else), from the round trip that sent its first `COPY` data, and no other's.
+    #[tokio::test]
+    async fn the_proxy_counts_a_copying_connections_round_trips_apart() {
+        let db_url = fresh_database().await;
+        let proxy = CountingProxy::start(&db_url).unwrap();
+        let database = PgConnectOptions::from_str(&db_url)
+            .unwrap()
+            .get_database()
+            .unwrap()
+            .to_owned();
+        let url = proxy.url(&database);
+        let (mut copying, mut other) = (
+            PgConnection::connect(&url).await.unwrap(),
+            PgConnection::connect(&url).await.unwrap(),
+        );
+        let trips = || (proxy.round_trips(), proxy.copying_round_trips());
+        let mut last = trips();
+        let mut counted = move |now: (u64, u64)| {
+            let delta = (now.0 - last.0, now.1 - last.1);
+            last = now;
+            delta
+        };
+        sqlx::raw_sql("CREATE TEMPORARY TABLE copied (n int)")
+            .execute(&mut copying)
+            .await
+            .unwrap();
+        assert_eq!(counted(trips()), (1, 0));
+        let mut copy = copying.copy_in_raw("COPY copied FROM STDIN").await.unwrap();
+        copy.send(b"1\n2\n".as_slice()).await.unwrap();
+        assert_eq!(copy.finish().await.unwrap(), 2);
+        // The `COPY` statement, then its data with its end: the second is the copying one's.
+        assert_eq!(counted(trips()), (2, 1));
+        sqlx::raw_sql("SELECT 1")
+            .execute(&mut copying)
+            .await
+            .unwrap();
+        assert_eq!(counted(trips()), (1, 1));
+        sqlx::raw_sql("SELECT 1").execute(&mut other).await.unwrap();
+        assert_eq!(counted(trips()), (1, 0));
     }
 
     #[tokio::test]
