@@ -109,13 +109,28 @@ impl SubjectKind {
     }
 }
 
+/// Why an address names no subject: a key that is no key, or an id not of its kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoSubject {
+    Key(InvalidKey),
+    Id(SubjectKind),
+}
+
+impl From<InvalidKey> for NoSubject {
+    fn from(invalid: InvalidKey) -> Self {
+        Self::Key(invalid)
+    }
+}
+
 impl Subject {
-    /// The subject of kind `kind` with key or id `value`; refused when a key's is no key.
-    pub fn named(kind: SubjectKind, value: String) -> Result<Self, InvalidKey> {
+    /// The subject of kind `kind` with key or id `value`; refused when a key's is no key, or an
+    /// id is not one of its kind.
+    pub fn named(kind: SubjectKind, value: String) -> Result<Self, NoSubject> {
+        let id = || NoSubject::Id(kind);
         Ok(match kind {
             SubjectKind::Key => Self::Key(IdempotencyKey::parse(value.as_bytes())?),
-            SubjectKind::Payout => Self::Payout(value.into()),
-            SubjectKind::Order => Self::Order(value.into()),
+            SubjectKind::Payout => Self::Payout(PayoutId::parse(&value).ok_or_else(id)?),
+            SubjectKind::Order => Self::Order(OrderId::parse(&value).ok_or_else(id)?),
         })
     }
 
@@ -278,4 +293,31 @@ pub trait HistoryConsole: Send + Sync {
         filter: &AuditFilter,
         starting_after: Option<AuditEntryId>,
     ) -> ConsoleResult<Page<AuditEntry>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_names_a_subject_only_with_a_key_or_an_id_of_its_kind() {
+        let named = |kind, value: &str| Subject::named(kind, value.to_owned());
+        assert_eq!(
+            named(SubjectKind::Payout, "po_1"),
+            Ok(Subject::Payout(PayoutId::from("po_1")))
+        );
+        assert_eq!(
+            named(SubjectKind::Payout, "ord_1"),
+            Err(NoSubject::Id(SubjectKind::Payout))
+        );
+        assert_eq!(
+            named(SubjectKind::Order, "po_1"),
+            Err(NoSubject::Id(SubjectKind::Order))
+        );
+        assert!(matches!(
+            named(SubjectKind::Key, "two words"),
+            Err(NoSubject::Key(_))
+        ));
+        assert!(named(SubjectKind::Key, "a-key").is_ok());
+    }
 }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::components::{console, current_user, failure_view, not_found_view, query_param};
-use crate::console::{Subject, SubjectKind, TimelineEntry};
+use crate::console::{NoSubject, ParseId, Subject, SubjectKind, TimelineEntry};
 use crate::i18n::when_exactly;
 use crate::moments::{badge, duplicate_label, sentence, wait};
 use crate::pages::keys::{invalid_key_view, KeyRecord};
@@ -61,16 +61,16 @@ pub fn SupportTimeline() -> impl IntoView {
     let Some(viewer) = current_user().filter(|user| user.is_support()) else {
         return not_found_view();
     };
-    let merchant_id = MerchantId::from(query_param("merchant"));
+    let merchant_id = MerchantId::parse(&query_param("merchant"));
     let subject = SubjectKind::ALL.into_iter().find_map(|kind| {
         Some(query_param(kind.as_str()))
             .filter(|value| !value.is_empty())
             .map(|value| Subject::named(kind, value))
     });
-    let subject = match subject.filter(|_| !merchant_id.is_empty()) {
-        None => return not_found_view(),
-        Some(Err(_)) => return invalid_key_view(),
-        Some(Ok(subject)) => subject,
+    let (merchant_id, subject) = match (merchant_id, subject) {
+        (None, _) | (_, None) | (_, Some(Err(NoSubject::Id(_)))) => return not_found_view(),
+        (_, Some(Err(NoSubject::Key(_)))) => return invalid_key_view(),
+        (Some(merchant_id), Some(Ok(subject))) => (merchant_id, subject),
     };
     let console = console();
     let title = match &subject {
