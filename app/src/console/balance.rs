@@ -17,6 +17,10 @@ pub struct StatementRow {
     pub created_at: DateTime<Utc>,
 }
 
+impl Listed for StatementRow {
+    type Id = BalanceTransactionId;
+}
+
 /// The merchant's balance: what is available and what is reserved, per currency.
 #[derive(Debug, Clone)]
 pub struct BalanceView {

@@ -222,6 +222,10 @@ pub struct RequestView {
     pub client_request_id: Option<String>,
 }
 
+impl Listed for RequestView {
+    type Id = RequestId;
+}
+
 /// The audit log page's filters, from its address: an action and a range of days
 /// (`YYYY-MM-DD`, inclusive); none or empty for all.
 #[derive(Debug, Clone, Default)]
@@ -245,6 +249,10 @@ pub struct AuditEntry {
     /// The object before and after, as compact JSON.
     pub before: Option<String>,
     pub after: Option<String>,
+}
+
+impl Listed for AuditEntry {
+    type Id = AuditEntryId;
 }
 
 /// What happened: a key's record, timelines, support's search, the request log and the audit log.

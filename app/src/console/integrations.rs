@@ -53,6 +53,10 @@ pub struct EventRow {
     pub deliveries: Vec<DeliveryRow>,
 }
 
+impl Listed for EventRow {
+    type Id = EventId;
+}
+
 #[derive(Debug, Clone)]
 pub struct DeliveryRow {
     pub url: String,

@@ -164,13 +164,17 @@ pub struct CsrfToken(pub String);
 /// the sign-in page asks for the code.
 #[derive(Debug, Clone, Copy)]
 pub struct SecondStep;
-/// One page of a list, and the cursor of the next one.
-#[derive(Debug, Clone)]
-pub struct Page<T> {
-    pub rows: Vec<T>,
-    pub next: Option<String>,
+/// A row of a list that pages by id: the next page starts after the last row's [`Listed::Id`].
+pub trait Listed {
+    type Id: Clone + std::fmt::Debug + std::fmt::Display;
 }
-impl<T> Page<T> {
+/// One page of a list, and the cursor of the next one: the id of its last row.
+#[derive(Debug, Clone)]
+pub struct Page<T: Listed> {
+    pub rows: Vec<T>,
+    pub next: Option<T::Id>,
+}
+impl<T: Listed> Page<T> {
     /// A list with nothing in it.
     pub fn empty() -> Self {
         Self {

@@ -13,6 +13,10 @@ pub struct OrderRow {
     pub created_at: DateTime<Utc>,
 }
 
+impl Listed for OrderRow {
+    type Id = OrderId;
+}
+
 /// A merchant's orders: the list, one order, and capturing or cancelling it.
 #[async_trait]
 pub trait OrdersConsole: Send + Sync {

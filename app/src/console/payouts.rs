@@ -13,6 +13,10 @@ pub struct PayoutRow {
     pub created_at: DateTime<Utc>,
 }
 
+impl Listed for PayoutRow {
+    type Id = PayoutId;
+}
+
 #[derive(Debug, Clone)]
 pub struct PayoutView {
     pub row: PayoutRow,
@@ -21,8 +25,8 @@ pub struct PayoutView {
     pub partner_transfer_id: Option<String>,
     pub failure_code: Option<String>,
     pub updated_at: DateTime<Utc>,
-    /// Who created it: `(kind, name)`, `user` by email or `api_key` by id.
-    pub created_by: Option<(String, String)>,
+    /// Who created it: a user or support staff by email, an API key by id.
+    pub created_by: Option<(ActorKind, String)>,
     /// The member it counts as made by (its creator, or the maker of the key that made it), by
     /// email: four eyes are two people.
     pub accountable: Option<String>,

@@ -109,7 +109,7 @@ pub fn Audit() -> impl IntoView {
                 match console.audit(&merchant_id, &filter, cursor).await {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
-                    Ok(page) => view! { <AuditTable rows=page.rows/><Pager base="/settings/audit" next=page.next/> }.into_any(),
+                    Ok(page) => view! { <AuditTable rows=page.rows/><Pager base="/settings/audit" next=page.next.map(|id| id.to_string())/> }.into_any(),
                 }
             })}
         </Suspense>

@@ -106,7 +106,7 @@ pub fn BalancePage() -> impl IntoView {
                 let statement = match listed {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => return failure_view(error),
-                    Ok(page) => view! { <StatementTable rows=page.rows/><Pager base="/balance" next=page.next/> }.into_any(),
+                    Ok(page) => view! { <StatementTable rows=page.rows/><Pager base="/balance" next=page.next.map(|id| id.to_string())/> }.into_any(),
                 };
                 view! {
                     <BalanceFacts balance=balance/>

@@ -65,7 +65,7 @@ pub fn Orders() -> impl IntoView {
                 match listed {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
-                    Ok(page) => view! { <OrdersTable rows=page.rows/><Pager base="/orders" next=page.next/> }.into_any(),
+                    Ok(page) => view! { <OrdersTable rows=page.rows/><Pager base="/orders" next=page.next.map(|id| id.to_string())/> }.into_any(),
                 }
             })}
         </Suspense>

@@ -75,7 +75,7 @@ pub fn Payouts() -> impl IntoView {
                 match listed {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
-                    Ok(page) => view! { <PayoutsTable rows=page.rows/><Pager base="/payouts" next=page.next/> }.into_any(),
+                    Ok(page) => view! { <PayoutsTable rows=page.rows/><Pager base="/payouts" next=page.next.map(|id| id.to_string())/> }.into_any(),
                 }
             })}
         </Suspense>

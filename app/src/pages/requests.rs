@@ -106,7 +106,7 @@ pub fn Requests() -> impl IntoView {
                 match console.requests(&merchant_id, &filters, cursor).await {
                     Err(ConsoleError::Refused(refusal)) => refused_filter(&refusal),
                     Err(error) => failure_view(error),
-                    Ok(page) => view! { <RequestsTable rows=page.rows/><Pager base="/requests" next=page.next/> }.into_any(),
+                    Ok(page) => view! { <RequestsTable rows=page.rows/><Pager base="/requests" next=page.next.map(|id| id.to_string())/> }.into_any(),
                 }
             })}
         </Suspense>

@@ -245,7 +245,7 @@ pub fn Webhooks() -> impl IntoView {
                         } else {
                             events.rows.into_iter().map(|event| view! { <Event event=event csrf=csrf.clone()/> }).collect_view().into_any()
                         }}
-                        <Pager base="/webhooks" next=events.next/>
+                        <Pager base="/webhooks" next=events.next.map(|id| id.to_string())/>
                     }.into_any(),
                 }
             })}

@@ -1,7 +1,7 @@
 //! A list page's form (its address) as the domain's filters and page, and rows back as a page
 //! with the cursor of the next one.
 
-use app::console::{AuditFilter, ConsoleResult, ListFilter, Page, Refusal, RequestFilters};
+use app::console::{AuditFilter, ConsoleResult, ListFilter, Listed, Page, Refusal, RequestFilters};
 
 use super::views::invalid;
 use crate::contract::pagination::{Filters as ListFilters, List, Page as ListPage};
@@ -73,22 +73,29 @@ pub(super) fn page(starting_after: Option<&str>, limit: i64) -> ListPage {
     }
 }
 
-/// The rows of `page` (fetched one beyond it) as the console's page of `row`s, with the cursor
-/// of the next page when there is one.
-pub(super) fn paged<T, R>(
+/// The rows of `page` (fetched one beyond it), with the cursor of the next page (the `id` of
+/// the last row) when there is one.
+pub(super) fn page_of<T, Id>(
     rows: Vec<T>,
     page: &ListPage,
-    id: impl Fn(&T) -> String,
-    row: impl Fn(T) -> ConsoleResult<R>,
-) -> ConsoleResult<Page<R>> {
+    id: impl Fn(&T) -> Id,
+) -> (Vec<T>, Option<Id>) {
     let list = List::from_rows(rows, page);
     let next = list.has_more.then(|| list.data.last().map(id)).flatten();
+    (list.data, next)
+}
+
+/// The rows of `page` (fetched one beyond it) as the console's page of `row`s, with the cursor
+/// of the next page when there is one.
+pub(super) fn paged<T, R: Listed>(
+    rows: Vec<T>,
+    page: &ListPage,
+    id: impl Fn(&T) -> R::Id,
+    row: impl Fn(T) -> ConsoleResult<R>,
+) -> ConsoleResult<Page<R>> {
+    let (rows, next) = page_of(rows, page, id);
     Ok(Page {
-        rows: list
-            .data
-            .into_iter()
-            .map(row)
-            .collect::<ConsoleResult<_>>()?,
+        rows: rows.into_iter().map(row).collect::<ConsoleResult<_>>()?,
         next,
     })
 }

@@ -63,6 +63,7 @@ impl BalanceConsole for PgConsole {
             Ok(filters) => statement::list(&self.state.pool, merchant_id, &filters, &page).await,
             Err(refused) => Err(refused),
         };
-        listed(rows).and_then(|rows| paged(rows, &page, |item| item.id.clone(), statement_row))
+        listed(rows)
+            .and_then(|rows| paged(rows, &page, |item| item.id.clone().into(), statement_row))
     }
 }

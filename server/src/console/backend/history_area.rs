@@ -182,7 +182,7 @@ impl HistoryConsole for PgConsole {
         paged(
             listed(logged)?,
             &page,
-            |logged| logged.id.clone(),
+            |logged| logged.id.clone().into(),
             request_view,
         )
     }
@@ -208,7 +208,12 @@ impl HistoryConsole for PgConsole {
         let filters = audit_filters(filter)?;
         let page = page(starting_after.as_deref(), PAGE_SIZE);
         let entries = audit::list(&self.state.pool, merchant_id, &filters, &page).await;
-        paged(listed(entries)?, &page, |row| row.id.clone(), audit_entry)
+        paged(
+            listed(entries)?,
+            &page,
+            |row| row.id.clone().into(),
+            audit_entry,
+        )
     }
 }
 

@@ -18,10 +18,10 @@ impl IntegrationsConsole for PgConsole {
             .map_err(failed_api)?;
         let page = page(starting_after.as_deref(), PAGE_SIZE);
         let recent = listed(events::list(pool, merchant_id, &filters, &page).await)?;
-        let recent = paged(recent, &page, |event| event.id.to_string(), Ok)?;
+        let (recent, next) = page_of(recent, &page, |event| EventId::from(event.id.to_string()));
         let mut conn = pool.acquire().await.map_err(failed)?;
         let mut shown = Vec::new();
-        for event in recent.rows {
+        for event in recent {
             let Some(detail) = events::find(&mut conn, merchant_id, event.id)
                 .await
                 .map_err(failed)?
@@ -69,10 +69,7 @@ impl IntegrationsConsole for PgConsole {
                     status: known(endpoint.status)?,
                 })
             });
-        let events = Page {
-            rows: shown,
-            next: recent.next,
-        };
+        let events = Page { rows: shown, next };
         Ok((endpoints.collect::<ConsoleResult<_>>()?, events))
     }
 

@@ -22,7 +22,9 @@ use std::time::Duration;
 use app::console::*;
 use async_trait::async_trait;
 
-use super::filters::{audit_filters, day_filter, list_filters, page, paged, request_filters};
+use super::filters::{
+    audit_filters, day_filter, list_filters, page, page_of, paged, request_filters,
+};
 use super::forms::{by_user, maker_of};
 use super::views::{
     api_key_row, audit_entry, balance_view, failed, invalid, keyed_endpoint, known, listed, moneys,

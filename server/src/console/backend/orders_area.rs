@@ -16,7 +16,7 @@ impl OrdersConsole for PgConsole {
         paged(
             rows,
             &page,
-            |order| order.id.to_string(),
+            |order| order.id.clone(),
             |order| Ok(order_row(order)),
         )
     }

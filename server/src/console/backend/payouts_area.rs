@@ -23,7 +23,7 @@ impl PayoutsConsole for PgConsole {
         paged(
             rows,
             &page,
-            |payout| payout.id.to_string(),
+            |payout| payout.id.clone(),
             |payout| payout_row(&payout),
         )
     }
@@ -49,6 +49,8 @@ impl PayoutsConsole for PgConsole {
                     created_by: record
                         .created_by_kind
                         .clone()
+                        .map(known)
+                        .transpose()?
                         .zip(record.created_by.clone()),
                     accountable: record.accountable.clone(),
                     decided: record.decided_by.clone().zip(record.decided_at),
