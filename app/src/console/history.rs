@@ -240,9 +240,7 @@ pub struct AuditFilter {
 pub struct AuditEntry {
     pub id: AuditEntryId,
     pub at: DateTime<Utc>,
-    pub actor_kind: ActorKind,
-    /// An email, an API key's id or an operator's login name.
-    pub actor: String,
+    pub actor: Actor,
     pub action: AuditAction,
     pub object: ObjectRef,
     pub address: Option<String>,

@@ -13,7 +13,7 @@ pub use kaadxpay_types::ids::{
     OrderId, ParseId, PayoutId, RefundId, RequestId, RunId, UserId,
 };
 pub use kaadxpay_types::{
-    Access, ActorKind, AuditAction, BalanceTransactionType, Currency, DeliveryStatus, Door,
+    Access, Actor, ActorKind, AuditAction, BalanceTransactionType, Currency, DeliveryStatus, Door,
     EndpointStatus, ErrorCode, EventType, IdempotencyKey, ItemKind, KeyStatus, Moment, Money,
     ObjectRef, ObjectType, OrderStatus, PartnerCall, PayoutStatus, Permission, RecoveryPoint,
     RefundStatus, ReversalAction, Role, RunStatus, Scenario, TransferOf, Verdict,

@@ -26,7 +26,7 @@ pub struct PayoutView {
     pub failure_code: Option<String>,
     pub updated_at: DateTime<Utc>,
     /// Who created it: a user or support staff by email, an API key by id.
-    pub created_by: Option<(ActorKind, String)>,
+    pub created_by: Option<Actor>,
     /// The member it counts as made by (its creator, or the maker of the key that made it), by
     /// email: four eyes are two people.
     pub accountable: Option<String>,

@@ -27,13 +27,13 @@ fn filter_from_address() -> Result<AuditFilter, Refusal> {
 
 /// What the entry says of its author: an email, an API key's id or a login name, and which.
 fn who(entry: &AuditEntry) -> String {
-    let kind = match entry.actor_kind {
+    let kind = match entry.actor.kind() {
         ActorKind::User => tr!("audit-actor-user"),
         ActorKind::ApiKey => tr!("audit-actor-api-key"),
         ActorKind::Support => tr!("audit-actor-support"),
         ActorKind::Operator => tr!("audit-actor-operator"),
     };
-    format!("{} ({kind})", entry.actor)
+    format!("{} ({kind})", entry.actor.name())
 }
 
 #[component]

@@ -253,7 +253,8 @@ pub fn PayoutFacts(
             <dt>{tr!("support-merchant")}</dt><dd><code>{merchant_id.to_string()}</code></dd>
         }
     });
-    let created_by = payout.created_by.clone().map(|(_, name)| {
+    let created_by = payout.created_by.as_ref().map(|actor| {
+        let name = actor.name().to_owned();
         view! {
             <dt>{tr!("payout-created-by")}</dt><dd>{name}</dd>
         }

@@ -1,5 +1,7 @@
-//! What an audit log entry says (API.md §11): the [`AuditAction`] done, and the [`ActorKind`]
-//! of who did it, each stored and shown as its name.
+//! What an audit log entry says (API.md §11): the [`AuditAction`] done, and the [`Actor`] who
+//! did it (its [`ActorKind`] and its name), each stored and shown as its name.
+
+use crate::ids::{ApiKeyId, ParseId};
 
 /// What was done, named `<object>.<verb>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -88,6 +90,50 @@ status_names!(ActorKind, "an actor's kind", {
     Support => "support",
     Operator => "operator",
 });
+
+/// Who acted, by name: what an audit entry and a payout's creator say of their author.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Actor {
+    /// A merchant's member, by email.
+    User(String),
+    /// An API key, by id (`key_…`).
+    ApiKey(ApiKeyId),
+    /// Support staff, by email.
+    Support(String),
+    /// An operator at the command line (`kaadxpay users reset-two-factor`), by login name.
+    Operator(String),
+}
+
+impl Actor {
+    /// The actor of `kind` stored with `name`; an API key's name must be a key's id.
+    pub fn named(kind: ActorKind, name: String) -> Result<Self, String> {
+        Ok(match kind {
+            ActorKind::User => Self::User(name),
+            ActorKind::ApiKey => Self::ApiKey(
+                ApiKeyId::parse(&name).ok_or_else(|| format!("{name:?} is no API key's id"))?,
+            ),
+            ActorKind::Support => Self::Support(name),
+            ActorKind::Operator => Self::Operator(name),
+        })
+    }
+
+    pub fn kind(&self) -> ActorKind {
+        match self {
+            Self::User(_) => ActorKind::User,
+            Self::ApiKey(_) => ActorKind::ApiKey,
+            Self::Support(_) => ActorKind::Support,
+            Self::Operator(_) => ActorKind::Operator,
+        }
+    }
+
+    /// Its email, key id or login name.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::User(name) | Self::Support(name) | Self::Operator(name) => name,
+            Self::ApiKey(id) => id,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

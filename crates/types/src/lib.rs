@@ -79,7 +79,7 @@ mod states;
 mod timeline;
 mod transfer_of;
 
-pub use audit::{ActorKind, AuditAction};
+pub use audit::{Actor, ActorKind, AuditAction};
 pub use balance_transaction_type::BalanceTransactionType;
 pub use error_code::ErrorCode;
 pub use event_type::{EventObject, EventType};

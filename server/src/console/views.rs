@@ -3,9 +3,9 @@
 //! page turns into a fixed sentence.
 
 use app::console::{
-    ApiKeyId, ApiKeyRow, AuditEntry, BalanceView, ConsoleError, ConsoleResult, KeyedEndpoint,
-    Money, ObjectRef, OrderRow, PayoutRow, RefundRow, Refusal, RequestView, RunRow, StatementRow,
-    TimelineEntry,
+    Actor, ApiKeyId, ApiKeyRow, AuditEntry, BalanceView, ConsoleError, ConsoleResult,
+    KeyedEndpoint, Money, ObjectRef, OrderRow, PayoutRow, RefundRow, Refusal, RequestView, RunRow,
+    StatementRow, TimelineEntry,
 };
 
 use crate::accounts::auth::keys::ApiKey;
@@ -29,6 +29,12 @@ pub(super) fn failed(error: impl std::fmt::Display) -> ConsoleError {
 /// A state read back from its stored name; a name the console does not know is a failure.
 pub(super) fn known<State: TryFrom<String, Error = String>>(name: String) -> ConsoleResult<State> {
     State::try_from(name).map_err(failed)
+}
+
+/// Who acted, stored as their kind's name and their name; a kind the console does not know, or
+/// an API key's name that is no key's id, is a failure.
+pub(super) fn actor(kind: String, name: String) -> ConsoleResult<Actor> {
+    Actor::named(known(kind)?, name).map_err(failed)
 }
 
 /// An object stored as its type's name and its id; a type the console does not know, or an id
@@ -177,8 +183,7 @@ pub(super) fn audit_entry(row: AuditRow) -> ConsoleResult<AuditEntry> {
     Ok(AuditEntry {
         id: row.id.into(),
         at: row.created_at,
-        actor_kind: known(row.actor_kind)?,
-        actor: row.actor,
+        actor: actor(row.actor_kind, row.actor)?,
         action: known(row.action)?,
         object: object(row.object_type, row.object_id)?,
         address: row.client_address,

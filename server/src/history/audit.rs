@@ -82,7 +82,7 @@ const COLUMNS: &str = "id, merchant_id, actor_kind, actor, action, object_type, 
 /// of the merchant's id.
 fn values(statement: &mut Statement, merchant: Param, entry: &Entry<'_>) -> String {
     let id = statement.bind(new_id("aud"));
-    let kind = statement.bind(entry.by.actor.kind());
+    let kind = statement.bind(entry.by.actor.kind().as_str());
     let actor = statement.bind(entry.by.actor.name());
     let action = statement.bind(entry.action.as_str());
     let object_type = statement.bind(entry.object_type.as_str());

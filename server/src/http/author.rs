@@ -8,7 +8,7 @@ use crate::service::author::{Actor, By};
 /// The merchant's API key acting from `client`, as the audit log names it.
 pub fn by_key(merchant: &Merchant, ClientAddress(address): ClientAddress) -> By {
     By {
-        actor: Actor::ApiKey(merchant.key_id.clone()),
+        actor: Actor::ApiKey(merchant.key_id.clone().into()),
         address,
     }
 }

@@ -308,7 +308,7 @@ mod tests {
                 Err(NotADecider::Role)
             );
         }
-        let key = Actor::ApiKey("key_2".to_owned());
+        let key = Actor::ApiKey("key_2".into());
         let support = Actor::Support("support@kaadxpay.test".to_owned());
         for actor in [key, support] {
             assert_eq!(

@@ -215,7 +215,7 @@ pub async fn create(
     .bind(partner_key(&id, idempotency_key))
     .bind(status.as_str())
     .bind(awaits_approval)
-    .bind(caller.by.actor.kind())
+    .bind(caller.by.actor.kind().as_str())
     .bind(caller.by.actor.name())
     .bind(caller.maker.map(|maker| &maker.email))
     .fetch_one(&mut *conn)

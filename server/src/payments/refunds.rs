@@ -259,7 +259,7 @@ pub async fn create(
     .bind(parameters.description.as_ref().map(Description::as_str))
     .bind(caller.key.as_str())
     .bind(partner_key(&id, caller.key.as_str()))
-    .bind(caller.by.actor.kind())
+    .bind(caller.by.actor.kind().as_str())
     .bind(caller.by.actor.name())
     .fetch_one(&mut *conn)
     .await?;

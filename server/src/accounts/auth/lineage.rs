@@ -126,7 +126,7 @@ fn covers(caller: &Caller<'_>, bound: Option<Role>) -> bool {
 /// The key `caller` acts with, if it is one.
 fn key_of(caller: &Caller<'_>) -> Option<String> {
     match &caller.by.actor {
-        Actor::ApiKey(key_id) => Some(key_id.clone()),
+        Actor::ApiKey(key_id) => Some(key_id.to_string()),
         _ => None,
     }
 }

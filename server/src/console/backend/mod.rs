@@ -27,9 +27,9 @@ use super::filters::{
 };
 use super::forms::{by_user, maker_of};
 use super::views::{
-    api_key_row, audit_entry, balance_view, failed, invalid, keyed_endpoint, known, listed, moneys,
-    object, order_row, payout_row, refund_row, refusal, request_view, run_row, statement_row,
-    stored_key, timeline_entry,
+    actor, api_key_row, audit_entry, balance_view, failed, invalid, keyed_endpoint, known, listed,
+    moneys, object, order_row, payout_row, refund_row, refusal, request_view, run_row,
+    statement_row, stored_key, timeline_entry,
 };
 use crate::accounts::auth::keys::{self as api_keys, CreateKey, RollKey};
 use crate::accounts::auth::Secret;

@@ -49,9 +49,9 @@ impl PayoutsConsole for PgConsole {
                     created_by: record
                         .created_by_kind
                         .clone()
-                        .map(known)
-                        .transpose()?
-                        .zip(record.created_by.clone()),
+                        .zip(record.created_by.clone())
+                        .map(|(kind, name)| actor(kind, name))
+                        .transpose()?,
                     accountable: record.accountable.clone(),
                     decided: record.decided_by.clone().zip(record.decided_at),
                 })

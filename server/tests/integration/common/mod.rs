@@ -129,7 +129,7 @@ pub fn settings(flags: &[&str]) -> Settings {
 /// An author for the audit log of a command run without HTTP.
 pub fn test_author() -> server::service::author::By {
     server::service::author::By {
-        actor: server::service::author::Actor::ApiKey("key_test".to_owned()),
+        actor: server::service::author::Actor::ApiKey("key_test".into()),
         address: None,
     }
 }

@@ -176,3 +176,34 @@ async fn the_pages_link_the_objects_they_name() {
     let encoded = payout.replace('_', "%5F");
     assert!(seen.contains(&format!("payout={encoded}\"")), "{seen}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_api_key_that_acted_is_named_by_its_id_or_its_entry_fails_the_log() {
+    let app = common::spawn_app_with(&IDLE_WORKER).await;
+    let owner = signed_in(&app, false).await;
+    let entry = |id: &str, actor: &str| {
+        sqlx::query(
+            "INSERT INTO audit_log (id, merchant_id, actor_kind, actor, action, object_type, object_id) \
+             VALUES ($1, $2, 'api_key', $3, 'payout.created', 'payout', 'po_acted')",
+        )
+        .bind(id.to_owned())
+        .bind(app.merchant.id.to_string())
+        .bind(actor.to_owned())
+    };
+    entry("aud_key", "key_acted")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        shown(&app, &owner, "/settings/audit", "key_acted").await,
+        (200, true)
+    );
+    entry("aud_odd_key", "sk_live_teapot")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        shown(&app, &owner, "/settings/audit", "sk_live_teapot").await,
+        (500, false)
+    );
+}
