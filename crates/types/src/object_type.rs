@@ -182,7 +182,7 @@ mod tests {
             Ok("EUR".into())
         );
         assert_eq!(
-            named("idempotency_key", "any key").map(|object| object.kind()),
+            named("idempotency_key", "any-key").map(|object| object.kind()),
             Ok(ObjectType::IdempotencyKey)
         );
         for (kind, id) in [
@@ -192,6 +192,7 @@ mod tests {
             ("payout_threshold", "XXX"),
             ("event", "evt_1"),
             ("teapot", "po_1"),
+            ("idempotency_key", "two words"),
         ] {
             assert!(named(kind, id).is_err(), "{kind} {id}");
         }
