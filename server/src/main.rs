@@ -175,6 +175,12 @@ const DEMO_LOGINS: [(&str, &str, Option<&str>); 2] = [
     ("support@kaadxpay.test", "support-password", None),
 ];
 
+/// mimalloc in place of glibc's malloc: a request allocates and frees many small buffers, and
+/// its request log entry is freed on the writer's thread, not the one that made it (README,
+/// "Where a new key's instructions go: the profile").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     #[cfg(feature = "failpoints")]

@@ -30,7 +30,7 @@ use crate::reconcile::reversals::ReversalWorker;
 use crate::reconcile::Reconciler;
 use crate::request_log::{self, RequestLog};
 use crate::service::kernel::Kernel;
-use crate::service::state::AppState;
+use crate::service::state::{AppState, Services};
 use crate::webhooks::{self, Dispatcher};
 use crate::{console, edge};
 use kaadxpay_partner_sim::test_mode::TestMode;
@@ -89,7 +89,7 @@ impl Application {
             pool: pool.clone(),
             webhook_allow_private_networks: settings.webhook_allow_private_networks,
         };
-        let state = AppState {
+        let state = AppState::from(Services {
             kernel,
             mode: settings.mode,
             api_keys: Arc::default(),
@@ -104,7 +104,7 @@ impl Application {
             mail: components::invitation_mail(settings)?.map(Arc::new),
             sealer: components::sealer(settings)?,
             step_up_window: settings.step_up_window,
-        };
+        });
         // Before any worker or request reads them.
         webhooks::secrets::seal_stored_in_clear(&pool, &state.sealer).await?;
         let outcomes = state.idempotency.outcomes().clone();

@@ -22,8 +22,19 @@ use crate::service::kernel::Kernel;
 use kaadxpay_partner::client::PartnerClient;
 use kaadxpay_partner_sim::test_mode::TestMode;
 
+/// The services, behind one `Arc`: the router clones its state into every layer and extractor a
+/// request passes (about sixteen times per request), so a clone is one count, not one per part.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Services>);
+
+impl From<Services> for AppState {
+    fn from(services: Services) -> Self {
+        Self(Arc::new(services))
+    }
+}
+
+/// What [`AppState`] holds, read through it as its own (`state.api_keys`).
+pub struct Services {
     /// What the domain's commands reach (read through `Deref`: `state.pool`).
     pub kernel: Kernel,
     /// The exports' own connections ([`crate::exports::CONNECTIONS`]): a CSV export holds one
@@ -53,9 +64,17 @@ pub struct AppState {
     pub mail: Option<Arc<InvitationMail>>,
 }
 
+impl Deref for AppState {
+    type Target = Services;
+
+    fn deref(&self) -> &Services {
+        &self.0
+    }
+}
+
 /// The adapters reach the kernel's parts as their own (`state.pool`, `state.idempotency`), and
 /// hand `&state` wherever the domain asks for the kernel.
-impl Deref for AppState {
+impl Deref for Services {
     type Target = Kernel;
 
     fn deref(&self) -> &Kernel {

@@ -450,7 +450,7 @@ mod costs {
     use server::service::commands::{self, Caller, Command};
     use server::service::components;
     use server::service::kernel::Kernel;
-    use server::service::state::AppState;
+    use server::service::state::{AppState, Services};
 
     use super::common::{
         create_merchant, database_with_merchant, fresh_database, settings, with_database,
@@ -468,7 +468,7 @@ mod costs {
             "--partner-webhook-secret",
             kaadxpay_partner::TEST_WEBHOOK_SECRET,
         ]);
-        AppState {
+        AppState::from(Services {
             kernel: Kernel {
                 idempotency: Idempotency::new(
                     pool.clone(),
@@ -496,7 +496,7 @@ mod costs {
                     .unwrap(),
             ),
             step_up_window: settings.step_up_window,
-        }
+        })
     }
 
     pub async fn create_order(state: &AppState, merchant: &TestMerchant, key: &str) -> Outcome {
