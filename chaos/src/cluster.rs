@@ -283,6 +283,17 @@ impl Cluster {
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     }
 
+    /// HAProxy's log lines of HTTP requests that did not end normally (a termination state
+    /// other than `----`: `SH` the replica closed before answering, `CD` the client went away,
+    /// …), evidence for the report when an attempt lost its connection.
+    pub fn haproxy_abnormal_requests(&self) -> Vec<String> {
+        let log = std::fs::read_to_string(self.dir().join("log/haproxy.log")).unwrap_or_default();
+        log.lines()
+            .filter(|line| matches!(termination_state(line), Some(state) if state != "----"))
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// Lines of the app replicas' logs at level ERROR or WARN (evidence for the report).
     pub fn app_log_problems(&self) -> Vec<String> {
         APPS.iter()
@@ -300,6 +311,14 @@ impl Cluster {
     }
 }
 
+/// The termination state of an HTTP log line of HAProxy's (`option httplog`): the field after
+/// the captured request and response cookies (`- -` when none is captured).
+fn termination_state(line: &str) -> Option<&str> {
+    let (_, after_cookies) = line.split_once(" - - ")?;
+    let state = after_cookies.split(' ').next()?;
+    (state.len() == 4).then_some(state)
+}
+
 impl Drop for Cluster {
     fn drop(&mut self) {
         if self.options.keep {
@@ -315,5 +334,21 @@ impl Drop for Cluster {
             Ok(output) => eprint!("{}", String::from_utf8_lossy(&output.stderr)),
             Err(err) => eprintln!("chaos: {err}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::termination_state;
+
+    #[test]
+    fn a_requests_termination_state_is_read_from_its_http_log_line() {
+        let normal = r#"127.0.0.1:41937 [07/Dec/2026:00:43:56.954] api app/app1 0/0/0/5/5 201 560 - - ---- 3/3/0/0/0 0/0 "POST /v1/payouts HTTP/1.1""#;
+        let cut = r#"127.0.0.1:41938 [07/Dec/2026:00:43:57.021] api app/app2 0/0/0/-1/3 502 204 - - SH-- 3/3/0/0/0 0/0 "POST /v1/payouts HTTP/1.1""#;
+        let state_change =
+            "[WARNING]  (12) : Server app/app3 is DOWN, reason: Layer4 connection problem.";
+        assert_eq!(termination_state(normal), Some("----"));
+        assert_eq!(termination_state(cut), Some("SH--"));
+        assert_eq!(termination_state(state_change), None);
     }
 }

@@ -142,6 +142,14 @@ async fn exercise(cluster: &Cluster, options: &RunOptions) -> anyhow::Result<Out
         for line in problems.iter().take(40) {
             eprintln!("  {line}");
         }
+        let abnormal = cluster.haproxy_abnormal_requests();
+        eprintln!(
+            "chaos: HAProxy's requests that did not end normally (first 40 of {}):",
+            abnormal.len()
+        );
+        for line in abnormal.iter().take(40) {
+            eprintln!("  {line}");
+        }
     }
     pool.close().await;
     Ok(Outcome::Done { table, violations })
