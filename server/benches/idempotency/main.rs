@@ -99,6 +99,8 @@ async fn wrk_with_cpu(
 
 /// Everything one run measured, for [`table`].
 struct Run {
+    /// When the run started, and the machine's load average then.
+    started: String,
     connections: usize,
     pinning: Pinning,
     new_keys: Load,
@@ -133,6 +135,7 @@ async fn measure(
         .fetch_one(&stack.pool)
         .await?;
     let pinning = pinning::pin(backend as u32, stack.server.pid());
+    let started = started();
     eprintln!(
         "kaadxpay at {}, {connections} connections, {}s per run; {}",
         stack.base_url,
@@ -200,6 +203,7 @@ async fn measure(
         None
     };
     Ok(table(&Run {
+        started,
         connections,
         pinning,
         new_keys,
@@ -223,9 +227,23 @@ async fn measure(
     }))
 }
 
+/// The run's date and the load average the machine started it under (a run on a busy machine
+/// says so).
+fn started() -> String {
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|loadavg| loadavg.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned());
+    format!(
+        "{} UTC, load average {load} at the start",
+        chrono::Utc::now().format("%Y-%m-%d %H:%M")
+    )
+}
+
 fn table(run: &Run) -> Table {
     let connections = run.connections;
     let mut table = Table::default();
+    table.fact("run", run.started.clone());
     table.fact("CPUs", run.pinning.description.clone());
     table.fact(
         format!("new keys, {connections} conns (wrk)"),
