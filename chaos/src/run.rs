@@ -134,26 +134,28 @@ async fn exercise(cluster: &Cluster, options: &RunOptions) -> anyhow::Result<Out
     }
     violations.extend(findings.violations.iter().cloned());
     if !violations.is_empty() {
-        let problems = cluster.app_log_problems();
-        eprintln!(
-            "chaos: app log lines at ERROR or WARN (first 40 of {}):",
-            problems.len()
+        print_evidence(
+            "app log lines at ERROR or WARN",
+            &cluster.app_log_problems(),
         );
-        for line in problems.iter().take(40) {
-            eprintln!("  {line}");
-        }
-        let abnormal = cluster.haproxy_abnormal_requests();
-        eprintln!(
-            "chaos: HAProxy's requests that did not end normally (first 40 of {}):",
-            abnormal.len()
+        print_evidence(
+            "HAProxy's requests that did not end normally",
+            &cluster.haproxy_abnormal_requests(),
         );
-        for line in abnormal.iter().take(40) {
-            eprintln!("  {line}");
-        }
     }
     pool.close().await;
     Ok(Outcome::Done { table, violations })
 }
+
+/// The first [`EVIDENCE_LINES`] of `lines`, under what they are, for a failed run's report.
+fn print_evidence(what: &str, lines: &[String]) {
+    eprintln!("chaos: {what} (first {EVIDENCE_LINES} of {}):", lines.len());
+    for line in lines.iter().take(EVIDENCE_LINES) {
+        eprintln!("  {line}");
+    }
+}
+
+const EVIDENCE_LINES: usize = 40;
 
 fn seconds(duration: Duration) -> String {
     format!("{:.1} s", duration.as_secs_f64())
