@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use sqlx::PgPool;
 
 use crate::cache::{Answers, Remembered};
+use crate::connections::StatementConnections;
 use crate::failure::Failure;
 use crate::once::{Once, Ran, RanRow};
 use crate::outcomes::Outcomes;
@@ -18,6 +19,8 @@ use crate::response::{Resource, StoredResponse};
 #[derive(Clone)]
 pub struct Idempotency {
     pub(crate) pool: PgPool,
+    /// Connections beside `pool`'s, as many, for the one-commit path's single statements.
+    statements: StatementConnections,
     /// A reserve of connections for marking claimed keys failed, so that a request timed out
     /// on an exhausted `pool` still frees its key at once (the two-phase path's).
     #[cfg_attr(not(feature = "two-phase"), allow(dead_code))]
@@ -85,6 +88,7 @@ impl Idempotency {
     /// their key for `lease`.
     pub fn new(pool: PgPool, settle_pool: PgPool, ttl: Duration, lease: Duration) -> Self {
         Self {
+            statements: StatementConnections::beside(&pool),
             pool,
             settle_pool,
             ttl,
@@ -195,7 +199,13 @@ impl Idempotency {
     }
 
     fn once(&self, request: &IdempotentRequest<'_>) -> Once {
-        Once::new(&self.pool, request, self.ttl, self.on_broken_connection)
+        Once::new(
+            &self.pool,
+            &self.statements,
+            request,
+            self.ttl,
+            self.on_broken_connection,
+        )
     }
 
     /// The answer this process remembers for the key ([`crate::cache`]): a replay, or a

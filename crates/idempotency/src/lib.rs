@@ -15,6 +15,7 @@
 //! effect's error tells the engine what to keep of it ([`Failure`]).
 
 mod cache;
+mod connections;
 mod engine;
 pub mod failpoints;
 mod failure;

@@ -21,6 +21,7 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 use sqlx::{FromRow, PgPool, Postgres, Transaction};
 
+use crate::connections::{self, StatementConnections};
 use crate::failure::Failure;
 use crate::request::{FoundRecord, IdempotentRequest};
 use crate::response::StoredResponse;
@@ -187,6 +188,8 @@ fn looking(once: &Once) -> Statement {
 /// A request on the one-commit path.
 pub struct Once {
     pool: PgPool,
+    /// Where its single statements run (a transaction runs on `pool`).
+    statements: StatementConnections,
     /// The key's scope, as the record's column holds it ([`Scope::as_str`]).
     scope: String,
     key: String,
@@ -210,11 +213,6 @@ pub enum Ran {
     ConnectionLost,
 }
 
-/// Whether `err` is a connection that broke under a statement (not a pool that had none free).
-fn is_broken_connection(err: &sqlx::Error) -> bool {
-    matches!(err, sqlx::Error::Io(_) | sqlx::Error::Protocol(_))
-}
-
 /// A one-commit statement's answer ([`ANSWER`]); the record's columns are all `NULL` when it
 /// found none.
 #[derive(sqlx::FromRow)]
@@ -228,12 +226,14 @@ pub struct RanRow {
 impl Once {
     pub(crate) fn new(
         pool: &PgPool,
+        statements: &StatementConnections,
         request: &IdempotentRequest<'_>,
         ttl: Duration,
         on_broken_connection: fn(),
     ) -> Self {
         Self {
             pool: pool.clone(),
+            statements: statements.clone(),
             scope: request.scope.as_str().to_owned(),
             key: request.key.as_str().to_owned(),
             endpoint: request.endpoint,
@@ -268,7 +268,7 @@ impl Once {
     /// A statement that failed on a connection that broke under it is [`Ran::ConnectionLost`],
     /// which the engine retries once; any other failure is an error.
     fn broken<E: Failure>(&self, err: sqlx::Error) -> Result<Ran, E> {
-        if is_broken_connection(&err) {
+        if connections::broke(&err) {
             (self.on_broken_connection)();
             return Ok(Ran::ConnectionLost);
         }
@@ -308,7 +308,7 @@ impl Once {
         if let Some(point) = stop_at {
             return self.run_stopping_at(point, statement, planned).await;
         }
-        match statement.query()?.fetch_one(&self.pool).await {
+        match self.statements.fetch_one(statement.query()?).await {
             Ok(row) => Ok(RanRow::from_row(&row)?.into_ran(planned)),
             Err(err) => self.broken(err),
         }
@@ -446,7 +446,7 @@ impl OnceTransaction<'_> {
 impl Once {
     /// The key as it now stands: its record, and whether it was free of any lock.
     pub(crate) async fn look(&self) -> sqlx::Result<RanRow> {
-        let row = looking(self).query()?.fetch_one(&self.pool).await?;
+        let row = self.statements.fetch_one(looking(self).query()?).await?;
         RanRow::from_row(&row)
     }
 }

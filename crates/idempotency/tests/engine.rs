@@ -163,15 +163,41 @@ async fn make_in_one_statement(
     pool: &PgPool,
     ask: &Ask,
 ) -> Outcome<TestError> {
+    make_named(engine, pool, ask, Named::AsAsked).await
+}
+
+/// What the statement names the thing.
+#[derive(Clone, Copy)]
+enum Named {
+    /// The name asked.
+    AsAsked,
+    /// The process id of the backend that ran the statement, after it slept this many seconds
+    /// in the statement.
+    ByBackendAfter(f64),
+}
+
+/// [`make_in_one_statement`], the thing named as `named` says.
+async fn make_named(
+    engine: &Idempotency,
+    pool: &PgPool,
+    ask: &Ask,
+    named: Named,
+) -> Outcome<TestError> {
     let effect = |once: Once| async move {
         let id = format!("thing_{}", uuid_like());
         let response = created(&id, ask.name());
         once.run::<TestError>(&response, |statement: &mut Statement, merchant| {
             let id = statement.bind(&id);
-            let name = statement.bind(ask.name());
+            let (name, sleep) = match named {
+                Named::AsAsked => (statement.bind(ask.name()).to_string(), String::new()),
+                Named::ByBackendAfter(seconds) => (
+                    "pg_backend_pid()::text".to_owned(),
+                    format!(", pg_sleep({})", statement.bind(seconds)),
+                ),
+            };
             statement.push(format_args!(
                 ", new_thing AS (INSERT INTO things (id, merchant_id, name) \
-                   SELECT {id}, {merchant}, {name} FROM recorded RETURNING 1)"
+                   SELECT {id}, {merchant}, {name} FROM recorded{sleep} RETURNING 1)"
             ));
         })
         .await
@@ -325,6 +351,92 @@ async fn a_fault_keeps_nothing_and_the_retry_executes_once() {
     let replayed = make_in_a_transaction(&engine, &pool, &ask, || Ok(())).await;
     assert!(matches!(replayed, Outcome::Replayed(_)), "{replayed:?}");
     assert_eq!(count(&pool, "things").await, 1);
+}
+
+/// The backend that made the thing an executed outcome answers with ([`Named::ByBackendAfter`]).
+async fn backend_that_made(pool: &PgPool, outcome: &Outcome<TestError>) -> String {
+    let Outcome::Executed(response) = outcome else {
+        panic!("expected an execution, got {outcome:?}");
+    };
+    let answer: Value = serde_json::from_slice(&response.body).unwrap();
+    sqlx::query_scalar("SELECT name FROM things WHERE id = $1")
+        .bind(answer["id"].as_str().unwrap())
+        .fetch_one(pool)
+        .await
+        .unwrap()
+}
+
+/// The one-commit path's statements run on connections taken back without a round trip: one
+/// whose statement ran to its end is lent again; one whose request was dropped half-way is
+/// closed instead (what it left on the wire is never read by another request), and its place
+/// is free for a new connection.
+#[tokio::test]
+async fn a_connection_is_lent_again_unless_its_statement_was_cancelled_half_way() {
+    let pool = database("cancelled").await;
+    // One connection at most, so that a connection kept by a cancelled request would be seen.
+    let one = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_with((*pool.connect_options()).clone())
+        .await
+        .unwrap();
+    let engine = engine(&one);
+    let instantly = Named::ByBackendAfter(0.0);
+
+    let first = make_named(&engine, &pool, &Ask::new("first", "a"), instantly).await;
+    let second = make_named(&engine, &pool, &Ask::new("second", "b"), instantly).await;
+    let lent_first = backend_that_made(&pool, &first).await;
+    assert_eq!(
+        backend_that_made(&pool, &second).await,
+        lent_first,
+        "a connection given back is lent again"
+    );
+
+    let cancelled = tokio::time::timeout(
+        Duration::from_millis(300),
+        make_named(
+            &engine,
+            &pool,
+            &Ask::new("cancelled", "c"),
+            Named::ByBackendAfter(30.0),
+        ),
+    )
+    .await;
+    assert!(cancelled.is_err(), "the request was dropped half-way");
+
+    let after = make_named(&engine, &pool, &Ask::new("after", "d"), instantly).await;
+    assert_ne!(
+        backend_that_made(&pool, &after).await,
+        lent_first,
+        "the cancelled statement's connection was closed, not lent again"
+    );
+    // Its backend, still sleeping for nobody, is stopped.
+    sqlx::query("SELECT pg_terminate_backend($1::int)")
+        .bind(&lent_first)
+        .execute(&pool)
+        .await
+        .unwrap();
+}
+
+/// A connection whose backend went away while it was idle (as a failover takes them all) is
+/// found out by the next statement, which the engine runs again once on a new connection.
+#[tokio::test]
+async fn a_statement_on_a_connection_that_died_idle_runs_again_on_a_new_one() {
+    let pool = database("died_idle").await;
+    let engine = engine(&pool);
+    let instantly = Named::ByBackendAfter(0.0);
+    let first = make_named(&engine, &pool, &Ask::new("first", "a"), instantly).await;
+    let dead = backend_that_made(&pool, &first).await;
+    let terminated: bool = sqlx::query_scalar("SELECT pg_terminate_backend($1::int)")
+        .bind(&dead)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(terminated);
+
+    let second = make_named(&engine, &pool, &Ask::new("second", "b"), instantly).await;
+    assert_ne!(backend_that_made(&pool, &second).await, dead);
+    assert_eq!(count(&pool, "things").await, 2);
 }
 
 /// The two-phase path (the crate's default feature `two-phase`).

@@ -101,7 +101,7 @@ impl Application {
             test_mode,
             request_log,
             exports_pool: db::reserve(&pool, exports::CONNECTIONS),
-            mail: components::invitation_mail(settings)?.map(Arc::new),
+            mail: components::invitation_mail(settings)?,
             sealer: components::sealer(settings)?,
             step_up_window: settings.step_up_window,
         });

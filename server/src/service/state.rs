@@ -61,7 +61,7 @@ pub struct Services {
     /// How long a console session's second factor counts for a step-up.
     pub step_up_window: Duration,
     /// Mails invitations when `KAADXPAY_SMTP_URL` is set, with links under `public_url`.
-    pub mail: Option<Arc<InvitationMail>>,
+    pub mail: Option<InvitationMail>,
 }
 
 impl Deref for AppState {
