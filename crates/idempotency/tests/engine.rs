@@ -183,6 +183,16 @@ async fn make_named(
     ask: &Ask,
     named: Named,
 ) -> Outcome<TestError> {
+    try_make_named(engine, pool, ask, named).await.unwrap()
+}
+
+/// [`make_named`], its error given back.
+async fn try_make_named(
+    engine: &Idempotency,
+    pool: &PgPool,
+    ask: &Ask,
+    named: Named,
+) -> Result<Outcome<TestError>, TestError> {
     let effect = |once: Once| async move {
         let id = format!("thing_{}", uuid_like());
         let response = created(&id, ask.name());
@@ -205,7 +215,6 @@ async fn make_named(
     engine
         .execute_once(&ask.request(), effect, |resource| render(pool, resource))
         .await
-        .unwrap()
 }
 
 /// Makes the thing in a transaction of several statements with the key's record
@@ -374,13 +383,7 @@ async fn backend_that_made(pool: &PgPool, outcome: &Outcome<TestError>) -> Strin
 async fn a_connection_is_lent_again_unless_its_statement_was_cancelled_half_way() {
     let pool = database("cancelled").await;
     // One connection at most, so that a connection kept by a cancelled request would be seen.
-    let one = sqlx::postgres::PgPoolOptions::new()
-        .max_connections(1)
-        .acquire_timeout(Duration::from_secs(10))
-        .connect_with((*pool.connect_options()).clone())
-        .await
-        .unwrap();
-    let engine = engine(&one);
+    let engine = engine(&one_connection(&pool, Duration::from_secs(10)).await);
     let instantly = Named::ByBackendAfter(0.0);
 
     let first = make_named(&engine, &pool, &Ask::new("first", "a"), instantly).await;
@@ -416,6 +419,68 @@ async fn a_connection_is_lent_again_unless_its_statement_was_cancelled_half_way(
         .execute(&pool)
         .await
         .unwrap();
+}
+
+/// A pool of at most one connection, beside `pool`, whose callers wait `wait` for it.
+async fn one_connection(pool: &PgPool, wait: Duration) -> PgPool {
+    sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .acquire_timeout(wait)
+        .connect_with((*pool.connect_options()).clone())
+        .await
+        .unwrap()
+}
+
+/// The statement connections are as many as the engine's pool, and a request that gets none
+/// within its wait is interrupted as by sqlx's pool (`PoolTimedOut`, which the server answers
+/// `503`), keeping nothing: its retry, once a connection is free, executes it once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_that_gets_no_statement_connection_keeps_nothing_and_its_retry_executes() {
+    let pool = database("no_connection").await;
+    let engine = engine(&one_connection(&pool, Duration::from_millis(300)).await);
+    let holding = tokio::spawn({
+        let (engine, pool) = (engine.clone(), pool.clone());
+        async move {
+            let ask = Ask::new("holding", "a");
+            make_named(&engine, &pool, &ask, Named::ByBackendAfter(2.0)).await
+        }
+    });
+    loop {
+        let sleeping: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep%' \
+               AND state = 'active' AND pid <> pg_backend_pid()",
+        )
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        if sleeping == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    let waiting = Ask::new("waiting", "b");
+    let refused = try_make_named(&engine, &pool, &waiting, Named::AsAsked).await;
+    let Ok(Outcome::Interrupted(TestError::Internal(error))) = refused else {
+        panic!("expected the pool's time-out, got {refused:?}");
+    };
+    assert!(
+        matches!(
+            error.downcast_ref::<sqlx::Error>(),
+            Some(sqlx::Error::PoolTimedOut)
+        ),
+        "{error:?}"
+    );
+    assert_eq!(
+        count(&pool, "idempotency_keys").await,
+        0,
+        "nothing kept (the holder's statement has not committed yet)"
+    );
+
+    assert!(matches!(holding.await.unwrap(), Outcome::Executed(_)));
+    let retried = make_named(&engine, &pool, &waiting, Named::AsAsked).await;
+    assert!(matches!(retried, Outcome::Executed(_)), "{retried:?}");
+    assert_eq!(count(&pool, "things").await, 2);
 }
 
 /// A connection whose backend went away while it was idle (as a failover takes them all) is
