@@ -62,6 +62,10 @@ const STEADY_RATE: u32 = 150;
 /// server and database, then 115 and 111).
 const WARM_UP: Duration = Duration::from_secs(3);
 
+/// Runs of new keys with the request log on and off, alternated: the machine's speed moves
+/// between two runs as much as the log's cost, so its row is the medians' ratio.
+const REQUEST_LOG_PAIRS: usize = 3;
+
 fn setting(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
@@ -111,10 +115,12 @@ struct Run {
     connections: usize,
     pinning: Pinning,
     new_keys: Load,
+    /// The server's CPU per new key, the median of the runs with the request log on.
     cpu_new: Duration,
+    /// Per alternated pair, the CPU per new key with the request log on and off.
+    log_pairs: Vec<(Duration, Duration)>,
     growth_per_order: f64,
     new_keys_unlogged: Load,
-    cpu_new_unlogged: Duration,
     ceiling: Load,
     bare: Load,
     writes: writes::Writes,
@@ -172,14 +178,31 @@ async fn measure(
     };
     wrk::run(wrk, stack, &unlogged, warm_up, connections, WARM_UP)?;
     let unlogged_mode = wrk::Mode::New { prefix: "unlogged" };
-    let (new_keys_unlogged, cpu_new_unlogged) =
+    let (new_keys_unlogged, cpu_unlogged) =
         wrk_with_cpu(stack, &unlogged, wrk, unlogged_mode, connections, duration).await?;
-    drop(unlogged);
     // Right after the engine's run, so that all three see the same machine as nearly as can be.
     eprintln!("the reference SQL through pgbench...");
     let ceiling = pgbench::run(pgbench, stack, Script::Reference, connections, duration)?;
     eprintln!("the bare effect through pgbench...");
     let bare = pgbench::run(pgbench, stack, Script::BareEffect, connections, duration)?;
+    let mut log_pairs = vec![(cpu_new, cpu_unlogged)];
+    for pair in 1..REQUEST_LOG_PAIRS {
+        eprintln!(
+            "new keys with the request log on, then off, again (pair {})...",
+            pair + 1
+        );
+        let on = wrk::Mode::New {
+            prefix: &format!("logged-{pair}"),
+        };
+        let (_, cpu_on) =
+            wrk_with_cpu(stack, &stack.server, wrk, on, connections, duration).await?;
+        let off = wrk::Mode::New {
+            prefix: &format!("unlogged-{pair}"),
+        };
+        let (_, cpu_off) = wrk_with_cpu(stack, &unlogged, wrk, off, connections, duration).await?;
+        log_pairs.push((cpu_on, cpu_off));
+    }
+    drop(unlogged);
     eprintln!("commits and WAL per new key (a quiet window, then one without requests)...");
     let writes = writes::measure(stack, "writes", Keyed::Order).await?;
     eprintln!("seeding {} keys to replay...", seed::REPLAY_KEYS);
@@ -224,10 +247,10 @@ async fn measure(
         connections,
         pinning,
         new_keys,
-        cpu_new,
+        cpu_new: median(log_pairs.iter().map(|pair| pair.0)),
+        log_pairs,
         growth_per_order,
         new_keys_unlogged,
-        cpu_new_unlogged,
         ceiling,
         bare,
         writes,
@@ -375,14 +398,22 @@ fn table(run: &Run) -> Table {
             cpu <= Duration::from_micros(limit),
         );
     }
-    let log_cpu = run.cpu_new.as_secs_f64() / run.cpu_new_unlogged.as_secs_f64().max(1e-9);
+    let unlogged = median(run.log_pairs.iter().map(|pair| pair.1));
+    let log_cpu = run.cpu_new.as_secs_f64() / unlogged.as_secs_f64().max(1e-9);
+    let pairs: Vec<String> = run
+        .log_pairs
+        .iter()
+        .map(|(on, off)| format!("{}/{}", on.as_micros(), off.as_micros()))
+        .collect();
     table.target(
         "request log: server CPU per new key, on / off",
         format!(
-            "{} / {} µs = {:+.0} %",
+            "{} / {} µs = {:+.0} % (medians of {} alternated pairs: {} µs)",
             run.cpu_new.as_micros(),
-            run.cpu_new_unlogged.as_micros(),
-            (log_cpu - 1.0) * 100.0
+            unlogged.as_micros(),
+            (log_cpu - 1.0) * 100.0,
+            run.log_pairs.len(),
+            pairs.join(", ")
         ),
         "<= +10 %",
         log_cpu <= 1.10,
@@ -479,4 +510,11 @@ fn round_trips(per_request: &costs::PerRequest) -> String {
         per_request.quiet_round_trips,
         per_request.request_log_round_trips
     )
+}
+
+/// The middle of `values` (the upper middle of an even count).
+fn median(values: impl Iterator<Item = Duration>) -> Duration {
+    let mut values: Vec<Duration> = values.collect();
+    values.sort();
+    values.get(values.len() / 2).copied().unwrap_or_default()
 }
