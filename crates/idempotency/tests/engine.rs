@@ -447,8 +447,9 @@ async fn a_request_that_gets_no_statement_connection_keeps_nothing_and_its_retry
     });
     loop {
         let sleeping: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep%' \
-               AND state = 'active' AND pid <> pg_backend_pid()",
+            // This test's database alone: other tests sleep in statements of their own.
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+               AND query LIKE '%pg_sleep%' AND state = 'active' AND pid <> pg_backend_pid()",
         )
         .fetch_one(&pool)
         .await
@@ -498,6 +499,19 @@ async fn a_statement_on_a_connection_that_died_idle_runs_again_on_a_new_one() {
         .await
         .unwrap();
     assert!(terminated);
+    // Terminating is a signal: the backend is gone once it no longer shows.
+    loop {
+        let left: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int")
+                .bind(&dead)
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+        if left == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 
     let second = make_named(&engine, &pool, &Ask::new("second", "b"), instantly).await;
     assert_ne!(backend_that_made(&pool, &second).await, dead);
