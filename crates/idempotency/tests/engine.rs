@@ -431,6 +431,21 @@ async fn one_connection(pool: &PgPool, wait: Duration) -> PgPool {
         .unwrap()
 }
 
+/// Waits until `count` (a `count(*)` of one parameter, bound to `value`) reads `expected`.
+async fn until_counted(pool: &PgPool, count: &str, value: &str, expected: i64) {
+    loop {
+        let counted: i64 = sqlx::query_scalar(count)
+            .bind(value)
+            .fetch_one(pool)
+            .await
+            .unwrap();
+        if counted == expected {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 /// The statement connections are as many as the engine's pool, and a request that gets none
 /// within its wait is interrupted as by sqlx's pool (`PoolTimedOut`, which the server answers
 /// `503`), keeping nothing: its retry, once a connection is free, executes it once.
@@ -445,20 +460,10 @@ async fn a_request_that_gets_no_statement_connection_keeps_nothing_and_its_retry
             make_named(&engine, &pool, &ask, Named::ByBackendAfter(2.0)).await
         }
     });
-    loop {
-        let sleeping: i64 = sqlx::query_scalar(
-            // This test's database alone: other tests sleep in statements of their own.
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
-               AND query LIKE '%pg_sleep%' AND state = 'active' AND pid <> pg_backend_pid()",
-        )
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-        if sleeping == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    // This test's database alone: other tests sleep in statements of their own.
+    let sleeping = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+        AND query LIKE $1 AND state = 'active' AND pid <> pg_backend_pid()";
+    until_counted(&pool, sleeping, "%pg_sleep%", 1).await;
 
     let waiting = Ask::new("waiting", "b");
     let refused = try_make_named(&engine, &pool, &waiting, Named::AsAsked).await;
@@ -500,18 +505,8 @@ async fn a_statement_on_a_connection_that_died_idle_runs_again_on_a_new_one() {
         .unwrap();
     assert!(terminated);
     // Terminating is a signal: the backend is gone once it no longer shows.
-    loop {
-        let left: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int")
-                .bind(&dead)
-                .fetch_one(&pool)
-                .await
-                .unwrap();
-        if left == 0 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let left = "SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int";
+    until_counted(&pool, left, &dead, 0).await;
 
     let second = make_named(&engine, &pool, &Ask::new("second", "b"), instantly).await;
     assert_ne!(backend_that_made(&pool, &second).await, dead);
