@@ -3,7 +3,8 @@
 //! new transfer), settles each accepted transfer shortly after (`transfer.paid`, or
 //! `transfer.failed` for an account holder containing `REJECT`), refuses a bad IBAN checksum
 //! definitively (`422`), reverses paid transfers, and injects faults changeable at run time
-//! with `PUT /_sim/config`: `latency_ms`, `error_rate` (a 503, nothing done), `timeout_rate`
+//! with `PUT /_sim/config`: `latency_ms` (before a transfer is made, and before money in is
+//! answered), `error_rate` (a 503, nothing done), `timeout_rate`
 //! (the transfer is made but the answer never comes), and the behaviours real partners show:
 //! `unprocessable_reads` (a status check answers `422`), `refuse_repeats` (keys ignored, a
 //! repeated key refused with `422 duplicate_transfer`), `overlapping_days` (a day's listing also
@@ -594,6 +595,11 @@ async fn receive_incoming(
         .drop_incoming_webhooks
     {
         sim.notifier.send_incoming(incoming.clone());
+    }
+    // A slow bank is slow to answer for money coming in too: it has arrived meanwhile.
+    let latency_ms = sim.config.read().expect("config lock").latency_ms;
+    if latency_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(latency_ms)).await;
     }
     (StatusCode::CREATED, Json(incoming)).into_response()
 }

@@ -10,6 +10,7 @@ mod confirm;
 mod csrf;
 mod exports;
 mod filters;
+mod finish;
 mod forms;
 mod headers;
 mod kept;
@@ -161,4 +162,5 @@ pub fn router(state: AppState, store: PostgresStore, secure_cookies: bool) -> Ro
             get(move |query| forms::language(secure_cookies, query)),
         )
         .layer(axum::middleware::from_fn(headers::protect))
+        .layer(axum::middleware::from_fn(finish::whatever_the_browser_does))
 }

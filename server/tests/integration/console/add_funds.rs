@@ -9,7 +9,9 @@ use std::time::Duration;
 use crate::common;
 
 use app::console::Role;
-use common::browser::{get, hidden, page, page_in_chinese, signed_in, signed_in_as, submit_from};
+use common::browser::{
+    get, hidden, page, page_in_chinese, post_form, signed_in, signed_in_as, submit_from,
+};
 use common::{eventually, json, spawn_app};
 
 const PAGE: &str = "/balance/add-funds";
@@ -154,6 +156,39 @@ async fn a_burst_of_submits_of_one_form_sends_money_once() {
     assert_eq!(again, sent);
     assert_eq!(landed(&app, 2).await, 2, "done again");
     common::assert_ledger_whole(&app.db_url);
+}
+
+/// A submit whose browser goes away while the bank is slow to answer (its person clicked again,
+/// or closed the tab) still runs to its end: the money was sent and the form's key remembers it,
+/// so the form's next submit lands on it at once, instead of waiting for a page that never
+/// comes, and nothing is sent twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_submit_its_browser_left_half_way_still_lands_and_the_next_lands_on_it() {
+    let (app, partner_url) = common::spawn_app_and_partner(0, &[]).await;
+    let member = signed_in(&app, false).await;
+    let csrf = hidden(&page(&app, &member, PAGE).await, "csrf");
+    let form = [
+        ("csrf", csrf.as_str()),
+        ("idempotency_key", "left-form"),
+        ("amount", "7.00"),
+        ("currency", "EUR"),
+    ];
+    common::configure_partner(&partner_url, serde_json::json!({ "latency_ms": 1500 })).await;
+    let left = tokio::time::timeout(
+        Duration::from_millis(500),
+        post_form(&app, &member, PAGE, &form),
+    )
+    .await;
+    assert!(left.is_err(), "the browser left before the answer");
+
+    let next = tokio::time::timeout(
+        Duration::from_secs(10),
+        post_form(&app, &member, PAGE, &form),
+    )
+    .await
+    .expect("the next submit of the form lands within 10 s");
+    assert_eq!(next, (303, format!("{PAGE}?sent=7%2E00%20EUR")));
+    assert_eq!(landed(&app, 1).await, 1, "sent once");
 }
 
 #[tokio::test]
