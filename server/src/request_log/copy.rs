@@ -92,9 +92,17 @@ impl Rows {
     }
 
     /// The `COPY` data: the rows and the trailer.
-    pub fn finish(mut self) -> Vec<u8> {
+    pub fn finish(&mut self) -> &[u8] {
         self.data.extend_from_slice(&(-1i16).to_be_bytes());
-        self.data
+        &self.data
+    }
+
+    /// No rows, for the next batch: the room its data took is kept (a batch is hundreds of
+    /// kilobytes, which a new buffer would take in a dozen growths).
+    pub fn clear(&mut self) {
+        self.data.truncate(HEADER.len());
+        self.len = 0;
+        self.days = None;
     }
 
     fn null(&mut self) {
