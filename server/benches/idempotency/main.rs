@@ -108,6 +108,15 @@ async fn wrk_with_cpu(
     Ok((load, per_request))
 }
 
+/// The request log's entries written and dropped between two readings of a server.
+fn request_log_kept(before: &Reading, after: &Reading) -> (f64, f64) {
+    let change = |counter| after.value(counter, &[]) - before.value(counter, &[]);
+    (
+        change("kaadxpay_request_log_written_total"),
+        change("kaadxpay_request_log_dropped_total"),
+    )
+}
+
 /// Everything one run measured, for [`table`].
 struct Run {
     /// When the run started, and the machine's load average then.
@@ -119,6 +128,8 @@ struct Run {
     cpu_new: Duration,
     /// Per alternated pair, the CPU per new key with the request log on and off.
     log_pairs: Vec<(Duration, Duration)>,
+    /// Per alternated pair, the new-key throughput (requests a second) with the log on and off.
+    log_throughputs: Vec<(u64, u64)>,
     growth_per_order: f64,
     new_keys_unlogged: Load,
     ceiling: Load,
@@ -134,6 +145,9 @@ struct Run {
     overload: overload::Overload,
     footprint: database::Footprint,
     duplicates: database::Duplicates,
+    /// The main server's request log: entries written and dropped over its new-key runs, and
+    /// over its replay run.
+    request_log_kept: [(f64, f64); 2],
     large: Option<large::Large>,
 }
 
@@ -164,6 +178,7 @@ async fn measure(
     wrk::run(wrk, stack, &stack.server, warm_up, connections, WARM_UP)?;
     eprintln!("new keys (wrk)...");
     let size_before = database::effect_size(&stack.pool).await?;
+    let log_before = Reading::of(&stack.server).await?;
     let new_mode = wrk::Mode::New { prefix: "new" };
     let (new_keys, cpu_new) =
         wrk_with_cpu(stack, &stack.server, wrk, new_mode, connections, duration).await?;
@@ -186,6 +201,7 @@ async fn measure(
     eprintln!("the bare effect through pgbench...");
     let bare = pgbench::run(pgbench, stack, Script::BareEffect, connections, duration)?;
     let mut log_pairs = vec![(cpu_new, cpu_unlogged)];
+    let mut log_throughputs = vec![per_second(&new_keys, &new_keys_unlogged)];
     for pair in 1..REQUEST_LOG_PAIRS {
         eprintln!(
             "new keys with the request log on, then off, again (pair {})...",
@@ -194,15 +210,18 @@ async fn measure(
         let on = wrk::Mode::New {
             prefix: &format!("logged-{pair}"),
         };
-        let (_, cpu_on) =
+        let (load_on, cpu_on) =
             wrk_with_cpu(stack, &stack.server, wrk, on, connections, duration).await?;
         let off = wrk::Mode::New {
             prefix: &format!("unlogged-{pair}"),
         };
-        let (_, cpu_off) = wrk_with_cpu(stack, &unlogged, wrk, off, connections, duration).await?;
+        let (load_off, cpu_off) =
+            wrk_with_cpu(stack, &unlogged, wrk, off, connections, duration).await?;
         log_pairs.push((cpu_on, cpu_off));
+        log_throughputs.push(per_second(&load_on, &load_off));
     }
     drop(unlogged);
+    let log_after = Reading::of(&stack.server).await?;
     eprintln!("commits and WAL per new key (a quiet window, then one without requests)...");
     let writes = writes::measure(stack, "writes", Keyed::Order).await?;
     eprintln!("seeding {} keys to replay...", seed::REPLAY_KEYS);
@@ -223,6 +242,8 @@ async fn measure(
     )
     .await?;
     let after = Reading::of(&stack.server).await?;
+    let request_log_kept = [(&log_before, &log_after), (&before, &after)]
+        .map(|(before, after)| request_log_kept(before, after));
     let cache = ["hit", "miss"].map(|result| {
         let labels = [("result", result)];
         let counter = "kaadxpay_idempotency_cache_total";
@@ -249,6 +270,7 @@ async fn measure(
         new_keys,
         cpu_new: median(log_pairs.iter().map(|pair| pair.0)),
         log_pairs,
+        log_throughputs,
         growth_per_order,
         new_keys_unlogged,
         ceiling,
@@ -263,6 +285,7 @@ async fn measure(
         overload,
         footprint,
         duplicates,
+        request_log_kept,
         large,
     }))
 }
@@ -418,14 +441,33 @@ fn table(run: &Run) -> Table {
         "<= +10 %",
         log_cpu <= 1.10,
     );
+    let (on, off) = (
+        median(run.log_throughputs.iter().map(|pair| pair.0)),
+        median(run.log_throughputs.iter().map(|pair| pair.1)),
+    );
+    let pairs: Vec<String> = run
+        .log_throughputs
+        .iter()
+        .map(|(on, off)| format!("{on}/{off}"))
+        .collect();
     table.fact(
         "request log: new-key throughput, on / off",
         format!(
-            "{:.0} / {:.0} req/s = {:.0} %",
-            run.new_keys.throughput(),
-            run.new_keys_unlogged.throughput(),
-            run.new_keys.throughput() / run.new_keys_unlogged.throughput().max(1e-9) * 100.0
+            "{on} / {off} req/s = {:.0} % (medians of the same pairs: {} req/s)",
+            on as f64 / off.max(1) as f64 * 100.0,
+            pairs.join(", ")
         ),
+    );
+    let [(written, dropped), (replays_written, replays_dropped)] = run.request_log_kept;
+    table.target(
+        "request log: entries dropped over the new-key runs (main server)",
+        format!("{dropped:.0} ({written:.0} written meanwhile)"),
+        "0",
+        dropped == 0.0,
+    );
+    table.fact(
+        "request log: entries dropped over the replay run (its buffer full)",
+        format!("{replays_dropped:.0} ({replays_written:.0} written meanwhile)"),
     );
     let footprint = &run.footprint;
     table.target(
@@ -512,9 +554,17 @@ fn round_trips(per_request: &costs::PerRequest) -> String {
     )
 }
 
+/// The throughputs of two runs, in whole requests a second.
+fn per_second(first: &Load, second: &Load) -> (u64, u64) {
+    (
+        first.throughput().round() as u64,
+        second.throughput().round() as u64,
+    )
+}
+
 /// The middle of `values` (the upper middle of an even count).
-fn median(values: impl Iterator<Item = Duration>) -> Duration {
-    let mut values: Vec<Duration> = values.collect();
+fn median<T: Ord + Copy + Default>(values: impl Iterator<Item = T>) -> T {
+    let mut values: Vec<T> = values.collect();
     values.sort();
     values.get(values.len() / 2).copied().unwrap_or_default()
 }

@@ -1,12 +1,11 @@
 //! Keeping the load generators off the system under test's core, so that on a two-core machine
 //! an overload is the server's, not a fight between the generator and the server for one CPU:
 //! PostgreSQL (its postmaster and every backend, present and forked later) and each `kaadxpay
-//! serve` on [`SYSTEM_CPU`], this process (wrk, pgbench and the open loop run in it or are
+//! serve` (started there: [`on_system_cpu`]) on [`SYSTEM_CPU`], this process (wrk, pgbench and the open loop run in it or are
 //! started from it, and inherit its CPU) on [`GENERATOR_CPU`]. Done with `taskset`; without it,
 //! or without a second core, the run is unpinned and its rows say so.
 
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 
@@ -14,9 +13,6 @@ use crate::tools;
 
 const SYSTEM_CPU: &str = "1";
 const GENERATOR_CPU: &str = "0";
-
-/// Whether [`pin`] succeeded: servers started later are pinned too.
-static PINNED: AtomicBool = AtomicBool::new(false);
 
 /// How the run is laid out on the CPUs, for the table.
 pub struct Pinning {
@@ -32,15 +28,12 @@ pub fn pin(backend_pid: u32, server_pid: u32) -> Pinning {
         None => pin_all(backend_pid, server_pid),
     };
     match outcome {
-        Ok(()) => {
-            PINNED.store(true, Ordering::SeqCst);
-            Pinning {
-                pinned: true,
-                description: format!(
-                    "server and PostgreSQL on CPU {SYSTEM_CPU}, generators on CPU {GENERATOR_CPU} (taskset)"
-                ),
-            }
-        }
+        Ok(()) => Pinning {
+            pinned: true,
+            description: format!(
+                "servers (born there) and PostgreSQL on CPU {SYSTEM_CPU}, generators on CPU {GENERATOR_CPU} (taskset)"
+            ),
+        },
         Err(error) => Pinning {
             pinned: false,
             description: format!("UNPINNED: {error:#}"),
@@ -58,12 +51,19 @@ fn pin_all(backend_pid: u32, server_pid: u32) -> anyhow::Result<()> {
     taskset(GENERATOR_CPU, std::process::id())
 }
 
-/// Pins a server started after [`pin`] beside the cluster; nothing when the run is unpinned.
-pub fn system_under_test(pid: u32) -> anyhow::Result<()> {
-    if PINNED.load(Ordering::SeqCst) {
-        taskset(SYSTEM_CPU, pid)?;
+/// The command that starts `program` (a server) on the system's CPU, when the machine can be
+/// pinned at all. Born there, its runtime sizes itself to the one core it has, as it would on a
+/// machine of one core; pinned after its start, it would keep a worker thread per core of the
+/// machine time-sharing one, parking and waking a thread about twice per request.
+pub fn on_system_cpu(program: &str) -> Command {
+    match unpinnable() {
+        None => {
+            let mut command = Command::new("taskset");
+            command.args(["-c", SYSTEM_CPU, program]);
+            command
+        }
+        Some(_) => Command::new(program),
     }
-    Ok(())
 }
 
 /// Why this machine cannot be pinned, if it cannot.

@@ -3,7 +3,7 @@
 //! real `kaadxpay serve` binary on it, and a merchant to call it as.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -91,7 +91,7 @@ impl Server {
     /// [`Server::start`] with settings `env` as well (e.g. the request log switched off).
     pub async fn start_with(db_url: &str, env: &[(&str, &str)]) -> anyhow::Result<Self> {
         let addr = format!("127.0.0.1:{}", free_port()?);
-        let child = Command::new(env!("CARGO_BIN_EXE_kaadxpay"))
+        let child = pinning::on_system_cpu(env!("CARGO_BIN_EXE_kaadxpay"))
             .args(["serve", "--addr", &addr])
             .env("DATABASE_URL", db_url)
             // Any key: the benchmark seals no secret, but `serve` on a database needs one.
@@ -110,8 +110,6 @@ impl Server {
             child,
         };
         wait_ready(&server.base_url).await?;
-        // Once ready: its runtime's threads are all there, and later ones inherit their CPU.
-        pinning::system_under_test(server.pid())?;
         Ok(server)
     }
 
