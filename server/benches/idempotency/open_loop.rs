@@ -32,7 +32,7 @@ use crate::schedule::Schedule;
 use crate::stack::Stack;
 
 /// Keep-alive connections the open loop sends on, at most.
-pub const CONNECTIONS: usize = 64;
+pub const CONNECTIONS: usize = 256;
 
 /// The send lag p99 above which a run says the generator lagged.
 pub const MAX_SEND_LAG: Duration = Duration::from_millis(2);
