@@ -1,9 +1,10 @@
 //! Keeping the load generators off the system under test's core, so that on a two-core machine
 //! an overload is the server's, not a fight between the generator and the server for one CPU:
 //! PostgreSQL (its postmaster and every backend, present and forked later) and each `kaadxpay
-//! serve` (started there: [`on_system_cpu`]) on [`SYSTEM_CPU`], this process (wrk, pgbench and the open loop run in it or are
-//! started from it, and inherit its CPU) on [`GENERATOR_CPU`]. Done with `taskset`; without it,
-//! or without a second core, the run is unpinned and its rows say so.
+//! serve` (started there: [`on_system_cpu`]) on [`SYSTEM_CPU`], this process (wrk, pgbench and
+//! the open loop run in it or are started from it, and inherit its CPU) on [`GENERATOR_CPU`].
+//! Done with `taskset`; without it, or without a second core, the run is unpinned and its rows
+//! say so.
 
 use std::process::Command;
 

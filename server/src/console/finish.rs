@@ -13,10 +13,10 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tracing::Instrument;
 
-/// The layer over the console's routes: a request that may change something (any method but the
-/// safe ones, `GET` and `HEAD`) is served to its end, the browser gone or not; a page is served as usual
-/// (nothing is lost when one stops). A panic is raised again here, for the layer that answers
-/// panics.
+/// The layer over the console's routes: a request that may change something (any method but
+/// the safe ones: `GET`, `HEAD`, `OPTIONS`, `TRACE`) is served to its end, the browser gone or
+/// not; a page is served as usual (nothing is lost when one stops). A panic is raised again
+/// here, for the layer that answers panics.
 pub async fn whatever_the_browser_does(request: Request, next: Next) -> Response {
     if request.method().is_safe() {
         return next.run(request).await;

@@ -1,10 +1,11 @@
 //! The writer: drains the request log's buffer in batches (what arrives within [`LINGER`] of
-//! the first entry, up to [`BATCH`]; a whole batch waiting goes at once), redacts each entry, and stores a batch with one binary
-//! `COPY` ([`copy`]). It writes on a connection of its own, so a slow write never holds one a
-//! request needs, and commits asynchronously (`synchronous_commit = off`), so its commits never
-//! wait on the disk the money's commits wait on: a database crash may lose the last fraction of
-//! a second of entries, never anything else. A batch it cannot store is counted as dropped and
-//! logged. A batch for a day without a partition makes the partition and is written again.
+//! the first entry, up to [`BATCH`]; a whole batch waiting goes at once), redacts each entry,
+//! and stores a batch with one binary `COPY` ([`copy`]). It writes on a connection of its own,
+//! so a slow write never holds one a request needs, and commits asynchronously
+//! (`synchronous_commit = off`), so its commits never wait on the disk the money's commits wait
+//! on: a database crash may lose the last fraction of a second of entries, never anything else.
+//! A batch it cannot store is counted as dropped and logged. A batch for a day without a
+//! partition makes the partition and is written again.
 
 use std::time::Duration;
 
