@@ -141,6 +141,13 @@ impl SimConfig {
         refuse_reversals: false,
         drop_incoming_webhooks: false,
     };
+
+    /// Waits `latency_ms` before an answer, as a slow bank does.
+    async fn answer_late(&self) {
+        if self.latency_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(self.latency_ms)).await;
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -338,9 +345,7 @@ async fn create_transfer(
 ) -> Response {
     let scenario = scenario_of(&request.destination.iban);
     let config = sim.config_for(&request.destination.iban);
-    if config.latency_ms > 0 {
-        tokio::time::sleep(Duration::from_millis(config.latency_ms)).await;
-    }
+    config.answer_late().await;
     let (fail, time_out) = {
         let mut rng = rand::thread_rng();
         (
@@ -588,19 +593,12 @@ async fn receive_incoming(
     if let Err(err) = sim.store.receive(incoming.clone()) {
         return store_failed(&err);
     }
-    if !sim
-        .config
-        .read()
-        .expect("config lock")
-        .drop_incoming_webhooks
-    {
+    let config = sim.config.read().expect("config lock").clone();
+    if !config.drop_incoming_webhooks {
         sim.notifier.send_incoming(incoming.clone());
     }
     // A slow bank is slow to answer for money coming in too: it has arrived meanwhile.
-    let latency_ms = sim.config.read().expect("config lock").latency_ms;
-    if latency_ms > 0 {
-        tokio::time::sleep(Duration::from_millis(latency_ms)).await;
-    }
+    config.answer_late().await;
     (StatusCode::CREATED, Json(incoming)).into_response()
 }
 

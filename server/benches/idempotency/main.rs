@@ -124,8 +124,6 @@ struct Run {
     connections: usize,
     pinning: Pinning,
     new_keys: Load,
-    /// The server's CPU per new key, the median of the runs with the request log on.
-    cpu_new: Duration,
     /// Per alternated pair, the CPU per new key with the request log on and off.
     log_pairs: Vec<(Duration, Duration)>,
     /// Per alternated pair, the new-key throughput (requests a second) with the log on and off.
@@ -268,7 +266,6 @@ async fn measure(
         connections,
         pinning,
         new_keys,
-        cpu_new: median(log_pairs.iter().map(|pair| pair.0)),
         log_pairs,
         log_throughputs,
         growth_per_order,
@@ -410,10 +407,10 @@ fn table(run: &Run) -> Table {
         );
     }
     refund_rows(&mut table, &run.refund);
-    for (name, cpu, limit) in [
-        ("new key", run.cpu_new, 100),
-        ("replay", run.cpu_replay, 50),
-    ] {
+    // The server's CPU per new key is the median of the runs with the request log on.
+    let (cpu_new, cpu_unlogged, cpu_pairs) =
+        pairs_medians(&run.log_pairs, |cpu| cpu.as_micros().to_string());
+    for (name, cpu, limit) in [("new key", cpu_new, 100), ("replay", run.cpu_replay, 50)] {
         table.target(
             format!("server CPU per {name} (/proc utime+stime)"),
             format!("{} µs", cpu.as_micros()),
@@ -421,41 +418,25 @@ fn table(run: &Run) -> Table {
             cpu <= Duration::from_micros(limit),
         );
     }
-    let unlogged = median(run.log_pairs.iter().map(|pair| pair.1));
-    let log_cpu = run.cpu_new.as_secs_f64() / unlogged.as_secs_f64().max(1e-9);
-    let pairs: Vec<String> = run
-        .log_pairs
-        .iter()
-        .map(|(on, off)| format!("{}/{}", on.as_micros(), off.as_micros()))
-        .collect();
+    let log_cpu = cpu_new.as_secs_f64() / cpu_unlogged.as_secs_f64().max(1e-9);
     table.target(
         "request log: server CPU per new key, on / off",
         format!(
-            "{} / {} µs = {:+.0} % (medians of {} alternated pairs: {} µs)",
-            run.cpu_new.as_micros(),
-            unlogged.as_micros(),
+            "{} / {} µs = {:+.0} % (medians of {} alternated pairs: {cpu_pairs} µs)",
+            cpu_new.as_micros(),
+            cpu_unlogged.as_micros(),
             (log_cpu - 1.0) * 100.0,
             run.log_pairs.len(),
-            pairs.join(", ")
         ),
         "<= +10 %",
         log_cpu <= 1.10,
     );
-    let (on, off) = (
-        median(run.log_throughputs.iter().map(|pair| pair.0)),
-        median(run.log_throughputs.iter().map(|pair| pair.1)),
-    );
-    let pairs: Vec<String> = run
-        .log_throughputs
-        .iter()
-        .map(|(on, off)| format!("{on}/{off}"))
-        .collect();
+    let (on, off, pairs) = pairs_medians(&run.log_throughputs, |rate| rate.to_string());
     table.fact(
         "request log: new-key throughput, on / off",
         format!(
-            "{on} / {off} req/s = {:.0} % (medians of the same pairs: {} req/s)",
+            "{on} / {off} req/s = {:.0} % (medians of the same pairs: {pairs} req/s)",
             on as f64 / off.max(1) as f64 * 100.0,
-            pairs.join(", ")
         ),
     );
     let [(written, dropped), (replays_written, replays_dropped)] = run.request_log_kept;
@@ -559,6 +540,23 @@ fn per_second(first: &Load, second: &Load) -> (u64, u64) {
     (
         first.throughput().round() as u64,
         second.throughput().round() as u64,
+    )
+}
+
+/// The medians of the first and of the second of `pairs`, and the pairs as `first/second, …`
+/// with each value `shown`.
+fn pairs_medians<T: Ord + Copy + Default>(
+    pairs: &[(T, T)],
+    shown: impl Fn(T) -> String,
+) -> (T, T, String) {
+    let listed: Vec<String> = pairs
+        .iter()
+        .map(|&(first, second)| format!("{}/{}", shown(first), shown(second)))
+        .collect();
+    (
+        median(pairs.iter().map(|pair| pair.0)),
+        median(pairs.iter().map(|pair| pair.1)),
+        listed.join(", "),
     )
 }
 
