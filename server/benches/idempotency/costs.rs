@@ -1,5 +1,5 @@
-//! What one request costs, in figures that hold from machine to machine:
-//! - the server's CPU time, from `/proc/<pid>/stat` (utime + stime) over a load run;
+//! What one request costs, in figures that hold from machine to machine (its CPU time is
+//! [`crate::processes`]'):
 //! - round trips to PostgreSQL, counted by a [`CountingProxy`] in front of a second
 //!   `kaadxpay serve` on the same database, and the statements `pg_stat_statements` saw
 //!   meanwhile (when the cluster preloads it).
@@ -12,12 +12,10 @@
 //! (the window's last batch is written after it) are counted apart, per request: the requests'
 //! own round trips, and what their log costs beside them.
 
-use std::process::Command;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use anyhow::Context;
 use futures::StreamExt;
 
 use crate::counting_proxy::CountingProxy;
@@ -181,31 +179,4 @@ pub async fn send(
         .filter(|ok| std::future::ready(!ok))
         .count()
         .await
-}
-
-/// The CPU time (user and system) process `pid` has used so far.
-pub fn cpu_time(pid: u32) -> anyhow::Result<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    // Fields after the command name (which may hold spaces), from the 3rd: state, ppid, ...;
-    // utime and stime are the 14th and 15th.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .context("unexpected /proc/<pid>/stat")?
-        .1
-        .split_whitespace()
-        .collect();
-    let ticks = |n: usize| -> anyhow::Result<u64> {
-        Ok(fields
-            .get(n - 3)
-            .context("short /proc/<pid>/stat")?
-            .parse()?)
-    };
-    let ticks = ticks(14)? + ticks(15)?;
-    Ok(Duration::from_secs_f64(ticks as f64 / clock_ticks()?))
-}
-
-/// Clock ticks per second, the unit of `/proc/<pid>/stat` times.
-fn clock_ticks() -> anyhow::Result<f64> {
-    let output = Command::new("getconf").arg("CLK_TCK").output()?;
-    Ok(String::from_utf8_lossy(&output.stdout).trim().parse()?)
 }

@@ -33,6 +33,7 @@ mod open_loop;
 mod overload;
 mod pgbench;
 mod pinning;
+mod processes;
 mod refunds;
 mod report;
 mod schedule;
@@ -91,8 +92,20 @@ async fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A wrk run against `server` with its CPU time over it, per request answered as asked (a
-/// shed `503` costs a little CPU too, and is counted in the figure of those that made a key).
+/// What a load run cost per request answered as asked (a shed `503` costs a little CPU too, and
+/// is counted in the figure of those that made a key).
+#[derive(Debug, Clone, Copy)]
+struct Usage {
+    /// The server's CPU time.
+    server: Duration,
+    /// The database's: every process of the cluster, the request log writer's backend included.
+    database: Duration,
+    /// How busy the system's core was over the run, in per cent (what it was not: idle, or
+    /// waiting for the disk).
+    system_busy: u64,
+}
+
+/// A wrk run against `server` with what it cost ([`Usage`]).
 async fn wrk_with_cpu(
     stack: &Stack,
     server: &Server,
@@ -100,12 +113,25 @@ async fn wrk_with_cpu(
     mode: wrk::Mode<'_>,
     connections: usize,
     duration: Duration,
-) -> anyhow::Result<(Load, Duration)> {
-    let before = costs::cpu_time(server.pid())?;
+) -> anyhow::Result<(Load, Usage)> {
+    let system_cpu = pinning::system_cpu();
+    let times = || -> anyhow::Result<_> {
+        Ok((
+            processes::cpu_time(server.pid())?,
+            processes::tree_cpu_time(stack.postmaster)?,
+            processes::CpuTicks::of(&system_cpu)?,
+        ))
+    };
+    let (server_before, database_before, system_before) = times()?;
     let load = wrk::run(wrk, stack, server, mode, connections, duration)?;
-    let used = costs::cpu_time(server.pid())? - before;
-    let per_request = used / load.requests.saturating_sub(load.errors).max(1) as u32;
-    Ok((load, per_request))
+    let (server_after, database_after, system_after) = times()?;
+    let requests = load.requests.saturating_sub(load.errors).max(1) as u32;
+    let usage = Usage {
+        server: (server_after - server_before) / requests,
+        database: database_after.saturating_sub(database_before) / requests,
+        system_busy: (system_after.busy_since(&system_before) * 100.0).round() as u64,
+    };
+    Ok((load, usage))
 }
 
 /// The request log's entries written and dropped between two readings of a server.
@@ -124,8 +150,8 @@ struct Run {
     connections: usize,
     pinning: Pinning,
     new_keys: Load,
-    /// Per alternated pair, the CPU per new key with the request log on and off.
-    log_pairs: Vec<(Duration, Duration)>,
+    /// Per alternated pair, what a new key cost with the request log on and off.
+    log_pairs: Vec<(Usage, Usage)>,
     /// Per alternated pair, the new-key throughput (requests a second) with the log on and off.
     log_throughputs: Vec<(u64, u64)>,
     growth_per_order: f64,
@@ -134,7 +160,7 @@ struct Run {
     bare: Load,
     writes: writes::Writes,
     replays: Load,
-    cpu_replay: Duration,
+    cpu_replay: Usage,
     /// Hits and misses of the server's answer cache over the replay run.
     cache: (f64, f64),
     trips: costs::RoundTrips,
@@ -156,10 +182,7 @@ async fn measure(
     connections: usize,
     duration: Duration,
 ) -> anyhow::Result<Table> {
-    let backend: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
-        .fetch_one(&stack.pool)
-        .await?;
-    let pinning = pinning::pin(backend as u32, stack.server.pid());
+    let pinning = pinning::pin(stack.postmaster, stack.server.pid());
     let started = started();
     eprintln!(
         "kaadxpay at {}, {connections} connections, {}s per run; {}",
@@ -408,9 +431,17 @@ fn table(run: &Run) -> Table {
     }
     refund_rows(&mut table, &run.refund);
     // The server's CPU per new key is the median of the runs with the request log on.
+    let server_pairs: Vec<_> = run
+        .log_pairs
+        .iter()
+        .map(|(on, off)| (on.server, off.server))
+        .collect();
     let (cpu_new, cpu_unlogged, cpu_pairs) =
-        pairs_medians(&run.log_pairs, |cpu| cpu.as_micros().to_string());
-    for (name, cpu, limit) in [("new key", cpu_new, 100), ("replay", run.cpu_replay, 50)] {
+        pairs_medians(&server_pairs, |cpu| cpu.as_micros().to_string());
+    for (name, cpu, limit) in [
+        ("new key", cpu_new, 100),
+        ("replay", run.cpu_replay.server, 50),
+    ] {
         table.target(
             format!("server CPU per {name} (/proc utime+stime)"),
             format!("{} µs", cpu.as_micros()),
@@ -430,6 +461,31 @@ fn table(run: &Run) -> Table {
         ),
         "<= +10 %",
         log_cpu <= 1.10,
+    );
+    let database_pairs: Vec<_> = run
+        .log_pairs
+        .iter()
+        .map(|(on, off)| (on.database, off.database))
+        .collect();
+    let (on, off, pairs) = pairs_medians(&database_pairs, |cpu| cpu.as_micros().to_string());
+    table.fact(
+        "request log: database CPU per new key, on / off",
+        format!(
+            "{} / {} µs (medians of the same pairs: {pairs} µs; replay {} µs)",
+            on.as_micros(),
+            off.as_micros(),
+            run.cpu_replay.database.as_micros(),
+        ),
+    );
+    let busy_pairs: Vec<_> = run
+        .log_pairs
+        .iter()
+        .map(|(on, off)| (on.system_busy, off.system_busy))
+        .collect();
+    let (on, off, pairs) = pairs_medians(&busy_pairs, |busy| busy.to_string());
+    table.fact(
+        "request log: system core busy, on / off",
+        format!("{on} / {off} % (medians of the same pairs: {pairs} %)"),
     );
     let (on, off, pairs) = pairs_medians(&run.log_throughputs, |rate| rate.to_string());
     table.fact(

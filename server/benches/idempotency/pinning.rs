@@ -8,8 +8,7 @@
 
 use std::process::Command;
 
-use anyhow::Context;
-
+use crate::processes::{self, children};
 use crate::tools;
 
 const SYSTEM_CPU: &str = "1";
@@ -21,12 +20,12 @@ pub struct Pinning {
     pub description: String,
 }
 
-/// Pins the cluster whose backend is `backend_pid` and the server `server_pid` to the system's
-/// CPU and this process to the generator's; or says why not.
-pub fn pin(backend_pid: u32, server_pid: u32) -> Pinning {
+/// Pins the cluster whose postmaster is `postmaster` and the server `server_pid` to the
+/// system's CPU and this process to the generator's; or says why not.
+pub fn pin(postmaster: u32, server_pid: u32) -> Pinning {
     let outcome = match unpinnable() {
         Some(reason) => Err(anyhow::anyhow!(reason)),
-        None => pin_all(backend_pid, server_pid),
+        None => pin_all(postmaster, server_pid),
     };
     match outcome {
         Ok(()) => Pinning {
@@ -42,14 +41,22 @@ pub fn pin(backend_pid: u32, server_pid: u32) -> Pinning {
     }
 }
 
-fn pin_all(backend_pid: u32, server_pid: u32) -> anyhow::Result<()> {
-    let postmaster = parent(backend_pid)?;
+fn pin_all(postmaster: u32, server_pid: u32) -> anyhow::Result<()> {
     let mut system = vec![postmaster, server_pid];
     system.extend(children(postmaster)?);
     for pid in system {
         taskset(SYSTEM_CPU, pid)?;
     }
     taskset(GENERATOR_CPU, std::process::id())
+}
+
+/// The CPU the system under test runs on, as `/proc/stat` names it (`cpu1`), or all of them
+/// (`cpu`) on a machine that cannot be pinned.
+pub fn system_cpu() -> String {
+    match unpinnable() {
+        None => format!("cpu{SYSTEM_CPU}"),
+        Some(_) => "cpu".to_owned(),
+    }
 }
 
 /// The command that starts `program` (a server) on the system's CPU, when the machine can be
@@ -67,9 +74,11 @@ pub fn on_system_cpu(program: &str) -> Command {
     }
 }
 
-/// Why this machine cannot be pinned, if it cannot.
+/// Why this machine cannot be pinned, if it cannot. It counts the machine's CPUs, not those this
+/// process may run on: once [`pin`] has put it on the generator's core, a server started after
+/// (the request log's second) must still be born on the system's.
 fn unpinnable() -> Option<String> {
-    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let cpus = processes::online_cpus();
     if cpus < 2 {
         return Some(format!("{cpus} CPU available, no second core to pin to"));
     }
@@ -82,20 +91,4 @@ fn unpinnable() -> Option<String> {
 fn taskset(cpu: &str, pid: u32) -> anyhow::Result<()> {
     tools::run(Command::new("taskset").args(["-a", "-p", "-c", cpu, &pid.to_string()]))?;
     Ok(())
-}
-
-/// The parent of `pid`, from `/proc/<pid>/stat`.
-fn parent(pid: u32) -> anyhow::Result<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    stat.rsplit_once(')')
-        .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse().ok())
-        .with_context(|| format!("no parent in /proc/{pid}/stat"))
-}
-
-/// The processes whose parent is `pid`.
-fn children(pid: u32) -> anyhow::Result<Vec<u32>> {
-    Ok(std::fs::read_dir("/proc")?
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&child| parent(child).is_ok_and(|of| of == pid))
-        .collect())
 }

@@ -11,7 +11,7 @@ use kaadxpay_embedded_pg::{Durability, EmbeddedPostgres};
 use server::accounts::auth::{self, NewMerchant};
 use sqlx::PgPool;
 
-use crate::pinning;
+use crate::{pinning, processes};
 
 /// What the cost windows send under each new key.
 #[derive(Debug, Clone, Copy)]
@@ -45,6 +45,8 @@ pub struct Stack {
     /// Whether `pg_stat_statements` counts the statements (see [`crate::database::statements`]).
     pub statement_stats: bool,
     pub server: Server,
+    /// The cluster's postmaster, the parent of all its processes.
+    pub postmaster: u32,
     cluster: EmbeddedPostgres,
     data_dir: PathBuf,
 }
@@ -135,6 +137,10 @@ impl Stack {
         let server = Server::start(&db_url).await?;
         let pool = server::platform::db::connect(&db_url, 4, Duration::from_secs(5)).await?;
         let merchant = auth::create_merchant(&pool, "Benchmark Merchant", auth::Mode::Test).await?;
+        let backend: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+            .fetch_one(&pool)
+            .await?;
+        let postmaster = processes::parent(backend as u32)?;
         Ok(Self {
             base_url: server.base_url.clone(),
             db_url,
@@ -142,6 +148,7 @@ impl Stack {
             merchant,
             statement_stats,
             server,
+            postmaster,
             cluster,
             data_dir,
         })
