@@ -134,6 +134,22 @@ async fn wrk_with_cpu(
     Ok((load, usage))
 }
 
+/// A pgbench run of `script` with the database's CPU per transaction over it (pgbench itself
+/// runs on the generator's core, as wrk does).
+fn pgbench_with_cpu(
+    stack: &Stack,
+    pgbench: &std::path::Path,
+    script: Script,
+    clients: usize,
+    duration: Duration,
+) -> anyhow::Result<(Load, Duration)> {
+    let before = processes::tree_cpu_time(stack.postmaster)?;
+    let load = pgbench::run(pgbench, stack, script, clients, duration)?;
+    let used = processes::tree_cpu_time(stack.postmaster)?.saturating_sub(before);
+    let per_transaction = used / load.requests.max(1) as u32;
+    Ok((load, per_transaction))
+}
+
 /// The request log's entries written and dropped between two readings of a server.
 fn request_log_kept(before: &Reading, after: &Reading) -> (f64, f64) {
     let change = |counter| after.value(counter, &[]) - before.value(counter, &[]);
@@ -156,8 +172,10 @@ struct Run {
     log_throughputs: Vec<(u64, u64)>,
     growth_per_order: f64,
     new_keys_unlogged: Load,
-    ceiling: Load,
-    bare: Load,
+    /// The reference SQL through pgbench, and the database's CPU per transaction.
+    ceiling: (Load, Duration),
+    /// The bare effect through pgbench, and the database's CPU per transaction.
+    bare: (Load, Duration),
     writes: writes::Writes,
     replays: Load,
     cpu_replay: Usage,
@@ -218,9 +236,9 @@ async fn measure(
         wrk_with_cpu(stack, &unlogged, wrk, unlogged_mode, connections, duration).await?;
     // Right after the engine's run, so that all three see the same machine as nearly as can be.
     eprintln!("the reference SQL through pgbench...");
-    let ceiling = pgbench::run(pgbench, stack, Script::Reference, connections, duration)?;
+    let ceiling = pgbench_with_cpu(stack, pgbench, Script::Reference, connections, duration)?;
     eprintln!("the bare effect through pgbench...");
-    let bare = pgbench::run(pgbench, stack, Script::BareEffect, connections, duration)?;
+    let bare = pgbench_with_cpu(stack, pgbench, Script::BareEffect, connections, duration)?;
     let mut log_pairs = vec![(cpu_new, cpu_unlogged)];
     let mut log_throughputs = vec![per_second(&new_keys, &new_keys_unlogged)];
     for pair in 1..REQUEST_LOG_PAIRS {
@@ -334,11 +352,11 @@ fn table(run: &Run) -> Table {
     );
     table.fact(
         format!("reference SQL, {connections} clients (pgbench)"),
-        report::load(&run.ceiling),
+        report::load(&run.ceiling.0),
     );
     table.fact(
         format!("bare effect, {connections} clients (pgbench)"),
-        report::load(&run.bare),
+        report::load(&run.bare.0),
     );
     table.fact(
         format!("replays, {connections} conns (wrk)"),
@@ -349,8 +367,8 @@ fn table(run: &Run) -> Table {
         report::load(&run.new_keys_unlogged),
     );
     for (name, reference, limit) in [
-        ("reference", &run.ceiling, 1.0),
-        ("bare effect", &run.bare, 0.7),
+        ("reference", &run.ceiling.0, 1.0),
+        ("bare effect", &run.bare.0, 0.7),
     ] {
         let share = run.new_keys.throughput() / reference.throughput();
         table.target(
@@ -467,14 +485,36 @@ fn table(run: &Run) -> Table {
         .iter()
         .map(|(on, off)| (on.database, off.database))
         .collect();
-    let (on, off, pairs) = pairs_medians(&database_pairs, |cpu| cpu.as_micros().to_string());
+    let (database_new, off, pairs) =
+        pairs_medians(&database_pairs, |cpu| cpu.as_micros().to_string());
     table.fact(
         "request log: database CPU per new key, on / off",
         format!(
             "{} / {} µs (medians of the same pairs: {pairs} µs; replay {} µs)",
-            on.as_micros(),
+            database_new.as_micros(),
             off.as_micros(),
             run.cpu_replay.database.as_micros(),
+        ),
+    );
+    table.fact(
+        "database CPU per new key / reference / bare effect",
+        format!(
+            "{} / {} / {} µs (per transaction; pgbench's own CPU is on the generator's core)",
+            database_new.as_micros(),
+            run.ceiling.1.as_micros(),
+            run.bare.1.as_micros(),
+        ),
+    );
+    // The server and PostgreSQL share one core: at 70 % of the bare effect's rate, a new key
+    // may take 1 / (0.7 × that rate) of it, both together.
+    let budget = Duration::from_secs_f64(1.0 / (0.7 * run.bare.0.throughput().max(1.0)));
+    table.fact(
+        "the core's time a new key may take at 70 % of the bare effect",
+        format!(
+            "{} µs; the database takes {} of it, the server {}",
+            budget.as_micros(),
+            database_new.as_micros(),
+            cpu_new.as_micros(),
         ),
     );
     let busy_pairs: Vec<_> = run
