@@ -569,7 +569,7 @@ fn table(run: &Run) -> Table {
         "<= 1500",
         run.growth_per_order <= 1500.0,
     );
-    run.overload.rows(&mut table, &run.pinning);
+    run.overload.rows(&mut table, &run.pinning, cpu_new);
     let duplicates = &run.duplicates;
     table.target(
         "duplicates (orders vs completed keys)",

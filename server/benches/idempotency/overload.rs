@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::database;
 use crate::open_loop::{self, OpenLoop};
 use crate::pinning::Pinning;
+use crate::processes;
 use crate::report::{self, Table};
 use crate::server_metrics::{self, Reading};
 use crate::stack::Stack;
@@ -23,6 +24,8 @@ pub struct Overload {
     double: OpenLoop,
     /// Per status of the 2× run, from the server's histogram: answers and their p99.
     server_side: Vec<(&'static str, u64, Option<Duration>)>,
+    /// The server's CPU time over the 2× run.
+    double_cpu: Duration,
     left_in_progress: i64,
 }
 
@@ -34,7 +37,9 @@ pub async fn run(stack: &Stack, capacity: f64, duration: Duration) -> anyhow::Re
     let half = open_loop::run(stack, "half", half_rate, duration).await?;
     eprintln!("open loop at twice the capacity, {double_rate} requests/s...");
     let before = Reading::of(&stack.server).await?;
+    let cpu_before = processes::cpu_time(stack.server.pid())?;
     let double = open_loop::run(stack, "overload", double_rate, duration).await?;
+    let double_cpu = processes::cpu_time(stack.server.pid())? - cpu_before;
     let after = Reading::of(&stack.server).await?;
     let server_side = ["201", "503"]
         .into_iter()
@@ -54,6 +59,7 @@ pub async fn run(stack: &Stack, capacity: f64, duration: Duration) -> anyhow::Re
         half,
         double,
         server_side,
+        double_cpu,
         left_in_progress,
     })
 }
@@ -71,7 +77,8 @@ pub fn unless_lagged(run: &OpenLoop, figure: impl FnOnce() -> String) -> String 
 }
 
 impl Overload {
-    pub fn rows(&self, table: &mut Table, pinning: &Pinning) {
+    /// The rows, `cpu_per_new_key` being the server's in the closed loop.
+    pub fn rows(&self, table: &mut Table, pinning: &Pinning, cpu_per_new_key: Duration) {
         let (half, double) = (&self.half, &self.double);
         let unpinned = if pinning.pinned { "" } else { ", UNPINNED" };
         table.fact(
@@ -114,6 +121,19 @@ impl Overload {
             }),
             ">= 90 %",
             double.lagged().is_none() && goodput >= 0.9,
+        );
+        // The server's CPU over the 2x run, per key it created, the shed requests' included:
+        // beside the closed loop's, what overload costs the core the admitted keys need. It
+        // holds even when the generator lagged (the run then sent fewer than it meant to).
+        let per_created = self.double_cpu / double.created.len().max(1) as u32;
+        table.fact(
+            "2x load: server CPU per key created, shed requests included",
+            format!(
+                "{} µs ({:.0} ms a second; the closed loop's: {} µs)",
+                per_created.as_micros(),
+                self.double_cpu.as_secs_f64() * 1000.0 / double.elapsed.as_secs_f64(),
+                cpu_per_new_key.as_micros(),
+            ),
         );
         let server_side = |status: &str| {
             self.server_side
