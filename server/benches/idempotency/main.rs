@@ -449,11 +449,7 @@ fn table(run: &Run) -> Table {
     }
     refund_rows(&mut table, &run.refund);
     // The server's CPU per new key is the median of the runs with the request log on.
-    let server_pairs: Vec<_> = run
-        .log_pairs
-        .iter()
-        .map(|(on, off)| (on.server, off.server))
-        .collect();
+    let server_pairs = each_side(&run.log_pairs, |usage| usage.server);
     let (cpu_new, cpu_unlogged, cpu_pairs) =
         pairs_medians(&server_pairs, |cpu| cpu.as_micros().to_string());
     for (name, cpu, limit) in [
@@ -480,11 +476,7 @@ fn table(run: &Run) -> Table {
         "<= +10 %",
         log_cpu <= 1.10,
     );
-    let database_pairs: Vec<_> = run
-        .log_pairs
-        .iter()
-        .map(|(on, off)| (on.database, off.database))
-        .collect();
+    let database_pairs = each_side(&run.log_pairs, |usage| usage.database);
     let (database_new, off, pairs) =
         pairs_medians(&database_pairs, |cpu| cpu.as_micros().to_string());
     table.fact(
@@ -517,11 +509,7 @@ fn table(run: &Run) -> Table {
             cpu_new.as_micros(),
         ),
     );
-    let busy_pairs: Vec<_> = run
-        .log_pairs
-        .iter()
-        .map(|(on, off)| (on.system_busy, off.system_busy))
-        .collect();
+    let busy_pairs = each_side(&run.log_pairs, |usage| usage.system_busy);
     let (on, off, pairs) = pairs_medians(&busy_pairs, |busy| busy.to_string());
     table.fact(
         "request log: system core busy, on / off",
@@ -654,6 +642,14 @@ fn pairs_medians<T: Ord + Copy + Default>(
         median(pairs.iter().map(|pair| pair.1)),
         listed.join(", "),
     )
+}
+
+/// Of each pair of [`Usage`]s, the figure `figure` of either side.
+fn each_side<T>(pairs: &[(Usage, Usage)], figure: impl Fn(&Usage) -> T) -> Vec<(T, T)> {
+    pairs
+        .iter()
+        .map(|(on, off)| (figure(on), figure(off)))
+        .collect()
 }
 
 /// The middle of `values` (the upper middle of an even count).

@@ -4,31 +4,30 @@
 //! database, and the share of the system's core the run left idle.
 
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use anyhow::Context;
 
 /// The CPU time (user and system) process `pid` has used so far.
 pub fn cpu_time(pid: u32) -> anyhow::Result<Duration> {
-    let ticks = stat_field(pid, 14)? + stat_field(pid, 15)?;
-    ticks_to_time(ticks)
+    ticks_to_time(stat_sum(pid, USED)?)
 }
 
 /// The CPU time of a process tree one level deep: `pid`, the children it runs now, and those
 /// that ended and were waited for (the kernel adds their time to `pid`'s `cutime` and `cstime`).
 /// A database cluster, given its postmaster: every backend and background process.
 pub fn tree_cpu_time(pid: u32) -> anyhow::Result<Duration> {
-    let ended = || stat_field(pid, 16).and_then(|user| Ok(user + stat_field(pid, 17)?));
     loop {
-        let before = ended()?;
-        let running = children(pid)?
+        let ended = stat_sum(pid, CHILDREN_USED)?;
+        let running: u64 = children(pid)?
             .into_iter()
-            .filter_map(|child| cpu_time(child).ok())
-            .sum::<Duration>();
+            .filter_map(|child| stat_sum(child, USED).ok())
+            .sum();
         // A child that ended while its siblings were read has its time in neither sum, or in
         // both: read them again (a backend of a pool ending, an autovacuum worker of seconds).
-        if ended()? == before {
-            return Ok(cpu_time(pid)? + running + ticks_to_time(before)?);
+        if stat_sum(pid, CHILDREN_USED)? == ended {
+            return ticks_to_time(stat_sum(pid, USED)? + running + ended);
         }
     }
 }
@@ -49,7 +48,7 @@ pub fn online_cpus() -> usize {
 
 /// The parent of `pid`.
 pub fn parent(pid: u32) -> anyhow::Result<u32> {
-    Ok(stat_field(pid, 4)? as u32)
+    Ok(u32::try_from(stat_sum(pid, &[4])?)?)
 }
 
 /// The processes whose parent is `pid`.
@@ -94,26 +93,41 @@ impl CpuTicks {
     }
 }
 
-/// Field `n` (numbered from 1, as in proc(5)) of `/proc/<pid>/stat`, from the 3rd on (the
-/// state, the parent, ...), which follow the command name (which may hold spaces).
-fn stat_field(pid: u32, n: usize) -> anyhow::Result<u64> {
+/// The fields of `/proc/<pid>/stat` (numbered from 1, as in proc(5)) with a process's own CPU
+/// time in clock ticks: utime and stime.
+const USED: &[usize] = &[14, 15];
+
+/// Those with the CPU time of its children that ended and were waited for: cutime and cstime.
+const CHILDREN_USED: &[usize] = &[16, 17];
+
+/// The sum of fields `numbers` of `/proc/<pid>/stat` (each from the 3rd on: the state, the
+/// parent, ..., which follow the command name, which may hold spaces), read once.
+fn stat_sum(pid: u32, numbers: &[usize]) -> anyhow::Result<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
     let (_, fields) = stat
         .rsplit_once(')')
         .with_context(|| format!("unexpected /proc/{pid}/stat"))?;
-    let field = fields
-        .split_whitespace()
-        .nth(n - 3)
-        .with_context(|| format!("short /proc/{pid}/stat"))?;
-    Ok(field.parse()?)
+    let fields: Vec<&str> = fields.split_whitespace().collect();
+    numbers.iter().try_fold(0, |sum, &n| {
+        let field = fields
+            .get(n - 3)
+            .with_context(|| format!("short /proc/{pid}/stat"))?;
+        Ok(sum + field.parse::<u64>()?)
+    })
 }
 
 fn ticks_to_time(ticks: u64) -> anyhow::Result<Duration> {
     Ok(Duration::from_secs_f64(ticks as f64 / clock_ticks()?))
 }
 
-/// Clock ticks per second, the unit of `/proc` times.
+/// Clock ticks per second, the unit of `/proc` times: `getconf CLK_TCK`, asked once (a reading
+/// of a database's tree reads dozens of processes).
 fn clock_ticks() -> anyhow::Result<f64> {
+    static TICKS: OnceLock<f64> = OnceLock::new();
+    if let Some(&ticks) = TICKS.get() {
+        return Ok(ticks);
+    }
     let output = Command::new("getconf").arg("CLK_TCK").output()?;
-    Ok(String::from_utf8_lossy(&output.stdout).trim().parse()?)
+    let ticks = String::from_utf8_lossy(&output.stdout).trim().parse()?;
+    Ok(*TICKS.get_or_init(|| ticks))
 }
