@@ -39,3 +39,20 @@ CREATE TABLE idempotency_outcomes (
     count bigint NOT NULL,
     PRIMARY KEY (merchant_id, hour, outcome)
 );
+
+-- The resource a completed record names, for a replay from the database in the key's own
+-- statement (`Once::renders_from`): a function, so that a new key's statement, which finds no
+-- record, does not pay for initialising a subquery it never runs.
+CREATE FUNCTION idempotency_resource_row(resource regclass, columns text, merchant text, id text)
+RETURNS json
+LANGUAGE plpgsql STABLE STRICT
+AS $$
+DECLARE
+    found json;
+BEGIN
+    EXECUTE format('SELECT row_to_json(r) FROM (SELECT %s FROM %s WHERE merchant_id = $1 AND id = $2) r',
+        columns, resource)
+        INTO found USING merchant, id;
+    RETURN found;
+END
+$$;

@@ -140,11 +140,21 @@ impl Idempotency {
         R: Fn(Resource) -> RFut,
         RFut: Future<Output = Result<StoredResponse, E>>,
     {
-        let once = || self.once(request);
         // A record made by another request between our look and our insert is seen on the
         // next pass, and a connection that broke is retried once; three passes settle these.
+        // The first pass expects the key to be free; the next ones take over a record that
+        // expired or failed ([`Once::taking_over`]).
         let mut connection_lost = false;
+        let mut first = true;
         for _ in 0..3 {
+            let once = || {
+                let once = self.once(request);
+                if first {
+                    once
+                } else {
+                    once.taking_over()
+                }
+            };
             // Before the statement, so that a deadline counted from here ends before the
             // record's, which the statement counts from its own start.
             let asked = Instant::now();
@@ -174,6 +184,7 @@ impl Idempotency {
             if let Some(answered) = self.answer_for(request, row, asked, &render).await {
                 return Ok(answered);
             }
+            first = false;
         }
         Err(
             anyhow::anyhow!("the idempotency record kept changing under three attempts in a row")

@@ -15,6 +15,15 @@
 //! [`Once::transaction`], for effects that need several statements (payouts, redeliveries).
 //! Either way a key already answered for is answered by one look-up, which reads the resource a
 //! `201` is rendered from with the record ([`Once::renders_from`]).
+//!
+//! [`Once::run`]'s first attempt expects the key to be free ([`fresh_look`]): the lock is taken
+//! only when no record is found, and the record is a plain insert. PostgreSQL initialises every
+//! node and expression of a statement's plan on each execution, so what a new key's statement
+//! does not hold it does not pay for. A record found expired, or failed by the two-phase path,
+//! sends the engine to a second attempt that writes its record in place of that one
+//! ([`Once::taking_over`], [`lock_and_look`]); a record committed by another request between
+//! the statement's snapshot and its lock makes the insert fail on the key, and the key is looked
+//! at again.
 
 use std::time::Duration;
 
@@ -56,30 +65,40 @@ struct Bound {
     ttl: Param,
 }
 
+/// The key's record as it stood before the statement, with the columns [`FoundRecord`] reads:
+/// the `SELECT` of the statement's first CTE.
+fn found_record(statement: &mut Statement, once: &Once, bound: &Bound) -> String {
+    let Bound {
+        merchant, key, ttl, ..
+    } = bound;
+    let resource_row = resource_row(statement, once.rendered_from, *merchant);
+    format!(
+        "SELECT endpoint::text AS endpoint, request_hash, status::text AS status, lease_token, \
+           coalesce(locked_until > now(), false) AS lease_live, \
+           created_at + make_interval(secs => {ttl}) <= now() AS expired, \
+           extract(epoch FROM created_at + make_interval(secs => {ttl}) - now())::float8 AS remaining, \
+           response_status, response_location, response_body, resource_type, resource_id, \
+           {resource_row} AS resource_row \
+         FROM idempotency_keys WHERE merchant_id = {merchant} AND key = {key}"
+    )
+}
+
 /// `WITH` the record as it stood before the statement, and the lock: the CTEs `found` and
 /// `lock` (empty when a record answers for the key, so a replay takes no lock), then `go`, one
-/// row when this request holds the key and may execute (after the fail point's pause).
+/// row when this request holds the key and may execute (after the fail point's pause). The
+/// shape of every statement but a first attempt's ([`fresh_look`]).
 fn lock_and_look(statement: &mut Statement, once: &Once) -> Bound {
     let bound = once.bind_request(statement);
+    let found = found_record(statement, once, &bound);
     let Bound {
-        merchant,
-        key,
         endpoint,
         request_hash,
-        ttl,
-    } = bound;
+        ..
+    } = &bound;
     let lock = statement.bind(lock_of(&once.scope, &once.key));
     let pause = statement.bind(crate::failpoints::pause(PAUSE).as_secs_f64());
-    let resource_row = ResourceRow(once.rendered_from, merchant);
     statement.push(format_args!(
-        "WITH found AS MATERIALIZED ( \
-           SELECT endpoint::text AS endpoint, request_hash, status::text AS status, lease_token, \
-             coalesce(locked_until > now(), false) AS lease_live, \
-             created_at + make_interval(secs => {ttl}) <= now() AS expired, \
-             extract(epoch FROM created_at + make_interval(secs => {ttl}) - now())::float8 AS remaining, \
-             response_status, response_location, response_body, resource_type, resource_id, \
-             {resource_row} AS resource_row \
-           FROM idempotency_keys WHERE merchant_id = {merchant} AND key = {key}), \
+        "WITH found AS MATERIALIZED ({found}), \
          lock AS MATERIALIZED ( \
            SELECT pg_try_advisory_xact_lock({lock}) AS held \
            WHERE NOT EXISTS (SELECT 1 FROM found WHERE NOT expired \
@@ -89,24 +108,43 @@ fn lock_and_look(statement: &mut Statement, once: &Once) -> Bound {
     bound
 }
 
+/// A first attempt's `WITH`: one CTE `found`, the record's columns (all `NULL` when there is
+/// none) and `locked`, the key's lock, tried only when there is no record at all; then `go`, as
+/// [`lock_and_look`]'s. A record of any kind answers (a replay, `409`, `422`) or sends the
+/// engine to a second attempt that takes it over, so the record is a plain insert
+/// ([`recording`]).
+fn fresh_look(statement: &mut Statement, once: &Once) -> Bound {
+    let bound = once.bind_request(statement);
+    let found = found_record(statement, once, &bound);
+    let lock = statement.bind(lock_of(&once.scope, &once.key));
+    let pause = statement.bind(crate::failpoints::pause(PAUSE).as_secs_f64());
+    statement.push(format_args!(
+        "WITH found AS MATERIALIZED ( \
+           SELECT CASE WHEN f.endpoint IS NULL THEN pg_try_advisory_xact_lock({lock}) END AS locked, \
+             f.* \
+           FROM (SELECT 1) AS one LEFT JOIN ({found}) f ON true), \
+         go AS MATERIALIZED (SELECT 1 AS go FROM found WHERE locked AND pg_sleep({pause})::text = '')"
+    ));
+    bound
+}
+
 /// The row a record's resource is rendered again from, as JSON: the columns `columns` of the
 /// row of `table` whose id the record names (the merchant's own), read in the record's own
 /// statement so that a replay from the database is one statement; `NULL` when no table is
-/// named ([`Once::renders_from`]).
-struct ResourceRow(Option<Rendered>, Param);
-
-impl std::fmt::Display for ResourceRow {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let Self(rendered, merchant) = self;
-        match rendered {
-            Some(Rendered { table, columns }) => write!(
-                f,
-                "(SELECT row_to_json(r) FROM (SELECT {columns} FROM {table} \
-                   WHERE merchant_id = {merchant} AND id = idempotency_keys.resource_id \
-                     AND idempotency_keys.response_body IS NULL) r)"
-            ),
-            None => f.write_str("NULL::json"),
+/// named ([`Once::renders_from`]). It is a call of `idempotency_resource_row` (migrations),
+/// made only when a completed record is found: a subquery would be initialised, with its index
+/// scan, in every execution, a new key's included.
+fn resource_row(statement: &mut Statement, rendered: Option<Rendered>, merchant: Param) -> String {
+    match rendered {
+        Some(Rendered { table, columns }) => {
+            let table = statement.bind(table);
+            let columns = statement.bind(columns);
+            format!(
+                "CASE WHEN response_body IS NULL THEN idempotency_resource_row({table}::regclass, \
+                   {columns}, {merchant}, resource_id) END"
+            )
         }
+        None => "NULL::json".to_owned(),
     }
 }
 
@@ -136,9 +174,22 @@ fn planned_answer(statement: &mut Statement, planned: &StoredResponse) {
     ));
 }
 
-/// `, recorded AS (…)`: the record, completed with the CTE `answer`, in place of none, of an
-/// expired one or of a failed one of the same request; empty when another took the key first.
-fn recording(statement: &mut Statement, bound: &Bound) {
+/// Which records a statement may write the key's over.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Attempt {
+    /// A first attempt of [`Once::run`], on a key expected to be free: a record only where there
+    /// is none ([`fresh_look`], a plain insert).
+    First,
+    /// Any other: a record in place of none, of an expired one or of a failed one of the same
+    /// request ([`lock_and_look`], an insert that updates such a record instead).
+    TakingOver,
+}
+
+/// `, recorded AS (…)`: the record, completed with the CTE `answer`, in place of none, or on a
+/// later attempt of an expired one or of a failed one of the same request; empty when another
+/// took the key first (on a first attempt, a record another request committed since the
+/// statement's snapshot fails the insert instead).
+fn recording(statement: &mut Statement, bound: &Bound, attempt: Attempt) {
     let Bound {
         merchant,
         key,
@@ -151,30 +202,46 @@ fn recording(statement: &mut Statement, bound: &Bound) {
            INSERT INTO idempotency_keys AS k (merchant_id, key, endpoint, request_hash, status, \
              response_status, response_location, response_body, resource_type, resource_id) \
            SELECT {merchant}, {key}, {endpoint}::idempotency_endpoint, {request_hash}, 'completed', \
-             a.status, a.location, a.body, a.resource_type, a.resource_id FROM answer a \
-           ON CONFLICT (merchant_id, key) DO UPDATE SET endpoint = EXCLUDED.endpoint, \
-             request_hash = EXCLUDED.request_hash, status = 'completed', recovery_point = NULL, \
-             lease_token = NULL, locked_until = NULL, \
-             response_status = EXCLUDED.response_status, response_location = EXCLUDED.response_location, \
-             response_body = EXCLUDED.response_body, resource_type = EXCLUDED.resource_type, \
-             resource_id = EXCLUDED.resource_id, error = NULL, \
-             attempts = CASE WHEN k.created_at + make_interval(secs => {ttl}) <= now() THEN NULL \
-               ELSE coalesce(k.attempts, 1) + 1 END, \
-             updated_at = CASE WHEN k.created_at + make_interval(secs => {ttl}) <= now() THEN NULL \
-               ELSE now() END, \
-             created_at = CASE WHEN k.created_at + make_interval(secs => {ttl}) <= now() THEN now() \
-               ELSE k.created_at END \
-           WHERE k.created_at + make_interval(secs => {ttl}) <= now() \
-             OR (k.status = 'failed' AND k.endpoint = EXCLUDED.endpoint AND k.request_hash = {request_hash}) \
-           RETURNING response_status)"
+             a.status, a.location, a.body, a.resource_type, a.resource_id FROM answer a"
     ));
+    if attempt == Attempt::TakingOver {
+        statement.push(format_args!(
+            " ON CONFLICT (merchant_id, key) DO UPDATE SET endpoint = EXCLUDED.endpoint, \
+               request_hash = EXCLUDED.request_hash, status = 'completed', recovery_point = NULL, \
+               lease_token = NULL, locked_until = NULL, \
+               response_status = EXCLUDED.response_status, response_location = EXCLUDED.response_location, \
+               response_body = EXCLUDED.response_body, resource_type = EXCLUDED.resource_type, \
+               resource_id = EXCLUDED.resource_id, error = NULL, \
+               attempts = CASE WHEN k.created_at + make_interval(secs => {ttl}) <= now() THEN NULL \
+                 ELSE coalesce(k.attempts, 1) + 1 END, \
+               updated_at = CASE WHEN k.created_at + make_interval(secs => {ttl}) <= now() THEN NULL \
+                 ELSE now() END, \
+               created_at = CASE WHEN k.created_at + make_interval(secs => {ttl}) <= now() THEN now() \
+                 ELSE k.created_at END \
+             WHERE k.created_at + make_interval(secs => {ttl}) <= now() \
+               OR (k.status = 'failed' AND k.endpoint = EXCLUDED.endpoint AND k.request_hash = {request_hash})"
+        ));
+    }
+    statement.push(" RETURNING response_status)");
 }
 
-/// What every shape's statement answers: the recorded status (none when it recorded nothing),
-/// whether it held the lock, and the record it found.
+/// What a statement of [`lock_and_look`]'s shape answers: the recorded status (none when it
+/// recorded nothing), whether it held the lock, and the record it found.
 const ANSWER: &str = " SELECT (SELECT response_status FROM recorded) AS recorded, \
        coalesce((SELECT held FROM lock), false) AS held, f.* \
      FROM (SELECT 1) AS one LEFT JOIN found f ON true";
+
+/// [`ANSWER`] for a statement of [`fresh_look`]'s shape, which tries the lock only when there
+/// is no record: `held` is also true when the record is one that the next attempt may write
+/// over (expired, or failed), so that the engine makes it ([`Once::taking_over`]), lock and all.
+const FRESH_ANSWER: &str = " SELECT (SELECT response_status FROM recorded) AS recorded, \
+       coalesce(locked, expired OR status = 'failed', false) AS held, found.* FROM found";
+
+/// Whether `err` is a first attempt's insert failing on a record of the key that another
+/// request committed after the statement's snapshot was taken ([`Attempt::First`]).
+fn recorded_meanwhile(err: &sqlx::Error) -> bool {
+    matches!(err, sqlx::Error::Database(db) if db.constraint() == Some("idempotency_keys_pkey"))
+}
 
 /// The lock and the look-up alone, recording nothing.
 fn looking(once: &Once) -> Statement {
@@ -201,6 +268,8 @@ pub struct Once {
     before_commit: Option<&'static str>,
     /// Where a recorded reference's resource is read from ([`Once::renders_from`]).
     rendered_from: Option<Rendered>,
+    /// Which records [`Once::run`]'s statement may write the key's over.
+    attempt: Attempt,
 }
 
 /// What a one-commit statement did: recorded this request's answer, or found the key held or
@@ -242,6 +311,7 @@ impl Once {
             on_broken_connection,
             before_commit: None,
             rendered_from: None,
+            attempt: Attempt::First,
         }
     }
 
@@ -251,6 +321,14 @@ impl Once {
     /// statement (as JSON, [`crate::Resource::row`]), and its replay takes no statement more.
     pub fn renders_from(mut self, table: &'static str, columns: &'static str) -> Self {
         self.rendered_from = Some(Rendered { table, columns });
+        self
+    }
+
+    /// Makes [`Once::run`]'s statement one that writes the record in place of an expired one or
+    /// of a failed one of the same request, as the engine's attempts after the first do (the
+    /// first found such a record, or lost the key to another request).
+    pub(crate) fn taking_over(mut self) -> Self {
+        self.attempt = Attempt::TakingOver;
         self
     }
 
@@ -297,11 +375,17 @@ impl Once {
         writes: impl FnOnce(&mut Statement, Param),
     ) -> Result<Ran, E> {
         let mut statement = Statement::new();
-        let bound = lock_and_look(&mut statement, self);
+        let bound = match self.attempt {
+            Attempt::First => fresh_look(&mut statement, self),
+            Attempt::TakingOver => lock_and_look(&mut statement, self),
+        };
         planned_answer(&mut statement, planned);
-        recording(&mut statement, &bound);
+        recording(&mut statement, &bound, self.attempt);
         writes(&mut statement, bound.merchant);
-        statement.push(ANSWER);
+        statement.push(match self.attempt {
+            Attempt::First => FRESH_ANSWER,
+            Attempt::TakingOver => ANSWER,
+        });
         let stop_at = self
             .before_commit
             .filter(|point| crate::failpoints::configured(point));
@@ -310,6 +394,7 @@ impl Once {
         }
         match self.statements.fetch_one(statement.query()?).await {
             Ok(row) => Ok(RanRow::from_row(&row)?.into_ran(planned)),
+            Err(err) if recorded_meanwhile(&err) => Ok(Ran::NotRecorded(self.look().await?)),
             Err(err) => self.broken(err),
         }
     }
@@ -329,6 +414,10 @@ impl Once {
         };
         let row = match statement.query()?.fetch_one(&mut *tx).await {
             Ok(row) => row,
+            Err(err) if recorded_meanwhile(&err) => {
+                tx.rollback().await?;
+                return Ok(Ran::NotRecorded(self.look().await?));
+            }
             Err(err) => return self.broken(err),
         };
         let ran = RanRow::from_row(&row)?.into_ran(planned);
@@ -427,7 +516,7 @@ impl OnceTransaction<'_> {
         statement.push("WITH go AS (SELECT 1 AS go)");
         let bound = self.once.bind_request(&mut statement);
         planned_answer(&mut statement, &response);
-        recording(&mut statement, &bound);
+        recording(&mut statement, &bound, Attempt::TakingOver);
         statement.push(" SELECT response_status FROM recorded");
         let recorded = statement.query()?.fetch_optional(&mut *self.tx).await?;
         if recorded.is_none() {

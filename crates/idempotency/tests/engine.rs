@@ -287,6 +287,50 @@ async fn a_hundred_parallel_duplicates_make_one_thing_and_all_get_its_answer() {
     assert_eq!(body(&replayed).unwrap(), first);
 }
 
+/// A first attempt expects the key to be free. A record that another request commits after
+/// the attempt's statement began (here a transaction that wrote it without the key's lock and
+/// commits while the attempt's insert waits on the key) fails that insert: the attempt answers
+/// with the committed record, byte for byte, and keeps nothing of its own effect.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_committed_under_a_first_attempt_is_its_answer() {
+    let pool = database("committed_under").await;
+    let ask = Ask::new("under", "mine");
+    let theirs = b"{\"id\":\"thing_theirs\"}".to_vec();
+    let mut other = pool.begin().await.unwrap();
+    sqlx::query(
+        "INSERT INTO idempotency_keys (merchant_id, key, endpoint, request_hash, status, \
+           response_status, response_body) \
+         VALUES ($1, $2, $3::idempotency_endpoint, $4, 'completed', 201, $5)",
+    )
+    .bind(&ask.merchant)
+    .bind(ask.key.as_str())
+    .bind(ask.endpoint)
+    .bind(&ask.request_hash)
+    .bind(&theirs)
+    .execute(&mut *other)
+    .await
+    .unwrap();
+
+    let attempt = tokio::spawn({
+        let pool = pool.clone();
+        async move { make_in_one_statement(&engine(&pool), &pool, &ask).await }
+    });
+    until_counted(
+        &pool,
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'",
+        "committed_under",
+        1,
+    )
+    .await;
+    other.commit().await.unwrap();
+
+    let outcome = attempt.await.unwrap();
+    assert!(matches!(outcome, Outcome::Replayed(_)), "{outcome:?}");
+    assert_eq!(body(&outcome).unwrap(), theirs);
+    assert_eq!(count(&pool, "things").await, 0, "its own effect is undone");
+    assert_eq!(count(&pool, "idempotency_keys").await, 1);
+}
+
 #[tokio::test]
 async fn a_key_reused_for_another_body_or_endpoint_is_refused_and_makes_nothing() {
     let pool = database("reuse").await;
