@@ -118,6 +118,9 @@ served() {
     curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break
     sleep 0.5
   done
+  # The workers' first rounds at start (a purge, the reconciliation) open connections of their
+  # own: let them end first, so that both servers' requests find the same pool.
+  sleep 5
   drive "served-$1-$RUN" "$1" >&2
   # Let the request log's writer write what was served (it flushes in batches).
   sleep 3
