@@ -331,6 +331,56 @@ async fn a_record_committed_under_a_first_attempt_is_its_answer() {
     assert_eq!(count(&pool, "idempotency_keys").await, 1);
 }
 
+/// A first attempt writes no record over one it finds: an expired record, or one that a
+/// two-phase request of the same body failed, sends the engine to a second attempt, which
+/// takes the key over and executes once.
+#[tokio::test]
+async fn an_expired_or_failed_record_is_taken_over_by_the_second_attempt() {
+    let pool = database("taken_over").await;
+    let engine = engine(&pool);
+    for (key, status, age) in [
+        ("expired", "completed", "2 days"),
+        ("failed", "failed", "1 minute"),
+    ] {
+        let ask = Ask::new(key, "again");
+        sqlx::query(
+            "INSERT INTO idempotency_keys (merchant_id, key, endpoint, request_hash, status, \
+               response_status, response_body, created_at) \
+             VALUES ($1, $2, $3::idempotency_endpoint, $4, $5::idempotency_status, 201, \
+               'the old answer', now() - $6::interval)",
+        )
+        .bind(&ask.merchant)
+        .bind(ask.key.as_str())
+        .bind(ask.endpoint)
+        .bind(&ask.request_hash)
+        .bind(status)
+        .bind(age)
+        .execute(&pool)
+        .await
+        .unwrap();
+
+        let outcome = make_in_one_statement(&engine, &pool, &ask).await;
+        assert!(
+            matches!(outcome, Outcome::Executed(_)),
+            "{key}: {outcome:?}"
+        );
+        let (status, fresh): (String, bool) = sqlx::query_as(
+            "SELECT status::text, created_at > now() - interval '1 minute' \
+             FROM idempotency_keys WHERE key = $1",
+        )
+        .bind(key)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        assert_eq!(status, "completed", "{key}");
+        if key == "expired" {
+            assert!(fresh, "an expired record is made anew");
+        }
+    }
+    assert_eq!(count(&pool, "things").await, 2, "each executed once");
+    assert_eq!(count(&pool, "idempotency_keys").await, 2);
+}
+
 #[tokio::test]
 async fn a_key_reused_for_another_body_or_endpoint_is_refused_and_makes_nothing() {
     let pool = database("reuse").await;
