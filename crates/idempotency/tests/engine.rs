@@ -287,6 +287,33 @@ async fn a_hundred_parallel_duplicates_make_one_thing_and_all_get_its_answer() {
     assert_eq!(body(&replayed).unwrap(), first);
 }
 
+/// Writes `ask`'s record by hand, as another request or an older version would have left it:
+/// `status`, answering `201` with `body`, made `age` (an interval) ago.
+async fn write_record(
+    conn: impl sqlx::PgExecutor<'_>,
+    ask: &Ask,
+    status: &str,
+    body: &[u8],
+    age: &str,
+) {
+    sqlx::query(
+        "INSERT INTO idempotency_keys (merchant_id, key, endpoint, request_hash, status, \
+           response_status, response_body, created_at) \
+         VALUES ($1, $2, $3::idempotency_endpoint, $4, $5::idempotency_status, 201, $6, \
+           now() - $7::interval)",
+    )
+    .bind(&ask.merchant)
+    .bind(ask.key.as_str())
+    .bind(ask.endpoint)
+    .bind(&ask.request_hash)
+    .bind(status)
+    .bind(body)
+    .bind(age)
+    .execute(conn)
+    .await
+    .unwrap();
+}
+
 /// A first attempt expects the key to be free. A record that another request commits after
 /// the attempt's statement began (here a transaction that wrote it without the key's lock and
 /// commits while the attempt's insert waits on the key) fails that insert: the attempt answers
@@ -297,19 +324,7 @@ async fn a_record_committed_under_a_first_attempt_is_its_answer() {
     let ask = Ask::new("under", "mine");
     let theirs = b"{\"id\":\"thing_theirs\"}".to_vec();
     let mut other = pool.begin().await.unwrap();
-    sqlx::query(
-        "INSERT INTO idempotency_keys (merchant_id, key, endpoint, request_hash, status, \
-           response_status, response_body) \
-         VALUES ($1, $2, $3::idempotency_endpoint, $4, 'completed', 201, $5)",
-    )
-    .bind(&ask.merchant)
-    .bind(ask.key.as_str())
-    .bind(ask.endpoint)
-    .bind(&ask.request_hash)
-    .bind(&theirs)
-    .execute(&mut *other)
-    .await
-    .unwrap();
+    write_record(&mut *other, &ask, "completed", &theirs, "0 seconds").await;
 
     let attempt = tokio::spawn({
         let pool = pool.clone();
@@ -343,21 +358,7 @@ async fn an_expired_or_failed_record_is_taken_over_by_the_second_attempt() {
         ("failed", "failed", "1 minute"),
     ] {
         let ask = Ask::new(key, "again");
-        sqlx::query(
-            "INSERT INTO idempotency_keys (merchant_id, key, endpoint, request_hash, status, \
-               response_status, response_body, created_at) \
-             VALUES ($1, $2, $3::idempotency_endpoint, $4, $5::idempotency_status, 201, \
-               'the old answer', now() - $6::interval)",
-        )
-        .bind(&ask.merchant)
-        .bind(ask.key.as_str())
-        .bind(ask.endpoint)
-        .bind(&ask.request_hash)
-        .bind(status)
-        .bind(age)
-        .execute(&pool)
-        .await
-        .unwrap();
+        write_record(&pool, &ask, status, b"the old answer", age).await;
 
         let outcome = make_in_one_statement(&engine, &pool, &ask).await;
         assert!(
