@@ -35,11 +35,11 @@ pub use engine::{Idempotency, Outcome, Reuse};
 pub use failure::Failure;
 pub use fingerprint::fingerprint;
 pub use key::{IdempotencyKey, InvalidKey};
-pub use once::{lock_key, Once, OnceTransaction, Ran};
+pub use once::{lock_key, Once, OnceTransaction, Ran, RunShapes};
 pub use outcomes::{last_hours, Hour, Outcomes};
 pub use request::IdempotentRequest;
 pub use response::{Resource, StoredResponse};
 pub use scope::Scope;
-pub use statement::{Param, Statement};
+pub use statement::{Param, Shape, Statement};
 #[cfg(feature = "two-phase")]
 pub use two_phase::{Effected, Lease};

@@ -25,6 +25,7 @@
 //! the statement's snapshot and its lock makes the insert fail on the key, and the key is looked
 //! at again.
 
+use std::fmt;
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
@@ -35,7 +36,7 @@ use crate::failure::Failure;
 use crate::request::{FoundRecord, IdempotentRequest};
 use crate::response::StoredResponse;
 use crate::scope::Scope;
-use crate::statement::{Param, Statement};
+use crate::statement::{Param, Shape, Statement};
 
 /// The fail point at which a one-commit effect pauses with its lock held (`return(ms)`).
 const PAUSE: &str = "idempotency.in_transaction";
@@ -57,6 +58,7 @@ fn lock_of(scope: &str, key: &str) -> i64 {
 }
 
 /// The request's values, bound once in each statement that names them.
+#[derive(Clone, Copy)]
 struct Bound {
     merchant: Param,
     key: Param,
@@ -67,20 +69,27 @@ struct Bound {
 
 /// The key's record as it stood before the statement, with the columns [`FoundRecord`] reads:
 /// the `SELECT` of the statement's first CTE.
-fn found_record(statement: &mut Statement, once: &Once, bound: &Bound) -> String {
+fn found_record(
+    statement: &mut Statement,
+    once: &Once,
+    bound: &Bound,
+) -> impl fmt::Display + use<> {
     let Bound {
         merchant, key, ttl, ..
-    } = bound;
-    let resource_row = resource_row(statement, once.rendered_from, *merchant);
-    format!(
-        "SELECT endpoint::text AS endpoint, request_hash, status::text AS status, lease_token, \
-           coalesce(locked_until > now(), false) AS lease_live, \
-           created_at + make_interval(secs => {ttl}) <= now() AS expired, \
-           extract(epoch FROM created_at + make_interval(secs => {ttl}) - now())::float8 AS remaining, \
-           response_status, response_location, response_body, resource_type, resource_id, \
-           {resource_row} AS resource_row \
-         FROM idempotency_keys WHERE merchant_id = {merchant} AND key = {key}"
-    )
+    } = *bound;
+    let resource_row = resource_row(statement, once.rendered_from, merchant);
+    fmt::from_fn(move |f| {
+        write!(
+            f,
+            "SELECT endpoint::text AS endpoint, request_hash, status::text AS status, lease_token, \
+               coalesce(locked_until > now(), false) AS lease_live, \
+               created_at + make_interval(secs => {ttl}) <= now() AS expired, \
+               extract(epoch FROM created_at + make_interval(secs => {ttl}) - now())::float8 AS remaining, \
+               response_status, response_location, response_body, resource_type, resource_id, \
+               {resource_row} AS resource_row \
+             FROM idempotency_keys WHERE merchant_id = {merchant} AND key = {key}"
+        )
+    })
 }
 
 /// `WITH` the record as it stood before the statement, and the lock: the CTEs `found` and
@@ -134,18 +143,21 @@ fn fresh_look(statement: &mut Statement, once: &Once) -> Bound {
 /// named ([`Once::renders_from`]). It is a call of `idempotency_resource_row` (migrations),
 /// made only when a completed record is found: a subquery would be initialised, with its index
 /// scan, in every execution, a new key's included.
-fn resource_row(statement: &mut Statement, rendered: Option<Rendered>, merchant: Param) -> String {
-    match rendered {
-        Some(Rendered { table, columns }) => {
-            let table = statement.bind(table);
-            let columns = statement.bind(columns);
-            format!(
-                "CASE WHEN response_body IS NULL THEN idempotency_resource_row({table}::regclass, \
-                   {columns}, {merchant}, resource_id) END"
-            )
-        }
-        None => "NULL::json".to_owned(),
-    }
+fn resource_row(
+    statement: &mut Statement,
+    rendered: Option<Rendered>,
+    merchant: Param,
+) -> impl fmt::Display + use<> {
+    let params = rendered
+        .map(|Rendered { table, columns }| (statement.bind(table), statement.bind(columns)));
+    fmt::from_fn(move |f| match params {
+        Some((table, columns)) => write!(
+            f,
+            "CASE WHEN response_body IS NULL THEN idempotency_resource_row({table}::regclass, \
+               {columns}, {merchant}, resource_id) END"
+        ),
+        None => f.write_str("NULL::json"),
+    })
 }
 
 /// Where a command's created resources are read from to render their `201` again.
@@ -250,6 +262,28 @@ fn looking(once: &Once) -> Statement {
     statement.push(", recorded AS (SELECT NULL::int2 AS response_status)");
     statement.push(ANSWER);
     statement
+}
+
+/// The texts of one command's [`Once::run`] statement, one for each attempt's shape: a `static`
+/// of the command, so that each text is composed once ([`Shape`]).
+pub struct RunShapes {
+    first: Shape,
+    taking_over: Shape,
+}
+
+impl RunShapes {
+    pub const fn new() -> Self {
+        Self {
+            first: Shape::new(),
+            taking_over: Shape::new(),
+        }
+    }
+}
+
+impl Default for RunShapes {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// A request on the one-commit path.
@@ -368,13 +402,30 @@ impl Once {
     /// look-up, its record completed with `planned`, and the effect's writes, which `writes`
     /// appends as CTEs (each preceded by `, `) given the param of the merchant's id. Each write
     /// must depend on a row of the CTE `recorded` (`… FROM recorded`), so that nothing is
-    /// written unless the record was.
+    /// written unless the record was. `shapes` is the command's own (a `static`): the
+    /// statement's text is composed once per attempt, so `writes` must write the same text
+    /// whatever the values it binds.
     pub async fn run<E: Failure>(
         &self,
+        shapes: &'static RunShapes,
         planned: &StoredResponse,
         writes: impl FnOnce(&mut Statement, Param),
     ) -> Result<Ran, E> {
-        let mut statement = Statement::new();
+        let shape = match self.attempt {
+            Attempt::First => &shapes.first,
+            Attempt::TakingOver => &shapes.taking_over,
+        };
+        self.run_statement(Statement::of_shape(shape), planned, writes)
+            .await
+    }
+
+    /// [`Once::run`], with the text composed into `statement`.
+    async fn run_statement<E: Failure>(
+        &self,
+        mut statement: Statement,
+        planned: &StoredResponse,
+        writes: impl FnOnce(&mut Statement, Param),
+    ) -> Result<Ran, E> {
         let bound = match self.attempt {
             Attempt::First => fresh_look(&mut statement, self),
             Attempt::TakingOver => lock_and_look(&mut statement, self),
@@ -440,8 +491,10 @@ impl Once {
     }
 
     /// Records a definitive refusal as the key's answer, with no effect.
+    /// Its text is composed each time: it depends on the command ([`Once::renders_from`]).
     pub(crate) async fn refuse<E: Failure>(&self, refusal: &StoredResponse) -> Result<Ran, E> {
-        self.run(refusal, |_, _| {}).await
+        self.run_statement(Statement::new(), refusal, |_, _| {})
+            .await
     }
 
     /// Runs an effect of several statements in one transaction with the key's record: opens it

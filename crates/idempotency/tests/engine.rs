@@ -8,7 +8,7 @@ use std::time::Duration;
 use kaadxpay_embedded_pg::{Durability, EmbeddedPostgres};
 use kaadxpay_idempotency::{
     fingerprint, Failure, Idempotency, IdempotencyKey, IdempotentRequest, Once, Outcome, Resource,
-    Reuse, Scope, Statement, StoredResponse,
+    Reuse, RunShapes, Scope, Statement, StoredResponse,
 };
 use kaadxpay_types::ids::MerchantId;
 use serde_json::{json, Value};
@@ -196,7 +196,14 @@ async fn try_make_named(
     let effect = |once: Once| async move {
         let id = format!("thing_{}", uuid_like());
         let response = created(&id, ask.name());
-        once.run::<TestError>(&response, |statement: &mut Statement, merchant| {
+        // One text for each way of naming the thing.
+        static AS_ASKED: RunShapes = RunShapes::new();
+        static BY_BACKEND: RunShapes = RunShapes::new();
+        let shapes = match named {
+            Named::AsAsked => &AS_ASKED,
+            Named::ByBackendAfter(_) => &BY_BACKEND,
+        };
+        once.run::<TestError>(shapes, &response, |statement: &mut Statement, merchant| {
             let id = statement.bind(&id);
             let (name, sleep) = match named {
                 Named::AsAsked => (statement.bind(ask.name()).to_string(), String::new()),

@@ -34,7 +34,8 @@ pub async fn execute<C: Command>(
         maker: merchant.maker.as_ref(),
         sealer: &state.sealer,
     };
-    match commands::run(state, &caller, &command).await {
+    // Boxed: the engine's future is large, and every layer above moves this one by value.
+    match Box::pin(commands::run(state, &caller, &command)).await {
         Ok(outcome) => render(outcome),
         Err(refused) => refused.into_response(),
     }

@@ -10,7 +10,7 @@ pub mod sealed;
 
 pub use kaadxpay_idempotency::{
     fingerprint, key, last_hours, lock_key, maintenance, Idempotency, IdempotencyKey,
-    IdempotentRequest, Once, Ran, Resource, Scope, StoredResponse,
+    IdempotentRequest, Once, Ran, Resource, RunShapes, Scope, StoredResponse,
 };
 
 /// What became of a request that carried a key, its faults as the contract's errors.

@@ -19,7 +19,7 @@ use super::money::{Amount, Currency};
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
 use crate::history::audit::{self, Action, Entry, ObjectType};
-use crate::idempotency::{Once, Ran, Resource, StoredResponse};
+use crate::idempotency::{Once, Ran, Resource, RunShapes, StoredResponse};
 use crate::payments::events::EventType;
 use crate::service::author::By;
 use crate::service::commands::{created_row, Caller, Command};
@@ -79,7 +79,8 @@ impl Command for CreateOrder {
         let once = once
             .before_commit("order.before_commit")
             .renders_from("orders", ORDER_COLUMNS);
-        once.run(&response, |statement, merchant| {
+        static SHAPES: RunShapes = RunShapes::new();
+        once.run(&SHAPES, &response, |statement, merchant| {
             let id = statement.bind(&order.id);
             let amount = statement.bind(order.amount);
             let currency = statement.bind(&order.currency);

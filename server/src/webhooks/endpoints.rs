@@ -18,7 +18,7 @@ use super::signature;
 use crate::contract::error::Error;
 use crate::contract::pagination::Page;
 use crate::history::audit::{self, Action, Entry, ObjectType};
-use crate::idempotency::{sealed, Once, Ran, StoredResponse};
+use crate::idempotency::{sealed, Once, Ran, RunShapes, StoredResponse};
 use crate::payments::events::EventType;
 use crate::service::author::By;
 use crate::service::commands::{Caller, Command};
@@ -125,7 +125,8 @@ impl Command for CreateEndpoint {
             endpoint.id.as_str(),
         )
         .after(endpoint.without_secret());
-        once.run(&response, |statement, merchant| {
+        static SHAPES: RunShapes = RunShapes::new();
+        once.run(&SHAPES, &response, |statement, merchant| {
             let id = statement.bind(&endpoint.id);
             let url = statement.bind(&endpoint.url);
             let events = statement.bind(&endpoint.events);

@@ -5,6 +5,7 @@
 //! (`payments::events`).
 
 use kaadxpay_types::ids::MerchantId;
+use std::fmt;
 use std::sync::LazyLock;
 
 use chrono::{DateTime, SubsecRound, Utc};
@@ -95,15 +96,18 @@ pub fn publishing(statement: &mut Statement, gate: &str, merchant: Param, event:
 
 /// A pending delivery of each event of `events` (a relation aliased `e`) to each live endpoint
 /// of its merchant that subscribes to its type.
-fn deliveries_of(events: &str) -> String {
-    format!(
-        "INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, status) \
-         SELECT gen_random_uuid(), w.merchant_id, e.id, w.id, 'pending' \
-         FROM {events} JOIN webhook_endpoints w ON w.merchant_id = e.merchant_id \
-         WHERE w.disabled_at IS NULL AND w.deleted_at IS NULL \
-           AND ('*' = ANY (w.events) OR e.event_type = ANY (w.events)) \
-         RETURNING 1"
-    )
+fn deliveries_of(events: &str) -> impl fmt::Display + '_ {
+    fmt::from_fn(move |f| {
+        write!(
+            f,
+            "INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, status) \
+             SELECT gen_random_uuid(), w.merchant_id, e.id, w.id, 'pending' \
+             FROM {events} JOIN webhook_endpoints w ON w.merchant_id = e.merchant_id \
+             WHERE w.disabled_at IS NULL AND w.deleted_at IS NULL \
+               AND ('*' = ANY (w.events) OR e.event_type = ANY (w.events)) \
+             RETURNING 1"
+        )
+    })
 }
 
 /// Records that `event_type` happened to `object`, in the caller's transaction, with a
@@ -136,6 +140,7 @@ pub async fn enqueue(
         deliveries_of(
             "(SELECT id, merchant_id, event_type FROM events WHERE merchant_id = $1 AND id = $2) e",
         )
+        .to_string()
     });
     Ok(sqlx::query(&STATEMENT)
         .bind(merchant_id)
