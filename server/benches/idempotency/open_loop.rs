@@ -29,7 +29,7 @@ use tokio::task::JoinSet;
 use crate::http1;
 use crate::load::Load;
 use crate::schedule::Schedule;
-use crate::stack::Stack;
+use crate::stack::{RawOrder, Stack};
 
 /// Keep-alive connections the open loop sends on, at most.
 pub const CONNECTIONS: usize = 256;
@@ -85,10 +85,31 @@ impl OpenLoop {
 /// requests out as they fall due ([`Schedule::pace`]); each of [`CONNECTIONS`] connection
 /// tasks takes the next when it is free, writes it into its own buffer and sends it
 /// ([`http1`]): no sleep, task or allocation per request (only the answer's timeout, which
-/// does not fire).
+/// does not fire). The connections run on a single-threaded runtime of their own, on a thread
+/// of its own: the generators share one core, where two worker threads would only take turns
+/// on it and steal each other's tasks.
 pub async fn run(
     stack: &Stack,
     prefix: &str,
+    rate: u32,
+    duration: Duration,
+) -> anyhow::Result<OpenLoop> {
+    let order = stack.raw_order();
+    let prefix = prefix.to_owned();
+    let generator = std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?
+            .block_on(send(order, prefix, rate, duration))
+    });
+    tokio::task::spawn_blocking(move || generator.join().expect("the generator does not panic"))
+        .await?
+}
+
+/// [`run`]'s requests, on the runtime they run on.
+async fn send(
+    order: RawOrder,
+    prefix: String,
     rate: u32,
     duration: Duration,
 ) -> anyhow::Result<OpenLoop> {
@@ -96,11 +117,10 @@ pub async fn run(
     let total = schedule.total();
     let due = Arc::new(Semaphore::new(0));
     let next = Arc::new(AtomicU64::new(0));
-    let order = stack.raw_order();
     let mut connections = JoinSet::new();
     for _ in 0..CONNECTIONS {
         let (due, next) = (due.clone(), next.clone());
-        let (order, prefix) = (order.clone(), prefix.to_owned());
+        let (order, prefix) = (order.clone(), prefix.clone());
         connections.spawn(async move {
             let mut connection = http1::Connection::new(&order.address);
             let mut request = Vec::with_capacity(512);
