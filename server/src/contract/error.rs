@@ -7,7 +7,8 @@ use kaadxpay_idempotency::key::InvalidKey;
 use kaadxpay_idempotency::Reuse;
 use kaadxpay_idempotency::{Failure, StoredResponse};
 use kaadxpay_types::ErrorCode;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -184,13 +185,28 @@ impl Error {
         }
     }
 
-    /// The exact bytes of the error body, so that a stored error replays byte for byte.
+    /// The exact bytes of the error body, so that a stored error replays byte for byte:
+    /// `{"error":{"code":…,"message":…,"param":…}}`, `param` only when there is one.
     pub fn body_bytes(&self) -> Vec<u8> {
-        let mut error = json!({"code": self.code().as_str(), "message": self.to_string()});
-        if let Some(param) = self.param() {
-            error["param"] = json!(param);
+        #[derive(Serialize)]
+        struct Body<'a> {
+            error: Fields<'a>,
         }
-        serde_json::to_vec(&json!({ "error": error })).expect("a JSON value serialises")
+        #[derive(Serialize)]
+        struct Fields<'a> {
+            code: &'a str,
+            message: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            param: Option<&'a str>,
+        }
+        let body = Body {
+            error: Fields {
+                code: self.code().as_str(),
+                message: self.to_string(),
+                param: self.param(),
+            },
+        };
+        serde_json::to_vec(&body).expect("an error body serialises")
     }
 }
 
@@ -359,6 +375,31 @@ mod tests {
         }
         assert!(!should_retry(409, "invalid_state_transition"));
         assert!(should_retry(502, "anything"));
+    }
+
+    /// Stored errors replay byte for byte, and new ones must read the same: each error's body is
+    /// the bytes the body built as a `serde_json::Value` gave (keys in order, `param` only
+    /// when there is one).
+    #[test]
+    fn an_errors_body_is_the_bytes_it_always_was() {
+        for (error, _) in every_error() {
+            let mut fields = serde_json::json!({
+                "code": error.code().as_str(),
+                "message": error.to_string(),
+            });
+            if let Some(param) = error.param() {
+                fields["param"] = serde_json::json!(param);
+            }
+            let expected = serde_json::to_vec(&serde_json::json!({ "error": fields })).unwrap();
+            assert_eq!(
+                String::from_utf8(error.body_bytes()).unwrap(),
+                String::from_utf8(expected).unwrap()
+            );
+        }
+        assert_eq!(
+            Error::invalid("amount", "too \"small\"").body_bytes(),
+            br#"{"error":{"code":"invalid_request","message":"too \"small\"","param":"amount"}}"#
+        );
     }
 
     #[test]

@@ -8,11 +8,9 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::extract::{ConnectInfo, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::HeaderMap;
-use axum::middleware::Next;
-use axum::response::Response;
 use ipnet::IpNet;
 
 const FORWARDED_FOR: &str = "x-forwarded-for";
@@ -95,19 +93,15 @@ fn hop_address(hop: &str) -> Option<IpAddr> {
         .or_else(|| hop.parse::<SocketAddr>().ok().map(|socket| socket.ip()))
 }
 
-/// Puts the request's [`ClientAddress`] into it, for everything after.
-pub async fn resolve(
-    State(proxies): State<TrustedProxies>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+/// Puts the request's [`ClientAddress`] into it, for everything after (the first step of
+/// [`super::middleware::enter`]).
+pub fn resolve(proxies: &TrustedProxies, request: &mut Request) {
     let peer = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(peer)| peer.ip());
     let client = peer.map(|peer| proxies.client_of(peer, request.headers()));
     request.extensions_mut().insert(ClientAddress(client));
-    next.run(request).await
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
-//! What every request passes through: a request id (the server's own, `req_…`, answered in
-//! `X-Request-Id`; an `X-Request-Id` the client sent is kept beside it), a tracing span carrying
-//! both, the request counters and latency histogram, and its deadlines (its body read in full,
-//! in time, before anything else runs); and what the API and console requests pass through:
-//! admission control.
+//! What every request passes through: its entrance (the client's address resolved, a request
+//! id, the server's own, `req_…`, answered in `X-Request-Id`, an `X-Request-Id` the client sent
+//! kept beside it, a tracing span carrying both, the request counters and latency histogram),
+//! and its deadlines (its body read in full, in time, before anything else runs, and text that
+//! cannot be stored refused); and what the API and console requests pass through: admission
+//! control.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -19,6 +20,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tracing::Instrument;
 use uuid::Uuid;
 
+use super::client::{self, TrustedProxies};
+use super::nul;
 use crate::contract::error::Error;
 use crate::contract::input::MAX_BODY_BYTES;
 
@@ -100,11 +103,22 @@ impl Observed {
     }
 }
 
-pub async fn observe(
-    State(observed): State<Observed>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+/// What every request passes first: its [`super::client::ClientAddress`] resolved, then
+/// [observed](observe). One layer for both: each layer is a service cloned and a future boxed
+/// per request.
+#[derive(Clone)]
+pub struct Entrance {
+    pub proxies: TrustedProxies,
+    pub observed: Observed,
+}
+
+pub async fn enter(State(entrance): State<Entrance>, mut request: Request, next: Next) -> Response {
+    client::resolve(&entrance.proxies, &mut request);
+    observe(&entrance.observed, request, next).await
+}
+
+/// The request's id, span, counters and latency around the rest of its serving.
+async fn observe(observed: &Observed, mut request: Request, next: Next) -> Response {
     let request_id = kaadxpay_types::ids::new_id("req");
     let client_request_id = request
         .headers()
@@ -150,7 +164,8 @@ pub struct Deadlines {
 
 /// Reads the body in full (at most 64 KiB: `413` above) before anything else runs, within the
 /// body deadline (`408 request_timeout` after it, and the connection closed), so a slow client
-/// holds no turn of admission, no database connection, nothing but its socket; then answers
+/// holds no turn of admission, no database connection, nothing but its socket; refuses text
+/// PostgreSQL cannot store ([`nul::refusal_of`]); then answers
 /// `503` for a request still being served at the total deadline (its handler dropped, as when a
 /// client goes away).
 pub async fn within_deadlines(
@@ -178,6 +193,9 @@ pub async fn within_deadlines(
             return closing(Error::RequestTimeout);
         }
     };
+    if let Some(refusal) = nul::refusal_of(&parts, &body) {
+        return refusal.into_response();
+    }
     let request = Request::from_parts(parts, Body::from(body));
     match tokio::time::timeout_at(total, next.run(request)).await {
         Ok(response) => response,

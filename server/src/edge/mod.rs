@@ -56,18 +56,16 @@ pub fn router(
         .layer(axum::middleware::from_fn_with_state(admission, admit))
         .merge(operations.with_state(state))
         .fallback(unknown_route)
-        .layer(axum::middleware::from_fn(nul::refuse_nul))
         .layer(axum::middleware::from_fn_with_state(
             deadlines,
             within_deadlines,
         ))
         .layer(CatchPanicLayer::custom(error::panic_response))
         .layer(axum::middleware::from_fn_with_state(
-            middleware::Observed::default(),
-            middleware::observe,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            proxies,
-            client::resolve,
+            middleware::Entrance {
+                proxies,
+                observed: middleware::Observed::default(),
+            },
+            middleware::enter,
         ))
 }

@@ -4,39 +4,34 @@
 //! holds it is a `400` naming that parameter. JSON bodies are checked where they are parsed
 //! ([`crate::contract::input::command`]), which names the field inside the body.
 
-use axum::extract::Request;
 use axum::http::header::CONTENT_TYPE;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::http::request::Parts;
 use percent_encoding::percent_decode;
 
 use crate::contract::error::Error;
-use crate::contract::input::MAX_BODY_BYTES;
 
 const FORM: &str = "application/x-www-form-urlencoded";
 
-pub async fn refuse_nul(request: Request, next: Next) -> Response {
-    if percent_decode(request.uri().path().as_bytes()).any(|byte| byte == 0) {
-        return Error::ResourceMissing("object").into_response();
+/// The refusal of a request whose path, query or form `body` (read in full by
+/// [`super::middleware::within_deadlines`]) holds U+0000; `None` for any other.
+pub fn refusal_of(parts: &Parts, body: &[u8]) -> Option<Error> {
+    if percent_decode(parts.uri.path().as_bytes()).any(|byte| byte == 0) {
+        return Some(Error::ResourceMissing("object"));
     }
-    if let Some(param) = request.uri().query().and_then(nul_field) {
-        return refusal(&param).into_response();
+    if let Some(param) = parts.uri.query().and_then(nul_field) {
+        return Some(refusal(&param));
     }
-    let is_form = request
-        .headers()
+    let is_form = parts
+        .headers
         .get(CONTENT_TYPE)
         .is_some_and(|value| value.as_bytes().starts_with(FORM.as_bytes()));
     if !is_form {
-        return next.run(request).await;
+        return None;
     }
-    let (parts, body) = request.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
-        return Error::RequestTooLarge(MAX_BODY_BYTES).into_response();
-    };
-    if let Some(param) = std::str::from_utf8(&bytes).ok().and_then(nul_field) {
-        return refusal(&param).into_response();
-    }
-    next.run(Request::from_parts(parts, bytes.into())).await
+    std::str::from_utf8(body)
+        .ok()
+        .and_then(nul_field)
+        .map(|param| refusal(&param))
 }
 
 fn refusal(param: &str) -> Error {

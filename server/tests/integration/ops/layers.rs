@@ -26,7 +26,7 @@ const ADAPTERS: [&str; 4] = ["http", "console", "edge", "service/startup"];
 
 /// The folders of `server/src` from the bottom up: a module may import its own rank or a lower
 /// one, never a higher. A module's rank is that of the longest entry it is within.
-const RANKS: [(&str, u8); 25] = [
+const RANKS: [(&str, u8); 26] = [
     // 0, the primitives, which know nothing of payments: the database, logs, mail, sealing
     // (`platform`), the API's errors, input and pages (`contract`), and the flags
     // (`service/config` and what they mean beyond clap, `service/flags`: leaves, see
@@ -58,11 +58,13 @@ const RANKS: [(&str, u8); 25] = [
     ("service/keyed", 5),
     ("service/state", 5),
     // 6, the adapters, and the request's pieces both read: the client's address, the request
-    // id and the request log's caller, which the edge's middleware sets.
+    // id and the request log's caller, which the edge's middleware sets, and the NUL refusal
+    // it runs.
     ("http", 6),
     ("console", 6),
     ("edge/client", 6),
     ("edge/middleware", 6),
+    ("edge/nul", 6),
     ("edge/request_log", 6),
     // 7, the edge: the router and the middleware every request passes, holding both adapters.
     ("edge", 7),
