@@ -6,7 +6,7 @@
 //!
 //! Requests go out on at most [`CONNECTIONS`] keep-alive connections, as a fleet of clients
 //! would send them, not one new connection per request; a request waits for a free one. A
-//! thread of its own keeps the schedule and lets the requests out as they fall due
+//! pacer that never sleeps keeps the schedule and lets the requests out as they fall due
 //! ([`crate::schedule`]); each connection is a task of its own writing the request's bytes
 //! ([`crate::http1`]), with no client library, pool, sleep or task per request in between, so
 //! that one core keeps a schedule of several thousand requests a second. Its send lag, from its
@@ -81,13 +81,13 @@ impl OpenLoop {
     }
 }
 
-/// Sends `rate` requests a second for `duration`, keys `<prefix>-<n>`: a pacer thread lets the
+/// Sends `rate` requests a second for `duration`, keys `<prefix>-<n>`: a pacer task lets the
 /// requests out as they fall due ([`Schedule::pace`]); each of [`CONNECTIONS`] connection
 /// tasks takes the next when it is free, writes it into its own buffer and sends it
 /// ([`http1`]): no sleep, task or allocation per request (only the answer's timeout, which
-/// does not fire). The connections run on a single-threaded runtime of their own, on a thread
-/// of its own: the generators share one core, where two worker threads would only take turns
-/// on it and steal each other's tasks.
+/// does not fire). The pacer and the connections run on a single-threaded runtime of their own,
+/// on a thread of its own: the generators share one core, where two worker threads would only
+/// take turns on it and steal each other's tasks.
 pub async fn run(
     stack: &Stack,
     prefix: &str,
@@ -141,7 +141,7 @@ async fn send(
     }
     let pacer = {
         let due = due.clone();
-        std::thread::spawn(move || schedule.pace(&due, CONNECTIONS))
+        tokio::spawn(async move { schedule.pace(&due, CONNECTIONS).await })
     };
     let mut outcome = OpenLoop {
         created: Vec::new(),
@@ -161,6 +161,6 @@ async fn send(
         }
     }
     outcome.elapsed = schedule.start().elapsed();
-    pacer.join().expect("the pacer does not panic");
+    pacer.await?;
     Ok(outcome)
 }

@@ -1,21 +1,18 @@
 //! The open loop's schedule: request `n` is due `n` intervals after the start, and a pacer lets
 //! the requests out as they fall due, as permits of a semaphore that the connections take.
-//! The pacer is a thread of its own that sleeps until the next request is due: a thread's sleep
-//! wakes within tens of microseconds, where a runtime's timer fires on the next millisecond at
-//! the earliest, which alone would put a send lag of up to a millisecond on every request. On a
-//! virtual machine a sleep can still wake a few hundred microseconds late (here: 0.15 ms at the
-//! median, 0.5 ms at p99, at 150 a second), so when the schedule leaves room (requests at least
-//! twice [`SPIN`] apart) the pacer sleeps until [`SPIN`] before the request is due and spins the
-//! rest (p99 0.03 ms); at higher rates it never spins, since its core also runs the connections.
-//! When it wakes late it lets out every request due by then at once, so the connections catch
-//! up.
+//! Nothing in the open loop ever waits to be woken: on this virtual machine a sleeping thread
+//! wakes 0.15 ms late at the median and 0.5 ms at p99 (a few milliseconds at worst), whether
+//! its sleep ends or another thread wakes it, which was the send lag of the 150 req/s run.
+//! So the pacer is a task on the connections' own single-threaded runtime that looks at the
+//! clock and yields, never sleeps: between two looks the runtime polls the sockets and runs the
+//! connections the permits woke, and since the pacer is always ready the runtime never parks.
+//! The generator's core is busy for the run's length, whatever the rate; it is the generator's
+//! alone. When a look comes late, every request due by then is let out at once, so the
+//! connections catch up.
 
 use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
-
-/// How long before a request is due the pacer stops sleeping and spins, when it spins.
-const SPIN: Duration = Duration::from_micros(500);
 
 #[derive(Clone, Copy)]
 pub struct Schedule {
@@ -60,27 +57,15 @@ impl Schedule {
 
     /// Adds a permit to `due` for each request as it falls due, then `then` more (for the
     /// takers that will find the schedule done); returns when all are out.
-    pub fn pace(&self, due: &Semaphore, then: usize) {
-        let spin = if self.interval >= 2 * SPIN {
-            SPIN
-        } else {
-            Duration::ZERO
-        };
+    pub async fn pace(&self, due: &Semaphore, then: usize) {
         let mut released = 0;
         while released < self.total {
-            let now = Instant::now();
-            let next = self.intended(released);
-            if next > now + spin {
-                std::thread::sleep(next - spin - now);
-                continue;
+            let now_due = self.due_at(Instant::now());
+            if now_due > released {
+                due.add_permits((now_due - released) as usize);
+                released = now_due;
             }
-            if next > now {
-                std::hint::spin_loop();
-                continue;
-            }
-            let now_due = self.due_at(now);
-            due.add_permits((now_due - released) as usize);
-            released = now_due;
+            tokio::task::yield_now().await;
         }
         due.add_permits(then);
     }

@@ -413,14 +413,14 @@ async fn the_open_loops_pacer_lets_each_request_out_at_its_time_and_never_before
     let due = std::sync::Arc::new(Semaphore::new(0));
     let pacer = {
         let due = due.clone();
-        std::thread::spawn(move || schedule.pace(&due, 3))
+        tokio::spawn(async move { schedule.pace(&due, 3).await })
     };
     let mut taken = Vec::new();
     for _ in 0..schedule.total() + 3 {
         due.acquire().await.unwrap().forget();
         taken.push(Instant::now());
     }
-    pacer.join().unwrap();
+    pacer.await.unwrap();
     assert_eq!(due.available_permits(), 0);
     assert_eq!(schedule.start(), start);
     let early: Vec<u64> = (0..schedule.total())
