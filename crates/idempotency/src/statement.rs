@@ -132,7 +132,7 @@ impl Statement {
         if let Some(error) = self.unencodable.take() {
             return Err(sqlx::Error::Encode(error));
         }
-        if let Some(shape) = self.shape.filter(|shape| shape.0.get().is_none()) {
+        if let (Some(shape), None) = (self.shape, self.known()) {
             let _ = shape.0.set(self.sql.clone());
         }
         let arguments = std::mem::take(&mut self.arguments);

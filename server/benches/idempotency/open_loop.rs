@@ -86,8 +86,8 @@ impl OpenLoop {
 /// tasks takes the next when it is free, writes it into its own buffer and sends it
 /// ([`http1`]): no sleep, task or allocation per request (only the answer's timeout, which
 /// does not fire). The pacer and the connections run on a single-threaded runtime of their own,
-/// on a thread of its own: the generators share one core, where two worker threads would only
-/// take turns on it and steal each other's tasks.
+/// on a blocking thread of the bench's runtime: the generators share one core, where two worker
+/// threads would only take turns on it and steal each other's tasks.
 pub async fn run(
     stack: &Stack,
     prefix: &str,
@@ -96,14 +96,13 @@ pub async fn run(
 ) -> anyhow::Result<OpenLoop> {
     let order = stack.raw_order();
     let prefix = prefix.to_owned();
-    let generator = std::thread::spawn(move || {
+    tokio::task::spawn_blocking(move || {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?
             .block_on(send(order, prefix, rate, duration))
-    });
-    tokio::task::spawn_blocking(move || generator.join().expect("the generator does not panic"))
-        .await?
+    })
+    .await?
 }
 
 /// [`run`]'s requests, on the runtime they run on.
