@@ -10,7 +10,9 @@
 
 use kaadxpay_types::ids::MerchantId;
 use kaadxpay_types::Verdict;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use axum::body::Body;
@@ -20,7 +22,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use bytes::Bytes;
 use chrono::Utc;
-use http_body_util::BodyExt;
+use http_body::{Frame, SizeHint};
 
 use super::client::ClientAddress;
 use super::middleware::{ClientRequestId, RequestId};
@@ -88,11 +90,8 @@ pub async fn record(State(log): State<RequestLog>, mut request: Request, next: N
     let request_body = Arc::new(Mutex::new(Capped::default()));
     let request = request.map(|body| {
         let request_body = request_body.clone();
-        Body::new(body.map_frame(move |frame| {
-            if let Some(data) = frame.data_ref() {
-                request_body.lock().expect("not poisoned").append(data);
-            }
-            frame
+        Body::new(Watched::new(body, move |data| {
+            request_body.lock().expect("not poisoned").append(data);
         }))
     });
     let (response, noted) = noted::noting(next.run(request)).await;
@@ -135,13 +134,51 @@ pub async fn record(State(log): State<RequestLog>, mut request: Request, next: N
         response_body: Capped::default(),
     };
     response.map(|body| {
-        Body::new(body.map_frame(move |frame| {
-            if let Some(data) = frame.data_ref() {
-                pending.response_body.append(data);
-            }
-            frame
+        Body::new(Watched::new(body, move |data| {
+            pending.response_body.append(data);
         }))
     })
+}
+
+/// A body passed on as it is, each of its data frames shown to `watch` on the way. Its size is
+/// the inner body's: an answer of known length keeps its `Content-Length` (a body mapped frame
+/// by frame has none, and went out chunked).
+struct Watched<W> {
+    inner: Body,
+    watch: W,
+}
+
+impl<W: FnMut(&Bytes)> Watched<W> {
+    fn new(inner: Body, watch: W) -> Self {
+        Self { inner, watch }
+    }
+}
+
+impl<W: FnMut(&Bytes) + Unpin> http_body::Body for Watched<W> {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let this = &mut *self;
+        let polled = Pin::new(&mut this.inner).poll_frame(cx);
+        if let Poll::Ready(Some(Ok(frame))) = &polled {
+            if let Some(data) = frame.data_ref() {
+                (this.watch)(data);
+            }
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// What is known of a request before it is served.

@@ -230,6 +230,31 @@ fn urlencode(text: &str) -> String {
     text.replace('+', "%2B").replace(':', "%3A")
 }
 
+/// Recording an answer keeps its length: a new key's answer, its replay and a list go out with
+/// their `Content-Length`, not chunked (a body mapped frame by frame has no size, and every
+/// `/v1` answer the log recorded went out chunked), and are recorded all the same.
+#[tokio::test]
+async fn a_recorded_answer_keeps_its_content_length() {
+    let app = spawn_app().await;
+    let created = post_order_with(&app, "k-length", ORDER, "client-length").await;
+    let replayed = post_order_with(&app, "k-length", ORDER, "client-length").await;
+    let listed = app.get_as(&app.merchant, "/v1/orders").await;
+    for (what, response) in [
+        ("created", created),
+        ("replayed", replayed),
+        ("listed", listed),
+    ] {
+        let headers = response.headers().clone();
+        assert!(
+            headers.get("transfer-encoding").is_none(),
+            "{what}: {headers:?}"
+        );
+        let length: usize = headers["content-length"].to_str().unwrap().parse().unwrap();
+        assert_eq!(response.bytes().await.unwrap().len(), length, "{what}");
+    }
+    wait_for_rows(&app, "request_log WHERE response_body IS NOT NULL", 3).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn secrets_and_ibans_never_reach_the_table() {
     let app = spawn_app().await;
