@@ -17,7 +17,10 @@ use crate::stack::Stack;
 const HISTOGRAM: &str = "kaadxpay_http_request_duration_seconds";
 
 pub struct Overload {
+    /// The closed loop's capacity: the median of `closed_loop`.
     capacity: f64,
+    /// The new-key runs' throughputs it is the median of, in req/s.
+    closed_loop: Vec<u64>,
     half_rate: u32,
     double_rate: u32,
     half: OpenLoop,
@@ -29,8 +32,14 @@ pub struct Overload {
     left_in_progress: i64,
 }
 
-/// Open loops at half and twice `capacity` requests a second, `duration` each.
-pub async fn run(stack: &Stack, capacity: f64, duration: Duration) -> anyhow::Result<Overload> {
+/// Open loops at half and twice the capacity, the median of the new-key runs' throughputs
+/// `closed_loop` (req/s), `duration` each.
+pub async fn run(
+    stack: &Stack,
+    closed_loop: &[u64],
+    duration: Duration,
+) -> anyhow::Result<Overload> {
+    let capacity = crate::median(closed_loop.iter().copied()) as f64;
     let half_rate = (capacity / 2.0).round().max(1.0) as u32;
     let double_rate = (capacity * 2.0).round().max(1.0) as u32;
     eprintln!("open loop at half the capacity, {half_rate} requests/s...");
@@ -54,6 +63,7 @@ pub async fn run(stack: &Stack, capacity: f64, duration: Duration) -> anyhow::Re
     let left_in_progress = database::in_progress(&stack.pool, "overload-").await?;
     Ok(Overload {
         capacity,
+        closed_loop: closed_loop.to_vec(),
         half_rate,
         double_rate,
         half,
@@ -84,8 +94,15 @@ impl Overload {
         table.fact(
             "overload: closed-loop capacity",
             format!(
-                "{:.0} req/s (the new-key wrk run); {}",
-                self.capacity, pinning.description
+                "{:.0} req/s (the median of the {} new-key wrk runs with the request log on: {}); {}",
+                self.capacity,
+                self.closed_loop.len(),
+                self.closed_loop
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                pinning.description
             ),
         );
         let half_all = half.all();
