@@ -545,6 +545,7 @@ pub struct StoredRun {
     pub applied: bool,
     #[schema(schema_with = run_statuses)]
     pub status: String,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub created_at: DateTime<Utc>,
     #[sqlx(skip)]
     #[serde(skip_serializing_if = "Option::is_none")]

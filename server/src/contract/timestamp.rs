@@ -2,14 +2,35 @@
 //! has, the form of chrono's own `Serialize`, made in a buffer and handed to the serializer in
 //! one piece. chrono's `Serialize` writes it through `collect_str`, which serde_json escapes
 //! write by write, some twenty per timestamp (the digits one at a time): a new order's answer
-//! and its event hold three (README, "Where a new key's instructions go").
+//! and its event hold three, a page of a hundred orders two hundred (README, "Where a new key's
+//! instructions go"). Every timestamp of the API's answers and events is written so.
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use serde::Serializer;
+use serde::{Serialize, Serializer};
 
-/// For `#[serde(serialize_with = "timestamp::rfc3339")]`.
+/// For `#[serde(serialize_with = "crate::contract::timestamp::rfc3339")]`.
 pub fn rfc3339<S: Serializer>(at: &DateTime<Utc>, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(&at.to_rfc3339_opts(SecondsFormat::AutoSi, true))
+}
+
+/// [`rfc3339`] of a timestamp that may be absent (`null`, as serde writes a `None`).
+pub fn rfc3339_option<S: Serializer>(
+    at: &Option<DateTime<Utc>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match at {
+        Some(at) => serializer.serialize_some(&Written(at)),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// A timestamp that [`rfc3339`] writes.
+struct Written<'a>(&'a DateTime<Utc>);
+
+impl Serialize for Written<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        rfc3339(self.0, serializer)
+    }
 }
 
 #[cfg(test)]
@@ -20,7 +41,10 @@ mod tests {
     use super::*;
 
     #[derive(Serialize)]
-    struct Written(#[serde(serialize_with = "rfc3339")] DateTime<Utc>);
+    struct Instant(#[serde(serialize_with = "rfc3339")] DateTime<Utc>);
+
+    #[derive(Serialize)]
+    struct Maybe(#[serde(serialize_with = "rfc3339_option")] Option<DateTime<Utc>>);
 
     /// Stored answers and delivered events hold chrono's bytes: a timestamp written here must be
     /// the same, whatever its fraction.
@@ -38,10 +62,16 @@ mod tests {
         ] {
             let at = second + chrono::Duration::nanoseconds(nanos);
             assert_eq!(
-                serde_json::to_string(&Written(at)).unwrap(),
+                serde_json::to_string(&Instant(at)).unwrap(),
                 serde_json::to_string(&at).unwrap(),
                 "{nanos} ns"
             );
+            assert_eq!(
+                serde_json::to_string(&Maybe(Some(at))).unwrap(),
+                serde_json::to_string(&Some(at)).unwrap(),
+                "{nanos} ns"
+            );
         }
+        assert_eq!(serde_json::to_string(&Maybe(None)).unwrap(), "null");
     }
 }

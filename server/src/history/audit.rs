@@ -127,6 +127,7 @@ pub const ROW_COLUMNS: &str = "id, created_at, actor_kind, actor, action, object
 #[derive(Debug, Clone, sqlx::FromRow, Serialize)]
 pub struct AuditRow {
     pub id: String,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub created_at: DateTime<Utc>,
     pub actor_kind: String,
     pub actor: String,

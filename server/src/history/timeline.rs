@@ -19,6 +19,7 @@ use crate::idempotency::record::KeyRecord;
 /// One thing that happened.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Entry {
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub at: DateTime<Utc>,
     /// What happened: `moment` names it, its other fields are its facts.
     #[serde(flatten)]

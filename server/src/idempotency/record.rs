@@ -36,8 +36,11 @@ pub struct KeyRecord {
     pub recovery_point: String,
     pub error: Option<String>,
     pub attempts: i32,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub created_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub updated_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub expires_at: DateTime<Utc>,
     /// The stored response's bytes: shown by the console, not part of the API's record. None
     /// for a `201` of the one-commit path, recorded as a reference to its resource.

@@ -18,7 +18,6 @@ use super::ledger::{self, Movement, Posting, Source};
 use super::money::{Amount, Currency};
 use crate::contract::error::Error;
 use crate::contract::pagination::{self, Filters, Page};
-use crate::contract::timestamp;
 use crate::history::audit::{self, Action, Entry, ObjectType};
 use crate::idempotency::{Once, Ran, Resource, RunShapes, StoredResponse};
 use crate::payments::events::EventType;
@@ -44,9 +43,9 @@ pub struct Order {
     pub description: Option<String>,
     #[schema(value_type = BTreeMap<String, String>)]
     pub metadata: Json<BTreeMap<String, String>>,
-    #[serde(serialize_with = "timestamp::rfc3339")]
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub created_at: DateTime<Utc>,
-    #[serde(serialize_with = "timestamp::rfc3339")]
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub updated_at: DateTime<Utc>,
 }
 

@@ -51,7 +51,9 @@ pub struct Payout {
     /// How many duplicate transfers of this payout reconciliation reversed (the payout itself
     /// stays `paid`).
     pub duplicates_reversed: i32,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub created_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub updated_at: DateTime<Utc>,
 }
 

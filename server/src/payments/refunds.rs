@@ -80,7 +80,9 @@ pub struct Refund {
     /// Why it failed (`partner_failed`, `partner_reversed`, or the partner's refusal code).
     pub failure_code: Option<String>,
     pub idempotency_key: String,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub created_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub updated_at: DateTime<Utc>,
 }
 

@@ -45,6 +45,7 @@ pub struct BalanceTransaction {
     pub balance_after: i64,
     #[sqlx(flatten)]
     pub source: ItemSource,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub created_at: DateTime<Utc>,
 }
 

@@ -40,6 +40,7 @@ pub struct TopUp {
     pub currency: String,
     /// The partner's incoming transfer (`in_…`) it credits; each is credited once.
     pub partner_incoming_id: String,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub created_at: DateTime<Utc>,
 }
 

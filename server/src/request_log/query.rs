@@ -18,6 +18,7 @@ pub struct LoggedRequest {
     pub id: String,
     /// Always `request`.
     pub object: String,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub created_at: DateTime<Utc>,
     pub method: String,
     /// The route template with its method.

@@ -43,10 +43,13 @@ pub struct Endpoint {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub secret: Option<String>,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub created_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339_option")]
     pub disabled_at: Option<DateTime<Utc>>,
     /// Until when deliveries are also signed with the secret before the last rotation; `null`
     /// until the first rotation.
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339_option")]
     pub previous_secret_expires_at: Option<DateTime<Utc>>,
 }
 

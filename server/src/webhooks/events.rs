@@ -26,6 +26,7 @@ pub struct Event {
     pub object: &'static str,
     #[schema(value_type = crate::payments::events::KnownEventType)]
     pub event_type: String,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub created_at: DateTime<Utc>,
     /// `{"object": {...}}`, as in the body sent to endpoints.
     #[schema(value_type = EventData)]
@@ -65,6 +66,7 @@ pub struct Delivery {
     pub status: String,
     pub attempt_count: i32,
     /// When the next attempt is due, while `pending`.
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339_option")]
     pub next_attempt_at: Option<DateTime<Utc>>,
     pub attempts: Vec<Attempt>,
 }
@@ -87,6 +89,7 @@ pub struct Attempt {
     pub status_code: Option<i16>,
     pub latency_ms: i32,
     pub error: Option<String>,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub at: DateTime<Utc>,
 }
 

@@ -301,6 +301,7 @@ pub struct RecoverBody {
 #[derive(Debug, Clone, Serialize)]
 pub struct Recover {
     pub endpoint_id: EndpointId,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub since: DateTime<Utc>,
 }
 

@@ -16,7 +16,6 @@ use sqlx::types::Json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::contract::timestamp;
 use crate::payments::events::EventType;
 
 /// The body of every attempt: `{"event_id", "event_type", "created_at", "data": {"object"}}`.
@@ -24,7 +23,7 @@ use crate::payments::events::EventType;
 struct Envelope<'a, T: Serialize> {
     event_id: Uuid,
     event_type: &'static str,
-    #[serde(serialize_with = "timestamp::rfc3339")]
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     created_at: DateTime<Utc>,
     data: Data<'a, T>,
     /// Marks an event sent by `POST …/test` (absent otherwise).

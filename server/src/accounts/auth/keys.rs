@@ -39,10 +39,13 @@ pub struct ApiKey {
     pub prefix: String,
     #[sqlx(try_from = "String")]
     pub access: Access,
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339")]
     pub created_at: DateTime<Utc>,
     /// When it was last used, to the minute.
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339_option")]
     pub last_used_at: Option<DateTime<Utc>>,
     /// When it stops (or stopped) working: set by a roll or a revocation.
+    #[serde(serialize_with = "crate::contract::timestamp::rfc3339_option")]
     pub expires_at: Option<DateTime<Utc>>,
     /// The email of the member it acts for (who made it, in the console or with a key of
     /// theirs), whose role bounds it at each use; `null` for a key made for the merchant.
