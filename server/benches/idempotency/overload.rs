@@ -17,9 +17,7 @@ use crate::stack::Stack;
 const HISTOGRAM: &str = "kaadxpay_http_request_duration_seconds";
 
 pub struct Overload {
-    /// The closed loop's capacity: the median of `closed_loop`.
-    capacity: f64,
-    /// The new-key runs' throughputs it is the median of, in req/s.
+    /// The new-key runs' throughputs, in req/s: the capacity is their median.
     closed_loop: Vec<u64>,
     half_rate: u32,
     double_rate: u32,
@@ -32,6 +30,11 @@ pub struct Overload {
     left_in_progress: i64,
 }
 
+/// The closed loop's capacity: the median of its runs' throughputs `closed_loop` (req/s).
+fn capacity(closed_loop: &[u64]) -> f64 {
+    crate::median(closed_loop.iter().copied()) as f64
+}
+
 /// Open loops at half and twice the capacity, the median of the new-key runs' throughputs
 /// `closed_loop` (req/s), `duration` each.
 pub async fn run(
@@ -39,7 +42,7 @@ pub async fn run(
     closed_loop: &[u64],
     duration: Duration,
 ) -> anyhow::Result<Overload> {
-    let capacity = crate::median(closed_loop.iter().copied()) as f64;
+    let capacity = capacity(closed_loop);
     let half_rate = (capacity / 2.0).round().max(1.0) as u32;
     let double_rate = (capacity * 2.0).round().max(1.0) as u32;
     eprintln!("open loop at half the capacity, {half_rate} requests/s...");
@@ -62,7 +65,6 @@ pub async fn run(
     tokio::time::sleep(Duration::from_secs(1)).await;
     let left_in_progress = database::in_progress(&stack.pool, "overload-").await?;
     Ok(Overload {
-        capacity,
         closed_loop: closed_loop.to_vec(),
         half_rate,
         double_rate,
@@ -95,7 +97,7 @@ impl Overload {
             "overload: closed-loop capacity",
             format!(
                 "{:.0} req/s (the median of the {} new-key wrk runs with the request log on: {}); {}",
-                self.capacity,
+                capacity(&self.closed_loop),
                 self.closed_loop.len(),
                 self.closed_loop
                     .iter()
@@ -126,7 +128,7 @@ impl Overload {
             }),
         );
         let created = double.created();
-        let goodput = created.throughput() / self.capacity;
+        let goodput = created.throughput() / capacity(&self.closed_loop);
         table.target(
             "2x load: goodput / capacity",
             unless_lagged(double, || {
