@@ -138,7 +138,11 @@ bare() {
   settle "$DIR/before-bare-$1"
   pgbench -h "$DIR" -p "$PGPORT" -U postgres -n -M prepared -c 1 -t "$1" -D "merchant=$MERCHANT_ID" \
     -f server/benches/idempotency/bare_effect.sql kaadxpay >"$OUT/pgbench-$1.log" 2>&1
-  for file in $(ended_since "$DIR/before-bare-$1"); do totals "$file"; done | sort -n | tail -1
+  local largest
+  largest=$(for file in $(ended_since "$DIR/before-bare-$1"); do echo "$(totals "$file") $file"; done \
+    | sort -n | tail -1)
+  cp "${largest#* }" "$OUT/bare-$1.cg"
+  echo "${largest%% *}"
 }
 
 RUN=$(date +%s%N)
@@ -157,4 +161,4 @@ print(f"PostgreSQL's instructions per new key (its backends): {per_key:,.0f} "
 print(f"per bare effect (its backend):                        {per_bare:,.0f}")
 print(f"new key / bare effect:                                {per_key / per_bare:.2f}")
 REPORT
-echo "callgrind files of each server's backends: $OUT/served-*/"
+echo "callgrind files of each server's backends: $OUT/served-*/; of the bare effect's: $OUT/bare-*.cg"

@@ -13,7 +13,7 @@ use crate::connections::StatementConnections;
 use crate::failure::Failure;
 use crate::once::{Once, Ran, RanRow};
 use crate::outcomes::Outcomes;
-use crate::request::{ExistingRecord, IdempotentRequest};
+use crate::request::{ExistingRecord, FoundRecord, IdempotentRequest};
 use crate::response::{Resource, StoredResponse};
 
 #[derive(Clone)]
@@ -260,7 +260,11 @@ impl Idempotency {
         RFut: Future<Output = Result<StoredResponse, E>>,
     {
         let held = row.held;
-        if let Some(existing) = row.found.existing().filter(|existing| !existing.expired) {
+        if let Some(existing) = row
+            .record
+            .map(FoundRecord::existing)
+            .filter(|existing| !existing.expired)
+        {
             if existing.endpoint != request.endpoint
                 || existing.request_hash != request.request_hash
             {

@@ -33,7 +33,7 @@ use sqlx::{FromRow, PgPool, Postgres, Transaction};
 
 use crate::connections::{self, StatementConnections};
 use crate::failure::Failure;
-use crate::request::{FoundRecord, IdempotentRequest};
+use crate::request::{record_row, FoundRecord, IdempotentRequest};
 use crate::response::StoredResponse;
 use crate::scope::Scope;
 use crate::statement::{Param, Shape, Statement};
@@ -67,27 +67,32 @@ struct Bound {
     ttl: Param,
 }
 
-/// The key's record as it stood before the statement, with the columns [`FoundRecord`] reads:
-/// the `SELECT` of the statement's first CTE.
+/// The key's record as it stood before the statement: the `SELECT` of the statement's first
+/// CTE, no row when there is none. Two columns: `record`, the [`FoundRecord`], and
+/// `replaceable`, whether this request may write its record over it (it expired, or it is this
+/// very request's, failed by the two-phase path).
 fn found_record(
     statement: &mut Statement,
     once: &Once,
     bound: &Bound,
 ) -> impl fmt::Display + use<> {
     let Bound {
-        merchant, key, ttl, ..
+        merchant,
+        key,
+        endpoint,
+        request_hash,
+        ttl,
     } = *bound;
     let resource_row = resource_row(statement, once.rendered_from, merchant);
+    let record = record_row("k", ttl, resource_row);
     fmt::from_fn(move |f| {
         write!(
             f,
-            "SELECT endpoint::text AS endpoint, request_hash, status::text AS status, lease_token, \
-               coalesce(locked_until > now(), false) AS lease_live, \
-               created_at + make_interval(secs => {ttl}) <= now() AS expired, \
-               extract(epoch FROM created_at + make_interval(secs => {ttl}) - now())::float8 AS remaining, \
-               response_status, response_location, response_body, resource_type, resource_id, \
-               {resource_row} AS resource_row \
-             FROM idempotency_keys WHERE merchant_id = {merchant} AND key = {key}"
+            "SELECT k.created_at + make_interval(secs => {ttl}) <= now() \
+               OR (k.status = 'failed' AND k.endpoint::text = {endpoint} \
+                 AND k.request_hash = {request_hash}) AS replaceable, \
+               {record} AS record \
+             FROM idempotency_keys k WHERE k.merchant_id = {merchant} AND k.key = {key}"
         )
     })
 }
@@ -99,29 +104,23 @@ fn found_record(
 fn lock_and_look(statement: &mut Statement, once: &Once) -> Bound {
     let bound = once.bind_request(statement);
     let found = found_record(statement, once, &bound);
-    let Bound {
-        endpoint,
-        request_hash,
-        ..
-    } = &bound;
     let lock = statement.bind(lock_of(&once.scope, &once.key));
     let pause = statement.bind(crate::failpoints::pause(PAUSE).as_secs_f64());
     statement.push(format_args!(
         "WITH found AS MATERIALIZED ({found}), \
          lock AS MATERIALIZED ( \
            SELECT pg_try_advisory_xact_lock({lock}) AS held \
-           WHERE NOT EXISTS (SELECT 1 FROM found WHERE NOT expired \
-             AND NOT (status = 'failed' AND endpoint = {endpoint} AND request_hash = {request_hash}))), \
+           WHERE NOT EXISTS (SELECT 1 FROM found WHERE NOT replaceable)), \
          go AS MATERIALIZED (SELECT 1 AS go FROM lock WHERE held AND pg_sleep({pause})::text = '')"
     ));
     bound
 }
 
-/// A first attempt's `WITH`: one CTE `found`, the record's columns (all `NULL` when there is
-/// none) and `locked`, the key's lock, tried only when there is no record at all; then `go`, as
-/// [`lock_and_look`]'s. A record of any kind answers (a replay, `409`, `422`) or sends the
-/// engine to a second attempt that takes it over, so the record is a plain insert
-/// ([`recording`]).
+/// A first attempt's `WITH`: one CTE `found`, the record and whether it is replaceable (both
+/// `NULL` when there is none), and `locked`, the key's lock, tried only when there is no record
+/// at all; then `go`, as [`lock_and_look`]'s. A record of any kind answers (a replay, `409`,
+/// `422`) or sends the engine to a second attempt that takes it over, so the record is a plain
+/// insert ([`recording`]).
 fn fresh_look(statement: &mut Statement, once: &Once) -> Bound {
     let bound = once.bind_request(statement);
     let found = found_record(statement, once, &bound);
@@ -129,8 +128,8 @@ fn fresh_look(statement: &mut Statement, once: &Once) -> Bound {
     let pause = statement.bind(crate::failpoints::pause(PAUSE).as_secs_f64());
     statement.push(format_args!(
         "WITH found AS MATERIALIZED ( \
-           SELECT CASE WHEN f.endpoint IS NULL THEN pg_try_advisory_xact_lock({lock}) END AS locked, \
-             f.* \
+           SELECT CASE WHEN f.replaceable IS NULL THEN pg_try_advisory_xact_lock({lock}) END \
+             AS locked, f.replaceable, f.record \
            FROM (SELECT 1) AS one LEFT JOIN ({found}) f ON true), \
          go AS MATERIALIZED (SELECT 1 AS go FROM found WHERE locked AND pg_sleep({pause})::text = '')"
     ));
@@ -240,14 +239,15 @@ fn recording(statement: &mut Statement, bound: &Bound, attempt: Attempt) {
 /// What a statement of [`lock_and_look`]'s shape answers: the recorded status (none when it
 /// recorded nothing), whether it held the lock, and the record it found.
 const ANSWER: &str = " SELECT (SELECT response_status FROM recorded) AS recorded, \
-       coalesce((SELECT held FROM lock), false) AS held, f.* \
+       coalesce((SELECT held FROM lock), false) AS held, f.record \
      FROM (SELECT 1) AS one LEFT JOIN found f ON true";
 
 /// [`ANSWER`] for a statement of [`fresh_look`]'s shape, which tries the lock only when there
 /// is no record: `held` is also true when the record is one that the next attempt may write
-/// over (expired, or failed), so that the engine makes it ([`Once::taking_over`]), lock and all.
+/// over (expired, or this request's, failed), so that the engine makes it
+/// ([`Once::taking_over`]), lock and all.
 const FRESH_ANSWER: &str = " SELECT (SELECT response_status FROM recorded) AS recorded, \
-       coalesce(locked, expired OR status = 'failed', false) AS held, found.* FROM found";
+       coalesce(locked, replaceable, false) AS held, record FROM found";
 
 /// Whether `err` is a first attempt's insert failing on a record of the key that another
 /// request committed after the statement's snapshot was taken ([`Attempt::First`]).
@@ -316,14 +316,12 @@ pub enum Ran {
     ConnectionLost,
 }
 
-/// A one-commit statement's answer ([`ANSWER`]); the record's columns are all `NULL` when it
-/// found none.
+/// A one-commit statement's answer ([`ANSWER`]): no record when it found none.
 #[derive(sqlx::FromRow)]
 pub struct RanRow {
     recorded: Option<i16>,
     pub(crate) held: bool,
-    #[sqlx(flatten)]
-    pub(crate) found: FoundRecord,
+    pub(crate) record: Option<FoundRecord>,
 }
 
 impl Once {

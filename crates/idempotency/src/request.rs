@@ -1,6 +1,7 @@
 //! What one POST asks of the engine, and the key's record as a statement found it.
 
 use crate::scope::Scope;
+use std::fmt;
 use std::time::Duration;
 
 use uuid::Uuid;
@@ -20,17 +21,24 @@ pub struct IdempotentRequest<'a> {
     pub request_id: &'a str,
 }
 
-/// A record as a statement found it: every column `NULL` when it found none.
-#[derive(sqlx::FromRow)]
+/// A record as a statement found it: one value of PostgreSQL's anonymous `record` type, the
+/// row [`record_row`] makes (`NULL` when the statement found none). One column rather than one
+/// per field, because PostgreSQL initialises each column of each node of a statement's plan on
+/// every execution (a tuple descriptor entry, a projection step), whether a record is found or
+/// not: a new key's statement, which finds none, carried the record's thirteen columns through
+/// five nodes, 43,000 of its 615,000 instructions. The fields are decoded in [`record_row`]'s
+/// order.
+#[derive(sqlx::Type)]
+#[sqlx(type_name = "record", no_pg_array)]
 pub struct FoundRecord {
-    endpoint: Option<String>,
-    request_hash: Option<Vec<u8>>,
-    status: Option<String>,
+    endpoint: String,
+    request_hash: Vec<u8>,
+    status: String,
     lease_token: Option<Uuid>,
-    lease_live: Option<bool>,
-    expired: Option<bool>,
+    lease_live: bool,
+    expired: bool,
     /// Seconds until the record expires (the TTL after `created_at`), by the statement's clock.
-    remaining: Option<f64>,
+    remaining: f64,
     response_status: Option<i16>,
     response_location: Option<String>,
     response_body: Option<Vec<u8>>,
@@ -38,26 +46,46 @@ pub struct FoundRecord {
     resource_id: Option<String>,
     /// The resource's row, read with the record when the statement names its table (the
     /// two-phase path's statements do not).
-    #[sqlx(default)]
     resource_row: Option<sqlx::types::Json<serde_json::Value>>,
 }
 
+/// The [`FoundRecord`] of the `idempotency_keys` row in scope as `{table}`, its expiry by the
+/// TTL bound as `ttl` (seconds), with `resource_row` (a `json` expression) as its resource's
+/// row.
+pub(crate) fn record_row(
+    table: &'static str,
+    ttl: impl fmt::Display,
+    resource_row: impl fmt::Display,
+) -> impl fmt::Display {
+    fmt::from_fn(move |f| {
+        write!(
+            f,
+            "ROW({table}.endpoint::text, {table}.request_hash, {table}.status::text, \
+               {table}.lease_token, coalesce({table}.locked_until > now(), false), \
+               {table}.created_at + make_interval(secs => {ttl}) <= now(), \
+               extract(epoch FROM {table}.created_at + make_interval(secs => {ttl}) - now())::float8, \
+               {table}.response_status, {table}.response_location, {table}.response_body, \
+               {table}.resource_type, {table}.resource_id, {resource_row})"
+        )
+    })
+}
+
 impl FoundRecord {
-    pub(crate) fn existing(self) -> Option<ExistingRecord> {
-        Some(ExistingRecord {
-            endpoint: self.endpoint?,
-            request_hash: self.request_hash?,
-            status: self.status?,
+    pub(crate) fn existing(self) -> ExistingRecord {
+        ExistingRecord {
+            endpoint: self.endpoint,
+            request_hash: self.request_hash,
+            status: self.status,
             lease_token: self.lease_token,
-            lease_live: self.lease_live?,
-            expired: self.expired?,
-            remaining: Duration::from_secs_f64(self.remaining?.max(0.0)),
+            lease_live: self.lease_live,
+            expired: self.expired,
+            remaining: Duration::from_secs_f64(self.remaining.max(0.0)),
             response_status: self.response_status,
             response_location: self.response_location,
             response_body: self.response_body,
             resource: self.resource_type.zip(self.resource_id),
             resource_row: self.resource_row.map(|row| row.0),
-        })
+        }
     }
 }
 

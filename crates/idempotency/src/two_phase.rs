@@ -10,6 +10,7 @@
 //! over by the next request with its key.
 
 use std::future::Future;
+use std::sync::LazyLock;
 
 use sqlx::{PgPool, Postgres, Transaction};
 use tracing::Instrument;
@@ -17,7 +18,7 @@ use uuid::Uuid;
 
 use crate::engine::{stored_response, Idempotency, Outcome};
 use crate::failure::Failure;
-use crate::request::{ExistingRecord, FoundRecord, IdempotentRequest};
+use crate::request::{record_row, ExistingRecord, FoundRecord, IdempotentRequest};
 use crate::response::StoredResponse;
 use crate::scope::Scope;
 use crate::statement::Statement;
@@ -77,12 +78,11 @@ enum Claim<E> {
 }
 
 /// The claim statement's answer: whether it inserted the record, else the record it found
-/// (all `NULL` when that record was not yet visible to it).
+/// (none when that record was not yet visible to it).
 #[derive(sqlx::FromRow)]
 struct ClaimRow {
     claimed: bool,
-    #[sqlx(flatten)]
-    found: FoundRecord,
+    record: Option<FoundRecord>,
 }
 
 impl Idempotency {
@@ -160,38 +160,38 @@ impl Idempotency {
             // One round trip: the claim, and the record as it stood if the claim lost. (The
             // statement's snapshot predates its own insert, so a won claim reads no record.)
             let lease_token = Uuid::new_v4();
-            let row: ClaimRow = sqlx::query_as(
-                "WITH claim AS ( \
-                   INSERT INTO idempotency_keys (merchant_id, key, endpoint, request_hash, status, \
-                     lease_token, locked_until, recovery_point, updated_at) \
-                   VALUES ($1, $2, $3::idempotency_endpoint, $4, 'in_progress', $5, \
-                     now() + make_interval(secs => $6), 'started', now()) \
-                   ON CONFLICT (merchant_id, key) DO NOTHING RETURNING 1) \
-                 SELECT EXISTS (SELECT 1 FROM claim) AS claimed, \
-                   k.endpoint::text AS endpoint, k.request_hash, k.status::text AS status, k.lease_token, \
-                   coalesce(k.locked_until > now(), false) AS lease_live, \
-                   k.created_at + make_interval(secs => $7) <= now() AS expired, \
-                   extract(epoch FROM k.created_at + make_interval(secs => $7) - now())::float8 AS remaining, \
-                   k.response_status, k.response_location, k.response_body, \
-                   k.resource_type, k.resource_id \
-                 FROM (SELECT 1) AS one \
-                 LEFT JOIN idempotency_keys k ON k.merchant_id = $1 AND k.key = $2",
-            )
-            .bind(request.scope.as_str())
-            .bind(request.key.as_str())
-            .bind(request.endpoint)
-            .bind(request_hash)
-            .bind(lease_token)
-            .bind(self.lease.as_secs_f64())
-            .bind(self.ttl.as_secs_f64())
-            .fetch_one(&self.pool)
-            .await?;
+            static CLAIM: LazyLock<String> = LazyLock::new(|| {
+                format!(
+                    "WITH claim AS ( \
+                       INSERT INTO idempotency_keys (merchant_id, key, endpoint, request_hash, \
+                         status, lease_token, locked_until, recovery_point, updated_at) \
+                       VALUES ($1, $2, $3::idempotency_endpoint, $4, 'in_progress', $5, \
+                         now() + make_interval(secs => $6), 'started', now()) \
+                       ON CONFLICT (merchant_id, key) DO NOTHING RETURNING 1) \
+                     SELECT EXISTS (SELECT 1 FROM claim) AS claimed, f.record \
+                     FROM (SELECT 1) AS one LEFT JOIN ( \
+                       SELECT {} AS record FROM idempotency_keys k \
+                       WHERE k.merchant_id = $1 AND k.key = $2) f ON true",
+                    record_row("k", "$7", "NULL::json")
+                )
+            });
+            let row: ClaimRow = sqlx::query_as(&CLAIM)
+                .bind(request.scope.as_str())
+                .bind(request.key.as_str())
+                .bind(request.endpoint)
+                .bind(request_hash)
+                .bind(lease_token)
+                .bind(self.lease.as_secs_f64())
+                .bind(self.ttl.as_secs_f64())
+                .fetch_one(&self.pool)
+                .await?;
             if row.claimed {
                 self.outcomes.count(request.scope, "new");
                 return Ok(Claim::Owned(self.owned(request, lease_token)));
             }
-            let existing = row.found.existing();
-            let Some(existing) = existing else { continue };
+            let Some(existing) = row.record.map(FoundRecord::existing) else {
+                continue;
+            };
 
             if !existing.expired {
                 if existing.endpoint != request.endpoint || existing.request_hash != request_hash {
