@@ -56,3 +56,27 @@ BEGIN
     RETURN found;
 END
 $$;
+
+-- The key's record as the engine's statements find it (`FoundRecord`): one anonymous record,
+-- its fields in the order the engine decodes them, read by the statement's clock, with its
+-- resource's row when `resource` names the table. A function, so that a new key's statement,
+-- which finds no record, does not initialise the fields' expressions.
+CREATE FUNCTION idempotency_found(k idempotency_keys, ttl float8, resource text, columns text)
+RETURNS record
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    found record;
+BEGIN
+    SELECT k.endpoint::text, k.request_hash, k.status::text, k.lease_token,
+        coalesce(k.locked_until > now(), false),
+        k.created_at + make_interval(secs => ttl) <= now(),
+        extract(epoch FROM k.created_at + make_interval(secs => ttl) - now())::float8,
+        k.response_status, k.response_location, k.response_body, k.resource_type, k.resource_id,
+        CASE WHEN k.response_body IS NULL AND resource IS NOT NULL
+            THEN idempotency_resource_row(resource::regclass, columns, k.merchant_id, k.resource_id)
+        END
+    INTO found;
+    RETURN found;
+END
+$$;

@@ -13,7 +13,7 @@ use crate::connections::StatementConnections;
 use crate::failure::Failure;
 use crate::once::{Once, Ran, RanRow};
 use crate::outcomes::Outcomes;
-use crate::request::{ExistingRecord, FoundRecord, IdempotentRequest};
+use crate::request::{ExistingRecord, IdempotentRequest};
 use crate::response::{Resource, StoredResponse};
 
 #[derive(Clone)]
@@ -259,12 +259,8 @@ impl Idempotency {
         R: Fn(Resource) -> RFut,
         RFut: Future<Output = Result<StoredResponse, E>>,
     {
-        let held = row.held;
-        if let Some(existing) = row
-            .record
-            .map(FoundRecord::existing)
-            .filter(|existing| !existing.expired)
-        {
+        let (existing, held) = row.found(request);
+        if let Some(existing) = existing.filter(|existing| !existing.expired) {
             if existing.endpoint != request.endpoint
                 || existing.request_hash != request.request_hash
             {

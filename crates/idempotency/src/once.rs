@@ -33,7 +33,7 @@ use sqlx::{FromRow, PgPool, Postgres, Transaction};
 
 use crate::connections::{self, StatementConnections};
 use crate::failure::Failure;
-use crate::request::{record_row, FoundRecord, IdempotentRequest};
+use crate::request::{found_call, ExistingRecord, FoundRecord, IdempotentRequest};
 use crate::response::StoredResponse;
 use crate::scope::Scope;
 use crate::statement::{Param, Shape, Statement};
@@ -67,31 +67,27 @@ struct Bound {
     ttl: Param,
 }
 
-/// The key's record as it stood before the statement: the `SELECT` of the statement's first
-/// CTE, no row when there is none. Two columns: `record`, the [`FoundRecord`], and
-/// `replaceable`, whether this request may write its record over it (it expired, or it is this
-/// very request's, failed by the two-phase path).
-fn found_record(
+/// The key's record as it stood before the statement, as the column `record`
+/// ([`FoundRecord`], read with the row of the resource it names when the command
+/// [renders from](Once::renders_from) one): the `SELECT` of the statement's first CTE, no row
+/// when there is none. `also` adds columns of its own before it.
+fn found_record<A: fmt::Display>(
     statement: &mut Statement,
     once: &Once,
     bound: &Bound,
-) -> impl fmt::Display + use<> {
+    also: A,
+) -> impl fmt::Display + use<A> {
     let Bound {
-        merchant,
-        key,
-        endpoint,
-        request_hash,
-        ttl,
+        merchant, key, ttl, ..
     } = *bound;
-    let resource_row = resource_row(statement, once.rendered_from, merchant);
-    let record = record_row("k", ttl, resource_row);
+    let rendered = once.rendered_from;
+    let resource = statement.bind(rendered.map(|rendered| rendered.table));
+    let columns = statement.bind(rendered.map(|rendered| rendered.columns));
+    let record = found_call(ttl, resource, columns);
     fmt::from_fn(move |f| {
         write!(
             f,
-            "SELECT k.created_at + make_interval(secs => {ttl}) <= now() \
-               OR (k.status = 'failed' AND k.endpoint::text = {endpoint} \
-                 AND k.request_hash = {request_hash}) AS replaceable, \
-               {record} AS record \
+            "SELECT {also}{record} AS record \
              FROM idempotency_keys k WHERE k.merchant_id = {merchant} AND k.key = {key}"
         )
     })
@@ -103,7 +99,20 @@ fn found_record(
 /// shape of every statement but a first attempt's ([`fresh_look`]).
 fn lock_and_look(statement: &mut Statement, once: &Once) -> Bound {
     let bound = once.bind_request(statement);
-    let found = found_record(statement, once, &bound);
+    let Bound {
+        endpoint,
+        request_hash,
+        ttl,
+        ..
+    } = bound;
+    // Whether this request may write its record over the one found: it expired, or it is this
+    // very request's, failed by the two-phase path ([`ExistingRecord::replaceable_by`]).
+    let replaceable = format!(
+        "k.created_at + make_interval(secs => {ttl}) <= now() \
+           OR (k.status = 'failed' AND k.endpoint::text = {endpoint} \
+             AND k.request_hash = {request_hash}) AS replaceable, "
+    );
+    let found = found_record(statement, once, &bound, replaceable);
     let lock = statement.bind(lock_of(&once.scope, &once.key));
     let pause = statement.bind(crate::failpoints::pause(PAUSE).as_secs_f64());
     statement.push(format_args!(
@@ -116,47 +125,24 @@ fn lock_and_look(statement: &mut Statement, once: &Once) -> Bound {
     bound
 }
 
-/// A first attempt's `WITH`: one CTE `found`, the record and whether it is replaceable (both
-/// `NULL` when there is none), and `locked`, the key's lock, tried only when there is no record
-/// at all; then `go`, as [`lock_and_look`]'s. A record of any kind answers (a replay, `409`,
-/// `422`) or sends the engine to a second attempt that takes it over, so the record is a plain
-/// insert ([`recording`]).
+/// A first attempt's `WITH`: one CTE `found`, the record (`NULL` when there is none) and
+/// `locked`, the key's lock, tried only when there is no record at all; then `go`, as
+/// [`lock_and_look`]'s. A record of any kind answers (a replay, `409`, `422`) or sends the
+/// engine to a second attempt that takes it over, so the record is a plain insert
+/// ([`recording`]).
 fn fresh_look(statement: &mut Statement, once: &Once) -> Bound {
     let bound = once.bind_request(statement);
-    let found = found_record(statement, once, &bound);
+    let found = found_record(statement, once, &bound, "");
     let lock = statement.bind(lock_of(&once.scope, &once.key));
     let pause = statement.bind(crate::failpoints::pause(PAUSE).as_secs_f64());
     statement.push(format_args!(
         "WITH found AS MATERIALIZED ( \
-           SELECT CASE WHEN f.replaceable IS NULL THEN pg_try_advisory_xact_lock({lock}) END \
-             AS locked, f.replaceable, f.record \
+           SELECT CASE WHEN f.record IS NULL THEN pg_try_advisory_xact_lock({lock}) END \
+             AS locked, f.record \
            FROM (SELECT 1) AS one LEFT JOIN ({found}) f ON true), \
          go AS MATERIALIZED (SELECT 1 AS go FROM found WHERE locked AND pg_sleep({pause})::text = '')"
     ));
     bound
-}
-
-/// The row a record's resource is rendered again from, as JSON: the columns `columns` of the
-/// row of `table` whose id the record names (the merchant's own), read in the record's own
-/// statement so that a replay from the database is one statement; `NULL` when no table is
-/// named ([`Once::renders_from`]). It is a call of `idempotency_resource_row` (migrations),
-/// made only when a completed record is found: a subquery would be initialised, with its index
-/// scan, in every execution, a new key's included.
-fn resource_row(
-    statement: &mut Statement,
-    rendered: Option<Rendered>,
-    merchant: Param,
-) -> impl fmt::Display + use<> {
-    let params = rendered
-        .map(|Rendered { table, columns }| (statement.bind(table), statement.bind(columns)));
-    fmt::from_fn(move |f| match params {
-        Some((table, columns)) => write!(
-            f,
-            "CASE WHEN response_body IS NULL THEN idempotency_resource_row({table}::regclass, \
-               {columns}, {merchant}, resource_id) END"
-        ),
-        None => f.write_str("NULL::json"),
-    })
 }
 
 /// Where a command's created resources are read from to render their `201` again.
@@ -237,17 +223,16 @@ fn recording(statement: &mut Statement, bound: &Bound, attempt: Attempt) {
 }
 
 /// What a statement of [`lock_and_look`]'s shape answers: the recorded status (none when it
-/// recorded nothing), whether it held the lock, and the record it found.
+/// recorded nothing), whether it took the lock (none when it tried none: the record found
+/// answers for the key), and the record it found.
 const ANSWER: &str = " SELECT (SELECT response_status FROM recorded) AS recorded, \
-       coalesce((SELECT held FROM lock), false) AS held, f.record \
+       (SELECT held FROM lock) AS held, f.record \
      FROM (SELECT 1) AS one LEFT JOIN found f ON true";
 
 /// [`ANSWER`] for a statement of [`fresh_look`]'s shape, which tries the lock only when there
-/// is no record: `held` is also true when the record is one that the next attempt may write
-/// over (expired, or this request's, failed), so that the engine makes it
-/// ([`Once::taking_over`]), lock and all.
+/// is no record.
 const FRESH_ANSWER: &str = " SELECT (SELECT response_status FROM recorded) AS recorded, \
-       coalesce(locked, replaceable, false) AS held, record FROM found";
+       locked AS held, record FROM found";
 
 /// Whether `err` is a first attempt's insert failing on a record of the key that another
 /// request committed after the statement's snapshot was taken ([`Attempt::First`]).
@@ -316,12 +301,13 @@ pub enum Ran {
     ConnectionLost,
 }
 
-/// A one-commit statement's answer ([`ANSWER`]): no record when it found none.
+/// A one-commit statement's answer ([`ANSWER`]): no record when it found none, and no `held`
+/// when it tried no lock because of the record it found ([`RanRow::held`]).
 #[derive(sqlx::FromRow)]
 pub struct RanRow {
     recorded: Option<i16>,
-    pub(crate) held: bool,
-    pub(crate) record: Option<FoundRecord>,
+    held: Option<bool>,
+    record: Option<FoundRecord>,
 }
 
 impl Once {
@@ -525,7 +511,8 @@ impl Once {
             Err(err) => return self.broken(err).map(Err),
         };
         let row = RanRow::from_row(&row)?;
-        if !row.held {
+        // No lock tried (a record answers for the key), or another request holds it.
+        if row.held != Some(true) {
             return Ok(Err(Ran::NotRecorded(row)));
         }
         Ok(Ok(OnceTransaction { once: self, tx }))
@@ -592,6 +579,20 @@ impl Once {
 }
 
 impl RanRow {
+    /// The record found, and whether the key is this request's to execute next: the statement
+    /// took its lock, or, trying none for the record it found, that record is one this request
+    /// may write over ([`ExistingRecord::replaceable_by`]), which the next attempt does, lock
+    /// and all ([`Once::taking_over`]).
+    pub(crate) fn found(self, request: &IdempotentRequest<'_>) -> (Option<ExistingRecord>, bool) {
+        let existing = self.record.map(FoundRecord::existing);
+        let held = self.held.unwrap_or_else(|| {
+            existing
+                .as_ref()
+                .is_some_and(|existing| existing.replaceable_by(request))
+        });
+        (existing, held)
+    }
+
     fn into_ran(self, planned: &StoredResponse) -> Ran {
         match self.recorded {
             Some(_) => Ran::Recorded(planned.clone()),

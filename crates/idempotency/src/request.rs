@@ -21,12 +21,13 @@ pub struct IdempotentRequest<'a> {
     pub request_id: &'a str,
 }
 
-/// A record as a statement found it: one value of PostgreSQL's anonymous `record` type, the
-/// row [`record_row`] makes (`NULL` when the statement found none). One column rather than one
-/// per field, because PostgreSQL initialises each column of each node of a statement's plan on
-/// every execution (a tuple descriptor entry, a projection step), whether a record is found or
-/// not: a new key's statement, which finds none, carried the record's thirteen columns through
-/// five nodes, 43,000 of its 615,000 instructions. The fields are decoded in [`record_row`]'s
+/// A record as a statement found it: one value of PostgreSQL's anonymous `record` type, made by
+/// the function `idempotency_found` (migrations), which [`found_call`] calls; `NULL` when the
+/// statement found none. One column rather than one per field, and made by a function rather
+/// than by the statement's own expressions, because PostgreSQL initialises each column and each
+/// expression of a statement's plan on every execution, whether a record is found or not: as
+/// thirteen columns read by thirteen expressions, the record cost a new key's statement, which
+/// finds none, 63,000 of its 615,000 instructions. The fields are decoded in the function's
 /// order.
 #[derive(sqlx::Type)]
 #[sqlx(type_name = "record", no_pg_array)]
@@ -49,25 +50,15 @@ pub struct FoundRecord {
     resource_row: Option<sqlx::types::Json<serde_json::Value>>,
 }
 
-/// The [`FoundRecord`] of the `idempotency_keys` row in scope as `{table}`, its expiry by the
-/// TTL bound as `ttl` (seconds), with `resource_row` (a `json` expression) as its resource's
-/// row.
-pub(crate) fn record_row(
-    table: &'static str,
+/// The [`FoundRecord`] of the `idempotency_keys` row in scope as `k`, its expiry by the TTL
+/// `ttl` (seconds), with the row of its resource in table `resource` (its columns `columns`;
+/// both text, `NULL` for none).
+pub(crate) fn found_call(
     ttl: impl fmt::Display,
-    resource_row: impl fmt::Display,
+    resource: impl fmt::Display,
+    columns: impl fmt::Display,
 ) -> impl fmt::Display {
-    fmt::from_fn(move |f| {
-        write!(
-            f,
-            "ROW({table}.endpoint::text, {table}.request_hash, {table}.status::text, \
-               {table}.lease_token, coalesce({table}.locked_until > now(), false), \
-               {table}.created_at + make_interval(secs => {ttl}) <= now(), \
-               extract(epoch FROM {table}.created_at + make_interval(secs => {ttl}) - now())::float8, \
-               {table}.response_status, {table}.response_location, {table}.response_body, \
-               {table}.resource_type, {table}.resource_id, {resource_row})"
-        )
-    })
+    fmt::from_fn(move |f| write!(f, "idempotency_found(k, {ttl}, {resource}, {columns})"))
 }
 
 impl FoundRecord {
@@ -108,4 +99,15 @@ pub struct ExistingRecord {
     pub(crate) resource: Option<(String, String)>,
     /// Its row, when the statement read it with the record.
     pub(crate) resource_row: Option<serde_json::Value>,
+}
+
+impl ExistingRecord {
+    /// Whether `request` may write its record over this one: it expired, or it is `request`'s
+    /// own, failed by the two-phase path (a failed record of another request is a mismatch).
+    pub(crate) fn replaceable_by(&self, request: &IdempotentRequest<'_>) -> bool {
+        self.expired
+            || (self.status == "failed"
+                && self.endpoint == request.endpoint
+                && self.request_hash == request.request_hash)
+    }
 }

@@ -18,7 +18,7 @@ use uuid::Uuid;
 
 use crate::engine::{stored_response, Idempotency, Outcome};
 use crate::failure::Failure;
-use crate::request::{record_row, ExistingRecord, FoundRecord, IdempotentRequest};
+use crate::request::{found_call, ExistingRecord, FoundRecord, IdempotentRequest};
 use crate::response::StoredResponse;
 use crate::scope::Scope;
 use crate::statement::Statement;
@@ -172,7 +172,7 @@ impl Idempotency {
                      FROM (SELECT 1) AS one LEFT JOIN ( \
                        SELECT {} AS record FROM idempotency_keys k \
                        WHERE k.merchant_id = $1 AND k.key = $2) f ON true",
-                    record_row("k", "$7", "NULL::json")
+                    found_call("$7", "NULL", "NULL")
                 )
             });
             let row: ClaimRow = sqlx::query_as(&CLAIM)

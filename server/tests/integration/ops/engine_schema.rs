@@ -1,6 +1,7 @@
-//! The idempotency engine's crate documents the tables it needs (`crates/idempotency/schema.sql`,
-//! for a database of one's own), and the server's migrations make them: the two must describe
-//! the same tables, or the crate's own tests prove the engine on a schema the server lacks.
+//! The idempotency engine's crate documents the tables and functions it needs
+//! (`crates/idempotency/schema.sql`, for a database of one's own), and the server's migrations
+//! make them: the two must describe the same, or the crate's own tests prove the engine on a
+//! schema the server lacks.
 
 use sqlx::{Connection, PgConnection};
 
@@ -48,8 +49,27 @@ async fn indexes_and_checks(conn: &mut PgConnection, schema: &str) -> Vec<String
     found
 }
 
+/// The engine's functions in `schema` (`idempotency_…`): name, arguments, result and body,
+/// written without the schema's name.
+async fn functions(conn: &mut PgConnection, schema: &str) -> Vec<String> {
+    let found: Vec<String> = sqlx::query_scalar(
+        "SELECT p.proname || '(' || pg_get_function_arguments(p.oid) || ') ' \
+           || pg_get_function_result(p.oid) || ' ' || p.prosrc \
+         FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
+         WHERE n.nspname = $1 AND p.proname LIKE 'idempotency%' ORDER BY p.proname",
+    )
+    .bind(schema)
+    .fetch_all(&mut *conn)
+    .await
+    .unwrap();
+    found
+        .into_iter()
+        .map(|definition| definition.replace(&format!("{schema}."), ""))
+        .collect()
+}
+
 #[tokio::test]
-async fn the_engines_schema_and_the_migrations_make_the_same_tables() {
+async fn the_engines_schema_and_the_migrations_make_the_same_tables_and_functions() {
     let database = fresh_database().await;
     let mut conn = PgConnection::connect(&database).await.unwrap();
     sqlx::raw_sql(&format!(
@@ -87,5 +107,8 @@ async fn the_engines_schema_and_the_migrations_make_the_same_tables() {
         indexes_and_checks(&mut conn, "public").await,
         indexes_and_checks(&mut conn, "engine_only").await
     );
+    let migrated = functions(&mut conn, "public").await;
+    assert_eq!(migrated.len(), 2, "{migrated:?}");
+    assert_eq!(migrated, functions(&mut conn, "engine_only").await);
     conn.close().await.unwrap();
 }
