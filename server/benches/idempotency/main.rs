@@ -41,6 +41,7 @@ mod seed;
 mod server_metrics;
 mod stack;
 mod tools;
+mod upkeep;
 mod writes;
 mod wrk;
 
@@ -184,6 +185,8 @@ struct Run {
     trips: costs::RoundTrips,
     refund: refunds::RefundCosts,
     steady: open_loop::OpenLoop,
+    /// The steady loop's created answers and their p99 by the server's own histogram.
+    steady_server_side: (u64, Option<Duration>),
     overload: overload::Overload,
     footprint: database::Footprint,
     duplicates: database::Duplicates,
@@ -293,7 +296,9 @@ async fn measure(
     eprintln!("refunds: commits, WAL and round trips per new key...");
     let refund = refunds::measure(stack).await?;
     eprintln!("open loop at {STEADY_RATE} requests/s...");
+    let steady_before = Reading::of(&stack.server).await?;
     let steady = open_loop::run(stack, "steady", STEADY_RATE, duration).await?;
+    let steady_server_side = overload::created_p99(&steady_before, &stack.server).await?;
     // The capacity the overload runs are set against: the median of the new-key runs with the
     // request log on (the first of them the headline's), not the first alone, which on this
     // machine has read 0.9 to 1.3 times the other two (twice a lucky reading was 2.3 times).
@@ -324,6 +329,7 @@ async fn measure(
         trips,
         refund,
         steady,
+        steady_server_side,
         overload,
         footprint,
         duplicates,
@@ -412,6 +418,17 @@ fn table(run: &Run) -> Table {
         run.steady.lagged().is_none()
             && steady_all.p99 < Duration::from_millis(8)
             && steady_all.errors == 0,
+    );
+    table.fact(
+        format!("p99 at {STEADY_RATE} req/s, server-side (its histogram)"),
+        match run.steady_server_side {
+            (answers, Some(p99)) => format!("{} ({answers} created)", report::millis(p99)),
+            (_, None) => "none created".into(),
+        },
+    );
+    table.fact(
+        format!("{STEADY_RATE} req/s: what else ran"),
+        run.steady.meanwhile.clone(),
     );
     let writes = &run.writes;
     table.target(

@@ -28,8 +28,10 @@ use tokio::task::JoinSet;
 
 use crate::http1;
 use crate::load::Load;
+use crate::pinning;
 use crate::schedule::Schedule;
 use crate::stack::{RawOrder, Stack};
+use crate::upkeep::Upkeep;
 
 /// Keep-alive connections the open loop sends on, at most.
 pub const CONNECTIONS: usize = 256;
@@ -48,6 +50,8 @@ pub struct OpenLoop {
     pub send_lags: Vec<Duration>,
     /// From the first intended send to the last answer.
     pub elapsed: Duration,
+    /// What else ran on the server's core meanwhile ([`Upkeep`]).
+    pub meanwhile: String,
 }
 
 impl OpenLoop {
@@ -96,13 +100,17 @@ pub async fn run(
 ) -> anyhow::Result<OpenLoop> {
     let order = stack.raw_order();
     let prefix = prefix.to_owned();
-    tokio::task::spawn_blocking(move || {
+    let core = pinning::system_cpu();
+    let before = Upkeep::read(&stack.pool, &core).await?;
+    let mut outcome = tokio::task::spawn_blocking(move || {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?
             .block_on(send(order, prefix, rate, duration))
     })
-    .await?
+    .await??;
+    outcome.meanwhile = Upkeep::read(&stack.pool, &core).await?.since(&before)?;
+    Ok(outcome)
 }
 
 /// [`run`]'s requests, on the runtime they run on.
@@ -148,6 +156,7 @@ async fn send(
         failed: Vec::new(),
         send_lags: Vec::with_capacity(total as usize),
         elapsed: Duration::ZERO,
+        meanwhile: String::new(),
     };
     while let Some(sent) = connections.join_next().await {
         for (latency, lag, status) in sent? {

@@ -12,7 +12,7 @@ use crate::pinning::Pinning;
 use crate::processes;
 use crate::report::{self, Table};
 use crate::server_metrics::{self, Reading};
-use crate::stack::Stack;
+use crate::stack::{Server, Stack};
 
 const HISTOGRAM: &str = "kaadxpay_http_request_duration_seconds";
 
@@ -76,6 +76,19 @@ pub async fn run(
     })
 }
 
+/// The created answers of `/v1/orders` since `before` and their p99, by `server`'s own
+/// histogram (its time from the request's arrival to its answer).
+pub async fn created_p99(
+    before: &Reading,
+    server: &Server,
+) -> anyhow::Result<(u64, Option<Duration>)> {
+    let after = Reading::of(server).await?;
+    let labels = [("route", "/v1/orders"), ("status", "201")];
+    Ok(server_metrics::quantile(
+        before, &after, HISTOGRAM, &labels, 0.99,
+    ))
+}
+
 /// `figure`, or that the generator lagged behind `run`'s schedule.
 pub fn unless_lagged(run: &OpenLoop, figure: impl FnOnce() -> String) -> String {
     match run.lagged() {
@@ -112,6 +125,7 @@ impl Overload {
             format!("half load, {} req/s, open loop{unpinned}", self.half_rate),
             unless_lagged(half, || report::load(&half_all)),
         );
+        table.fact("half load: what else ran", half.meanwhile.clone());
         table.fact(
             format!(
                 "2x load, {} req/s, open loop, {} conns{unpinned}",
@@ -127,6 +141,7 @@ impl Overload {
                 )
             }),
         );
+        table.fact("2x load: what else ran", double.meanwhile.clone());
         let created = double.created();
         let goodput = created.throughput() / capacity(&self.closed_loop);
         table.target(

@@ -65,6 +65,8 @@ pub fn children(pid: u32) -> anyhow::Result<Vec<u32>> {
 pub struct CpuTicks {
     busy: u64,
     total: u64,
+    /// The time the hypervisor ran something else while this virtual CPU had work.
+    steal: u64,
 }
 
 impl CpuTicks {
@@ -84,12 +86,18 @@ impl CpuTicks {
         Ok(Self {
             busy: total - idle,
             total,
+            steal: times.get(7).copied().unwrap_or(0),
         })
     }
 
     /// The share of the time since `earlier` that the CPU was busy.
     pub fn busy_since(&self, earlier: &Self) -> f64 {
         (self.busy - earlier.busy) as f64 / (self.total - earlier.total).max(1) as f64
+    }
+
+    /// The time stolen from the CPU since `earlier` (in whole clock ticks, 10 ms at 100 Hz).
+    pub fn steal_since(&self, earlier: &Self) -> anyhow::Result<Duration> {
+        ticks_to_time(self.steal - earlier.steal)
     }
 }
 
