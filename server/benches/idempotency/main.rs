@@ -26,6 +26,7 @@
 mod costs;
 mod counting_proxy;
 mod database;
+mod disk;
 mod http1;
 mod large;
 mod load;
@@ -187,6 +188,8 @@ struct Run {
     steady: open_loop::OpenLoop,
     /// The steady loop's created answers and their p99 by the server's own histogram.
     steady_server_side: (u64, Option<Duration>),
+    /// The disk's `fdatasync` at the steady loop's rate: the floor of its commits.
+    disk_sync: Load,
     overload: overload::Overload,
     footprint: database::Footprint,
     duplicates: database::Duplicates,
@@ -299,6 +302,16 @@ async fn measure(
     let steady_before = Reading::of(&stack.server).await?;
     let steady = open_loop::run(stack, "steady", STEADY_RATE, duration).await?;
     let steady_server_side = overload::created_p99(&steady_before, &stack.server).await?;
+    eprintln!("the disk's fdatasync at {STEADY_RATE} a second...");
+    let beside_cluster = stack
+        .data_dir()
+        .parent()
+        .unwrap_or(stack.data_dir())
+        .to_path_buf();
+    let disk_sync = tokio::task::spawn_blocking(move || {
+        disk::fdatasync_latency(&beside_cluster, STEADY_RATE, duration)
+    })
+    .await??;
     // The capacity the overload runs are set against: the median of the new-key runs with the
     // request log on (the first of them the headline's), not the first alone, which on this
     // machine has read 0.9 to 1.3 times the other two (twice a lucky reading was 2.3 times).
@@ -330,6 +343,7 @@ async fn measure(
         refund,
         steady,
         steady_server_side,
+        disk_sync,
         overload,
         footprint,
         duplicates,
@@ -425,6 +439,15 @@ fn table(run: &Run) -> Table {
             (answers, Some(p99)) => format!("{} ({answers} created)", report::millis(p99)),
             (_, None) => "none created".into(),
         },
+    );
+    table.fact(
+        format!("the disk's fdatasync at {STEADY_RATE}/s (8 kB; a durable commit's floor)"),
+        format!(
+            "p50/p99/p99.9 {} / {} / {}",
+            report::millis(run.disk_sync.p50),
+            report::millis(run.disk_sync.p99),
+            report::millis(run.disk_sync.p999)
+        ),
     );
     table.fact(
         format!("{STEADY_RATE} req/s: what else ran"),

@@ -128,6 +128,11 @@ impl Drop for Server {
 }
 
 impl Stack {
+    /// Where the benchmark's cluster keeps its files (`.data/bench-<pid>`).
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
     pub async fn start() -> anyhow::Result<Self> {
         let data_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.data"))
             .join(format!("bench-{}", std::process::id()));
