@@ -301,7 +301,8 @@ async fn measure(
     eprintln!("open loop at {STEADY_RATE} requests/s...");
     let steady_before = Reading::of(&stack.server).await?;
     let steady = open_loop::run(stack, "steady", STEADY_RATE, duration).await?;
-    let steady_server_side = overload::created_p99(&steady_before, &stack.server).await?;
+    let steady_after = Reading::of(&stack.server).await?;
+    let steady_server_side = overload::orders_p99(&steady_before, &steady_after, "201");
     eprintln!("the disk's fdatasync at {STEADY_RATE} a second...");
     let beside_cluster = stack
         .data_dir()

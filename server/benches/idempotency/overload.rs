@@ -12,7 +12,7 @@ use crate::pinning::Pinning;
 use crate::processes;
 use crate::report::{self, Table};
 use crate::server_metrics::{self, Reading};
-use crate::stack::{Server, Stack};
+use crate::stack::Stack;
 
 const HISTOGRAM: &str = "kaadxpay_http_request_duration_seconds";
 
@@ -56,9 +56,7 @@ pub async fn run(
     let server_side = ["201", "503"]
         .into_iter()
         .map(|status| {
-            let labels = [("route", "/v1/orders"), ("status", status)];
-            let (answers, p99) =
-                server_metrics::quantile(&before, &after, HISTOGRAM, &labels, 0.99);
+            let (answers, p99) = orders_p99(&before, &after, status);
             (status, answers, p99)
         })
         .collect();
@@ -76,17 +74,11 @@ pub async fn run(
     })
 }
 
-/// The created answers of `/v1/orders` since `before` and their p99, by `server`'s own
-/// histogram (its time from the request's arrival to its answer).
-pub async fn created_p99(
-    before: &Reading,
-    server: &Server,
-) -> anyhow::Result<(u64, Option<Duration>)> {
-    let after = Reading::of(server).await?;
-    let labels = [("route", "/v1/orders"), ("status", "201")];
-    Ok(server_metrics::quantile(
-        before, &after, HISTOGRAM, &labels, 0.99,
-    ))
+/// The `/v1/orders` answers of `status` between two readings of a server and their p99, by its
+/// own histogram (its time from the request's arrival to its answer).
+pub fn orders_p99(before: &Reading, after: &Reading, status: &str) -> (u64, Option<Duration>) {
+    let labels = [("route", "/v1/orders"), ("status", status)];
+    server_metrics::quantile(before, after, HISTOGRAM, &labels, 0.99)
 }
 
 /// `figure`, or that the generator lagged behind `run`'s schedule.
