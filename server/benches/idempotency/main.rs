@@ -41,6 +41,7 @@ mod schedule;
 mod seed;
 mod server_metrics;
 mod stack;
+mod stalls;
 mod tools;
 mod upkeep;
 mod writes;
@@ -453,6 +454,10 @@ fn table(run: &Run) -> Table {
     table.fact(
         format!("{STEADY_RATE} req/s: what else ran"),
         run.steady.meanwhile.clone(),
+    );
+    table.fact(
+        format!("{STEADY_RATE} req/s: the generator"),
+        run.steady.generator.clone(),
     );
     let writes = &run.writes;
     table.target(

@@ -19,7 +19,7 @@
 //! autocannon's `-R` lets each connection send a per-second budget back to back and times
 //! requests from their actual send.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -31,6 +31,7 @@ use crate::load::Load;
 use crate::pinning;
 use crate::schedule::Schedule;
 use crate::stack::{RawOrder, Stack};
+use crate::stalls::{Generator, Stalls};
 use crate::upkeep::Upkeep;
 
 /// Keep-alive connections the open loop sends on, at most.
@@ -52,6 +53,8 @@ pub struct OpenLoop {
     pub elapsed: Duration,
     /// What else ran on the server's core meanwhile ([`Upkeep`]).
     pub meanwhile: String,
+    /// What kept the generator from its schedule ([`Generator`]).
+    pub generator: String,
 }
 
 impl OpenLoop {
@@ -103,30 +106,41 @@ pub async fn run(
     let core = pinning::system_cpu();
     let before = Upkeep::read(&stack.pool, &core).await?;
     let mut outcome = tokio::task::spawn_blocking(move || {
-        tokio::runtime::Builder::new_current_thread()
+        let generator_core = pinning::generator_cpu();
+        let generator_before = Generator::read(&generator_core)?;
+        let (mut outcome, stalls, busiest) = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?
-            .block_on(send(order, prefix, rate, duration))
+            .block_on(send(order, prefix, rate, duration))?;
+        outcome.generator = Generator::read(&generator_core)?.since(
+            &generator_before,
+            stalls,
+            busiest,
+            CONNECTIONS,
+        )?;
+        anyhow::Ok(outcome)
     })
     .await??;
     outcome.meanwhile = Upkeep::read(&stack.pool, &core).await?.since(&before)?;
     Ok(outcome)
 }
 
-/// [`run`]'s requests, on the runtime they run on.
+/// [`run`]'s requests, on the runtime they run on; with the pacer's stalls and the most
+/// connections busy at once.
 async fn send(
     order: RawOrder,
     prefix: String,
     rate: u32,
     duration: Duration,
-) -> anyhow::Result<OpenLoop> {
+) -> anyhow::Result<(OpenLoop, Stalls, usize)> {
     let schedule = Schedule::new(Instant::now() + Duration::from_millis(100), rate, duration);
     let total = schedule.total();
     let due = Arc::new(Semaphore::new(0));
     let next = Arc::new(AtomicU64::new(0));
+    let busy = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
     let mut connections = JoinSet::new();
     for _ in 0..CONNECTIONS {
-        let (due, next) = (due.clone(), next.clone());
+        let (due, next, busy) = (due.clone(), next.clone(), busy.clone());
         let (order, prefix) = (order.clone(), prefix.clone());
         connections.spawn(async move {
             let mut connection = http1::Connection::new(&order.address);
@@ -141,7 +155,13 @@ async fn send(
                 order.write(&mut request, format_args!("{prefix}-{n}"));
                 let intended = schedule.intended(n);
                 let lag = intended.elapsed();
+                let [now_busy, busiest] = &*busy;
+                busiest.fetch_max(
+                    now_busy.fetch_add(1, Ordering::Relaxed) + 1,
+                    Ordering::Relaxed,
+                );
                 let status = connection.exchange(&request, Duration::from_secs(10)).await;
+                now_busy.fetch_sub(1, Ordering::Relaxed);
                 sent.push((intended.elapsed(), lag, status.unwrap_or(0)));
             }
         });
@@ -157,6 +177,7 @@ async fn send(
         send_lags: Vec::with_capacity(total as usize),
         elapsed: Duration::ZERO,
         meanwhile: String::new(),
+        generator: String::new(),
     };
     while let Some(sent) = connections.join_next().await {
         for (latency, lag, status) in sent? {
@@ -169,6 +190,6 @@ async fn send(
         }
     }
     outcome.elapsed = schedule.start().elapsed();
-    pacer.await?;
-    Ok(outcome)
+    let stalls = pacer.await?;
+    Ok((outcome, stalls, busy[1].load(Ordering::Relaxed)))
 }

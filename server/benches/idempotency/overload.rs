@@ -118,6 +118,7 @@ impl Overload {
             unless_lagged(half, || report::load(&half_all)),
         );
         table.fact("half load: what else ran", half.meanwhile.clone());
+        table.fact("half load: the generator", half.generator.clone());
         table.fact(
             format!(
                 "2x load, {} req/s, open loop, {} conns{unpinned}",
@@ -134,6 +135,7 @@ impl Overload {
             }),
         );
         table.fact("2x load: what else ran", double.meanwhile.clone());
+        table.fact("2x load: the generator", double.generator.clone());
         let created = double.created();
         let goodput = created.throughput() / capacity(&self.closed_loop);
         table.target(

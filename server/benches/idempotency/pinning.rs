@@ -53,8 +53,17 @@ fn pin_all(postmaster: u32, server_pid: u32) -> anyhow::Result<()> {
 /// The CPU the system under test runs on, as `/proc/stat` names it (`cpu1`), or all of them
 /// (`cpu`) on a machine that cannot be pinned.
 pub fn system_cpu() -> String {
+    stat_name(SYSTEM_CPU)
+}
+
+/// The CPU the generators run on, as [`system_cpu`] names it.
+pub fn generator_cpu() -> String {
+    stat_name(GENERATOR_CPU)
+}
+
+fn stat_name(cpu: &str) -> String {
     match unpinnable() {
-        None => format!("cpu{SYSTEM_CPU}"),
+        None => format!("cpu{cpu}"),
         Some(_) => "cpu".to_owned(),
     }
 }

@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
 
+use crate::stalls::Stalls;
+
 #[derive(Clone, Copy)]
 pub struct Schedule {
     start: Instant,
@@ -56,11 +58,17 @@ impl Schedule {
     }
 
     /// Adds a permit to `due` for each request as it falls due, then `then` more (for the
-    /// takers that will find the schedule done); returns when all are out.
-    pub async fn pace(&self, due: &Semaphore, then: usize) {
+    /// takers that will find the schedule done); returns when all are out, with its late looks
+    /// at the clock.
+    pub async fn pace(&self, due: &Semaphore, then: usize) -> Stalls {
         let mut released = 0;
+        let mut stalls = Stalls::default();
+        let mut last_look = Instant::now();
         while released < self.total {
-            let now_due = self.due_at(Instant::now());
+            let now = Instant::now();
+            stalls.look(now - last_look);
+            last_look = now;
+            let now_due = self.due_at(now);
             if now_due > released {
                 due.add_permits((now_due - released) as usize);
                 released = now_due;
@@ -68,5 +76,6 @@ impl Schedule {
             tokio::task::yield_now().await;
         }
         due.add_permits(then);
+        stalls
     }
 }

@@ -1,0 +1,81 @@
+//! What kept an open loop's generator from its schedule, when it lagged: its thread kept off its
+//! core (preempted by another thread, counted as involuntary context switches, or its virtual
+//! CPU stolen by the hypervisor), its pacer's looks at the clock coming late (whatever the
+//! cause: off the core, or busy with the connections in between), or every connection busy
+//! with an earlier request. Read on the generator's own thread, around its runtime.
+
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::processes::CpuTicks;
+use crate::report;
+
+/// A pacer's look at the clock later than this after the one before is a stall.
+pub const STALL: Duration = Duration::from_millis(1);
+
+/// The pacer's late looks at the clock ([`STALL`]).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Stalls {
+    pub count: u32,
+    pub total: Duration,
+    pub longest: Duration,
+}
+
+impl Stalls {
+    /// Counts the gap between two looks, if it is a stall.
+    pub fn look(&mut self, gap: Duration) {
+        if gap > STALL {
+            self.count += 1;
+            self.total += gap;
+            self.longest = self.longest.max(gap);
+        }
+    }
+}
+
+/// The generator's thread and core, read before its loop and after.
+#[derive(Debug, Clone, Copy)]
+pub struct Generator {
+    /// Times another thread took the core from this one.
+    involuntary_switches: u64,
+    core: CpuTicks,
+}
+
+impl Generator {
+    /// Read on the generator's thread; `core` as `/proc/stat` names it (`cpu0`).
+    pub fn read(core: &str) -> anyhow::Result<Self> {
+        let status = std::fs::read_to_string("/proc/thread-self/status")?;
+        let involuntary_switches = status
+            .lines()
+            .find_map(|line| line.strip_prefix("nonvoluntary_ctxt_switches:"))
+            .context("no nonvoluntary_ctxt_switches in /proc/thread-self/status")?
+            .trim()
+            .parse()?;
+        Ok(Self {
+            involuntary_switches,
+            core: CpuTicks::of(core)?,
+        })
+    }
+
+    /// What kept the generator from its schedule between `before` and `self`, for a loop's row:
+    /// `stalls` its pacer's, `busiest` the most connections busy at once of `connections`.
+    pub fn since(
+        &self,
+        before: &Self,
+        stalls: Stalls,
+        busiest: usize,
+        connections: usize,
+    ) -> anyhow::Result<String> {
+        Ok(format!(
+            "pacer stalled {} times over {} ({} in all, longest {}); thread preempted {} times; \
+             stolen from its core by the hypervisor: {} ms; at most {busiest} of {connections} \
+             connections busy",
+            stalls.count,
+            report::millis(STALL),
+            report::millis(stalls.total),
+            report::millis(stalls.longest),
+            self.involuntary_switches - before.involuntary_switches,
+            self.core.steal_since(&before.core)?.as_millis(),
+        ))
+    }
+}
