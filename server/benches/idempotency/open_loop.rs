@@ -4,10 +4,10 @@
 //! up in the percentiles instead of silently lowering the rate (no coordinated omission).
 //! Answers are kept apart by kind: created (`201`), shed (`503`), anything else.
 //!
-//! Requests go out on at most [`CONNECTIONS`] keep-alive connections, as a fleet of clients
+//! Requests go out on at most [`connections`] keep-alive connections, as a fleet of clients
 //! would send them, not one new connection per request; a request waits for a free one. A
-//! pacer that never sleeps keeps the schedule and lets the requests out as they fall due
-//! ([`crate::schedule`]); each connection is a task of its own writing the request's bytes
+//! connection takes the next request as it falls due, seen by itself or by a pacer that never
+//! sleeps ([`crate::schedule`]); each connection is a task of its own writing the request's bytes
 //! ([`crate::http1`]), with no client library, pool, sleep or task per request in between, so
 //! that one core keeps a schedule of several thousand requests a second. Its send lag, from its
 //! intended send time to its actual send (a connection free and this generator scheduled),
@@ -19,23 +19,39 @@
 //! autocannon's `-R` lets each connection send a per-second budget back to back and times
 //! requests from their actual send.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::http1;
 use crate::load::Load;
 use crate::pinning;
-use crate::schedule::Schedule;
+use crate::report;
+use crate::schedule::{Pacer, Schedule};
 use crate::stack::{RawOrder, Stack};
 use crate::stalls::{Generator, Stalls};
 use crate::upkeep::Upkeep;
 
-/// Keep-alive connections the open loop sends on, at most.
-pub const CONNECTIONS: usize = 256;
+/// Keep-alive connections the open loop sends on, at most: enough for twice the capacity
+/// through a stall of the server's core of 150 ms (at 256, a run at 6,000 req/s had every
+/// connection busy and its requests waiting for one), as many clients would not wait.
+const MOST_CONNECTIONS: usize = 1024;
+
+/// The connections the open loop sends on: [`MOST_CONNECTIONS`], or a quarter of the open files
+/// this process may have (the servers it starts inherit the limit, and a server out of file
+/// descriptors stops accepting for a second).
+pub fn connections() -> usize {
+    let soft_limit = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|limits| {
+            let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+            line.split_whitespace().nth(3)?.parse::<usize>().ok()
+        })
+        .unwrap_or(1024);
+    MOST_CONNECTIONS.min(soft_limit / 4).max(16)
+}
 
 /// The send lag p99 above which a run says the generator lagged.
 pub const MAX_SEND_LAG: Duration = Duration::from_millis(2);
@@ -83,14 +99,19 @@ impl OpenLoop {
 
     /// The send lag's p99 when it is over [`MAX_SEND_LAG`]: the run measured the generator.
     pub fn lagged(&self) -> Option<Duration> {
-        let lag = Load::from_latencies(self.send_lags.clone(), 0, self.elapsed).p99;
+        let lag = self.send_lag_p99();
         (lag > MAX_SEND_LAG).then_some(lag)
+    }
+
+    fn send_lag_p99(&self) -> Duration {
+        Load::from_latencies(self.send_lags.clone(), 0, self.elapsed).p99
     }
 }
 
-/// Sends `rate` requests a second for `duration`, keys `<prefix>-<n>`: a pacer task lets the
-/// requests out as they fall due ([`Schedule::pace`]); each of [`CONNECTIONS`] connection
-/// tasks takes the next when it is free, writes it into its own buffer and sends it
+/// Sends `rate` requests a second for `duration`, keys `<prefix>-<n>`: each of [`connections`]
+/// connection tasks takes the next request when it is free and the request due
+/// ([`Pacer::next`]; a pacer task wakes the idle ones, [`Pacer::pace`]), writes it into its own
+/// buffer and sends it
 /// ([`http1`]): no sleep, task or allocation per request (only the answer's timeout, which
 /// does not fire). The pacer and the connections run on a single-threaded runtime of their own,
 /// on a blocking thread of the bench's runtime: the generators share one core, where two worker
@@ -112,12 +133,12 @@ pub async fn run(
             .enable_all()
             .build()?
             .block_on(send(order, prefix, rate, duration))?;
-        outcome.generator = Generator::read(&generator_core)?.since(
-            &generator_before,
-            stalls,
-            busiest,
-            CONNECTIONS,
-        )?;
+        let generator = Generator::read(&generator_core)?;
+        outcome.generator = format!(
+            "send lag p99 {}; {}",
+            report::millis(outcome.send_lag_p99()),
+            generator.since(&generator_before, stalls, busiest, connections())?
+        );
         anyhow::Ok(outcome)
     })
     .await??;
@@ -133,27 +154,25 @@ async fn send(
     rate: u32,
     duration: Duration,
 ) -> anyhow::Result<(OpenLoop, Stalls, usize)> {
-    let schedule = Schedule::new(Instant::now() + Duration::from_millis(100), rate, duration);
-    let total = schedule.total();
-    let due = Arc::new(Semaphore::new(0));
-    let next = Arc::new(AtomicU64::new(0));
+    let pacer = Arc::new(Pacer::new(Schedule::new(
+        Instant::now() + Duration::from_millis(100),
+        rate,
+        duration,
+    )));
+    let total = pacer.schedule().total();
     let busy = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
-    let mut connections = JoinSet::new();
-    for _ in 0..CONNECTIONS {
-        let (due, next, busy) = (due.clone(), next.clone(), busy.clone());
+    let connections_at_most = connections();
+    let mut tasks = JoinSet::new();
+    for _ in 0..connections_at_most {
+        let (pacer, busy) = (pacer.clone(), busy.clone());
         let (order, prefix) = (order.clone(), prefix.clone());
-        connections.spawn(async move {
+        tasks.spawn(async move {
             let mut connection = http1::Connection::new(&order.address);
             let mut request = Vec::with_capacity(512);
-            let mut sent = Vec::with_capacity(2 * total as usize / CONNECTIONS + 16);
-            loop {
-                due.acquire().await.expect("never closed").forget();
-                let n = next.fetch_add(1, Ordering::Relaxed);
-                if n >= total {
-                    return sent;
-                }
+            let mut sent = Vec::with_capacity(2 * total as usize / connections_at_most + 16);
+            while let Some(n) = pacer.next().await {
                 order.write(&mut request, format_args!("{prefix}-{n}"));
-                let intended = schedule.intended(n);
+                let intended = pacer.schedule().intended(n);
                 let lag = intended.elapsed();
                 let [now_busy, busiest] = &*busy;
                 busiest.fetch_max(
@@ -164,11 +183,12 @@ async fn send(
                 now_busy.fetch_sub(1, Ordering::Relaxed);
                 sent.push((intended.elapsed(), lag, status.unwrap_or(0)));
             }
+            sent
         });
     }
-    let pacer = {
-        let due = due.clone();
-        tokio::spawn(async move { schedule.pace(&due, CONNECTIONS).await })
+    let pacing = {
+        let pacer = pacer.clone();
+        tokio::spawn(async move { pacer.pace(connections_at_most).await })
     };
     let mut outcome = OpenLoop {
         created: Vec::new(),
@@ -179,7 +199,7 @@ async fn send(
         meanwhile: String::new(),
         generator: String::new(),
     };
-    while let Some(sent) = connections.join_next().await {
+    while let Some(sent) = tasks.join_next().await {
         for (latency, lag, status) in sent? {
             outcome.send_lags.push(lag);
             match status {
@@ -189,7 +209,7 @@ async fn send(
             }
         }
     }
-    outcome.elapsed = schedule.start().elapsed();
-    let stalls = pacer.await?;
+    outcome.elapsed = pacer.schedule().start().elapsed();
+    let stalls = pacing.await?;
     Ok((outcome, stalls, busy[1].load(Ordering::Relaxed)))
 }

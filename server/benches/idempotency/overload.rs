@@ -123,7 +123,7 @@ impl Overload {
             format!(
                 "2x load, {} req/s, open loop, {} conns{unpinned}",
                 self.double_rate,
-                open_loop::CONNECTIONS
+                open_loop::connections()
             ),
             unless_lagged(double, || {
                 format!(

@@ -1,15 +1,23 @@
-//! The open loop's schedule: request `n` is due `n` intervals after the start, and a pacer lets
-//! the requests out as they fall due, as permits of a semaphore that the connections take.
-//! Nothing in the open loop ever waits to be woken: on this virtual machine a sleeping thread
-//! wakes 0.15 ms late at the median and 0.5 ms at p99 (a few milliseconds at worst), whether
-//! its sleep ends or another thread wakes it, which was the send lag of the 150 req/s run.
-//! So the pacer is a task on the connections' own single-threaded runtime that looks at the
-//! clock and yields, never sleeps: between two looks the runtime polls the sockets and runs the
-//! connections the permits woke, and since the pacer is always ready the runtime never parks.
-//! The generator's core is busy for the run's length, whatever the rate; it is the generator's
-//! alone. When a look comes late, every request due by then is let out at once, so the
-//! connections catch up.
+//! The open loop's schedule: request `n` is due `n` intervals after the start. A connection
+//! that is free takes the next request as soon as it is due: at once when it already is (a
+//! connection freed by an answer looks at the clock itself), else when a pacer says it fell due,
+//! as a permit of a semaphore the idle connections wait on.
+//! Nothing in the open loop ever waits to be woken by a clock: on this virtual machine a
+//! sleeping thread wakes 0.15 ms late at the median and 0.5 ms at p99 (a few milliseconds at
+//! worst), whether its sleep ends or another thread wakes it, which was the send lag of the
+//! 150 req/s run. So the pacer is a task on the connections' own single-threaded runtime that
+//! looks at the clock and yields, never sleeps: between two looks the runtime polls the sockets
+//! and runs the connections, and since the pacer is always ready the runtime never parks. The
+//! generator's core is busy for the run's length, whatever the rate; it is the generator's
+//! alone.
+//!
+//! A pacer alone let requests out late whenever answers came in a bunch: the runtime ran every
+//! connection they woke before the pacer's next look, and at twice the capacity those bunches
+//! (a stall of the server's core, then its answers at once) took up to 8 ms of the generator's
+//! core, for 200 ms of late looks in 10 s. The connections that the bunch frees now send what
+//! falls due meanwhile themselves.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
@@ -56,26 +64,72 @@ impl Schedule {
             None => 0,
         }
     }
+}
 
-    /// Adds a permit to `due` for each request as it falls due, then `then` more (for the
-    /// takers that will find the schedule done); returns when all are out, with its late looks
+/// The requests of a [`Schedule`], taken by the connections as they fall due.
+pub struct Pacer {
+    schedule: Schedule,
+    /// The next request's number: how many the connections have taken.
+    taken: AtomicU64,
+    /// One permit per request as the pacer sees it fall due, for the idle connections (a
+    /// request a freed connection took first leaves its permit to wake one for nothing).
+    due: Semaphore,
+}
+
+impl Pacer {
+    pub fn new(schedule: Schedule) -> Self {
+        Self {
+            schedule,
+            taken: AtomicU64::new(0),
+            due: Semaphore::new(0),
+        }
+    }
+
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
+    /// The next request for a free connection, as soon as it is due; `None` once every request
+    /// has been taken.
+    pub async fn next(&self) -> Option<u64> {
+        loop {
+            let n = self.taken.load(Ordering::Relaxed);
+            if n >= self.schedule.total {
+                return None;
+            }
+            if self.schedule.due_at(Instant::now()) > n {
+                if self
+                    .taken
+                    .compare_exchange(n, n + 1, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    return Some(n);
+                }
+                continue;
+            }
+            self.due.acquire().await.expect("never closed").forget();
+        }
+    }
+
+    /// Adds a permit for each request as it falls due, then `connections` more (for the idle
+    /// connections to find the schedule done); returns when all are due, with its late looks
     /// at the clock.
-    pub async fn pace(&self, due: &Semaphore, then: usize) -> Stalls {
+    pub async fn pace(&self, connections: usize) -> Stalls {
         let mut released = 0;
         let mut stalls = Stalls::default();
         let mut last_look = Instant::now();
-        while released < self.total {
+        while released < self.schedule.total {
             let now = Instant::now();
             stalls.look(now - last_look);
             last_look = now;
-            let now_due = self.due_at(now);
+            let now_due = self.schedule.due_at(now);
             if now_due > released {
-                due.add_permits((now_due - released) as usize);
+                self.due.add_permits((now_due - released) as usize);
                 released = now_due;
             }
             tokio::task::yield_now().await;
         }
-        due.add_permits(then);
+        self.due.add_permits(connections);
         stalls
     }
 }
