@@ -29,9 +29,9 @@ use crate::http1;
 use crate::load::Load;
 use crate::pinning;
 use crate::report;
-use crate::schedule::{Pacer, Schedule};
+use crate::schedule::{Pacer, Schedule, Stalls};
 use crate::stack::{RawOrder, Stack};
-use crate::stalls::{Generator, Stalls};
+use crate::stalls::Generator;
 use crate::upkeep::Upkeep;
 
 /// Keep-alive connections the open loop sends on, at most: enough for twice the capacity

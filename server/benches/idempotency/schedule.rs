@@ -17,12 +17,47 @@
 //! core, for 200 ms of late looks in 10 s. The connections that the bunch frees now send what
 //! falls due meanwhile themselves.
 
+use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
 
-use crate::stalls::Stalls;
+/// A pacer's look at the clock later than this after the one before is a stall.
+const STALL: Duration = Duration::from_millis(1);
+
+/// The pacer's late looks at the clock ([`STALL`]).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Stalls {
+    count: u32,
+    total: Duration,
+    longest: Duration,
+}
+
+impl Stalls {
+    /// Counts the gap between two looks, if it is a stall.
+    fn look(&mut self, gap: Duration) {
+        if gap > STALL {
+            self.count += 1;
+            self.total += gap;
+            self.longest = self.longest.max(gap);
+        }
+    }
+}
+
+impl fmt::Display for Stalls {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        write!(
+            f,
+            "pacer stalled {} times over {:.2} ms ({:.2} ms in all, longest {:.2} ms)",
+            self.count,
+            ms(STALL),
+            ms(self.total),
+            ms(self.longest)
+        )
+    }
+}
 
 #[derive(Clone, Copy)]
 pub struct Schedule {

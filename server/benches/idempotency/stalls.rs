@@ -1,37 +1,14 @@
 //! What kept an open loop's generator from its schedule, when it lagged: its thread kept off its
 //! core (preempted by another thread, counted as involuntary context switches, or its virtual
-//! CPU stolen by the hypervisor), its pacer's looks at the clock coming late (whatever the
-//! cause: off the core, or busy with the connections in between), or every connection busy
-//! with an earlier request. Read on the generator's own thread, around its runtime.
-
-use std::time::Duration;
+//! CPU stolen by the hypervisor), its pacer's looks at the clock coming late ([`Stalls`]:
+//! whatever the cause, off the core or busy with the connections in between), or every
+//! connection busy with an earlier request. Read on the generator's own thread, around its
+//! runtime.
 
 use anyhow::Context;
 
 use crate::processes::CpuTicks;
-use crate::report;
-
-/// A pacer's look at the clock later than this after the one before is a stall.
-pub const STALL: Duration = Duration::from_millis(1);
-
-/// The pacer's late looks at the clock ([`STALL`]).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Stalls {
-    pub count: u32,
-    pub total: Duration,
-    pub longest: Duration,
-}
-
-impl Stalls {
-    /// Counts the gap between two looks, if it is a stall.
-    pub fn look(&mut self, gap: Duration) {
-        if gap > STALL {
-            self.count += 1;
-            self.total += gap;
-            self.longest = self.longest.max(gap);
-        }
-    }
-}
+use crate::schedule::Stalls;
 
 /// The generator's thread and core, read before its loop and after.
 #[derive(Debug, Clone, Copy)]
@@ -67,13 +44,8 @@ impl Generator {
         connections: usize,
     ) -> anyhow::Result<String> {
         Ok(format!(
-            "pacer stalled {} times over {} ({} in all, longest {}); thread preempted {} times; \
-             stolen from its core by the hypervisor: {} ms; at most {busiest} of {connections} \
-             connections busy",
-            stalls.count,
-            report::millis(STALL),
-            report::millis(stalls.total),
-            report::millis(stalls.longest),
+            "{stalls}; thread preempted {} times; stolen from its core by the hypervisor: {} ms; \
+             at most {busiest} of {connections} connections busy",
             self.involuntary_switches - before.involuntary_switches,
             self.core.steal_since(&before.core)?.as_millis(),
         ))
