@@ -111,9 +111,8 @@ impl OpenLoop {
 /// Sends `rate` requests a second for `duration`, keys `<prefix>-<n>`: each of [`connections`]
 /// connection tasks takes the next request when it is free and the request due
 /// ([`Pacer::next`]; a pacer task wakes the idle ones, [`Pacer::pace`]), writes it into its own
-/// buffer and sends it
-/// ([`http1`]): no sleep, task or allocation per request (only the answer's timeout, which
-/// does not fire). The pacer and the connections run on a single-threaded runtime of their own,
+/// buffer and sends it ([`http1`]): no sleep, task or allocation per request (only the answer's
+/// timeout, which does not fire). The pacer and the connections run on a single-threaded runtime of their own,
 /// on a blocking thread of the bench's runtime: the generators share one core, where two worker
 /// threads would only take turns on it and steal each other's tasks.
 pub async fn run(
