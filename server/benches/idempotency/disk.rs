@@ -11,6 +11,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::load::Load;
+use crate::schedule::Schedule;
 
 /// The latencies of `rate` writes and syncs a second for `duration`, in `dir`.
 pub fn fdatasync_latency(dir: &Path, rate: u32, duration: Duration) -> anyhow::Result<Load> {
@@ -21,13 +22,10 @@ pub fn fdatasync_latency(dir: &Path, rate: u32, duration: Duration) -> anyhow::R
         .truncate(true)
         .open(&path)?;
     let page = [0x5a_u8; 8192];
-    let total = (f64::from(rate) * duration.as_secs_f64()).round() as u64;
-    let interval = Duration::from_secs_f64(1.0 / f64::from(rate.max(1)));
-    let start = Instant::now();
-    let mut latencies = Vec::with_capacity(total as usize);
-    for n in 0..total {
-        let due = start + interval.mul_f64(n as f64);
-        if let Some(wait) = due.checked_duration_since(Instant::now()) {
+    let schedule = Schedule::new(Instant::now(), rate, duration);
+    let mut latencies = Vec::with_capacity(schedule.total() as usize);
+    for n in 0..schedule.total() {
+        if let Some(wait) = schedule.intended(n).checked_duration_since(Instant::now()) {
             std::thread::sleep(wait);
         }
         let began = Instant::now();
@@ -38,5 +36,9 @@ pub fn fdatasync_latency(dir: &Path, rate: u32, duration: Duration) -> anyhow::R
     }
     drop(file);
     std::fs::remove_file(&path)?;
-    Ok(Load::from_latencies(latencies, 0, start.elapsed()))
+    Ok(Load::from_latencies(
+        latencies,
+        0,
+        schedule.start().elapsed(),
+    ))
 }

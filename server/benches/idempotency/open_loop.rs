@@ -112,9 +112,9 @@ impl OpenLoop {
 /// connection tasks takes the next request when it is free and the request due
 /// ([`Pacer::next`]; a pacer task wakes the idle ones, [`Pacer::pace`]), writes it into its own
 /// buffer and sends it ([`http1`]): no sleep, task or allocation per request (only the answer's
-/// timeout, which does not fire). The pacer and the connections run on a single-threaded runtime of their own,
-/// on a blocking thread of the bench's runtime: the generators share one core, where two worker
-/// threads would only take turns on it and steal each other's tasks.
+/// timeout, which does not fire). The pacer and the connections run on a single-threaded
+/// runtime of their own, on a blocking thread of the bench's runtime: the generators share one
+/// core, where two worker threads would only take turns on it and steal each other's tasks.
 pub async fn run(
     stack: &Stack,
     prefix: &str,
@@ -128,15 +128,16 @@ pub async fn run(
     let mut outcome = tokio::task::spawn_blocking(move || {
         let generator_core = pinning::generator_cpu();
         let generator_before = Generator::read(&generator_core)?;
+        let connections = connections();
         let (mut outcome, stalls, busiest) = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?
-            .block_on(send(order, prefix, rate, duration))?;
+            .block_on(send(order, prefix, rate, duration, connections))?;
         let generator = Generator::read(&generator_core)?;
         outcome.generator = format!(
             "send lag p99 {}; {}",
             report::millis(outcome.send_lag_p99()),
-            generator.since(&generator_before, stalls, busiest, connections())?
+            generator.since(&generator_before, stalls, busiest, connections)?
         );
         anyhow::Ok(outcome)
     })
@@ -145,13 +146,14 @@ pub async fn run(
     Ok(outcome)
 }
 
-/// [`run`]'s requests, on the runtime they run on; with the pacer's stalls and the most
-/// connections busy at once.
+/// [`run`]'s requests on at most `connections`, on the runtime they run on; with the pacer's
+/// stalls and the most connections busy at once.
 async fn send(
     order: RawOrder,
     prefix: String,
     rate: u32,
     duration: Duration,
+    connections: usize,
 ) -> anyhow::Result<(OpenLoop, Stalls, usize)> {
     let pacer = Arc::new(Pacer::new(Schedule::new(
         Instant::now() + Duration::from_millis(100),
@@ -160,15 +162,14 @@ async fn send(
     )));
     let total = pacer.schedule().total();
     let busy = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
-    let connections_at_most = connections();
     let mut tasks = JoinSet::new();
-    for _ in 0..connections_at_most {
+    for _ in 0..connections {
         let (pacer, busy) = (pacer.clone(), busy.clone());
         let (order, prefix) = (order.clone(), prefix.clone());
         tasks.spawn(async move {
             let mut connection = http1::Connection::new(&order.address);
             let mut request = Vec::with_capacity(512);
-            let mut sent = Vec::with_capacity(2 * total as usize / connections_at_most + 16);
+            let mut sent = Vec::with_capacity(2 * total as usize / connections + 16);
             while let Some(n) = pacer.next().await {
                 order.write(&mut request, format_args!("{prefix}-{n}"));
                 let intended = pacer.schedule().intended(n);
@@ -187,7 +188,7 @@ async fn send(
     }
     let pacing = {
         let pacer = pacer.clone();
-        tokio::spawn(async move { pacer.pace(connections_at_most).await })
+        tokio::spawn(async move { pacer.pace(connections).await })
     };
     let mut outcome = OpenLoop {
         created: Vec::new(),
